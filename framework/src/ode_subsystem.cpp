@@ -1,0 +1,54 @@
+#include <vector>
+
+#include "stride/host/adapters.hpp"
+
+namespace stride::host {
+namespace {
+
+class OdeSubsystem final : public Subsystem {
+ public:
+  OdeSubsystem(std::shared_ptr<OdeSystem> sys, std::shared_ptr<Integrator> integ)
+      : sys_(std::move(sys)), integ_(std::move(integ)), x_(sys_->state_size()) {}
+
+  std::vector<PortSpec> ports() const override { return sys_->ports(); }
+  void bind(Inputs& in) override {
+    Subsystem::bind(in);
+    sys_->bind(in);
+  }
+  void initialize(double t0) override {
+    t_ = t0;
+    sys_->initial_state(t0, x_);
+    integ_->reset(*sys_, t0, x_);
+  }
+  void equilibrate(double t0) override {
+    sys_->equilibrate(t0, x_);
+    integ_->reset(*sys_, t0, x_);
+  }
+  double step(double t, double h) override {
+    t_ = integ_->step(*sys_, t, h, x_);
+    return t_;
+  }
+  void outputs(std::span<double> y) override { sys_->outputs(t_, x_, y); }
+  json statistics() const override {
+    json s = sys_->statistics();
+    s["integrator"] = integ_->statistics();
+    return s;
+  }
+  json report() const override { return sys_->report(); }
+  double energy() const override { return sys_->energy_at(t_, x_); }
+
+ private:
+  std::shared_ptr<OdeSystem> sys_;
+  std::shared_ptr<Integrator> integ_;
+  std::vector<double> x_;
+  double t_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<Subsystem> make_ode_subsystem(std::shared_ptr<OdeSystem> system,
+                                              std::shared_ptr<Integrator> integrator) {
+  return std::make_unique<OdeSubsystem>(std::move(system), std::move(integrator));
+}
+
+}  // namespace stride::host

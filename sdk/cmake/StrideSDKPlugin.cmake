@@ -1,0 +1,18 @@
+# stride_add_plugin(<target> SOURCES <files>... [LIBRARIES <libs>...] [OUTPUT_DIRECTORY <dir>])
+# Declares a Stride plugin: a MODULE library with hidden visibility whose only exported
+# symbol is the entry point defined by STRIDE_PLUGIN / STRIDE_REGISTER_PLUGIN.
+function(stride_add_plugin target)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE Stride::SDK ${ARG_LIBRARIES})
+  set_target_properties(${target} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    PREFIX ""
+    OUTPUT_NAME "stride_${target}")
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+  elseif(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${STRIDE_PLUGIN_OUTPUT_DIR})
+  endif()
+endfunction()

@@ -1,0 +1,81 @@
+// ABI handshake between the Stride host and a plugin library.
+//
+// Every plugin library exports exactly one C symbol, `stride_plugin`, returning a
+// StrideHandshake. The host reads `abi_version` first (its offset never changes), then
+// `struct_size`, then compares `fingerprint` field by field; only when all three match
+// does it call `plugin()`. Plugins exchange C++ objects with the host, so compiler,
+// standard library and the layout-affecting options of nlohmann::json must agree.
+#pragma once
+
+#include <cstdint>
+
+#ifndef JSON_DIAGNOSTICS
+#define JSON_DIAGNOSTICS 1
+#endif
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#define STRIDE_ABI_VERSION 1u
+
+#define STRIDE_STR2(x) #x
+#define STRIDE_STR(x) STRIDE_STR2(x)
+
+#if defined(__clang__)
+#define STRIDE_COMPILER "clang-" STRIDE_STR(__clang_major__) "." STRIDE_STR(__clang_minor__)
+#elif defined(__GNUC__)
+#define STRIDE_COMPILER "gcc-" STRIDE_STR(__GNUC__) "." STRIDE_STR(__GNUC_MINOR__)
+#else
+#define STRIDE_COMPILER "unknown"
+#endif
+
+#if defined(_GLIBCXX_RELEASE)
+#define STRIDE_STDLIB "libstdc++-" STRIDE_STR(_GLIBCXX_RELEASE) "-cxx11abi" STRIDE_STR(_GLIBCXX_USE_CXX11_ABI)
+#elif defined(_LIBCPP_VERSION)
+#define STRIDE_STDLIB "libc++-" STRIDE_STR(_LIBCPP_VERSION)
+#else
+#define STRIDE_STDLIB "unknown"
+#endif
+
+// Semicolon-separated key=value pairs; the host names each key that differs.
+#ifndef STRIDE_FINGERPRINT
+#define STRIDE_FINGERPRINT                                                                  \
+  "compiler=" STRIDE_COMPILER ";stdlib=" STRIDE_STDLIB ";cplusplus=" STRIDE_STR(__cplusplus) \
+  ";json=" STRIDE_STR(NLOHMANN_JSON_VERSION_MAJOR) "." STRIDE_STR(NLOHMANN_JSON_VERSION_MINOR) \
+  ";json_diagnostics=" STRIDE_STR(JSON_DIAGNOSTICS)                                          \
+  ";eigen=" STRIDE_STR(EIGEN_WORLD_VERSION) "." STRIDE_STR(EIGEN_MAJOR_VERSION)               \
+  ";sizeof_pointer=" STRIDE_STR(__SIZEOF_POINTER__) ";sizeof_long=" STRIDE_STR(__SIZEOF_LONG__) \
+  ";sizeof_long_double=" STRIDE_STR(__SIZEOF_LONG_DOUBLE__) ";sizeof_size_t=" STRIDE_STR(__SIZEOF_SIZE_T__)
+#endif
+
+#if defined(_WIN32)
+#define STRIDE_EXPORT __declspec(dllexport)
+#else
+#define STRIDE_EXPORT __attribute__((visibility("default")))
+#endif
+
+namespace stride {
+class Plugin;
+}
+
+extern "C" {
+struct StrideHandshake {
+  std::uint32_t abi_version;  // must stay the first member
+  std::uint32_t struct_size;  // sizeof(StrideHandshake) as the plugin saw it
+  const char* fingerprint;    // STRIDE_FINGERPRINT of the plugin's build
+  const stride::Plugin* (*plugin)();
+};
+}
+
+// Defines the library's single entry point for the plugin class `PluginClass`
+// (default-constructible, derived from stride::Plugin).
+#define STRIDE_REGISTER_PLUGIN(PluginClass)                                            \
+  extern "C" STRIDE_EXPORT const StrideHandshake* stride_plugin() {                    \
+    static const StrideHandshake handshake{                                            \
+        STRIDE_ABI_VERSION, static_cast<std::uint32_t>(sizeof(StrideHandshake)),       \
+        STRIDE_FINGERPRINT, []() -> const stride::Plugin* {                            \
+          static const PluginClass instance;                                           \
+          return &instance;                                                            \
+        }};                                                                            \
+    return &handshake;                                                                 \
+  }

@@ -1,0 +1,20 @@
+// Produces a connection's input values between the source's communication points.
+#pragma once
+
+#include "stride/plugin.hpp"
+
+namespace stride {
+
+// Call order: reset(width) -> { push(t, y) | evaluate(t, u) }*.
+// push() receives each new output sample of the source with strictly increasing t;
+// evaluate() returns the value at any t: interpolated where samples newer than t exist,
+// extrapolated beyond the newest one. reset() allocates; push and evaluate must not.
+class Extrapolator {
+ public:
+  virtual ~Extrapolator() = default;
+  virtual void reset(std::size_t width) = 0;
+  virtual void push(double t, std::span<const double> y) = 0;
+  virtual void evaluate(double t, std::span<double> u) const = 0;
+};
+
+}  // namespace stride

@@ -1,0 +1,63 @@
+// Continuous-time subsystems in first-order form, and the integrators that step them.
+#pragma once
+
+#include "stride/plugin.hpp"
+
+namespace stride {
+
+// dx/dt = f(t, x, u). Inputs u are read through inputs().at(port, t) inside derivatives().
+// The state may declare a mechanical structure x = [q (n), v (n), rest]: dq/dt = v.
+// Semi-implicit (symplectic) Euler uses it to update q with the new v (Eq. 38-40).
+class OdeSystem : public Component {
+ public:
+  virtual std::size_t state_size() const = 0;
+  // n in x = [q, v, rest] with dq/dt = v; 0 when the system has no such structure.
+  virtual std::size_t second_order_size() const { return 0; }
+  virtual void initial_state(double t0, std::span<double> x) = 0;
+  // Consistent initialization from inputs at t0 (see Subsystem::equilibrate); may change x.
+  virtual void equilibrate(double /*t0*/, std::span<double> /*x*/) {}
+  virtual void derivatives(double t, std::span<const double> x, std::span<double> dxdt) = 0;
+  // Analytic Jacobian df/dx (column-major, state_size^2); return false to let the integrator
+  // use finite differences.
+  virtual bool jacobian(double /*t*/, std::span<const double> /*x*/, Eigen::Ref<Eigen::MatrixXd> /*J*/) {
+    return false;
+  }
+  // All outputs at (t, x), concatenated in port declaration order.
+  virtual void outputs(double t, std::span<const double> x, std::span<double> y) = 0;
+  // Stored energy at (t, x) in J; NaN when not modelled.
+  virtual double energy_at(double /*t*/, std::span<const double> /*x*/) const {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  // Extra summary entries.
+  virtual json report() const { return json::object(); }
+};
+
+// Steps an OdeSystem. Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*.
+// reset() allocates all work memory; step() must not allocate.
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+  virtual void reset(OdeSystem& sys, double t0, std::span<const double> x0) = 0;
+  // Advances x from t by at most h; returns the time reached (t < t_new <= t + h).
+  // Fixed-step methods take exactly h. Throws StepFailure when the step cannot be completed.
+  virtual double step(OdeSystem& sys, double t, double h, std::span<double> x) = 0;
+  // steps, rhs_evaluations, newton_iterations, rejected_steps, ...
+  virtual json statistics() const { return json::object(); }
+};
+
+// Forward-difference Jacobian of sys.derivatives at (t, x); f0 = f(t, x), work has size n.
+inline void finite_difference_jacobian(OdeSystem& sys, double t, std::span<const double> x,
+                                       std::span<const double> f0, std::span<double> xp,
+                                       std::span<double> fp, Eigen::Ref<Eigen::MatrixXd> J) {
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) xp[i] = x[i];
+  for (std::size_t j = 0; j < n; ++j) {
+    const double dx = 1e-7 * std::max(1.0, std::abs(x[j]));
+    xp[j] = x[j] + dx;
+    sys.derivatives(t, xp, fp);
+    for (std::size_t i = 0; i < n; ++i) J(i, j) = (fp[i] - f0[i]) / dx;
+    xp[j] = x[j];
+  }
+}
+
+}  // namespace stride

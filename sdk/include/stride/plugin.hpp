@@ -1,0 +1,215 @@
+// What a plugin declares about itself: name, kind, version, parameters and ports.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stride/abi.hpp"
+
+namespace stride {
+
+using json = nlohmann::json;
+
+enum class Kind { subsystem, integrator, formulation, extrapolator };
+
+// How a subsystem plugin is advanced in time:
+//  stepper   - it steps itself (Subsystem);
+//  ode       - it is an OdeSystem, stepped by the integrator plugin named in the manifest;
+//  multibody - it is a MultibodyModel, stepped by the formulation plugin named in the manifest.
+enum class Form { stepper, ode, multibody };
+
+enum class ParamType { real, integer, boolean, string, real_list };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::real;
+  json default_value;  // null: the parameter is required
+  std::string unit;    // SI, "1" for dimensionless, "" for non-numeric
+  std::optional<double> min, max;     // inclusive bounds (numbers and list elements)
+  std::vector<std::string> choices;   // allowed values of a string parameter
+  std::string doc;
+};
+
+enum class Direction { input, output };
+
+// Power-bond role of a port (Rahikainen 2020 §2.3.2). A subsystem's effort input pairs with
+// its flow output of the same bond name (and a flow input with an effort output): the power
+// entering the subsystem through the bond is u_effort·y_flow, or -y_effort·u_flow.
+enum class BondRole { none, effort, flow };
+
+struct PortSpec {
+  std::string name;
+  Direction direction = Direction::output;
+  std::size_t size = 1;
+  std::string unit;  // SI unit string; connections require equal units
+  // Outputs only: the output at time t depends algebraically on inputs at time t.
+  bool feedthrough = false;
+  BondRole role = BondRole::none;
+  std::string bond;  // name of the power bond, unique within the subsystem
+  std::string doc;
+  std::vector<std::string> elements;  // optional element names (CSV: <sub>.<port>.<element>)
+};
+
+inline PortSpec input(std::string name, std::size_t size, std::string unit, std::string doc = {}) {
+  PortSpec p;
+  p.name = std::move(name);
+  p.direction = Direction::input;
+  p.size = size;
+  p.unit = std::move(unit);
+  p.doc = std::move(doc);
+  return p;
+}
+inline PortSpec output(std::string name, std::size_t size, std::string unit, std::string doc = {},
+                       bool feedthrough = false) {
+  PortSpec p;
+  p.name = std::move(name);
+  p.direction = Direction::output;
+  p.size = size;
+  p.unit = std::move(unit);
+  p.doc = std::move(doc);
+  p.feedthrough = feedthrough;
+  return p;
+}
+inline PortSpec bonded(PortSpec p, BondRole role, std::string bond) {
+  p.role = role;
+  p.bond = std::move(bond);
+  return p;
+}
+
+struct PluginInfo {
+  std::string name;  // unique across all loaded plugins
+  Kind kind = Kind::subsystem;
+  Form form = Form::stepper;  // subsystems only
+  std::string version;
+  std::string description;  // one line
+  std::vector<ParamSpec> parameters;
+};
+
+// Parameter values after the host has validated them against the ParamSpecs and filled in
+// defaults: the getters cannot fail for a declared parameter of the right type.
+class Params {
+ public:
+  Params() = default;
+  explicit Params(json values) : values_(std::move(values)) {}
+  double real(std::string_view n) const { return at(n).get<double>(); }
+  long integer(std::string_view n) const { return at(n).get<long>(); }
+  bool boolean(std::string_view n) const { return at(n).get<bool>(); }
+  std::string string(std::string_view n) const { return at(n).get<std::string>(); }
+  std::vector<double> reals(std::string_view n) const { return at(n).get<std::vector<double>>(); }
+  const json& values() const { return values_; }
+
+ private:
+  const json& at(std::string_view n) const {
+    auto it = values_.find(std::string(n));
+    if (it == values_.end()) throw std::out_of_range("undeclared parameter '" + std::string(n) + "'");
+    return *it;
+  }
+  json values_ = json::object();
+};
+
+// Input values seen by a subsystem, supplied by the host. Port index k is the k-th input port
+// in the order the subsystem declared them. at() may be called for any time the subsystem is
+// evaluating (inside or at the ends of its current step); the connection's extrapolator
+// produces the value. The span stays valid until the next call for the same port.
+class Inputs {
+ public:
+  virtual ~Inputs() = default;
+  virtual std::span<const double> at(std::size_t port, double t) = 0;
+};
+
+// Behaviour shared by everything that has ports.
+class Component {
+ public:
+  virtual ~Component() = default;
+  // Ports, declared once; they may depend on the parameters but never change afterwards.
+  virtual std::vector<PortSpec> ports() const = 0;
+  // Called by the host once, before anything else; the Inputs outlive the component.
+  // Wrappers that own another component override it to bind that one too.
+  virtual void bind(Inputs& inputs) { inputs_ = &inputs; }
+  // Counters for summary.json (steps, evaluations, iterations, ...).
+  virtual json statistics() const { return json::object(); }
+  // Energy stored in the component (J) for whole-system balances; NaN when not modelled.
+  virtual double energy() const { return std::numeric_limits<double>::quiet_NaN(); }
+
+ protected:
+  Inputs& inputs() const {
+    if (!inputs_) throw std::logic_error("component used before the host bound its inputs");
+    return *inputs_;
+  }
+
+ private:
+  Inputs* inputs_ = nullptr;
+};
+
+// Unrecoverable failure of a step (Newton did not converge, state left its domain, ...).
+// The host ends the run with status "diverged" and the message.
+class StepFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Subsystem;
+class OdeSystem;
+class Integrator;
+class Extrapolator;
+class MultibodyModel;
+class Formulation;
+
+// A plugin library's one object. Implement info() and the create function matching the kind
+// (and form); the others are never called.
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual const PluginInfo& info() const = 0;
+  virtual std::unique_ptr<Subsystem> create_subsystem(const Params&) const { return nullptr; }
+  virtual std::unique_ptr<OdeSystem> create_ode(const Params&) const { return nullptr; }
+  virtual std::unique_ptr<MultibodyModel> create_model(const Params&) const { return nullptr; }
+  virtual std::unique_ptr<Integrator> create_integrator(const Params&) const { return nullptr; }
+  virtual std::unique_ptr<Formulation> create_formulation(const Params&) const { return nullptr; }
+  virtual std::unique_ptr<Extrapolator> create_extrapolator(const Params&) const { return nullptr; }
+};
+
+inline const char* to_string(Kind k) {
+  switch (k) {
+    case Kind::subsystem: return "subsystem";
+    case Kind::integrator: return "integrator";
+    case Kind::formulation: return "formulation";
+    case Kind::extrapolator: return "extrapolator";
+  }
+  return "?";
+}
+inline const char* to_string(Form f) {
+  switch (f) {
+    case Form::stepper: return "stepper";
+    case Form::ode: return "ode";
+    case Form::multibody: return "multibody";
+  }
+  return "?";
+}
+inline const char* to_string(ParamType t) {
+  switch (t) {
+    case ParamType::real: return "real";
+    case ParamType::integer: return "integer";
+    case ParamType::boolean: return "boolean";
+    case ParamType::string: return "string";
+    case ParamType::real_list: return "real list";
+  }
+  return "?";
+}
+inline const char* to_string(BondRole r) {
+  switch (r) {
+    case BondRole::none: return "none";
+    case BondRole::effort: return "effort";
+    case BondRole::flow: return "flow";
+  }
+  return "?";
+}
+
+}  // namespace stride

@@ -1,0 +1,109 @@
+// Everything a plugin author includes.
+//
+//   class MyMass : public stride::OdeSystem {
+//    public:
+//     static stride::PluginInfo describe();     // name, kind, version, parameters
+//     explicit MyMass(const stride::Params&);
+//     ...
+//   };
+//   STRIDE_PLUGIN(MyMass)
+#pragma once
+
+#include <type_traits>
+
+#include "stride/abi.hpp"
+#include "stride/extrapolator.hpp"
+#include "stride/ode.hpp"
+#include "stride/plugin.hpp"
+#include "stride/subsystem.hpp"
+#if __has_include("stride/multibody.hpp")
+#include "stride/multibody.hpp"
+#endif
+
+namespace stride {
+
+// The Plugin for a class T with `static PluginInfo describe()` and a constructor from Params.
+template <class T>
+class PluginFor final : public Plugin {
+ public:
+  const PluginInfo& info() const override {
+    static const PluginInfo i = T::describe();
+    return i;
+  }
+  std::unique_ptr<Subsystem> create_subsystem(const Params& p) const override {
+    if constexpr (std::is_base_of_v<Subsystem, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+  std::unique_ptr<OdeSystem> create_ode(const Params& p) const override {
+    if constexpr (std::is_base_of_v<OdeSystem, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+  std::unique_ptr<Integrator> create_integrator(const Params& p) const override {
+    if constexpr (std::is_base_of_v<Integrator, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+  std::unique_ptr<Extrapolator> create_extrapolator(const Params& p) const override {
+    if constexpr (std::is_base_of_v<Extrapolator, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+#if __has_include("stride/multibody.hpp")
+  std::unique_ptr<MultibodyModel> create_model(const Params& p) const override {
+    if constexpr (std::is_base_of_v<MultibodyModel, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+  std::unique_ptr<Formulation> create_formulation(const Params& p) const override {
+    if constexpr (std::is_base_of_v<Formulation, T>) return std::make_unique<T>(p);
+    return nullptr;
+  }
+#endif
+};
+
+// Shorthand for ParamSpec of a bounded real parameter.
+inline ParamSpec real_param(std::string name, double def, std::string unit, std::string doc,
+                            std::optional<double> min = std::nullopt,
+                            std::optional<double> max = std::nullopt) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::real;
+  s.default_value = def;
+  s.unit = std::move(unit);
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
+  return s;
+}
+inline ParamSpec integer_param(std::string name, long def, std::string doc,
+                               std::optional<double> min = std::nullopt,
+                               std::optional<double> max = std::nullopt) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::integer;
+  s.default_value = def;
+  s.unit = "1";
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
+  return s;
+}
+inline ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices,
+                              std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::string;
+  s.default_value = std::move(def);
+  s.choices = std::move(choices);
+  s.doc = std::move(doc);
+  return s;
+}
+inline ParamSpec bool_param(std::string name, bool def, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::boolean;
+  s.default_value = def;
+  s.doc = std::move(doc);
+  return s;
+}
+
+}  // namespace stride
+
+#define STRIDE_PLUGIN(T) STRIDE_REGISTER_PLUGIN(::stride::PluginFor<T>)

@@ -1,0 +1,29 @@
+// A co-simulation subsystem that advances itself (libcosim's "slave").
+#pragma once
+
+#include "stride/plugin.hpp"
+
+namespace stride {
+
+// Call order, by the host's master algorithm:
+//   bind(inputs) -> initialize(t0) -> outputs() -> [equilibrate(t0) -> outputs()]
+//   -> { step(t, h) -> outputs() }*
+// Inputs may be read through inputs().at() at any time inside the step being taken.
+class Subsystem : public Component {
+ public:
+  // Sets the initial state at t0. Inputs at t0 may be read only by outputs with feedthrough.
+  virtual void initialize(double t0) = 0;
+  // Consistent initialization after every subsystem has produced its initial outputs:
+  // a subsystem may adjust its state to its inputs at t0 (e.g. static equilibrium, Eq. 41).
+  // Runs in topological order of the connection graph. Default: nothing to do.
+  virtual void equilibrate(double /*t0*/) {}
+  // Advances from t (the time reached so far) by at most h; returns the time reached,
+  // t < t_new <= t + h. Fixed-step subsystems return t + h. Throws StepFailure on failure.
+  virtual double step(double t, double h) = 0;
+  // Writes all outputs at the time reached, concatenated in port declaration order.
+  virtual void outputs(std::span<double> y) = 0;
+  // Extra summary entries (initialization results, constraint violations, ...).
+  virtual json report() const { return json::object(); }
+};
+
+}  // namespace stride
