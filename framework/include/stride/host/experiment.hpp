@@ -1,0 +1,145 @@
+// A co-simulation experiment: the manifest as read and checked, the graph of plugin objects
+// it describes, and the run that steps it.
+//
+// Order: load_manifest (JSON, --set overrides, structure) -> build (plugins, parameters,
+// ports, units, sizes, unconnected inputs, algebraic loops) -> run. Every check finishes
+// before anything steps; every problem found is reported, not only the first.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <stride/stride.hpp>
+
+#include "stride/host/registry.hpp"
+
+namespace stride::host {
+
+// One problem in a manifest: the file, the JSON pointer of the offending value, and what was
+// expected and found (message).
+struct Diagnostic {
+  std::string file;
+  std::string pointer;
+  std::string message;
+  std::string str() const { return file + ": " + (pointer.empty() ? "(document)" : pointer) + ": " + message; }
+};
+
+class ManifestError : public std::runtime_error {
+ public:
+  explicit ManifestError(std::vector<Diagnostic> d);
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+struct PluginRef {
+  std::string plugin;
+  json parameters = json::object();
+  std::string pointer;  // where the reference is in the manifest
+};
+
+struct SubsystemConfig {
+  std::string name;
+  PluginRef plugin;
+  double step = 0.0;
+  std::optional<PluginRef> integrator;   // for ode subsystems
+  std::optional<PluginRef> formulation;  // for multibody subsystems
+  std::string pointer;
+};
+
+struct ConnectionConfig {
+  std::string from_subsystem, from_port, to_subsystem, to_port;
+  PluginRef extrapolator;
+  std::string pointer;
+};
+
+enum class Scheme { jacobi, gauss_seidel, multirate };
+enum class Synchronization { slowest_first, fastest_first };
+
+struct CouplingConfig {
+  Scheme scheme = Scheme::jacobi;
+  double macro_step = 0.0;
+  double start = 0.0;
+  double end = 0.0;
+  std::vector<std::string> order;  // Gauss–Seidel order
+  Synchronization synchronization = Synchronization::slowest_first;
+  // Jacobi/Gauss–Seidel: shorten a subsystem's last step in a macro step so it lands on the
+  // communication point (true), or let it overshoot (false, unsynchronized grids).
+  bool align = true;
+};
+
+struct RecordConfig {
+  double interval = 0.0;               // 0: every macro step
+  std::vector<std::string> variables;  // "sub.port"; empty: every output
+};
+
+struct Manifest {
+  std::filesystem::path file;
+  json document;  // after --set overrides
+  std::vector<std::filesystem::path> plugin_paths;
+  std::vector<SubsystemConfig> subsystems;
+  std::vector<ConnectionConfig> connections;
+  CouplingConfig coupling;
+  RecordConfig record;
+  std::filesystem::path output;
+};
+
+// Reads and checks the structure of a manifest; `overrides` are "POINTER=VALUE" (VALUE is
+// JSON, or a plain string when it does not parse). Throws ManifestError.
+Manifest load_manifest(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+// One subsystem instance in the graph.
+struct Node;
+struct Link;
+struct Graph;
+
+class Experiment {
+ public:
+  // Creates and checks every plugin object. Throws ManifestError.
+  Experiment(Manifest manifest, const PluginRegistry& registry);
+  ~Experiment();
+  Experiment(const Experiment&) = delete;
+  Experiment& operator=(const Experiment&) = delete;
+
+  const Manifest& manifest() const { return manifest_; }
+  // CSV column names, in order (after "time").
+  std::vector<std::string> columns() const;
+  std::size_t subsystem_count() const;
+  std::size_t connection_count() const;
+  Graph& graph() { return *graph_; }
+
+ private:
+  Manifest manifest_;
+  std::unique_ptr<Graph> graph_;
+};
+
+enum class RunStatus { completed, diverged, failed, interrupted };
+const char* to_string(RunStatus s);
+
+struct RunOptions {
+  std::filesystem::path output;      // overrides the manifest's output folder when not empty
+  bool progress = true;              // progress on stderr
+  const volatile int* stop = nullptr;  // set non-zero (e.g. by a signal handler) to stop
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::completed;
+  double end_time_reached = 0.0;
+  double wall_time = 0.0;
+  std::string message;  // cause of divergence or failure
+  std::filesystem::path output;
+  json summary;
+};
+
+// Runs the experiment: writes <output>/results.csv as it goes (flushed row by row) and
+// <output>/summary.json at the end, whatever the outcome.
+RunResult run(Experiment& experiment, const RunOptions& options);
+
+// Levenshtein-closest candidate, or "" when nothing is close.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace stride::host

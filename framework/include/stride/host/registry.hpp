@@ -1,0 +1,84 @@
+// Finds, checks and loads plugin libraries; creates plugin objects that keep their library
+// loaded for as long as they live.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <stride/stride.hpp>
+
+namespace boost::dll {
+class shared_library;
+}
+
+namespace stride::host {
+
+// A plugin library that passed the handshake.
+struct LoadedPlugin {
+  std::filesystem::path file;
+  std::shared_ptr<boost::dll::shared_library> library;
+  const Plugin* plugin = nullptr;
+  const PluginInfo& info() const { return plugin->info(); }
+};
+
+// A library that was refused, and why (ABI version, fingerprint, missing entry point,
+// exception during registration, duplicate name).
+struct Refusal {
+  std::filesystem::path file;
+  std::string reason;
+};
+
+// Error raised by plugin code, reported with the plugin's name.
+class PluginError : public std::runtime_error {
+ public:
+  PluginError(std::string plugin, const std::string& what)
+      : std::runtime_error("plugin '" + plugin + "': " + what), plugin_(std::move(plugin)) {}
+  const std::string& plugin() const { return plugin_; }
+
+ private:
+  std::string plugin_;
+};
+
+class PluginRegistry {
+ public:
+  // The build's plugin folder (or <prefix>/lib/stride/plugins next to the installed
+  // executable), then every folder in STRIDE_PLUGIN_PATH (':'-separated).
+  static std::vector<std::filesystem::path> default_search_path();
+
+  // Loads every shared library in each folder (not recursive). Refusals are recorded, never
+  // thrown; a name already registered from an earlier library is refused as a duplicate.
+  void scan(const std::vector<std::filesystem::path>& folders);
+  // Loads one library file; returns false (and records a Refusal) when it is refused.
+  bool load(const std::filesystem::path& file);
+
+  const LoadedPlugin* find(const std::string& name) const;
+  std::vector<const LoadedPlugin*> plugins() const;                 // sorted by name
+  std::vector<const LoadedPlugin*> plugins(Kind kind) const;        // sorted by name
+  const std::vector<Refusal>& refusals() const { return refusals_; }
+
+  // Parameters are validated against the plugin's ParamSpecs, defaults filled in
+  // (throws std::invalid_argument with a message naming the parameter otherwise).
+  // Exceptions thrown by the plugin's factory are rethrown as PluginError.
+  Params make_params(const LoadedPlugin& p, const json& given) const;
+  std::shared_ptr<Subsystem> create_subsystem(const std::string& name, const json& params) const;
+  std::shared_ptr<OdeSystem> create_ode(const std::string& name, const json& params) const;
+  std::shared_ptr<Integrator> create_integrator(const std::string& name, const json& params) const;
+  std::shared_ptr<Extrapolator> create_extrapolator(const std::string& name, const json& params) const;
+#if __has_include(<stride/multibody.hpp>)
+  std::shared_ptr<MultibodyModel> create_model(const std::string& name, const json& params) const;
+  std::shared_ptr<Formulation> create_formulation(const std::string& name, const json& params) const;
+#endif
+
+ private:
+  std::map<std::string, LoadedPlugin> plugins_;
+  std::vector<Refusal> refusals_;
+};
+
+// Checks one parameter value against its spec; returns "" when valid, else what is wrong
+// ("expected a real number in [0, 1] (m), found 3").
+std::string check_param(const ParamSpec& spec, const json& value);
+
+}  // namespace stride::host

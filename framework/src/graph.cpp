@@ -1,0 +1,386 @@
+// Building the co-simulation graph from a manifest, with every check that needs the plugins:
+// parameters, ports, directions, sizes, units, unconnected inputs, algebraic loops.
+#include "graph.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "stride/host/adapters.hpp"
+
+namespace stride::host {
+
+void Link::push(double t) {
+  if (!(t > last_push)) return;
+  extrapolator->push(t, std::span<const double>(src->y).subspan(src_offset, width));
+  last_push = t;
+}
+
+std::span<const double> NodeInputs::at(std::size_t port, double t) {
+  Link* l = node_.in_links[port];
+  try {
+    l->extrapolator->evaluate(t, l->value);
+  } catch (const std::exception& e) {
+    throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
+                                                         node_.ports[node_.inputs[port]].name + ": " + e.what());
+  }
+  return l->value;
+}
+
+namespace {
+
+std::string list(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+std::string describe_port(const PortSpec& p) {
+  return p.name + " (" + (p.direction == Direction::input ? "input" : "output") + ", " +
+         std::to_string(p.size) + " x " + (p.unit.empty() ? "1" : p.unit) + ")";
+}
+
+std::string unit_of(const PortSpec& p) { return p.unit.empty() ? "1" : p.unit; }
+
+}  // namespace
+
+Experiment::~Experiment() = default;
+
+std::vector<std::string> Experiment::columns() const { return graph_->columns; }
+std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
+std::size_t Experiment::connection_count() const { return graph_->links.size(); }
+
+Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
+    : manifest_(std::move(manifest)), graph_(std::make_unique<Graph>()) {
+  const std::string file = manifest_.file.string();
+  std::vector<Diagnostic> diags;
+  auto error = [&](const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); };
+  Graph& g = *graph_;
+
+  auto names_of = [&](Kind kind) {
+    std::vector<std::string> v;
+    for (auto* p : reg.plugins(kind)) v.push_back(p->info().name);
+    return v;
+  };
+  // Resolves a plugin reference of the given kind, reporting unknown names and wrong kinds.
+  auto resolve = [&](const PluginRef& ref, Kind kind, const std::string& ptr) -> const LoadedPlugin* {
+    const LoadedPlugin* p = reg.find(ref.plugin);
+    if (!p) {
+      auto avail = names_of(kind);
+      std::string msg = std::string("unknown ") + to_string(kind) + " plugin \"" + ref.plugin + "\"";
+      if (auto c = closest(ref.plugin, avail); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      error(ptr, msg + "; available: " + list(avail));
+      return nullptr;
+    }
+    if (p->info().kind != kind) {
+      error(ptr, std::string("expected a ") + to_string(kind) + " plugin, found \"" + ref.plugin + "\", which is a " +
+                     to_string(p->info().kind) + "; available: " + list(names_of(kind)));
+      return nullptr;
+    }
+    bool ok = true;
+    const auto& specs = p->info().parameters;
+    std::vector<std::string> spec_names;
+    for (const auto& s : specs) spec_names.push_back(s.name);
+    const std::string pp = ref.pointer + "/parameters";
+    for (auto it = ref.parameters.begin(); it != ref.parameters.end(); ++it) {
+      auto s = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& x) { return x.name == it.key(); });
+      if (s == specs.end()) {
+        std::string msg = "plugin \"" + ref.plugin + "\" has no parameter \"" + it.key() + "\"";
+        if (auto c = closest(it.key(), spec_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+        error(pp + "/" + it.key(), msg + "; parameters: " + list(spec_names));
+        ok = false;
+      } else if (auto e = check_param(*s, it.value()); !e.empty()) {
+        error(pp + "/" + it.key(), e);
+        ok = false;
+      }
+    }
+    for (const auto& s : specs)
+      if (s.default_value.is_null() && !ref.parameters.contains(s.name)) {
+        error(pp + "/" + s.name, "required parameter \"" + s.name + "\" of plugin \"" + ref.plugin + "\" is missing (" + s.doc + ")");
+        ok = false;
+      }
+    return ok ? p : nullptr;
+  };
+  auto created = [&](const std::string& ptr, auto&& make) {
+    try {
+      return make();
+    } catch (const std::exception& e) {
+      error(ptr, std::string("could not create: ") + e.what());
+      return decltype(make())();
+    }
+  };
+
+  // Subsystems.
+  std::map<std::string, Node*> by_name;
+  for (const auto& sc : manifest_.subsystems) {
+    const LoadedPlugin* p = resolve(sc.plugin, Kind::subsystem, sc.pointer + "/plugin");
+    if (!p) continue;
+    auto node = std::make_unique<Node>();
+    node->name = sc.name;
+    node->plugin = sc.plugin.plugin;
+    node->pointer = sc.pointer;
+    node->step = sc.step;
+    const Form form = p->info().form;
+    if (form == Form::ode) {
+      if (!sc.integrator) {
+        error(sc.pointer + "/integrator", "subsystem plugin \"" + sc.plugin.plugin +
+                                              "\" is an ODE system: name an integrator; available: " +
+                                              list(names_of(Kind::integrator)));
+        continue;
+      }
+      const LoadedPlugin* ip = resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer);
+      if (!ip) continue;
+      node->plugin += " + " + sc.integrator->plugin;
+      node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
+        return make_ode_subsystem(reg.create_ode(sc.plugin.plugin, sc.plugin.parameters),
+                                  reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters));
+      });
+    } else if (form == Form::multibody) {
+#if __has_include(<stride/multibody.hpp>)
+      if (!sc.formulation) {
+        error(sc.pointer + "/formulation", "subsystem plugin \"" + sc.plugin.plugin +
+                                               "\" is a multibody model: name a formulation; available: " +
+                                               list(names_of(Kind::formulation)));
+        continue;
+      }
+      const LoadedPlugin* fp = resolve(*sc.formulation, Kind::formulation, sc.formulation->pointer);
+      if (!fp) continue;
+      node->plugin += " + " + sc.formulation->plugin;
+      node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
+        return make_multibody_subsystem(reg.create_model(sc.plugin.plugin, sc.plugin.parameters),
+                                        reg.create_formulation(sc.formulation->plugin, sc.formulation->parameters));
+      });
+#else
+      error(sc.pointer + "/plugin", "this host was built without multibody support");
+      continue;
+#endif
+    } else {
+      if (sc.integrator) error(sc.integrator->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no integrator");
+      if (sc.formulation) error(sc.formulation->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no formulation");
+      node->sub = created(sc.pointer, [&] { return reg.create_subsystem(sc.plugin.plugin, sc.plugin.parameters); });
+    }
+    if (!node->sub) continue;
+    try {
+      node->ports = node->sub->ports();
+    } catch (const std::exception& e) {
+      error(sc.pointer, "plugin \"" + node->plugin + "\" failed to declare its ports: " + e.what());
+      continue;
+    }
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < node->ports.size(); ++i) {
+      const auto& port = node->ports[i];
+      if (!seen.insert(port.name).second || port.size == 0)
+        error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" twice or with size 0");
+    }
+    node->output_offset.assign(node->ports.size(), 0);
+    for (std::size_t i = 0; i < node->ports.size(); ++i) {
+      if (node->ports[i].direction == Direction::input) {
+        node->inputs.push_back(i);
+      } else {
+        node->output_offset[i] = node->output_width;
+        node->output_width += node->ports[i].size;
+      }
+    }
+    node->in_links.assign(node->inputs.size(), nullptr);
+    // Power bonds: each bonded input pairs with the output of the same bond and opposite role.
+    for (std::size_t k = 0; k < node->inputs.size(); ++k) {
+      const PortSpec& in = node->ports[node->inputs[k]];
+      if (in.role == BondRole::none) continue;
+      auto out = std::find_if(node->ports.begin(), node->ports.end(), [&](const PortSpec& o) {
+        return o.direction == Direction::output && o.bond == in.bond && o.role != BondRole::none && o.role != in.role;
+      });
+      if (out == node->ports.end() || out->size != in.size) {
+        error(sc.pointer, "plugin \"" + node->plugin + "\": input \"" + in.name + "\" of bond \"" + in.bond +
+                              "\" has no conjugate output of the same size");
+        continue;
+      }
+      Bond b;
+      b.name = in.bond;
+      b.input = k;
+      b.output_offset = node->output_offset[static_cast<std::size_t>(out - node->ports.begin())];
+      b.width = in.size;
+      b.sign = in.role == BondRole::effort ? 1.0 : -1.0;
+      node->bonds.push_back(b);
+    }
+    node->y.assign(node->output_width, 0.0);
+    node->y_prev.assign(node->output_width, 0.0);
+    node->sub->bind(node->input_view);
+    by_name[node->name] = node.get();
+    g.nodes.push_back(std::move(node));
+  }
+  std::vector<std::string> sub_names;
+  for (const auto& sc : manifest_.subsystems) sub_names.push_back(sc.name);
+  const bool all_built = g.nodes.size() == manifest_.subsystems.size();
+
+  // Connections.
+  auto find_node = [&](const std::string& name, const std::string& ptr) -> Node* {
+    auto it = by_name.find(name);
+    if (it != by_name.end()) return it->second;
+    if (std::find(sub_names.begin(), sub_names.end(), name) != sub_names.end()) return nullptr;  // reported already
+    std::string msg = "unknown subsystem \"" + name + "\"";
+    if (auto c = closest(name, sub_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+    error(ptr, msg + "; subsystems: " + list(sub_names));
+    return nullptr;
+  };
+  auto find_port = [&](Node* n, const std::string& port, Direction dir, const std::string& ptr) -> int {
+    int i = n->port_index(port);
+    std::vector<std::string> candidates, described;
+    for (const auto& p : n->ports)
+      if (p.direction == dir) candidates.push_back(p.name), described.push_back(describe_port(p));
+    const char* what = dir == Direction::input ? "input" : "output";
+    if (i < 0) {
+      std::string msg = "subsystem \"" + n->name + "\" has no port \"" + port + "\"";
+      if (auto c = closest(port, candidates); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      error(ptr, msg + "; its " + what + "s: " + list(described));
+      return -1;
+    }
+    if (n->ports[i].direction != dir) {
+      error(ptr, "expected an " + std::string(what) + " port, found \"" + n->name + "." + port + "\", which is an " +
+                     (dir == Direction::input ? "output" : "input") + "; " + what + "s of \"" + n->name + "\": " + list(described));
+      return -1;
+    }
+    return i;
+  };
+  for (const auto& cc : manifest_.connections) {
+    Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
+    Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
+    int sp = src ? find_port(src, cc.from_port, Direction::output, cc.pointer + "/from") : -1;
+    int dp = dst ? find_port(dst, cc.to_port, Direction::input, cc.pointer + "/to") : -1;
+    const LoadedPlugin* ep = resolve(cc.extrapolator, Kind::extrapolator, cc.extrapolator.pointer);
+    if (sp < 0 || dp < 0) continue;
+    const PortSpec& so = src->ports[sp];
+    const PortSpec& di = dst->ports[dp];
+    bool ok = true;
+    if (so.size != di.size) {
+      error(cc.pointer + "/to", "size mismatch: " + cc.from_subsystem + "." + so.name + " has " + std::to_string(so.size) +
+                                    " elements, " + cc.to_subsystem + "." + di.name + " expects " + std::to_string(di.size));
+      ok = false;
+    }
+    if (unit_of(so) != unit_of(di)) {
+      error(cc.pointer + "/to", "unit mismatch: " + cc.from_subsystem + "." + so.name + " is in " + unit_of(so) + ", " +
+                                    cc.to_subsystem + "." + di.name + " expects " + unit_of(di));
+      ok = false;
+    }
+    std::size_t k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) - dst->inputs.begin());
+    if (dst->in_links[k]) {
+      error(cc.pointer + "/to", "input \"" + cc.to_subsystem + "." + di.name + "\" is already fed by " +
+                                    dst->in_links[k]->config.pointer + " (an input takes one connection)");
+      ok = false;
+    }
+    if (!ok || !ep) continue;
+    auto link = std::make_unique<Link>();
+    link->config = cc;
+    link->src = src;
+    link->src_offset = src->output_offset[sp];
+    link->width = so.size;
+    link->dst = dst;
+    link->dst_input = k;
+    link->value.assign(so.size, 0.0);
+    link->extrapolator = created(cc.extrapolator.pointer, [&] {
+      return reg.create_extrapolator(cc.extrapolator.plugin, cc.extrapolator.parameters);
+    });
+    if (!link->extrapolator) continue;
+    dst->in_links[k] = link.get();
+    src->out_links.push_back(link.get());
+    g.links.push_back(std::move(link));
+  }
+
+  // Unconnected inputs (only meaningful when every connection could be resolved).
+  if (diags.empty() && all_built) {
+    for (auto& n : g.nodes)
+      for (std::size_t k = 0; k < n->inputs.size(); ++k)
+        if (!n->in_links[k])
+          error("/connections", "input \"" + n->name + "." + n->ports[n->inputs[k]].name + "\" (" +
+                                    describe_port(n->ports[n->inputs[k]]) + ") is not connected; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" +
+                                    n->name + "." + n->ports[n->inputs[k]].name + "\"}");
+  }
+
+  // Algebraic loops: a cycle through outputs with direct feedthrough.
+  if (diags.empty()) {
+    // vertex = (node, output port); edge o -> o' when o feeds an input of the node of o' and o'
+    // has feedthrough.
+    std::map<std::pair<Node*, int>, std::vector<std::pair<Node*, int>>> adj;
+    for (auto& l : g.links) {
+      int so = -1;
+      for (std::size_t i = 0; i < l->src->ports.size(); ++i)
+        if (l->src->ports[i].direction == Direction::output && l->src->output_offset[i] == l->src_offset) so = int(i);
+      for (std::size_t i = 0; i < l->dst->ports.size(); ++i)
+        if (l->dst->ports[i].direction == Direction::output && l->dst->ports[i].feedthrough &&
+            l->src->ports[so].feedthrough)
+          adj[{l->src, so}].push_back({l->dst, int(i)});
+    }
+    std::map<std::pair<Node*, int>, int> state;
+    std::vector<std::pair<Node*, int>> stack;
+    std::function<bool(std::pair<Node*, int>)> dfs = [&](std::pair<Node*, int> v) {
+      state[v] = 1;
+      stack.push_back(v);
+      for (auto& w : adj[v]) {
+        if (state[w] == 1) {
+          std::string cycle;
+          auto it = std::find(stack.begin(), stack.end(), w);
+          for (; it != stack.end(); ++it) cycle += it->first->name + "." + it->first->ports[it->second].name + " -> ";
+          cycle += w.first->name + "." + w.first->ports[w.second].name;
+          error("/connections", "algebraic loop through outputs with direct feedthrough: " + cycle +
+                                    "; break it with an output that has no feedthrough (e.g. velocity–pressure coupling)");
+          return true;
+        }
+        if (state[w] == 0 && dfs(w)) return true;
+      }
+      stack.pop_back();
+      state[v] = 2;
+      return false;
+    };
+    for (auto& [v, _] : adj)
+      if (state[v] == 0 && dfs(v)) break;
+  }
+
+  // Gauss–Seidel order.
+  for (std::size_t i = 0; i < manifest_.coupling.order.size(); ++i) {
+    const auto& name = manifest_.coupling.order[i];
+    if (!by_name.count(name)) {
+      if (std::find(sub_names.begin(), sub_names.end(), name) == sub_names.end()) {
+        std::string msg = "unknown subsystem \"" + name + "\"";
+        if (auto c = closest(name, sub_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+        error("/coupling/order/" + std::to_string(i), msg + "; subsystems: " + list(sub_names));
+      }
+    } else if (std::find(g.order.begin(), g.order.end(), by_name[name]) != g.order.end()) {
+      error("/coupling/order/" + std::to_string(i), "subsystem \"" + name + "\" is listed twice");
+    } else {
+      g.order.push_back(by_name[name]);
+    }
+  }
+  for (auto& n : g.nodes)
+    if (std::find(g.order.begin(), g.order.end(), n.get()) == g.order.end()) g.order.push_back(n.get());
+
+  // Recorded columns.
+  auto add_port_columns = [&](Node* n, std::size_t pi) {
+    const PortSpec& p = n->ports[pi];
+    for (std::size_t e = 0; e < p.size; ++e) {
+      std::string col = n->name + "." + p.name;
+      if (p.size > 1) col += "." + (e < p.elements.size() ? p.elements[e] : std::to_string(e));
+      n->record_cols.push_back(g.columns.size());
+      n->record_elem.push_back(n->output_offset[pi] + e);
+      g.columns.push_back(col);
+    }
+  };
+  if (manifest_.record.variables.empty()) {
+    for (auto& n : g.nodes)
+      for (std::size_t i = 0; i < n->ports.size(); ++i)
+        if (n->ports[i].direction == Direction::output) add_port_columns(n.get(), i);
+  } else {
+    for (std::size_t i = 0; i < manifest_.record.variables.size(); ++i) {
+      const auto& v = manifest_.record.variables[i];
+      const std::string ptr = "/record/variables/" + std::to_string(i);
+      auto dot = v.find('.');
+      Node* n = find_node(v.substr(0, dot), ptr);
+      if (!n) continue;
+      int pi = find_port(n, v.substr(dot + 1), Direction::output, ptr);
+      if (pi >= 0) add_port_columns(n, std::size_t(pi));
+    }
+  }
+
+  if (!diags.empty()) throw ManifestError(diags);
+}
+
+}  // namespace stride::host

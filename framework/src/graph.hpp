@@ -1,0 +1,89 @@
+// The co-simulation graph shared by graph.cpp (building and checking) and master.cpp
+// (stepping). Internal to the host.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stride/host/experiment.hpp"
+
+namespace stride::host {
+
+struct Node;
+
+// One connection: source output port -> destination input port, through an extrapolator.
+struct Link {
+  ConnectionConfig config;
+  Node* src = nullptr;
+  std::size_t src_offset = 0;  // into src->y
+  std::size_t width = 0;
+  Node* dst = nullptr;
+  std::size_t dst_input = 0;  // input index at the destination
+  std::shared_ptr<Extrapolator> extrapolator;
+  std::vector<double> value;  // last evaluated input
+  double last_push = -std::numeric_limits<double>::infinity();
+
+  void push(double t);  // pushes the source's current outputs when newer than the last push
+};
+
+// Power bond of one subsystem: an effort input with the flow output of the same bond (or a
+// flow input with an effort output). Power in = sign · u·y.
+struct Bond {
+  std::string name;
+  std::size_t input = 0;        // input index
+  std::size_t output_offset = 0;
+  std::size_t width = 0;
+  double sign = 1.0;
+  double power = 0.0;   // at the last step end
+  double energy = 0.0;  // ∫ power dt, trapezoidal over the subsystem's steps
+};
+
+class NodeInputs final : public Inputs {
+ public:
+  explicit NodeInputs(Node& n) : node_(n) {}
+  std::span<const double> at(std::size_t port, double t) override;
+
+ private:
+  Node& node_;
+};
+
+struct Node {
+  std::string name;
+  std::string plugin;  // plugin(s) for error reports
+  std::string pointer;
+  std::shared_ptr<Subsystem> sub;
+  std::vector<PortSpec> ports;
+  std::vector<std::size_t> inputs;         // port indices of the inputs, in order
+  std::vector<std::size_t> output_offset;  // per port index (outputs only)
+  std::size_t output_width = 0;
+  std::vector<Link*> in_links;  // per input index
+  std::vector<Link*> out_links;
+  std::vector<Bond> bonds;
+  double step = 0.0;
+  NodeInputs input_view{*this};
+
+  // State during a run.
+  double t = 0.0, t_prev = 0.0;
+  std::vector<double> y, y_prev;
+  long steps = 0;
+  std::size_t next_record = 0;           // first record index not yet written by this node
+  std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
+  std::vector<std::size_t> record_elem;  // the output element (index into y) of each column
+
+  int port_index(const std::string& port) const {
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      if (ports[i].name == port) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+struct Graph {
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::unique_ptr<Link>> links;
+  std::vector<std::string> columns;  // CSV columns after "time"
+  std::vector<Node*> order;          // Gauss–Seidel order / initialization order
+};
+
+}  // namespace stride::host

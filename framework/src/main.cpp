@@ -1,0 +1,228 @@
+// The `stride` command: run, validate, plugins.
+// Exit codes: 0 success, 1 the simulation diverged, failed or was interrupted, 2 bad input.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "stride/host/experiment.hpp"
+
+namespace {
+
+using namespace stride;
+using namespace stride::host;
+
+volatile int g_stop = 0;
+extern "C" void on_signal(int) { g_stop = 1; }
+
+void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn) {
+  auto dirs = PluginRegistry::default_search_path();
+  dirs.insert(dirs.end(), extra.begin(), extra.end());
+  reg.scan(dirs);
+  if (warn)
+    for (const auto& r : reg.refusals())
+      std::cerr << "warning: plugin library " << r.file.string() << " refused: " << r.reason << "\n";
+}
+
+json param_json(const ParamSpec& p) {
+  json j{{"name", p.name}, {"type", to_string(p.type)}, {"default", p.default_value}, {"unit", p.unit}, {"doc", p.doc}};
+  if (p.min) j["min"] = *p.min;
+  if (p.max) j["max"] = *p.max;
+  if (!p.choices.empty()) j["choices"] = p.choices;
+  return j;
+}
+
+json port_json(const PortSpec& p) {
+  json j{{"name", p.name},
+         {"direction", p.direction == Direction::input ? "input" : "output"},
+         {"size", p.size},
+         {"unit", p.unit},
+         {"doc", p.doc}};
+  if (p.direction == Direction::output) j["feedthrough"] = p.feedthrough;
+  if (p.role != BondRole::none) j["bond"] = {{"name", p.bond}, {"role", to_string(p.role)}};
+  if (!p.elements.empty()) j["elements"] = p.elements;
+  return j;
+}
+
+// Ports of a subsystem plugin with default parameters (ports may depend on parameters).
+std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, const LoadedPlugin& p, std::string& err) {
+  try {
+    switch (p.info().form) {
+      case Form::stepper: return reg.create_subsystem(p.info().name, json::object())->ports();
+      case Form::ode: return reg.create_ode(p.info().name, json::object())->ports();
+      case Form::multibody:
+#if __has_include(<stride/multibody.hpp>)
+        return reg.create_model(p.info().name, json::object())->ports();
+#else
+        return std::nullopt;
+#endif
+    }
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  return std::nullopt;
+}
+
+int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
+  const LoadedPlugin* p = reg.find(name);
+  if (!p) {
+    std::vector<std::string> names;
+    for (auto* q : reg.plugins()) names.push_back(q->info().name);
+    std::cerr << "error: unknown plugin \"" << name << "\"";
+    if (auto c = closest(name, names); !c.empty()) std::cerr << " (did you mean \"" << c << "\"?)";
+    std::cerr << "; run `stride plugins` for the list\n";
+    return 2;
+  }
+  const auto& info = p->info();
+  std::string err;
+  std::optional<std::vector<PortSpec>> ports;
+  if (info.kind == Kind::subsystem) ports = default_ports(reg, *p, err);
+  if (as_json) {
+    json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
+           {"description", info.description}, {"file", p->file.string()}, {"parameters", json::array()}};
+    if (info.kind == Kind::subsystem) j["form"] = to_string(info.form);
+    for (const auto& s : info.parameters) j["parameters"].push_back(param_json(s));
+    if (ports) {
+      j["ports"] = json::array();
+      for (const auto& s : *ports) j["ports"].push_back(port_json(s));
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << info.name << " " << info.version << " (" << to_string(info.kind);
+  if (info.kind == Kind::subsystem) std::cout << ", " << to_string(info.form);
+  std::cout << ")\n  " << info.description << "\n  file: " << p->file.string() << "\n";
+  std::cout << "parameters:\n";
+  if (info.parameters.empty()) std::cout << "  (none)\n";
+  for (const auto& s : info.parameters) {
+    std::cout << "  " << s.name << " : " << to_string(s.type);
+    if (!s.unit.empty() && s.unit != "1") std::cout << " [" << s.unit << "]";
+    std::cout << " = " << (s.default_value.is_null() ? "(required)" : s.default_value.dump());
+    if (s.min || s.max)
+      std::cout << "  in [" << (s.min ? json(*s.min).dump() : "-inf") << ", " << (s.max ? json(*s.max).dump() : "inf") << "]";
+    if (!s.choices.empty()) std::cout << "  one of " << json(s.choices).dump();
+    std::cout << "\n      " << s.doc << "\n";
+  }
+  if (info.kind == Kind::subsystem) {
+    std::cout << "ports (default parameters):\n";
+    if (!ports) std::cout << "  (could not instantiate: " << err << ")\n";
+    else
+      for (const auto& s : *ports) {
+        std::cout << "  " << (s.direction == Direction::input ? "in  " : "out ") << s.name << " [" << s.size << " x "
+                  << (s.unit.empty() ? "1" : s.unit) << "]";
+        if (s.direction == Direction::output && s.feedthrough) std::cout << " feedthrough";
+        if (s.role != BondRole::none) std::cout << " bond " << s.bond << " (" << to_string(s.role) << ")";
+        std::cout << "\n      " << s.doc << "\n";
+      }
+  }
+  return 0;
+}
+
+int list_plugins(const PluginRegistry& reg, bool as_json) {
+  if (as_json) {
+    json j{{"plugins", json::array()}, {"refused", json::array()}};
+    for (auto* p : reg.plugins())
+      j["plugins"].push_back({{"name", p->info().name}, {"kind", to_string(p->info().kind)},
+                              {"version", p->info().version}, {"description", p->info().description},
+                              {"file", p->file.string()}});
+    for (const auto& r : reg.refusals()) j["refused"].push_back({{"file", r.file.string()}, {"reason", r.reason}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (Kind k : {Kind::subsystem, Kind::formulation, Kind::integrator, Kind::extrapolator}) {
+    auto ps = reg.plugins(k);
+    std::cout << to_string(k) << "s:\n";
+    if (ps.empty()) std::cout << "  (none)\n";
+    for (auto* p : ps) {
+      std::string n = p->info().name;
+      n.resize(std::max<std::size_t>(n.size(), 26), ' ');
+      std::cout << "  " << n << " " << p->info().version << "  " << p->info().description << "\n";
+    }
+  }
+  if (!reg.refusals().empty()) {
+    std::cout << "refused libraries:\n";
+    for (const auto& r : reg.refusals()) std::cout << "  " << r.file.string() << ": " << r.reason << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
+  app.require_subcommand(1);
+
+  std::string manifest_path, out_dir, plugin_name;
+  std::vector<std::string> sets;
+  bool quiet = false, as_json = false;
+
+  auto* run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
+  run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+  run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
+  run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+  run_cmd->add_flag("--quiet", quiet, "no progress report");
+
+  auto* validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
+  validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+  validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+
+  auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
+  plugins_cmd->add_flag("--json", as_json, "machine-readable output");
+  auto* describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
+  describe_cmd->add_option("name", plugin_name, "plugin name")->required();
+  describe_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  PluginRegistry reg;
+  if (plugins_cmd->parsed()) {
+    load_plugins(reg, {}, false);
+    if (describe_cmd->parsed()) return describe(reg, plugin_name, as_json);
+    return list_plugins(reg, as_json);
+  }
+
+  std::unique_ptr<Experiment> ex;
+  try {
+    Manifest m = load_manifest(manifest_path, sets);
+    load_plugins(reg, m.plugin_paths, true);
+    ex = std::make_unique<Experiment>(std::move(m), reg);
+  } catch (const ManifestError& e) {
+    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
+              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (validate_cmd->parsed()) {
+    std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
+              << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
+    return 0;
+  }
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  RunOptions opt;
+  opt.output = out_dir;
+  opt.progress = !quiet;
+  opt.stop = &g_stop;
+  RunResult r;
+  try {
+    r = run(*ex, opt);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "status: " << to_string(r.status) << ", t = " << r.end_time_reached << " s, wall " << r.wall_time
+            << " s, results in " << r.output.string() << "\n";
+  if (!r.message.empty()) std::cerr << "cause: " << r.message << "\n";
+  return r.status == RunStatus::completed ? 0 : 1;
+}

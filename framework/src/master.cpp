@@ -1,0 +1,408 @@
+// The co-simulation masters (Jacobi, Gauss–Seidel, multirate slowest-/fastest-first), the
+// results writer and the run summary.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "graph.hpp"
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+const char* to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::completed: return "completed";
+    case RunStatus::diverged: return "diverged";
+    case RunStatus::failed: return "failed";
+    case RunStatus::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+namespace {
+
+// Ends the run: status and message.
+struct Stop {
+  RunStatus status;
+  std::string message;
+};
+
+// Rows of the results table, filled by each subsystem as its time passes the record times;
+// a row is written once every recording subsystem has filled it.
+class Recorder {
+ public:
+  Recorder(Graph& g, const fs::path& csv, double t0, double interval, double end, std::size_t capacity)
+      : g_(g), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()) {
+    file_ = std::fopen(csv.c_str(), "w");
+    if (!file_) throw std::runtime_error("cannot write " + csv.string());
+    std::fprintf(file_, "time");
+    for (const auto& c : g.columns) std::fprintf(file_, ",%s", c.c_str());
+    std::fprintf(file_, "\n");
+    std::fflush(file_);
+    for (auto& n : g.nodes)
+      if (!n->record_cols.empty()) ++recording_nodes_;
+    rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
+  }
+  ~Recorder() {
+    if (file_) std::fclose(file_);
+  }
+  double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
+  // Times (t_prev, t] of node n passed: fill its columns by linear interpolation.
+  void advance(Node& n) {
+    if (n.record_cols.empty() && recording_nodes_ > 0) return;
+    for (;;) {
+      const std::size_t k = n.next_record;
+      const double tk = time_of(k);
+      if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
+      if (k >= written_ + rows_.size()) grow();
+      Row& r = rows_[k % rows_.size()];
+      const double span = n.t - n.t_prev;
+      const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+      for (std::size_t i = 0; i < n.record_cols.size(); ++i) {
+        const std::size_t e = n.record_elem[i];
+        r.values[n.record_cols[i]] = (1 - w) * n.y_prev[e] + w * n.y[e];
+      }
+      ++r.filled;
+      ++n.next_record;
+      flush();
+    }
+  }
+  std::size_t rows_written() const { return written_; }
+
+ private:
+  struct Row {
+    std::vector<double> values;
+    std::size_t filled;
+  };
+  void flush() {
+    const std::size_t need = std::max<std::size_t>(recording_nodes_, 1);
+    while (rows_[written_ % rows_.size()].filled >= need) {
+      Row& r = rows_[written_ % rows_.size()];
+      std::fprintf(file_, "%.12g", time_of(written_));
+      for (double v : r.values) std::fprintf(file_, ",%.12g", v);
+      std::fprintf(file_, "\n");
+      r.filled = 0;
+      ++written_;
+    }
+    std::fflush(file_);  // a crash or Ctrl-C keeps every row written so far
+  }
+  void grow() {
+    std::vector<Row> bigger(rows_.size() * 2, Row{std::vector<double>(ncols_, 0.0), 0});
+    for (std::size_t k = written_; k < written_ + rows_.size(); ++k) bigger[k % bigger.size()] = rows_[k % rows_.size()];
+    rows_ = std::move(bigger);
+  }
+  Graph& g_;
+  double t0_, dt_, end_;
+  std::size_t ncols_;
+  std::size_t recording_nodes_ = 0;
+  std::vector<Row> rows_;
+  std::size_t written_ = 0;
+  std::FILE* file_ = nullptr;
+};
+
+class Progress {
+ public:
+  Progress(bool enabled, double t0, double t1) : on_(enabled), tty_(isatty(2)), t0_(t0), t1_(t1) {
+    start_ = last_ = std::chrono::steady_clock::now();
+  }
+  void update(double t) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - last_).count();
+    const double frac = std::clamp((t - t0_) / (t1_ - t0_), 0.0, 1.0);
+    if (tty_) {
+      if (since < 0.1) return;
+      const int width = 40, filled = static_cast<int>(frac * width);
+      std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  t = %.4g s", filled, "========================================",
+                   width - filled, "", 100 * frac, t);
+    } else {
+      if (since < 5.0 && frac < next_) return;
+      std::fprintf(stderr, "progress: %5.1f%%  t = %.6g s  wall %.1f s\n", 100 * frac, t,
+                   std::chrono::duration<double>(now - start_).count());
+      while (next_ <= frac) next_ += 0.1;
+    }
+    last_ = now;
+  }
+  void done(const char* status, double t) {
+    if (!on_) return;
+    if (tty_) std::fprintf(stderr, "\r%*s\r", 80, "");
+    std::fprintf(stderr, "%s at t = %.6g s\n", status, t);
+  }
+
+ private:
+  bool on_, tty_;
+  double t0_, t1_, next_ = 0.1;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+class Master {
+ public:
+  Master(Graph& g, const CouplingConfig& c, Recorder& rec, Progress& prog, const volatile int* stop)
+      : g_(g), c_(c), rec_(rec), prog_(prog), stop_(stop), eps_(1e-9 * c.macro_step) {}
+
+  void initialize() {
+    const double t0 = c_.start;
+    for (auto& n : g_.nodes) guarded(*n, [&] { n->sub->initialize(t0); });
+    for (auto& n : g_.nodes) n->t = n->t_prev = t0;
+    // Outputs in an order where feedthrough outputs see initialized sources: subsystems in
+    // manifest order, then once more so every feedthrough output sees its inputs.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (Node* n : g_.order) {
+        read_outputs(*n);
+        for (Link* l : n->out_links) reset_and_push(*l, t0);
+      }
+    }
+    // Consistent initialization (e.g. static equilibrium), then fresh outputs.
+    for (Node* n : g_.order) {
+      guarded(*n, [&] { n->sub->equilibrate(t0); });
+      read_outputs(*n);
+      for (Link* l : n->out_links) reset_and_push(*l, t0);
+    }
+    for (Node* n : g_.order) {
+      read_outputs(*n);
+      for (Link* l : n->out_links) reset_and_push(*l, t0);
+      n->y_prev = n->y;
+      for (Bond& b : n->bonds) b.power = bond_power(*n, b);
+    }
+    for (auto& n : g_.nodes) rec_.advance(*n);
+  }
+
+  void run() {
+    switch (c_.scheme) {
+      case Scheme::jacobi: macro_loop(false); break;
+      case Scheme::gauss_seidel: macro_loop(true); break;
+      case Scheme::multirate: multirate_loop(); break;
+    }
+  }
+
+  double time_reached() const {
+    double t = c_.end;
+    for (auto& n : g_.nodes) t = std::min(t, n->t);
+    return t;
+  }
+
+ private:
+  template <class Fn>
+  void guarded(Node& n, Fn&& fn) {
+    try {
+      fn();
+    } catch (const StepFailure& e) {
+      throw Stop{RunStatus::diverged, "subsystem \"" + n.name + "\" (" + n.plugin + ") failed at t = " +
+                                          std::to_string(n.t) + " s: " + e.what()};
+    } catch (const PluginError& e) {
+      throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\": " + e.what()};
+    } catch (const std::exception& e) {
+      throw Stop{RunStatus::failed, "plugin \"" + n.plugin + "\" of subsystem \"" + n.name + "\" threw: " + e.what()};
+    }
+  }
+
+  static void reset_and_push(Link& l, double t) {
+    l.extrapolator->reset(l.width);
+    l.last_push = -std::numeric_limits<double>::infinity();
+    l.push(t);
+  }
+
+  void read_outputs(Node& n) {
+    guarded(n, [&] { n.sub->outputs(n.y); });
+    for (std::size_t i = 0; i < n.y.size(); ++i)
+      if (!std::isfinite(n.y[i])) {
+        std::string port;
+        for (std::size_t p = 0; p < n.ports.size(); ++p)
+          if (n.ports[p].direction == Direction::output && i >= n.output_offset[p] && i < n.output_offset[p] + n.ports[p].size)
+            port = n.ports[p].name;
+        throw Stop{RunStatus::diverged, "subsystem \"" + n.name + "\": output \"" + port + "\" is not finite at t = " +
+                                            std::to_string(n.t) + " s"};
+      }
+  }
+
+  double bond_power(Node& n, Bond& b) {
+    auto u = n.input_view.at(b.input, n.t);
+    double p = 0;
+    for (std::size_t i = 0; i < b.width; ++i) p += u[i] * n.y[b.output_offset + i];
+    return b.sign * p;
+  }
+
+  // One step of node n of at most h.
+  void step(Node& n, double h) {
+    if (stop_ && *stop_) throw Stop{RunStatus::interrupted, "interrupted by signal"};
+    n.t_prev = n.t;
+    std::swap(n.y_prev, n.y);
+    double t_new = n.t;
+    guarded(n, [&] { t_new = n.sub->step(n.t, h); });
+    if (!(t_new > n.t) || t_new > n.t + h * (1 + 1e-12))
+      throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") returned time " +
+                                        std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
+                                        " of at most " + std::to_string(h) + " s"};
+    n.t = t_new;
+    ++n.steps;
+    read_outputs(n);
+    for (Bond& b : n.bonds) {
+      const double p = bond_power(n, b);
+      b.energy += 0.5 * (p + b.power) * (n.t - n.t_prev);
+      b.power = p;
+    }
+    rec_.advance(n);
+  }
+
+  // Advances n until it reaches `target` (Jacobi / Gauss–Seidel).
+  void advance_to(Node& n, double target) {
+    while (n.t < target - eps_) {
+      double h = n.step;
+      if (c_.align && n.t + h > target - eps_) h = target - n.t;
+      step(n, h);
+    }
+  }
+
+  void macro_loop(bool sequential) {
+    double T = c_.start;
+    long k = 0;
+    while (T < c_.end - eps_) {
+      ++k;
+      const double Tn = std::min(c_.start + static_cast<double>(k) * c_.macro_step, c_.end);
+      for (Node* n : g_.order) {
+        advance_to(*n, Tn);
+        if (sequential)
+          for (Link* l : n->out_links) l->push(n->t);
+      }
+      if (!sequential)
+        for (Node* n : g_.order)
+          for (Link* l : n->out_links) l->push(n->t);
+      T = Tn;
+      prog_.update(time_reached());
+    }
+  }
+
+  // Every subsystem takes its own steps; outputs are pushed after every step.
+  // Slowest-first: the subsystem furthest behind steps next, the slower one first on ties,
+  // so slow subsystems run ahead and fast ones interpolate them. Fastest-first: the one whose
+  // step ends earliest goes next, the faster one first on ties, so slow subsystems step
+  // behind and interpolate the fast ones (González 2011, Table 1).
+  void multirate_loop() {
+    const bool sf = c_.synchronization == Synchronization::slowest_first;
+    long count = 0;
+    for (;;) {
+      Node* next = nullptr;
+      double key_best = 0;
+      for (auto& n : g_.nodes) {
+        if (n->t >= c_.end - eps_) continue;
+        const double key = sf ? n->t : n->t + n->step;
+        if (!next || key < key_best - eps_ ||
+            (std::abs(key - key_best) <= eps_ && (sf ? n->step > next->step : n->step < next->step))) {
+          next = n.get();
+          key_best = key;
+        }
+      }
+      if (!next) break;
+      step(*next, std::min(next->step, c_.end - next->t));
+      for (Link* l : next->out_links) l->push(next->t);
+      if (++count % 64 == 0) prog_.update(time_reached());
+    }
+  }
+
+  Graph& g_;
+  const CouplingConfig& c_;
+  Recorder& rec_;
+  Progress& prog_;
+  const volatile int* stop_;
+  double eps_;
+};
+
+json statistics_of(Node& n) {
+  try {
+    return n.sub->statistics();
+  } catch (const std::exception& e) {
+    return json{{"error", e.what()}};
+  }
+}
+
+}  // namespace
+
+RunResult run(Experiment& ex, const RunOptions& opt) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const Manifest& m = ex.manifest();
+  Graph& g = ex.graph();
+  RunResult res;
+  res.output = opt.output.empty() ? m.output : opt.output;
+  fs::create_directories(res.output);
+
+  const double interval = m.record.interval > 0 ? m.record.interval : m.coupling.macro_step;
+  double widest = m.coupling.macro_step;
+  for (auto& n : g.nodes) widest = std::max(widest, n->step);
+  const std::size_t capacity = static_cast<std::size_t>(std::ceil(widest / interval)) * 2 + 8;
+
+  Recorder rec(g, res.output / "results.csv", m.coupling.start, interval, m.coupling.end, capacity);
+  Progress prog(opt.progress, m.coupling.start, m.coupling.end);
+  Master master(g, m.coupling, rec, prog, opt.stop);
+  try {
+    master.initialize();
+    master.run();
+    res.status = RunStatus::completed;
+  } catch (const Stop& s) {
+    res.status = s.status;
+    res.message = s.message;
+  } catch (const std::exception& e) {
+    res.status = RunStatus::failed;
+    res.message = e.what();
+  }
+  res.end_time_reached = master.time_reached();
+  res.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  prog.done(to_string(res.status), res.end_time_reached);
+
+  json s;
+  s["status"] = to_string(res.status);
+  if (!res.message.empty()) s["message"] = res.message;
+  s["manifest"] = fs::absolute(m.file).string();
+  s["start_time"] = m.coupling.start;
+  s["end_time"] = m.coupling.end;
+  s["end_time_reached"] = res.end_time_reached;
+  s["wall_time_s"] = res.wall_time;
+  s["coupling"] = m.document.value("coupling", json::object());
+  s["results"] = "results.csv";
+  s["rows"] = rec.rows_written();
+  json subs = json::object();
+  double total_energy = 0;
+  bool energy_known = true;
+  for (auto& n : g.nodes) {
+    json j;
+    j["plugin"] = n->plugin;
+    j["step"] = n->step;
+    j["steps"] = n->steps;
+    j["time_reached"] = n->t;
+    j["statistics"] = statistics_of(*n);
+    try {
+      json r = n->sub->report();
+      if (!r.empty()) j["report"] = r;
+      const double e = n->sub->energy();
+      if (std::isfinite(e)) j["energy_J"] = e, total_energy += e;
+      else energy_known = false;
+    } catch (const std::exception& e) {
+      j["report_error"] = e.what();
+    }
+    if (!n->bonds.empty()) {
+      json bonds = json::array();
+      for (auto& b : n->bonds) bonds.push_back({{"bond", b.name}, {"energy_in_J", b.energy}});
+      j["bonds"] = bonds;
+    }
+    subs[n->name] = j;
+  }
+  s["subsystems"] = subs;
+  if (energy_known && !g.nodes.empty()) s["total_subsystem_energy_J"] = total_energy;
+  json conns = json::array();
+  for (auto& l : g.links) {
+    json c{{"from", l->config.from_subsystem + "." + l->config.from_port},
+           {"to", l->config.to_subsystem + "." + l->config.to_port},
+           {"extrapolator", l->config.extrapolator.plugin}};
+    for (auto& b : l->dst->bonds)
+      if (b.input == l->dst_input) c["bond"] = b.name, c["energy_J"] = b.energy;
+    conns.push_back(c);
+  }
+  s["connections"] = conns;
+  res.summary = s;
+  std::ofstream(res.output / "summary.json") << s.dump(2) << "\n";
+  return res;
+}
+
+}  // namespace stride::host

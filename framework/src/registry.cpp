@@ -1,0 +1,284 @@
+#include "stride/host/registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::map<std::string, std::string> parse_fingerprint(const std::string& s) {
+  std::map<std::string, std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) out[item] = "";
+    else out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+// "" when equal, otherwise the list of differing keys with both values.
+std::string fingerprint_difference(const std::string& host, const std::string& plugin) {
+  auto h = parse_fingerprint(host), p = parse_fingerprint(plugin);
+  std::string diff;
+  auto add = [&](const std::string& key, const std::string& hv, const std::string& pv) {
+    if (!diff.empty()) diff += ", ";
+    diff += key + ": host " + hv + ", plugin " + pv;
+  };
+  for (auto& [k, v] : h) {
+    auto it = p.find(k);
+    if (it == p.end()) add(k, v, "(missing)");
+    else if (it->second != v) add(k, v, it->second);
+  }
+  for (auto& [k, v] : p)
+    if (!h.count(k)) add(k, "(missing)", v);
+  return diff;
+}
+
+template <class T>
+std::shared_ptr<T> keep_loaded(std::unique_ptr<T> obj, const LoadedPlugin& p) {
+  // The deleter owns the library: the object's code stays mapped until it is destroyed.
+  auto lib = p.library;
+  return std::shared_ptr<T>(obj.release(), [lib](T* o) { delete o; });
+}
+
+template <class Fn>
+auto guarded(const LoadedPlugin& p, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const PluginError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginError(p.info().name, e.what());
+  } catch (...) {
+    throw PluginError(p.info().name, "unknown exception");
+  }
+}
+
+}  // namespace
+
+std::vector<fs::path> PluginRegistry::default_search_path() {
+  std::vector<fs::path> dirs;
+  fs::path build_dir = STRIDE_BUILD_PLUGIN_DIR;
+  std::error_code ec;
+  if (fs::is_directory(build_dir, ec)) dirs.push_back(build_dir);
+  fs::path installed = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "plugins";
+  if (!ec && fs::is_directory(installed, ec) && installed != build_dir) dirs.push_back(installed);
+  if (const char* env = std::getenv("STRIDE_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+      if (!dir.empty()) dirs.emplace_back(dir);
+  }
+  return dirs;
+}
+
+void PluginRegistry::scan(const std::vector<fs::path>& folders) {
+  for (const auto& folder : folders) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) {
+      refusals_.push_back({folder, "plugin folder does not exist"});
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder, ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".so") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) load(f);
+  }
+}
+
+bool PluginRegistry::load(const fs::path& file) {
+  auto refuse = [&](std::string why) {
+    refusals_.push_back({file, std::move(why)});
+    return false;
+  };
+  for (const auto& [name, p] : plugins_)
+    if (fs::equivalent(p.file, file)) return true;  // same file listed twice in the path
+
+  auto lib = std::make_shared<boost::dll::shared_library>();
+  std::error_code ec;
+  lib->load(file, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
+  if (ec) return refuse("cannot be loaded: " + ec.message());
+  if (!lib->has("stride_plugin"))
+    return refuse("missing entry point 'stride_plugin' (not built with STRIDE_PLUGIN?)");
+
+  const StrideHandshake* hs = nullptr;
+  try {
+    hs = lib->get<const StrideHandshake*()>("stride_plugin")();
+  } catch (const std::exception& e) {
+    return refuse(std::string("entry point threw: ") + e.what());
+  }
+  if (!hs) return refuse("entry point returned no handshake");
+  if (hs->abi_version != STRIDE_ABI_VERSION)
+    return refuse("SDK ABI version " + std::to_string(hs->abi_version) + ", host expects " +
+                  std::to_string(STRIDE_ABI_VERSION) + ": rebuild the plugin against this SDK");
+  if (hs->struct_size != sizeof(StrideHandshake))
+    return refuse("handshake size " + std::to_string(hs->struct_size) + ", host expects " +
+                  std::to_string(sizeof(StrideHandshake)));
+  const std::string fp = hs->fingerprint ? hs->fingerprint : "";
+  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, fp); !diff.empty())
+    return refuse("build fingerprint differs (" + diff + ")");
+
+  LoadedPlugin loaded{file, lib, nullptr};
+  try {
+    loaded.plugin = hs->plugin();
+    if (!loaded.plugin) return refuse("plugin() returned null");
+    (void)loaded.plugin->info();
+  } catch (const std::exception& e) {
+    return refuse(std::string("registration threw: ") + e.what());
+  } catch (...) {
+    return refuse("registration threw an unknown exception");
+  }
+  const auto& info = loaded.info();
+  if (info.name.empty()) return refuse("plugin declares an empty name");
+  if (auto it = plugins_.find(info.name); it != plugins_.end())
+    return refuse("duplicate plugin name '" + info.name + "' (already provided by " +
+                  it->second.file.string() + ")");
+  plugins_.emplace(info.name, std::move(loaded));
+  return true;
+}
+
+const LoadedPlugin* PluginRegistry::find(const std::string& name) const {
+  auto it = plugins_.find(name);
+  return it == plugins_.end() ? nullptr : &it->second;
+}
+
+std::vector<const LoadedPlugin*> PluginRegistry::plugins() const {
+  std::vector<const LoadedPlugin*> out;
+  for (const auto& [n, p] : plugins_) out.push_back(&p);
+  return out;
+}
+
+std::vector<const LoadedPlugin*> PluginRegistry::plugins(Kind kind) const {
+  std::vector<const LoadedPlugin*> out;
+  for (const auto& [n, p] : plugins_)
+    if (p.info().kind == kind) out.push_back(&p);
+  return out;
+}
+
+namespace {
+std::string fmt_num(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+std::string bounds(const ParamSpec& s) {
+  if (!s.min && !s.max) return "";
+  return " in [" + (s.min ? fmt_num(*s.min) : std::string("-inf")) + ", " +
+         (s.max ? fmt_num(*s.max) : std::string("inf")) + "]";
+}
+}  // namespace
+
+std::string check_param(const ParamSpec& spec, const json& v) {
+  const std::string unit = spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")";
+  auto found = " found " + v.dump();
+  auto in_bounds = [&](double x) {
+    return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max);
+  };
+  switch (spec.type) {
+    case ParamType::real:
+      if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
+        return "expected a real number" + bounds(spec) + unit + "," + found;
+      return "";
+    case ParamType::integer:
+      if (!v.is_number_integer() || !in_bounds(static_cast<double>(v.get<long>())))
+        return "expected an integer" + bounds(spec) + "," + found;
+      return "";
+    case ParamType::boolean:
+      if (!v.is_boolean()) return "expected true or false," + found;
+      return "";
+    case ParamType::string: {
+      if (!v.is_string()) return "expected a string," + found;
+      if (!spec.choices.empty() &&
+          std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
+        std::string allowed;
+        for (const auto& c : spec.choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
+        return "expected one of " + allowed + "," + found;
+      }
+      return "";
+    }
+    case ParamType::real_list:
+      if (!v.is_array()) return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
+      for (const auto& e : v)
+        if (!e.is_number() || !in_bounds(e.get<double>()))
+          return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
+      return "";
+  }
+  return "";
+}
+
+Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) const {
+  const auto& specs = p.info().parameters;
+  json values = json::object();
+  if (!given.is_null() && !given.is_object())
+    throw std::invalid_argument("parameters of '" + p.info().name + "': expected an object, found " + given.dump());
+  if (given.is_object()) {
+    for (auto it = given.begin(); it != given.end(); ++it) {
+      auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == it.key(); });
+      if (spec == specs.end())
+        throw std::invalid_argument("plugin '" + p.info().name + "' has no parameter '" + it.key() + "'");
+      if (auto err = check_param(*spec, it.value()); !err.empty())
+        throw std::invalid_argument("parameter '" + it.key() + "' of '" + p.info().name + "': " + err);
+      values[it.key()] = it.value();
+    }
+  }
+  for (const auto& s : specs) {
+    if (values.contains(s.name)) continue;
+    if (s.default_value.is_null())
+      throw std::invalid_argument("plugin '" + p.info().name + "' requires parameter '" + s.name + "'");
+    values[s.name] = s.default_value;
+  }
+  return Params(std::move(values));
+}
+
+namespace {
+template <class T, class Make>
+std::shared_ptr<T> create(const PluginRegistry& reg, const std::string& name, const json& params,
+                          Kind kind, const char* what, Make make) {
+  const LoadedPlugin* p = reg.find(name);
+  if (!p) throw std::invalid_argument("unknown plugin '" + name + "'");
+  if (p->info().kind != kind)
+    throw std::invalid_argument("plugin '" + name + "' is a " + to_string(p->info().kind) + ", not a " + what);
+  Params prm = reg.make_params(*p, params);
+  auto obj = guarded(*p, [&] { return make(*p->plugin, prm); });
+  if (!obj) throw PluginError(name, std::string("did not create a ") + what);
+  return keep_loaded(std::move(obj), *p);
+}
+}  // namespace
+
+std::shared_ptr<Subsystem> PluginRegistry::create_subsystem(const std::string& name, const json& params) const {
+  return create<Subsystem>(*this, name, params, Kind::subsystem, "subsystem",
+                           [](const Plugin& pl, const Params& pr) { return pl.create_subsystem(pr); });
+}
+std::shared_ptr<OdeSystem> PluginRegistry::create_ode(const std::string& name, const json& params) const {
+  return create<OdeSystem>(*this, name, params, Kind::subsystem, "subsystem",
+                           [](const Plugin& pl, const Params& pr) { return pl.create_ode(pr); });
+}
+std::shared_ptr<Integrator> PluginRegistry::create_integrator(const std::string& name, const json& params) const {
+  return create<Integrator>(*this, name, params, Kind::integrator, "integrator",
+                            [](const Plugin& pl, const Params& pr) { return pl.create_integrator(pr); });
+}
+std::shared_ptr<Extrapolator> PluginRegistry::create_extrapolator(const std::string& name, const json& params) const {
+  return create<Extrapolator>(*this, name, params, Kind::extrapolator, "extrapolator",
+                              [](const Plugin& pl, const Params& pr) { return pl.create_extrapolator(pr); });
+}
+#if __has_include(<stride/multibody.hpp>)
+std::shared_ptr<MultibodyModel> PluginRegistry::create_model(const std::string& name, const json& params) const {
+  return create<MultibodyModel>(*this, name, params, Kind::subsystem, "multibody model",
+                                [](const Plugin& pl, const Params& pr) { return pl.create_model(pr); });
+}
+std::shared_ptr<Formulation> PluginRegistry::create_formulation(const std::string& name, const json& params) const {
+  return create<Formulation>(*this, name, params, Kind::formulation, "formulation",
+                             [](const Plugin& pl, const Params& pr) { return pl.create_formulation(pr); });
+}
+#endif
+
+}  // namespace stride::host

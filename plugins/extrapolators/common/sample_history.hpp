@@ -1,0 +1,122 @@
+// Fixed-capacity history of a connection's output samples, and the evaluation rules shared by
+// the extrapolator plugins (zoh, lagrange, linear, smoothing). Header-only; this folder has no
+// CMakeLists.txt and is not a plugin.
+//
+// Call order: reset(width, capacity) -> { push(t, y) | queries }*. reset() allocates; push()
+// and every query work in the preallocated ring and never allocate. When full, push()
+// overwrites the oldest sample.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stride_extrapolation {
+
+class SampleHistory {
+ public:
+  void reset(std::size_t width, std::size_t capacity) {
+    if (capacity == 0) throw std::invalid_argument("sample history needs a capacity of at least 1");
+    width_ = width;
+    capacity_ = capacity;
+    times_.assign(capacity, 0.0);
+    values_.assign(capacity * width, 0.0);
+    head_ = 0;
+    count_ = 0;
+  }
+
+  // Sample times must increase strictly.
+  void push(double t, std::span<const double> y) {
+    if (y.size() != width_) throw std::invalid_argument("sample of width " + std::to_string(y.size()) +
+                                                        ", expected " + std::to_string(width_));
+    if (count_ > 0 && !(t > time(count_ - 1)))
+      throw std::invalid_argument("sample times must increase strictly");
+    const std::size_t slot = (head_ + count_) % capacity_;
+    times_[slot] = t;
+    std::copy(y.begin(), y.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot * width_));
+    if (count_ < capacity_) ++count_;
+    else head_ = (head_ + 1) % capacity_;
+  }
+
+  std::size_t size() const { return count_; }
+  std::size_t width() const { return width_; }
+  // Sample i, 0 = oldest kept, size()-1 = newest.
+  double time(std::size_t i) const { return times_[(head_ + i) % capacity_]; }
+  std::span<const double> value(std::size_t i) const {
+    return {values_.data() + ((head_ + i) % capacity_) * width_, width_};
+  }
+
+  // Index of the first sample with time > t; size() when there is none.
+  std::size_t first_after(double t) const {
+    std::size_t lo = 0, hi = count_;
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (time(mid) > t) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // Zero order hold: the newest sample with time <= t; the oldest kept one when t precedes all.
+  void hold(double t, std::span<double> u) const {
+    require_samples();
+    const std::size_t k = first_after(t);
+    const auto v = value(k == 0 ? 0 : k - 1);
+    std::copy(v.begin(), v.end(), u.begin());
+  }
+
+  // Polynomial of order P through P+1 consecutive samples t_P..t_0 (González 2011 Sect. 2.1):
+  // t_P is the sample closest to t with t_P > t when one exists (interpolation), else the
+  // newest sample (extrapolation); t_{P-1}..t_0 are the samples before it. With fewer than
+  // P+1 samples kept, the order drops to size()-1. Where fewer than P samples precede t_P
+  // (t early in the history) the window slides forward to keep the order. Evaluated with the
+  // Lagrange basis.
+  void lagrange(std::size_t order, double t, std::span<double> u) const {
+    require_samples();
+    const std::size_t m = std::min(order + 1, count_);
+    const std::size_t ahead = first_after(t);
+    const std::size_t last = ahead < count_ ? ahead : count_ - 1;
+    const std::size_t first = last + 1 >= m ? last + 1 - m : 0;
+    std::fill(u.begin(), u.end(), 0.0);
+    for (std::size_t j = first; j < first + m; ++j) {
+      const double tj = time(j);
+      double basis = 1.0;
+      for (std::size_t k = first; k < first + m; ++k)
+        if (k != j) basis *= (t - time(k)) / (tj - time(k));
+      const auto v = value(j);
+      for (std::size_t i = 0; i < width_; ++i) u[i] += basis * v[i];
+    }
+  }
+
+  // Mean of the samples with time in (t - window, t] (González 2011 Sect. 2.2); hold(t) when
+  // that interval holds no sample.
+  void window_mean(double t, double window, std::span<double> u) const {
+    require_samples();
+    const std::size_t end = first_after(t);
+    const std::size_t begin = first_after(t - window);
+    if (begin >= end) {
+      hold(t, u);
+      return;
+    }
+    std::fill(u.begin(), u.end(), 0.0);
+    for (std::size_t j = begin; j < end; ++j) {
+      const auto v = value(j);
+      for (std::size_t i = 0; i < width_; ++i) u[i] += v[i];
+    }
+    const double inv = 1.0 / static_cast<double>(end - begin);
+    for (std::size_t i = 0; i < width_; ++i) u[i] *= inv;
+  }
+
+ private:
+  void require_samples() const {
+    if (count_ == 0) throw std::logic_error("extrapolator evaluated before any sample was pushed");
+  }
+
+  std::size_t width_ = 0, capacity_ = 0, head_ = 0, count_ = 0;
+  std::vector<double> times_, values_;
+};
+
+}  // namespace stride_extrapolation

@@ -1,0 +1,64 @@
+// Independent coordinates (Peiret 2018 Eq. 20): M v̇ = f + D_iᵀ λ_i − c solved by LDLT at
+// (t_n, q_n, v_n), advanced with the semi-implicit Euler of Eq. 38:
+//   v_{n+1} = v_n + h v̇_n,  q_{n+1} = q_n + h v_{n+1}.
+// Refuses models with constraints (use ali1 or ali3p for dependent coordinates).
+#include <stdexcept>
+
+#include "../constrained_dynamics.hpp"
+
+namespace {
+
+using namespace stride;
+
+class Independent final : public Formulation {
+ public:
+  static PluginInfo describe() {
+    PluginInfo i;
+    i.name = "independent";
+    i.kind = Kind::formulation;
+    i.version = "1.0";
+    i.description = "Independent coordinates, M v' = f + D_i^T lambda_i - c, semi-implicit Euler (Peiret 2018 Eq. 38)";
+    return i;
+  }
+  explicit Independent(const Params&) {}
+
+  void reset(MultibodyModel& model, double, VectorRef, VectorRef) override {
+    if (model.sizes().m != 0)
+      throw std::invalid_argument("formulation 'independent' needs a model in independent coordinates, but this one has " +
+                                  std::to_string(model.sizes().m) + " constraints: use 'ali1' or 'ali3p'");
+    dyn_.reset(model);
+    v_dot_.setZero(Eigen::Index(dyn_.size.n));
+  }
+
+  double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
+    acceleration(model, t, q, v, v_dot_);
+    v += h * v_dot_;
+    q += h * v;
+    stats_.record(0, 0.0, 0.0);
+    return t + h;
+  }
+
+  void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, VectorRef v_dot) override {
+    dyn_.evaluate(model, t, q, v);
+    dyn_.factorize();
+    dyn_.acceleration(none_, v_dot);
+  }
+
+  void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
+                 VectorRef f_eff) override {
+    dyn_.evaluate(model, t, q, v);
+    dyn_.factorize();
+    dyn_.effective(none_, M_eff, f_eff);
+  }
+
+  json statistics() const override { return stats_.to_json(); }
+
+ private:
+  formulations::ConstrainedDynamics dyn_;
+  formulations::FormulationStats stats_;
+  Eigen::VectorXd v_dot_, none_;
+};
+
+}  // namespace
+
+STRIDE_PLUGIN(Independent)

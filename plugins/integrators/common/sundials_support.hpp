@@ -1,0 +1,121 @@
+// Pieces shared by the SUNDIALS-based integrator plugins (cvode, arkode): ownership of the
+// SUNDIALS objects, the C callbacks that forward to an OdeSystem, and error capture.
+// Header-only; the folder has no CMakeLists.txt and is not a plugin.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+#include <sundials/sundials_nonlinearsolver.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <stride/stride.hpp>
+
+namespace stride_sundials {
+
+struct ContextDeleter {
+  void operator()(SUNContext c) const { SUNContext_Free(&c); }
+};
+struct VectorDeleter {
+  void operator()(N_Vector v) const { N_VDestroy(v); }
+};
+struct MatrixDeleter {
+  void operator()(SUNMatrix m) const { SUNMatDestroy(m); }
+};
+struct LinearSolverDeleter {
+  void operator()(SUNLinearSolver s) const { SUNLinSolFree(s); }
+};
+struct NonlinearSolverDeleter {
+  void operator()(SUNNonlinearSolver s) const { SUNNonlinSolFree(s); }
+};
+using Context = std::unique_ptr<std::remove_pointer_t<SUNContext>, ContextDeleter>;
+using Vector = std::unique_ptr<std::remove_pointer_t<N_Vector>, VectorDeleter>;
+using Matrix = std::unique_ptr<std::remove_pointer_t<SUNMatrix>, MatrixDeleter>;
+using LinearSolver = std::unique_ptr<std::remove_pointer_t<SUNLinearSolver>, LinearSolverDeleter>;
+using NonlinearSolver =
+    std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NonlinearSolverDeleter>;
+
+inline Context make_context() {
+  SUNContext c = nullptr;
+  if (SUNContext_Create(nullptr, &c) != 0 || !c) throw std::runtime_error("SUNContext_Create failed");
+  return Context(c);
+}
+
+inline std::span<double> view(N_Vector v) {
+  return {N_VGetArrayPointer(v), static_cast<std::size_t>(N_VGetLength(v))};
+}
+
+// What the C callbacks need: the system being stepped (set at every step, it may change
+// between steps), the last SUNDIALS error message, and an exception thrown by the system,
+// which cannot cross the C solver and is rethrown once the solver has returned.
+struct Bridge {
+  stride::OdeSystem* sys = nullptr;
+  long evaluations = 0;  // calls of sys->derivatives, difference-quotient Jacobians included
+  std::exception_ptr error;
+  char message[512] = {0};
+
+  // Rethrows a pending exception from the system, else throws StepFailure with the message.
+  [[noreturn]] void fail(const char* solver, double t, int flag) {
+    if (error) {
+      auto e = error;
+      error = nullptr;
+      std::rethrow_exception(e);
+    }
+    throw stride::StepFailure(std::string(solver) + " failed at t = " + std::to_string(t) +
+                              " (flag " + std::to_string(flag) + "): " + message);
+  }
+};
+
+// f(t, y) into ydot. A non-finite derivative is a recoverable failure (>0): the solver retries
+// with a smaller step; an exception from the system is unrecoverable (<0).
+inline int rhs(Bridge& b, double t, N_Vector y, N_Vector ydot) {
+  try {
+    auto out = view(ydot);
+    ++b.evaluations;
+    b.sys->derivatives(t, view(y), out);
+    for (double d : out)
+      if (!std::isfinite(d)) return 1;
+    return 0;
+  } catch (...) {
+    b.error = std::current_exception();
+    return -1;
+  }
+}
+
+// Analytic Jacobian into a dense SUNMatrix (column-major, leading dimension = rows).
+inline int jacobian(Bridge& b, double t, N_Vector y, SUNMatrix J) {
+  try {
+    const auto n = static_cast<Eigen::Index>(SUNDenseMatrix_Rows(J));
+    Eigen::Map<Eigen::MatrixXd> m(SUNDenseMatrix_Data(J), n, n);
+    return b.sys->jacobian(t, view(y), m) ? 0 : -1;
+  } catch (...) {
+    b.error = std::current_exception();
+    return -1;
+  }
+}
+
+// SUNDIALS error handler: keeps the message (fixed buffer, no allocation) instead of printing.
+inline void capture_error(int, const char* module, const char* function, char* msg, void* data) {
+  auto* b = static_cast<Bridge*>(data);
+  std::snprintf(b->message, sizeof b->message, "%s/%s: %s", module ? module : "",
+                function ? function : "", msg ? msg : "");
+}
+
+inline bool same_state(std::span<const double> a, N_Vector v) {
+  auto b = view(v);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+}  // namespace stride_sundials

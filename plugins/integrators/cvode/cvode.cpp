@@ -1,0 +1,174 @@
+// SUNDIALS CVODE (variable-order, variable-step BDF or Adams-Moulton) as a Stride integrator.
+// Each step() integrates to exactly t + h (stop time + CV_NORMAL), so CVODE never evaluates
+// the system (and its inputs) beyond the communication point. The solver keeps its history
+// (order, step size) across steps; it is reinitialized only after reset() or when the state
+// handed in differs from the one it returned last (someone modified x between steps).
+//  bdf:   Newton iteration, dense direct linear solver, the system's analytic Jacobian when it
+//         provides one (else CVODE's difference quotients). For stiff systems.
+//  adams: fixed-point (functional) iteration, no Jacobian. For non-stiff systems.
+#include <cvode/cvode.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "../common/sundials_support.hpp"
+
+namespace {
+
+namespace sd = stride_sundials;
+
+// Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*. step returns t + h or throws
+// stride::StepFailure (CVODE error, or an exception from the system rethrown).
+class Cvode final : public stride::Integrator {
+ public:
+  static stride::PluginInfo describe() {
+    stride::PluginInfo i;
+    i.name = "cvode";
+    i.kind = stride::Kind::integrator;
+    i.version = "1.0";
+    i.description = "SUNDIALS CVODE, variable step BDF (Newton, dense) or Adams (fixed point)";
+    i.parameters = {
+        stride::choice_param("method", "bdf", {"bdf", "adams"},
+                             "linear multistep family: bdf (stiff) or adams (non-stiff)"),
+        stride::real_param("rtol", 1e-6, "1", "relative tolerance of the local error test", 0.0),
+        stride::real_param("atol", 1e-8, "1",
+                           "absolute tolerance of the local error test (units of each state)", 0.0),
+        stride::real_param("max_step", 0.0, "s", "largest internal step; 0 = unlimited", 0.0),
+        stride::integer_param("max_internal_steps", 100000,
+                              "internal steps allowed within one step() call", 1),
+    };
+    return i;
+  }
+  explicit Cvode(const stride::Params& p)
+      : bdf_(p.string("method") == "bdf"),
+        rtol_(p.real("rtol")),
+        atol_(p.real("atol")),
+        max_step_(p.real("max_step")),
+        max_internal_(p.integer("max_internal_steps")) {}
+
+  ~Cvode() override { release(); }
+
+  void reset(stride::OdeSystem& sys, double t0, std::span<const double> x0) override {
+    if (mem_) add_counters();  // statistics cover the whole run, across resets
+    release();
+    n_ = sys.state_size();
+    ctx_ = sd::make_context();
+    y_.reset(N_VNew_Serial(static_cast<sunindextype>(n_), ctx_.get()));
+    for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x0[i];
+    bridge_.sys = &sys;
+
+    mem_ = CVodeCreate(bdf_ ? CV_BDF : CV_ADAMS, ctx_.get());
+    if (!mem_) throw std::runtime_error("cvode: CVodeCreate failed");
+    check(CVodeSetErrHandlerFn(mem_, sd::capture_error, &bridge_), "CVodeSetErrHandlerFn");
+    check(CVodeInit(mem_, &Cvode::rhs, t0, y_.get()), "CVodeInit");
+    check(CVodeSetUserData(mem_, &bridge_), "CVodeSetUserData");
+    check(CVodeSStolerances(mem_, rtol_, atol_), "CVodeSStolerances");
+    check(CVodeSetMaxNumSteps(mem_, max_internal_), "CVodeSetMaxNumSteps");
+    if (max_step_ > 0.0) check(CVodeSetMaxStep(mem_, max_step_), "CVodeSetMaxStep");
+    if (bdf_) {
+      A_.reset(SUNDenseMatrix(static_cast<sunindextype>(n_), static_cast<sunindextype>(n_), ctx_.get()));
+      ls_.reset(SUNLinSol_Dense(y_.get(), A_.get(), ctx_.get()));
+      check(CVodeSetLinearSolver(mem_, ls_.get(), A_.get()), "CVodeSetLinearSolver");
+      Eigen::MatrixXd probe = Eigen::MatrixXd::Zero(n_, n_);
+      if (sys.jacobian(t0, x0, probe)) check(CVodeSetJacFn(mem_, &Cvode::jac), "CVodeSetJacFn");
+    } else {
+      nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx_.get()));
+      check(CVodeSetNonlinearSolver(mem_, nls_.get()), "CVodeSetNonlinearSolver");
+    }
+    t_ = t0;
+  }
+
+  double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
+    bridge_.sys = &sys;
+    if (t != t_ || !sd::same_state(x, y_.get())) {
+      // The host moved time or state: CVODE's history no longer describes the solution.
+      add_counters();
+      for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];
+      check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");
+    }
+    const double tout = t + h;
+    double tret = t;
+    int flag = CVodeSetStopTime(mem_, tout);
+    if (flag == CV_SUCCESS) flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
+    if (flag < 0) bridge_.fail("CVODE", t, flag);
+    auto y = sd::view(y_.get());
+    for (std::size_t i = 0; i < n_; ++i) x[i] = y[i];
+    t_ = tret;
+    return tret;
+  }
+
+  stride::json statistics() const override {
+    Counters c = accumulate_;
+    if (mem_) c += current();
+    return {{"steps", c.steps},
+            {"rhs_evaluations", bridge_.evaluations},
+            {"newton_iterations", c.nonlinear},
+            {"rejected_steps", c.error_fails},
+            {"jacobian_evaluations", c.jacobians},
+            {"nonlinear_convergence_failures", c.conv_fails}};
+  }
+
+ private:
+  struct Counters {
+    long steps = 0, nonlinear = 0, error_fails = 0, jacobians = 0, conv_fails = 0;
+    Counters& operator+=(const Counters& o) {
+      steps += o.steps;
+      nonlinear += o.nonlinear;
+      error_fails += o.error_fails;
+      jacobians += o.jacobians;
+      conv_fails += o.conv_fails;
+      return *this;
+    }
+  };
+
+  // Counters since the last (re)initialization; CVodeReInit sets them to zero.
+  Counters current() const {
+    Counters c;
+    CVodeGetNumSteps(mem_, &c.steps);
+    CVodeGetNumNonlinSolvIters(mem_, &c.nonlinear);
+    CVodeGetNumErrTestFails(mem_, &c.error_fails);
+    CVodeGetNumNonlinSolvConvFails(mem_, &c.conv_fails);
+    if (bdf_) CVodeGetNumJacEvals(mem_, &c.jacobians);
+    return c;
+  }
+  void add_counters() { accumulate_ += current(); }
+
+  static int rhs(double t, N_Vector y, N_Vector ydot, void* data) {
+    return sd::rhs(*static_cast<sd::Bridge*>(data), t, y, ydot);
+  }
+  static int jac(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector,
+                 N_Vector) {
+    return sd::jacobian(*static_cast<sd::Bridge*>(data), t, y, J);
+  }
+
+  void check(int flag, const char* what) {
+    if (flag < 0) throw std::runtime_error(std::string("cvode: ") + what + " failed: " + bridge_.message);
+  }
+
+  void release() {
+    if (mem_) CVodeFree(&mem_);
+    mem_ = nullptr;
+    nls_.reset();
+    ls_.reset();
+    A_.reset();
+    y_.reset();
+    ctx_.reset();
+  }
+
+  bool bdf_;
+  double rtol_, atol_, max_step_;
+  long max_internal_;
+  std::size_t n_ = 0;
+  double t_ = 0.0;
+  sd::Bridge bridge_;
+  Counters accumulate_;
+  // Destroyed in release() in reverse order of creation; the context goes last.
+  sd::Context ctx_;
+  sd::Vector y_;
+  sd::Matrix A_;
+  sd::LinearSolver ls_;
+  sd::NonlinearSolver nls_;
+  void* mem_ = nullptr;
+};
+
+}  // namespace
+
+STRIDE_PLUGIN(Cvode)
