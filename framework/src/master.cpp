@@ -147,9 +147,14 @@ class Master {
     const double t0 = c_.start;
     for (auto& n : g_.nodes) guarded(*n, [&] { n->sub->initialize(t0); });
     for (auto& n : g_.nodes) n->t = n->t_prev = t0;
-    // Outputs in an order where feedthrough outputs see initialized sources: subsystems in
-    // manifest order, then once more so every feedthrough output sees its inputs.
-    for (int pass = 0; pass < 2; ++pass) {
+    // Feedthrough outputs need their inputs: start every connection from zeros, then
+    // re-evaluate. Without algebraic loops the values are exact after as many passes as the
+    // longest feedthrough chain, which is at most the number of subsystems.
+    for (auto& l : g_.links) {
+      std::fill(l->src->y.begin(), l->src->y.end(), 0.0);
+      reset_and_push(*l, t0);
+    }
+    for (std::size_t pass = 0; pass <= g_.nodes.size(); ++pass) {
       for (Node* n : g_.order) {
         read_outputs(*n);
         for (Link* l : n->out_links) reset_and_push(*l, t0);

@@ -23,7 +23,12 @@
 //   k3 = K22 - k2 = m2 [C21 (C23 - C13) ω1² + C23 (C11 - C21) ω2²] / D.
 // With the paper's AR1 = AR12 = 0.1, AR2 = -1000: C13 = C23 = 10 m, C21 = -0.01 m, m2 = 100 kg,
 // k1 = m1 ω2², k3 = m2 ω2², k2 = (10/10.1)(ω1² - ω2²); every value is positive for FR > 1.
-// Ratios that make a mass or stiffness non-positive are rejected with the numbers.
+// Ratios that make a mass or stiffness non-positive are rejected with the numbers. Positivity
+// is not automatic: m2 > 0 needs AR2/AR1 < 0, and k1, k3 > 0 confine AR12 to a narrow window
+// around AR1 of width ~1/FR² (with b = C21/C11):
+//   -(1 - b)/(AR1 FR²) < 1/AR12 - 1/AR1 < |AR2| (1 - b)/FR².
+// At FR = 10, AR1 = 0.1, AR2 = -1000 that is 0.0495 < AR12 < 0.101 (AR12 = 0.102 gives
+// k1 = -0.38 N/m, AR12 = 1 gives k1 = -348 N/m); the paper's AR12 = AR1 = 0.1 lies inside.
 //
 // Damping (Eq. 9): c3 = 2ζ m2 ω2, c1 = 2ζ m1 ω1/FR, dashpots in parallel with k3 and k1.
 // For ζ > 0 Eq. 3 no longer holds; ExactSolution then uses the modal solution of the damped

@@ -1,0 +1,216 @@
+// Hydraulic plugins against published and independent results:
+//  - the static-equilibrium initialization (Peiret 2018 Eq. 41) of the cylinder plugin
+//    reproduces Table 3, with the required force taken from the crane geometry alone;
+//  - at that equilibrium the pressures stay constant under an integrator plugin;
+//  - the monolithic crane + hydraulics reference stays at rest until the valve moves and then
+//    follows the motion of BENCHMARKS.md §1 ("Shape of the motion", an independent stiff
+//    solution of the same equations);
+//  - the three-volume circuit holds its closed-centre equilibrium and extends the actuator
+//    when the spool opens in the positive direction.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <stride/host/adapters.hpp>
+#include <stride/host/registry.hpp>
+
+#include "../../plugins/common/crane.hpp"
+
+using stride::json;
+using stride::host::PluginRegistry;
+
+namespace {
+
+// Constant input values per port index.
+class ConstantInputs final : public stride::Inputs {
+ public:
+  explicit ConstantInputs(std::vector<double> values) : v_(std::move(values)) {}
+  std::span<const double> at(std::size_t port, double) override { return {&v_.at(port), 1}; }
+  void set(std::size_t port, double value) { v_.at(port) = value; }
+
+ private:
+  std::vector<double> v_;
+};
+
+PluginRegistry& registry() {
+  static PluginRegistry r = [] {
+    PluginRegistry reg;
+    reg.scan(PluginRegistry::default_search_path());
+    return reg;
+  }();
+  return r;
+}
+
+// Index of a port by name among the ports of one direction.
+std::size_t port_index(const std::vector<stride::PortSpec>& ports, const std::string& name, stride::Direction d) {
+  std::size_t k = 0;
+  for (const auto& p : ports) {
+    if (p.direction != d) continue;
+    if (p.name == name) return k;
+    ++k;
+  }
+  throw std::out_of_range("no port " + name);
+}
+
+// Required actuator forces at the crane's initial configuration, from the geometry only.
+Eigen::Vector2d crane_equilibrium_forces(int actuators) {
+  const stride::crane::Geometry g;
+  return stride::crane::equilibrium_forces(g, Eigen::Vector2d(g.theta1_0, g.theta2_0), actuators);
+}
+
+struct EquilibriumResult {
+  double kappa, p1, p2, dp1, dp2, f_h;
+};
+
+// Cylinder at s = s0, ṡ = 0; f_eq = −f_required (the multibody effective force, λ = −f̃).
+EquilibriumResult cylinder_equilibrium(double s0, double f_required) {
+  auto ode = registry().create_ode("cylinder", json::object());
+  REQUIRE(ode);
+  const auto ports = ode->ports();
+  ConstantInputs in({0.0, 0.0, 0.0});
+  in.set(port_index(ports, "s", stride::Direction::input), s0);
+  in.set(port_index(ports, "s_dot", stride::Direction::input), 0.0);
+  in.set(port_index(ports, "f_eq", stride::Direction::input), -f_required);
+  ode->bind(in);
+  std::vector<double> x(ode->state_size()), f(ode->state_size()), y(4);
+  ode->initial_state(0.0, x);
+  ode->equilibrate(0.0, x);
+  ode->derivatives(0.0, x, f);
+  ode->outputs(0.0, x, y);
+  const json r = ode->report();
+  return {r.at("kappa0").get<double>(), x[0], x[1], f[0], f[1], y[0]};
+}
+
+}  // namespace
+
+TEST_CASE("cylinder plugin: static equilibrium of Eq. 41 reproduces Table 3") {
+  const Eigen::Vector2d f1 = crane_equilibrium_forces(1);
+  CHECK(f1[0] == doctest::Approx(8829.0).epsilon(1e-4));  // BENCHMARKS §1
+  const stride::crane::Geometry g;
+  const auto a = stride::crane::actuators(g, Eigen::Vector2d(g.theta1_0, g.theta2_0), Eigen::Vector2d::Zero());
+
+  const EquilibriumResult e1 = cylinder_equilibrium(a.s[0], f1[0]);
+  std::printf("actuator 1: f = %.3f N, kappa = %.6f, p1 = %.4f MPa, p2 = %.4f MPa, dp = %.2e %.2e Pa/s\n",
+              f1[0], e1.kappa, e1.p1 / 1e6, e1.p2 / 1e6, e1.dp1, e1.dp2);
+  CHECK(std::abs(e1.kappa - 0.45435) < 1e-4);
+  CHECK(std::abs(e1.p1 - 3.17e6) < 0.01e6);
+  CHECK(std::abs(e1.p2 - 4.53e6) < 0.01e6);
+  CHECK(e1.f_h == doctest::Approx(f1[0]).epsilon(1e-10));  // positive: extends the actuator
+
+  // Double-actuated crane: link 2 hangs vertically, so actuator 2 carries no force at rest.
+  const Eigen::Vector2d f2 = crane_equilibrium_forces(2);
+  CHECK(f2[0] == doctest::Approx(f1[0]).epsilon(1e-12));
+  CHECK(std::abs(f2[1]) < 1e-9);
+  const EquilibriumResult e2 = cylinder_equilibrium(a.s[1], f2[1]);
+  std::printf("actuator 2: f = %.3e N, kappa = %.6f, p1 = %.4f MPa, p2 = %.4f MPa\n", f2[1], e2.kappa,
+              e2.p1 / 1e6, e2.p2 / 1e6);
+  CHECK(std::abs(e2.kappa - 0.5) < 1e-4);
+  CHECK(std::abs(e2.p1 - 3.85e6) < 0.01e6);
+  CHECK(std::abs(e2.p2 - 3.85e6) < 0.01e6);
+}
+
+TEST_CASE("cylinder plugin: at equilibrium the pressures stay at rest under an integrator") {
+  const double f = crane_equilibrium_forces(1)[0];
+  const EquilibriumResult e = cylinder_equilibrium(0.5, f);
+  // Rates vanish up to round-off of flows ~1.5e-2 m^3/s times beta/V ~ 1e12 1/m^3*Pa.
+  CHECK(std::abs(e.dp1) < 1e-3);
+  CHECK(std::abs(e.dp2) < 1e-3);
+
+  auto ode = registry().create_ode("cylinder", json::object());
+  auto integ = registry().create_integrator("trapezoidal", json::object());
+  REQUIRE(ode);
+  REQUIRE(integ);
+  auto sub = stride::host::make_ode_subsystem(ode, integ);
+  ConstantInputs in({0.5, 0.0, -f});
+  sub->bind(in);
+  sub->initialize(0.0);
+  sub->equilibrate(0.0);
+  std::vector<double> y(4);
+  double t = 0.0;
+  for (int i = 0; i < 1000; ++i) t = sub->step(t, 1e-4);
+  sub->outputs(y);
+  CHECK(std::abs(y[1] - e.p1) < 1e-3);  // Pa, after 0.1 s
+  CHECK(std::abs(y[2] - e.p2) < 1e-3);
+  CHECK(y[0] == doctest::Approx(f).epsilon(1e-10));
+
+  // The same cylinder away from equilibrium does move: the check above can fail.
+  in.set(2, -0.5 * f);
+  auto sub2 = stride::host::make_ode_subsystem(registry().create_ode("cylinder", json::object()),
+                                               registry().create_integrator("trapezoidal", json::object()));
+  sub2->bind(in);
+  sub2->initialize(0.0);
+  sub2->equilibrate(0.0);
+  std::vector<double> y2(4);
+  sub2->outputs(y2);
+  CHECK(y2[0] == doctest::Approx(0.5 * f).epsilon(1e-10));
+  in.set(1, 0.01);  // extending at 1 cm/s compresses chamber 1
+  t = 0.0;
+  for (int i = 0; i < 100; ++i) t = sub2->step(t, 1e-4);
+  sub2->outputs(y2);
+  CHECK(y2[1] > e.p1);
+}
+
+TEST_CASE("crane_monolithic: rest until t = 2 s, then the motion of BENCHMARKS §1") {
+  auto sub = registry().create_subsystem("crane_monolithic", json::object());
+  REQUIRE(sub);
+  ConstantInputs none({});
+  sub->bind(none);
+  sub->initialize(0.0);
+  const json rep = sub->report();
+  const json& eq = rep.at("equilibrium").at(0);
+  CHECK(std::abs(eq.at("kappa0").get<double>() - 0.45435) < 1e-4);
+  CHECK(std::abs(eq.at("p1_0").get<double>() - 3.17e6) < 0.01e6);
+  CHECK(std::abs(eq.at("p2_0").get<double>() - 4.53e6) < 0.01e6);
+
+  // Outputs: s, s_dot, p1, p2, f_h, kappa, x_R, y_R, x_R_dot, energy (one actuator).
+  std::vector<double> y(10);
+  const double h = 5e-4;
+  double t = 0.0, rest_dev = 0.0, p1_mid = 0.0, p1_late = 0.0, p1_peak = 0.0, s6 = 0.0, s10 = 0.0;
+  const auto wall0 = std::chrono::steady_clock::now();
+  for (long i = 1; i <= 20000; ++i) {
+    t = sub->step(t, h);
+    sub->outputs(y);
+    if (i <= 4000) rest_dev = std::max(rest_dev, std::abs(y[0] - 0.5));
+    if (i == 8000) p1_mid = y[2];    // t = 4 s
+    if (i == 12000) s6 = y[0];       // t = 6 s
+    if (i == 14000) p1_late = y[2];  // t = 7 s
+    if (i > 12000) p1_peak = std::max(p1_peak, y[2]);
+  }
+  s10 = y[0];
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::printf("monolithic h = 0.5 ms: max|s1-0.5| (t<=2) = %.2e m, s1(6) = %.5f m, s1(10) = %.5f m, "
+              "p1(4) = %.4f MPa, p1(7) = %.4f MPa, peak p1 after 6 s = %.4f MPa, wall %.3f s\n",
+              rest_dev, s6, s10, p1_mid / 1e6, p1_late / 1e6, p1_peak / 1e6, wall);
+  CHECK(rest_dev < 1e-6);
+  CHECK(std::abs(s6 - 0.596) < 2e-3);
+  CHECK(std::abs(s10 - 0.515) < 2e-3);
+  CHECK(std::abs(p1_mid - 3.05e6) < 0.03e6);
+  CHECK(std::abs(p1_late - 3.44e6) < 0.03e6);
+  CHECK(std::abs(p1_peak - 3.5e6) < 0.05e6);
+}
+
+TEST_CASE("crane_monolithic: double-actuated crane starts at Table 3 and Newton failure is reported") {
+  auto sub = registry().create_subsystem("crane_monolithic", json{{"actuators", 2}});
+  REQUIRE(sub);
+  ConstantInputs none({});
+  sub->bind(none);
+  sub->initialize(0.0);
+  const json& eq2 = sub->report().at("equilibrium").at(1);
+  CHECK(std::abs(eq2.at("kappa0").get<double>() - 0.5) < 1e-4);
+  CHECK(std::abs(eq2.at("p1_0").get<double>() - 3.85e6) < 0.01e6);
+  CHECK(std::abs(eq2.at("p2_0").get<double>() - 3.85e6) < 0.01e6);
+  CHECK(sub->report().at("rest_acceleration_residual").get<double>() < 1e-10);
+
+  // One Newton iteration cannot reach 1e-14 on a step that opens the valve.
+  auto strict = registry().create_subsystem("crane_monolithic",
+                                            json{{"max_iterations", 1}, {"tolerance", 1e-14}});
+  strict->bind(none);
+  strict->initialize(0.0);
+  CHECK_THROWS_AS(strict->step(2.0, 5e-4), stride::StepFailure);
+}

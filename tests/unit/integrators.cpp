@@ -1,0 +1,357 @@
+// Integrator plugins against exact solutions: observed convergence orders, energy behaviour of
+// the symplectic Euler, agreement of the adaptive SUNDIALS solvers with a fine RK4 solution,
+// stiff stability, Newton failure reporting and statistics.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <stride/host/registry.hpp>
+
+using stride::json;
+using stride::host::PluginRegistry;
+
+namespace {
+
+// Nothing in these systems reads inputs; binding one still follows the host's call order.
+class NoInputs final : public stride::Inputs {
+ public:
+  std::span<const double> at(std::size_t, double) override {
+    throw std::logic_error("test systems have no inputs");
+  }
+};
+
+class TestSystem : public stride::OdeSystem {
+ public:
+  std::vector<stride::PortSpec> ports() const override { return {}; }
+  void outputs(double, std::span<const double>, std::span<double>) override {}
+};
+
+// q'' = -q as x = [q, v]; exact q = cos t, v = -sin t from [1, 0]. Energy (q^2 + v^2)/2.
+class Oscillator final : public TestSystem {
+ public:
+  std::size_t state_size() const override { return 2; }
+  std::size_t second_order_size() const override { return 1; }
+  void initial_state(double, std::span<double> x) override { x[0] = 1.0, x[1] = 0.0; }
+  void derivatives(double, std::span<const double> x, std::span<double> f) override {
+    f[0] = x[1];
+    f[1] = -x[0];
+  }
+  bool jacobian(double, std::span<const double>, Eigen::Ref<Eigen::MatrixXd> J) override {
+    J << 0.0, 1.0, -1.0, 0.0;
+    return true;
+  }
+  static double energy(std::span<const double> x) { return 0.5 * (x[0] * x[0] + x[1] * x[1]); }
+};
+
+// y' = -y, exact e^-t; no analytic Jacobian (implicit methods use differences).
+class Decay final : public TestSystem {
+ public:
+  std::size_t state_size() const override { return 1; }
+  void initial_state(double, std::span<double> x) override { x[0] = 1.0; }
+  void derivatives(double, std::span<const double> x, std::span<double> f) override { f[0] = -x[0]; }
+};
+
+// Prothero-Robinson y' = -lambda (y - sin t) + cos t, exact y = sin t from y(0) = 0; stiff for
+// lambda = 1e4 (explicit methods need h < ~2.8/lambda). Analytic Jacobian.
+class Stiff final : public TestSystem {
+ public:
+  static constexpr double lambda = 1e4;
+  std::size_t state_size() const override { return 1; }
+  void initial_state(double, std::span<double> x) override { x[0] = 0.0; }
+  void derivatives(double t, std::span<const double> x, std::span<double> f) override {
+    f[0] = -lambda * (x[0] - std::sin(t)) + std::cos(t);
+  }
+  bool jacobian(double, std::span<const double>, Eigen::Ref<Eigen::MatrixXd> J) override {
+    J(0, 0) = -lambda;
+    return true;
+  }
+};
+
+// y' = y^2: for h y0 large enough the trapezoidal equation has no real solution.
+class Blowup final : public TestSystem {
+ public:
+  std::size_t state_size() const override { return 1; }
+  void initial_state(double, std::span<double> x) override { x[0] = 1.0; }
+  void derivatives(double, std::span<const double> x, std::span<double> f) override { f[0] = x[0] * x[0]; }
+};
+
+PluginRegistry& registry() {
+  static PluginRegistry r = [] {
+    PluginRegistry reg;
+    reg.scan(PluginRegistry::default_search_path());
+    return reg;
+  }();
+  return r;
+}
+
+std::shared_ptr<stride::Integrator> make(const std::string& name, const json& params = json::object()) {
+  auto integ = registry().create_integrator(name, params);
+  REQUIRE(integ);
+  return integ;
+}
+
+// Integrates sys from x(0) over [0, T] with host steps h; returns the final state.
+std::vector<double> run(stride::Integrator& integ, stride::OdeSystem& sys, double T, double h) {
+  static NoInputs inputs;
+  sys.bind(inputs);
+  std::vector<double> x(sys.state_size());
+  sys.initial_state(0.0, x);
+  integ.reset(sys, 0.0, x);
+  const long n = std::lround(T / h);
+  double t = 0.0;
+  for (long k = 0; k < n; ++k) {
+    const double t_new = integ.step(sys, t, h, x);
+    REQUIRE(t_new == doctest::Approx(t + h).epsilon(1e-14));
+    t = t_new;
+  }
+  return x;
+}
+
+double oscillator_error(const std::string& name, double h, double T = 1.0) {
+  Oscillator sys;
+  auto x = run(*make(name), sys, T, h);
+  return std::hypot(x[0] - std::cos(T), x[1] + std::sin(T));
+}
+
+// log2 of successive error ratios when halving h (the last, finest pair).
+double observed_order(const std::string& name, double h0, int levels) {
+  double previous = oscillator_error(name, h0), order = 0.0;
+  for (int k = 1; k < levels; ++k) {
+    const double e = oscillator_error(name, h0 / std::pow(2.0, k));
+    order = std::log2(previous / e);
+    std::printf("  %-20s h = %-10.6g error = %.3e  order = %.3f\n", name.c_str(), h0 / std::pow(2.0, k), e, order);
+    previous = e;
+  }
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("fixed-step integrators converge with their theoretical order on the oscillator") {
+  CHECK(observed_order("forward_euler", 0.01, 4) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(observed_order("semi_implicit_euler", 0.01, 4) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(observed_order("rk4", 0.1, 4) == doctest::Approx(4.0).epsilon(0.05));
+  CHECK(observed_order("trapezoidal", 0.1, 4) == doctest::Approx(2.0).epsilon(0.05));
+}
+
+TEST_CASE("trapezoidal rule with finite-difference Jacobian: second order on y' = -y") {
+  double previous = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const double h = 0.1 / std::pow(2.0, k);
+    Decay sys;
+    auto x = run(*make("trapezoidal"), sys, 1.0, h);
+    const double e = std::abs(x[0] - std::exp(-1.0));
+    // Leading error term of the trapezoidal rule for y' = -y: T h^2 / 12 y(T).
+    CHECK(e == doctest::Approx(h * h / 12.0 * std::exp(-1.0)).epsilon(0.02));
+    if (k > 0) CHECK(std::log2(previous / e) == doctest::Approx(2.0).epsilon(0.02));
+    previous = e;
+  }
+}
+
+TEST_CASE("semi-implicit Euler keeps the oscillator energy bounded; forward Euler does not") {
+  const double h = 0.05, periods = 100.0, T = periods * 2.0 * M_PI;
+  const long steps = std::lround(T / h);
+  auto energy_drift = [&](const std::string& name, double& early, double& late) {
+    Oscillator sys;
+    NoInputs inputs;
+    sys.bind(inputs);
+    auto integ = make(name);
+    std::vector<double> x(2);
+    sys.initial_state(0.0, x);
+    integ->reset(sys, 0.0, x);
+    const double e0 = Oscillator::energy(x);
+    early = late = 0.0;
+    double t = 0.0;
+    for (long k = 0; k < steps; ++k) {
+      t = integ->step(sys, t, h, x);
+      const double err = std::abs(Oscillator::energy(x) - e0) / e0;
+      if (k < steps / 10) early = std::max(early, err);
+      if (k >= steps - steps / 10) late = std::max(late, err);
+    }
+  };
+  double early = 0.0, late = 0.0;
+  energy_drift("semi_implicit_euler", early, late);
+  std::printf("  semi_implicit_euler energy error: first 10 periods %.3e, last 10 periods %.3e\n", early, late);
+  // Symplectic: the modified energy is conserved, the error oscillates with amplitude ~h/2.
+  CHECK(late < h);
+  CHECK(late < 1.1 * early);
+  energy_drift("forward_euler", early, late);
+  std::printf("  forward_euler energy error: first 10 periods %.3e, last 10 periods %.3e\n", early, late);
+  // Explicit Euler multiplies the energy by (1 + h^2) every step.
+  CHECK(late == doctest::Approx(std::pow(1.0 + h * h, steps) - 1.0).epsilon(1e-6));
+}
+
+TEST_CASE("semi-implicit Euler without second-order structure is forward Euler") {
+  Decay a, b;
+  auto xa = run(*make("semi_implicit_euler"), a, 1.0, 0.01);
+  auto xb = run(*make("forward_euler"), b, 1.0, 0.01);
+  CHECK(xa[0] == xb[0]);
+  CHECK(xa[0] == doctest::Approx(std::pow(0.99, 100)).epsilon(1e-12));
+}
+
+TEST_CASE("adaptive SUNDIALS integrators agree with a fine RK4 solution") {
+  const double T = 10.0, h = 0.1;
+  Oscillator ref_sys;
+  const auto ref = run(*make("rk4"), ref_sys, T, 1e-3);
+  // RK4 at h = 1e-3 is itself within ~1e-12 of the exact solution.
+  CHECK(std::abs(ref[0] - std::cos(T)) < 1e-11);
+
+  struct Case {
+    std::string name;
+    json params;
+    double bound;
+  };
+  const std::vector<Case> cases = {
+      {"cvode", {{"method", "bdf"}, {"rtol", 1e-10}, {"atol", 1e-10}}, 1e-7},
+      {"cvode", {{"method", "adams"}, {"rtol", 1e-10}, {"atol", 1e-10}}, 1e-7},
+      {"arkode", {{"method", "explicit"}, {"rtol", 1e-8}, {"atol", 1e-8}}, 1e-6},
+      {"arkode", {{"method", "implicit"}, {"rtol", 1e-8}, {"atol", 1e-8}}, 1e-6},
+      {"arkode", {{"method", "imex"}, {"rtol", 1e-8}, {"atol", 1e-8}}, 1e-6},
+  };
+  for (const auto& c : cases) {
+    Oscillator sys;
+    auto integ = make(c.name, c.params);
+    auto x = run(*integ, sys, T, h);
+    const double diff = std::hypot(x[0] - ref[0], x[1] - ref[1]);
+    const json s = integ->statistics();
+    std::printf("  %-7s %-9s |x - x_rk4| = %.3e  %s\n", c.name.c_str(),
+                c.params["method"].get<std::string>().c_str(), diff, s.dump().c_str());
+    INFO(c.name, " ", c.params.dump());
+    CHECK(diff < c.bound);
+    CHECK(s.at("steps").get<long>() >= 100);  // at least one internal step per host step
+    CHECK(s.at("rhs_evaluations").get<long>() > s.at("steps").get<long>());
+  }
+}
+
+TEST_CASE("implicit integrators are stable and accurate on a stiff problem") {
+  const double T = 2.0, h = 0.01;  // h lambda = 100
+  struct Case {
+    std::string name;
+    json params;
+    double bound;
+  };
+  const std::vector<Case> cases = {
+      {"trapezoidal", json::object(), 1e-6},
+      {"cvode", {{"method", "bdf"}, {"rtol", 1e-8}, {"atol", 1e-10}}, 1e-7},
+      {"arkode", {{"method", "implicit"}, {"rtol", 1e-8}, {"atol", 1e-10}}, 1e-7},
+      {"arkode", {{"method", "imex"}, {"rtol", 1e-8}, {"atol", 1e-10}}, 1e-7},
+  };
+  long implicit_rhs = 0;
+  for (const auto& c : cases) {
+    Stiff sys;
+    auto integ = make(c.name, c.params);
+    auto x = run(*integ, sys, T, h);
+    const json s = integ->statistics();
+    std::printf("  stiff %-11s %-9s error = %.3e  %s\n", c.name.c_str(),
+                c.params.value("method", "").c_str(), std::abs(x[0] - std::sin(T)), s.dump().c_str());
+    INFO(c.name, " ", c.params.dump());
+    CHECK(std::abs(x[0] - std::sin(T)) < c.bound);
+    CHECK(s.at("newton_iterations").get<long>() > 0);
+    CHECK(s.at("jacobian_evaluations").get<long>() > 0);
+    if (c.params.value("method", "") == "implicit") implicit_rhs = s.at("rhs_evaluations").get<long>();
+  }
+  // The explicit method is limited by stability, not accuracy: it needs far more evaluations.
+  Stiff sys;
+  auto erk = make("arkode", {{"method", "explicit"}, {"rtol", 1e-8}, {"atol", 1e-10}});
+  auto x = run(*erk, sys, T, h);
+  const long explicit_rhs = erk->statistics().at("rhs_evaluations").get<long>();
+  std::printf("  stiff arkode explicit rhs = %ld, implicit rhs = %ld\n", explicit_rhs, implicit_rhs);
+  CHECK(std::abs(x[0] - std::sin(T)) < 1e-6);
+  CHECK(explicit_rhs > 5 * implicit_rhs);
+}
+
+TEST_CASE("SUNDIALS integrators restart when the host changes the state between steps") {
+  for (const std::string method : {"bdf", "adams"}) {
+    Decay sys;
+    NoInputs inputs;
+    sys.bind(inputs);
+    auto integ = make("cvode", {{"method", method}, {"rtol", 1e-10}, {"atol", 1e-12}});
+    std::vector<double> x{1.0};
+    integ->reset(sys, 0.0, x);
+    double t = integ->step(sys, 0.0, 1.0, x);
+    CHECK(x[0] == doctest::Approx(std::exp(-1.0)).epsilon(1e-8));
+    x[0] = 2.0;  // e.g. an event handled by the host
+    t = integ->step(sys, t, 1.0, x);
+    CHECK(t == 2.0);
+    CHECK(x[0] == doctest::Approx(2.0 * std::exp(-1.0)).epsilon(1e-8));
+  }
+  for (const std::string method : {"explicit", "implicit", "imex"}) {
+    Decay sys;
+    NoInputs inputs;
+    sys.bind(inputs);
+    auto integ = make("arkode", {{"method", method}, {"rtol", 1e-10}, {"atol", 1e-12}});
+    std::vector<double> x{1.0};
+    integ->reset(sys, 0.0, x);
+    double t = integ->step(sys, 0.0, 1.0, x);
+    x[0] = 2.0;
+    t = integ->step(sys, t, 1.0, x);
+    INFO(method);
+    CHECK(t == 2.0);
+    CHECK(x[0] == doctest::Approx(2.0 * std::exp(-1.0)).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("trapezoidal Newton failure is reported as StepFailure") {
+  Blowup sys;
+  NoInputs inputs;
+  sys.bind(inputs);
+  auto integ = make("trapezoidal", {{"max_iterations", 30}});
+  std::vector<double> x{1.0};
+  integ->reset(sys, 0.0, x);
+  // z - 1 - (1 + z^2)/2 = 0 has no real root for h = 1.
+  CHECK_THROWS_AS(integ->step(sys, 0.0, 1.0, x), stride::StepFailure);
+  CHECK(x[0] == 1.0);
+  // A small step is solvable: exact y = 1/(1 - t).
+  double t = 0.0;
+  for (int k = 0; k < 50; ++k) t = integ->step(sys, t, 0.01, x);
+  CHECK(x[0] == doctest::Approx(1.0 / (1.0 - 0.5)).epsilon(1e-3));
+}
+
+TEST_CASE("fixed-step statistics count steps and evaluations") {
+  struct Case {
+    std::string name;
+    long rhs_per_step;
+  };
+  for (const auto& c : std::vector<Case>{{"forward_euler", 1}, {"semi_implicit_euler", 1}, {"rk4", 4}}) {
+    Oscillator sys;
+    auto integ = make(c.name);
+    run(*integ, sys, 1.0, 0.01);
+    const json s = integ->statistics();
+    CHECK(s.at("steps").get<long>() == 100);
+    CHECK(s.at("rhs_evaluations").get<long>() == 100 * c.rhs_per_step);
+  }
+  Oscillator sys;
+  auto trap = make("trapezoidal");
+  run(*trap, sys, 1.0, 0.01);
+  const json s = trap->statistics();
+  CHECK(s.at("steps").get<long>() == 100);
+  // Linear system: one Newton update solves it, a second confirms convergence.
+  CHECK(s.at("newton_iterations").get<long>() <= 200);
+  CHECK(s.at("newton_iterations").get<long>() >= 100);
+  CHECK(s.at("rhs_evaluations").get<long>() >= 2 * 100);
+}
+namespace {
+class OscNoJac final : public TestSystem {
+ public:
+  std::size_t state_size() const override { return 2; }
+  void initial_state(double, std::span<double> x) override { x[0] = 1.0, x[1] = 0.0; }
+  void derivatives(double, std::span<const double> x, std::span<double> f) override {
+    f[0] = x[1];
+    f[1] = -x[0];
+  }
+};
+}
+TEST_CASE("SCRATCH") {
+  for (double h : {10.0, 0.1}) {
+    for (int jac = 0; jac < 2; ++jac) {
+      auto integ = make("arkode", {{"method", "implicit"}, {"rtol", 1e-8}, {"atol", 1e-8}});
+      std::vector<double> x;
+      if (jac) { Oscillator s; x = run(*integ, s, 10.0, h); } else { OscNoJac s; x = run(*integ, s, 10.0, h); }
+      std::printf("h=%g jac=%d err=%.3e %s\n", h, jac, std::hypot(x[0] - std::cos(10.0), x[1] + std::sin(10.0)), integ->statistics().dump().c_str());
+    }
+  }
+}
