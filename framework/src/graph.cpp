@@ -18,14 +18,20 @@ void Link::push(double t) {
 }
 
 std::span<const double> NodeInputs::at(std::size_t port, double t) {
-  Link* l = node_.in_links[port];
-  try {
-    l->extrapolator->evaluate(t, l->value);
-  } catch (const std::exception& e) {
-    throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
-                                                         node_.ports[node_.inputs[port]].name + ": " + e.what());
+  const auto& links = node_.in_links[port];
+  for (Link* l : links) {
+    try {
+      l->extrapolator->evaluate(t, l->value);
+    } catch (const std::exception& e) {
+      throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
+                                                           node_.ports[node_.inputs[port]].name + ": " + e.what());
+    }
   }
-  return l->value;
+  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == node_.input_value[port].size())
+    return links[0]->value;
+  auto& out = node_.input_value[port];
+  for (Link* l : links) std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
+  return out;
 }
 
 namespace {
@@ -182,7 +188,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         node->output_width += node->ports[i].size;
       }
     }
-    node->in_links.assign(node->inputs.size(), nullptr);
+    node->in_links.assign(node->inputs.size(), {});
+    for (std::size_t k : node->inputs) node->input_value.emplace_back(node->ports[k].size, 0.0);
     // Power bonds: each bonded input pairs with the output of the same bond and opposite role.
     for (std::size_t k = 0; k < node->inputs.size(); ++k) {
       const PortSpec& in = node->ports[node->inputs[k]];
@@ -252,9 +259,22 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     const PortSpec& so = src->ports[sp];
     const PortSpec& di = dst->ports[dp];
     bool ok = true;
-    if (so.size != di.size) {
-      error(cc.pointer + "/to", "size mismatch: " + cc.from_subsystem + "." + so.name + " has " + std::to_string(so.size) +
-                                    " elements, " + cc.to_subsystem + "." + di.name + " expects " + std::to_string(di.size));
+    // Element ranges.
+    const std::size_t s_first = cc.from_first, s_count = cc.from_count ? cc.from_count : so.size;
+    const std::size_t d_first = cc.to_first, d_count = cc.to_count ? cc.to_count : di.size;
+    if (s_first + s_count > so.size) {
+      error(cc.pointer + "/from", "elements [" + std::to_string(s_first) + ", " + std::to_string(s_first + s_count) +
+                                      ") out of range: " + cc.from_subsystem + "." + so.name + " has " + std::to_string(so.size) + " elements");
+      ok = false;
+    }
+    if (d_first + d_count > di.size) {
+      error(cc.pointer + "/to", "elements [" + std::to_string(d_first) + ", " + std::to_string(d_first + d_count) +
+                                    ") out of range: " + cc.to_subsystem + "." + di.name + " has " + std::to_string(di.size) + " elements");
+      ok = false;
+    }
+    if (ok && s_count != d_count) {
+      error(cc.pointer + "/to", "size mismatch: " + cc.from_text + " gives " + std::to_string(s_count) +
+                                    " element(s), " + cc.to_text + " expects " + std::to_string(d_count));
       ok = false;
     }
     if (unit_of(so) != unit_of(di)) {
@@ -263,25 +283,28 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       ok = false;
     }
     std::size_t k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) - dst->inputs.begin());
-    if (dst->in_links[k]) {
-      error(cc.pointer + "/to", "input \"" + cc.to_subsystem + "." + di.name + "\" is already fed by " +
-                                    dst->in_links[k]->config.pointer + " (an input takes one connection)");
-      ok = false;
-    }
+    if (ok)
+      for (Link* other : dst->in_links[k])
+        if (d_first < other->dst_offset + other->width && other->dst_offset < d_first + d_count) {
+          error(cc.pointer + "/to", "input \"" + cc.to_text + "\" is already fed by " + other->config.pointer +
+                                        " (each input element takes one connection)");
+          ok = false;
+        }
     if (!ok || !ep) continue;
     auto link = std::make_unique<Link>();
     link->config = cc;
     link->src = src;
-    link->src_offset = src->output_offset[sp];
-    link->width = so.size;
+    link->src_offset = src->output_offset[sp] + s_first;
+    link->width = s_count;
     link->dst = dst;
     link->dst_input = k;
-    link->value.assign(so.size, 0.0);
+    link->dst_offset = d_first;
+    link->value.assign(s_count, 0.0);
     link->extrapolator = created(cc.extrapolator.pointer, [&] {
       return reg.create_extrapolator(cc.extrapolator.plugin, cc.extrapolator.parameters);
     });
     if (!link->extrapolator) continue;
-    dst->in_links[k] = link.get();
+    dst->in_links[k].push_back(link.get());
     src->out_links.push_back(link.get());
     g.links.push_back(std::move(link));
   }
@@ -289,11 +312,16 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   // Unconnected inputs (only meaningful when every connection could be resolved).
   if (diags.empty() && all_built) {
     for (auto& n : g.nodes)
-      for (std::size_t k = 0; k < n->inputs.size(); ++k)
-        if (!n->in_links[k])
-          error("/connections", "input \"" + n->name + "." + n->ports[n->inputs[k]].name + "\" (" +
-                                    describe_port(n->ports[n->inputs[k]]) + ") is not connected; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" +
-                                    n->name + "." + n->ports[n->inputs[k]].name + "\"}");
+      for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+        const PortSpec& in = n->ports[n->inputs[k]];
+        std::size_t fed = 0;
+        for (Link* l : n->in_links[k]) fed += l->width;
+        if (fed == in.size) continue;
+        error("/connections", "input \"" + n->name + "." + in.name + "\" (" + describe_port(in) + ") is " +
+                                  (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
+                                       : std::string("not connected")) +
+                                  "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n->name + "." + in.name + "\"}");
+      }
   }
 
   // Algebraic loops: a cycle through outputs with direct feedthrough.
@@ -304,7 +332,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     for (auto& l : g.links) {
       int so = -1;
       for (std::size_t i = 0; i < l->src->ports.size(); ++i)
-        if (l->src->ports[i].direction == Direction::output && l->src->output_offset[i] == l->src_offset) so = int(i);
+        if (l->src->ports[i].direction == Direction::output && l->src_offset >= l->src->output_offset[i] &&
+            l->src_offset < l->src->output_offset[i] + l->src->ports[i].size)
+          so = int(i);
       for (std::size_t i = 0; i < l->dst->ports.size(); ++i)
         if (l->dst->ports[i].direction == Direction::output && l->dst->ports[i].feedthrough &&
             l->src->ports[so].feedthrough)

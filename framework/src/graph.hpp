@@ -20,7 +20,8 @@ struct Link {
   std::size_t src_offset = 0;  // into src->y
   std::size_t width = 0;
   Node* dst = nullptr;
-  std::size_t dst_input = 0;  // input index at the destination
+  std::size_t dst_input = 0;   // input index at the destination
+  std::size_t dst_offset = 0;  // first element of that input fed by this link
   std::shared_ptr<Extrapolator> extrapolator;
   std::vector<double> value;  // last evaluated input
   double last_push = -std::numeric_limits<double>::infinity();
@@ -58,7 +59,8 @@ struct Node {
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
   std::vector<std::size_t> output_offset;  // per port index (outputs only)
   std::size_t output_width = 0;
-  std::vector<Link*> in_links;  // per input index
+  std::vector<std::vector<Link*>> in_links;  // per input index: the links feeding its elements
+  std::vector<std::vector<double>> input_value;  // per input index, assembled from several links
   std::vector<Link*> out_links;
   std::vector<Bond> bonds;
   double step = 0.0;

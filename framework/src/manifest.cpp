@@ -152,6 +152,37 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port) {
   return true;
 }
 
+// "sub.port", "sub.port[i]" or "sub.port[i:j]" -> (sub, port, first, count)
+bool split_endpoint(const std::string& s, std::string& sub, std::string& port, std::size_t& first,
+                    std::size_t& count) {
+  if (!split_endpoint(s, sub, port)) return false;
+  first = count = 0;
+  auto open = port.find('[');
+  if (open == std::string::npos) return port.find(']') == std::string::npos;
+  if (port.back() != ']' || open == 0) return false;
+  std::string range = port.substr(open + 1, port.size() - open - 2);
+  port = port.substr(0, open);
+  try {
+    std::size_t used = 0;
+    auto colon = range.find(':');
+    if (colon == std::string::npos) {
+      first = std::stoul(range, &used);
+      if (used != range.size()) return false;
+      count = 1;
+      return true;
+    }
+    first = std::stoul(range.substr(0, colon), &used);
+    if (used != colon) return false;
+    std::string rest = range.substr(colon + 1);
+    std::size_t last = std::stoul(rest, &used);
+    if (used != rest.size() || last <= first) return false;
+    count = last - first;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 void apply_override(json& doc, const std::string& text, Checker& chk) {
   auto eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/') {
@@ -269,10 +300,12 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
         c.pointer = p;
         auto from = chk.string(cs[i], p, "from");
         auto to = chk.string(cs[i], p, "to");
-        if (from && !split_endpoint(*from, c.from_subsystem, c.from_port))
-          chk.error(p + "/from", "expected \"subsystem.port\", found \"" + *from + "\"");
-        if (to && !split_endpoint(*to, c.to_subsystem, c.to_port))
-          chk.error(p + "/to", "expected \"subsystem.port\", found \"" + *to + "\"");
+        if (from && !split_endpoint(*from, c.from_subsystem, c.from_port, c.from_first, c.from_count))
+          chk.error(p + "/from", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *from + "\"");
+        if (to && !split_endpoint(*to, c.to_subsystem, c.to_port, c.to_first, c.to_count))
+          chk.error(p + "/to", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *to + "\"");
+        c.from_text = from.value_or("");
+        c.to_text = to.value_or("");
         c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
         m.connections.push_back(std::move(c));
       }

@@ -397,8 +397,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   if (energy_known && !g.nodes.empty()) s["total_subsystem_energy_J"] = total_energy;
   json conns = json::array();
   for (auto& l : g.links) {
-    json c{{"from", l->config.from_subsystem + "." + l->config.from_port},
-           {"to", l->config.to_subsystem + "." + l->config.to_port},
+    json c{{"from", l->config.from_text},
+           {"to", l->config.to_text},
            {"extrapolator", l->config.extrapolator.plugin}};
     for (auto& b : l->dst->bonds)
       if (b.input == l->dst_input) c["bond"] = b.name, c["energy_J"] = b.energy;

@@ -83,6 +83,7 @@ PluginRegistry& registry() {
   static PluginRegistry r = [] {
     PluginRegistry reg;
     reg.scan(PluginRegistry::default_search_path());
+    for (const auto& r : reg.refusals()) std::fprintf(stderr, "refused %s: %s\n", r.file.c_str(), r.reason.c_str());
     return reg;
   }();
   return r;

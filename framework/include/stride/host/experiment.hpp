@@ -51,8 +51,12 @@ struct SubsystemConfig {
   std::string pointer;
 };
 
+// An endpoint "subsystem.port", "subsystem.port[i]" or "subsystem.port[i:j]" (elements i..j-1).
 struct ConnectionConfig {
   std::string from_subsystem, from_port, to_subsystem, to_port;
+  std::size_t from_first = 0, from_count = 0;  // count 0: the whole port
+  std::size_t to_first = 0, to_count = 0;
+  std::string from_text, to_text;  // as written
   PluginRef extrapolator;
   std::string pointer;
 };
