@@ -49,6 +49,12 @@ std::string describe_port(const PortSpec& p) {
 
 std::string unit_of(const PortSpec& p) { return p.unit.empty() ? "1" : p.unit; }
 
+// "an extrapolator", "a subsystem"
+std::string with_article(const std::string& word) {
+  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + word;
+}
+
 }  // namespace
 
 Experiment::~Experiment() = default;
@@ -80,8 +86,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       return nullptr;
     }
     if (p->info().kind != kind) {
-      error(ptr, std::string("expected a ") + to_string(kind) + " plugin, found \"" + ref.plugin + "\", which is a " +
-                     to_string(p->info().kind) + "; available: " + list(names_of(kind)));
+      error(ptr, "expected " + with_article(to_string(kind)) + " plugin, found \"" + ref.plugin + "\", which is " +
+                     with_article(to_string(p->info().kind)) + "; available: " + list(names_of(kind)));
       return nullptr;
     }
     bool ok = true;

@@ -254,13 +254,25 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
       }
   }
 
-  // subsystems
+  // subsystems, in the order written (json objects are sorted by key; the order matters for
+  // consistent initialization and as the default Gauss–Seidel order)
   if (d.contains("subsystems")) {
     const json& subs = d["subsystems"];
+    std::vector<std::string> subsystem_order;
+    if (subs.is_object()) {
+      auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
+      if (!ordered.is_discarded() && ordered.contains("subsystems") && ordered["subsystems"].is_object())
+        for (auto it = ordered["subsystems"].begin(); it != ordered["subsystems"].end(); ++it)
+          if (subs.contains(it.key())) subsystem_order.push_back(it.key());
+      for (auto it = subs.begin(); it != subs.end(); ++it)
+        if (std::find(subsystem_order.begin(), subsystem_order.end(), it.key()) == subsystem_order.end())
+          subsystem_order.push_back(it.key());
+    }
     if (!subs.is_object() || subs.empty())
       chk.error("/subsystems", "expected an object with at least one subsystem, found " + type_name(subs));
     else
-      for (auto it = subs.begin(); it != subs.end(); ++it) {
+      for (const auto& key : subsystem_order) {
+        auto it = subs.find(key);
         const std::string p = "/subsystems/" + escape(it.key());
         if (it.key().find('.') != std::string::npos || it.key().empty()) {
           chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + it.key() + "\"");

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <dlfcn.h>
+
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
@@ -106,7 +108,11 @@ bool PluginRegistry::load(const fs::path& file) {
   auto lib = std::make_shared<boost::dll::shared_library>();
   std::error_code ec;
   lib->load(file, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
-  if (ec) return refuse("cannot be loaded: " + ec.message());
+  if (ec) {
+    // Boost reports every dlopen failure as "Bad file descriptor"; dlerror() has the cause.
+    const char* why = ::dlerror();
+    return refuse("cannot be loaded: " + (why ? std::string(why) : ec.message()));
+  }
   if (!lib->has("stride_plugin"))
     return refuse("missing entry point 'stride_plugin' (not built with STRIDE_PLUGIN?)");
 
@@ -240,13 +246,20 @@ Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) con
 }
 
 namespace {
+// "an integrator", "a subsystem"
+std::string with_article(const std::string& word) {
+  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + word;
+}
+
 template <class T, class Make>
 std::shared_ptr<T> create(const PluginRegistry& reg, const std::string& name, const json& params,
                           Kind kind, const char* what, Make make) {
   const LoadedPlugin* p = reg.find(name);
   if (!p) throw std::invalid_argument("unknown plugin '" + name + "'");
   if (p->info().kind != kind)
-    throw std::invalid_argument("plugin '" + name + "' is a " + to_string(p->info().kind) + ", not a " + what);
+    throw std::invalid_argument("plugin '" + name + "' is " + with_article(to_string(p->info().kind)) + ", not " +
+                                with_article(what));
   Params prm = reg.make_params(*p, params);
   auto obj = guarded(*p, [&] { return make(*p->plugin, prm); });
   if (!obj) throw PluginError(name, std::string("did not create a ") + what);

@@ -103,7 +103,7 @@ class ConstrainedDynamics {
     G_.setIdentity(n, n);
     ldlt_M_.solveInPlace(G_);
     if (size.m > 0) {
-      // G -= Y S⁻¹ Yᵀ, using T_-sized work column by column to stay allocation-free.
+      // G -= Y S⁻¹ Yᵀ, one column at a time so that the only work vector is mu_.
       for (Eigen::Index j = 0; j < n; ++j) {
         mu_ = Y_.row(j).transpose();
         ldlt_S_.solveInPlace(mu_);

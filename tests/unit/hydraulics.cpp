@@ -5,8 +5,10 @@
 //  - the monolithic crane + hydraulics reference stays at rest until the valve moves and then
 //    follows the motion of BENCHMARKS.md §1 ("Shape of the motion", an independent stiff
 //    solution of the same equations);
-//  - the three-volume circuit holds its closed-centre equilibrium and extends the actuator
-//    when the spool opens in the positive direction.
+//  - the three-volume circuit holds its closed-centre equilibrium, and at a constant actuator
+//    rate with an open spool reaches the analytic steady state of its orifice flows;
+//  - the cylinder's force, pressure (volume-rate inputs) and pressure_rate couplings integrate
+//    the same equations.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -214,4 +216,72 @@ TEST_CASE("crane_monolithic: double-actuated crane starts at Table 3 and Newton 
   strict->bind(none);
   strict->initialize(0.0);
   CHECK_THROWS_AS(strict->step(2.0, 5e-4), stride::StepFailure);
+}
+
+TEST_CASE("three_volume_circuit: closed-centre equilibrium and steady extension flows") {
+  const double f = crane_equilibrium_forces(1)[0];
+  {
+    auto ode = registry().create_ode("three_volume_circuit", json::object());
+    REQUIRE(ode);
+    ConstantInputs in({0.5, 0.0, -f});
+    ode->bind(in);
+    std::vector<double> x(4), dx(4), y(5);
+    ode->initial_state(0.0, x);
+    ode->equilibrate(0.0, x);
+    ode->derivatives(0.0, x, dx);
+    ode->outputs(0.0, x, y);
+    CHECK(y[0] == doctest::Approx(f).epsilon(1e-12));
+    CHECK(x[0] == doctest::Approx(x[2]).epsilon(1e-15));  // no flow over the throttle
+    for (double d : dx) CHECK(std::abs(d) < 1e-6);
+  }
+  // Constant rate ṡ and open spool U: at steady state the chamber flows are A1 ṡ (through
+  // P→V3→throttle→V1) and A2 ṡ (V2→T), so each orifice drop is (Q/C)² — an analytic solution.
+  const double A1 = 65e-4, A2 = 45.4e-4, sd = 0.05, U = 0.5, pP = 7.6e6, pT = 0.1e6;
+  const double Cv = 1e-3 / std::sqrt(3.5e6), Ct = 0.67 * 7.07e-6 * std::sqrt(2.0 / 850.0);
+  const double p3 = pP - std::pow(A1 * sd / (Cv * U), 2), p1 = p3 - std::pow(A1 * sd / Ct, 2);
+  const double p2 = pT + std::pow(A2 * sd / (Cv * U), 2);
+  auto ode = registry().create_ode("three_volume_circuit", json{{"initialize", "given"},
+                                                                {"reference", "input"},
+                                                                {"coupling", "pressure"},
+                                                                {"p1_0", 3e6},
+                                                                {"p2_0", 2e6}});
+  auto sub = stride::host::make_ode_subsystem(ode, registry().create_integrator("trapezoidal", json::object()));
+  ConstantInputs in({0.5, sd, U});
+  sub->bind(in);
+  sub->initialize(0.0);
+  sub->equilibrate(0.0);
+  double t = 0.0;
+  for (int i = 0; i < 5000; ++i) t = sub->step(t, 1e-4);
+  std::vector<double> y(4);
+  sub->outputs(y);
+  std::printf("three-volume steady extension: p1 %.4f (%.4f) p2 %.4f (%.4f) p3 %.4f (%.4f) MPa\n", y[0] / 1e6,
+              p1 / 1e6, y[1] / 1e6, p2 / 1e6, y[2] / 1e6, p3 / 1e6);
+  CHECK(y[0] == doctest::Approx(p1).epsilon(1e-6));
+  CHECK(y[1] == doctest::Approx(p2).epsilon(1e-6));
+  CHECK(y[2] == doctest::Approx(p3).epsilon(1e-6));
+  CHECK(y[3] == doctest::Approx(U).epsilon(1e-9));
+}
+
+TEST_CASE("cylinder plugin: the three coupling modes integrate the same equations") {
+  const double a_p = 65e-4, sd = 0.02, s = 0.51;
+  const json given = {{"initialize", "given"}, {"p1_0", 3.0e6}, {"p2_0", 4.6e6}, {"kappa0", 0.45},
+                      {"s0_from_input", false}, {"s0", 0.5}};
+  std::map<std::string, std::vector<double>> rates;
+  for (const std::string mode : {"force", "pressure", "pressure_rate"}) {
+    json p = given;
+    p["coupling"] = mode;
+    auto ode = registry().create_ode("cylinder", p);
+    REQUIRE(ode);
+    ConstantInputs in(mode == "pressure" ? std::vector<double>{s, -a_p * sd, a_p * sd} : std::vector<double>{s, sd});
+    ode->bind(in);
+    std::vector<double> x(2), f(2);
+    ode->initial_state(0.0, x);
+    ode->equilibrate(0.0, x);
+    ode->derivatives(0.0, x, f);
+    rates[mode] = f;
+  }
+  // Extending compresses chamber 1 and expands chamber 2 (Eq. 25-28).
+  CHECK(rates["force"][0] > 0.0);
+  for (const std::string mode : {"pressure", "pressure_rate"})
+    for (int i = 0; i < 2; ++i) CHECK(rates[mode][i] == doctest::Approx(rates["force"][i]).epsilon(1e-12));
 }

@@ -36,7 +36,7 @@ class Ali3p final : public Formulation {
   explicit Ali3p(const Params& p)
       : alpha_(p.real("alpha")), tol_(p.real("tolerance")), max_it_(p.integer("max_iterations")) {}
 
-  void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
+  void reset(MultibodyModel& model, double, VectorRef, VectorRef) override {
     dyn_.reset(model);
     const auto n = Eigen::Index(dyn_.size.n), m = Eigen::Index(dyn_.size.m), p = Eigen::Index(dyn_.size.p);
     K_.setZero(n, n);
@@ -61,15 +61,18 @@ class Ali3p final : public Formulation {
     lambda_.setZero(m);
     e_.setZero(m);
     a_c_.setZero(m);
-    // Consistent initial acceleration and multipliers from the exact constrained dynamics.
-    dyn_.evaluate(model, t0, q, v);
-    dyn_.factorize();
-    if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
-    dyn_.acceleration(a_c_, a_);
-    if (dyn_.size.m > 0) lambda_ = dyn_.multipliers();
+    started_ = false;
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
+    if (!started_) {
+      // Consistent initial acceleration and multipliers from the exact constrained dynamics,
+      // with the inputs at the start time (not available yet in reset()).
+      exact(model, t, q, v);
+      dyn_.acceleration(a_c_, a_);
+      if (dyn_.size.m > 0) lambda_ = dyn_.multipliers();
+      started_ = true;
+    }
     const double t1 = t + h, k2 = 0.25 * h * h;
     qhat_d_ = (2.0 / h) * q + v;
     qhat_dd_ = (4.0 / (h * h)) * q + (4.0 / h) * v + a_;
@@ -189,6 +192,7 @@ class Ali3p final : public Formulation {
 
   double alpha_, tol_;
   long max_it_;
+  bool started_ = false;
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
   Eigen::MatrixXd K_, C_, T_, W_, Dw_;

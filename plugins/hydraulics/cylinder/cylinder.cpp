@@ -33,9 +33,9 @@ stride::ParamSpec real_list_param(std::string name, std::vector<double> def, std
 
 // Call order (through the host's OdeSystem adapter): bind -> initial_state(t0) ->
 // outputs -> equilibrate(t0) -> { derivatives / jacobian / outputs }*.
-// Inputs (port order): s, s_dot, [f_eq when initialize = "equilibrium"],
-// [kappa_offset when valve_law = "input"].
-// Outputs: [f_h when coupling = "force"], p1, p2, kappa.
+// Inputs (port order): s, s_dot (coupling "force", "pressure_rate") or flow1, flow2
+// (coupling "pressure"), [f_eq when initialize = "equilibrium"], [kappa_offset when
+// valve_law = "input"]. Outputs: [f_h when coupling = "force"], p1, p2, kappa.
 class CylinderOde final : public stride::OdeSystem {
  public:
   static stride::PluginInfo describe() {
@@ -64,9 +64,11 @@ class CylinderOde final : public stride::OdeSystem {
         real_list_param("valve_offsets", {0.0, -0.01, -0.01, 0.02}, "1",
                         "spool offsets from kappa0 at valve_times, constant outside (default: Eq. 30; "
                         "Eq. 35 is times [0, 2], offsets [0, -0.005])"),
-        stride::choice_param("coupling", "force", {"force", "pressure"},
-                             "force: output f_h (effort of bond 'actuator', feedthrough of s_dot); "
-                             "pressure: only p1, p2 (the multibody side computes the force)"),
+        stride::choice_param("coupling", "force", {"force", "pressure", "pressure_rate"},
+                             "force: inputs s, s_dot, output f_h (bond 'actuator', feedthrough of s_dot); "
+                             "pressure: inputs s, flow1, flow2 (chamber volume rates), outputs p1, p2 "
+                             "(bonds 'chamber1', 'chamber2'); pressure_rate: inputs s, s_dot, outputs p1, p2 "
+                             "without bonds. In both pressure modes the multibody side computes Eq. 24"),
     };
     i.parameters.insert(i.parameters.end(), more.begin(), more.end());
     return i;
@@ -78,12 +80,13 @@ class CylinderOde final : public stride::OdeSystem {
         equilibrium_(p.string("initialize") == "equilibrium"),
         valve_input_(p.string("valve_law") == "input"),
         force_coupling_(p.string("coupling") == "force"),
+        flow_inputs_(p.string("coupling") == "pressure"),
         kappa0_(p.real("kappa0")),
         p1_0_(p.real("p1_0")),
         p2_0_(p.real("p2_0")),
         offsets_(p.reals("valve_times"), p.reals("valve_offsets"), "cylinder valve table") {
     cyl_.s0 = p.real("s0");
-    std::size_t k = 2;
+    std::size_t k = flow_inputs_ ? 3 : 2;
     if (equilibrium_) f_eq_port_ = k++;
     if (valve_input_) kappa_port_ = k++;
     if (equilibrium_) {
@@ -97,8 +100,15 @@ class CylinderOde final : public stride::OdeSystem {
     using stride::BondRole;
     std::vector<stride::PortSpec> p;
     p.push_back(stride::input("s", 1, "m", "actuator length"));
-    auto sd = stride::input("s_dot", 1, "m/s", "actuator rate");
-    p.push_back(force_coupling_ ? stride::bonded(sd, BondRole::flow, "actuator") : sd);
+    if (flow_inputs_) {
+      p.push_back(stride::bonded(stride::input("flow1", 1, "m^3/s", "rate of change of the chamber 1 volume, -a_p s_dot"),
+                                 BondRole::flow, "chamber1"));
+      p.push_back(stride::bonded(stride::input("flow2", 1, "m^3/s", "rate of change of the chamber 2 volume, a_p s_dot"),
+                                 BondRole::flow, "chamber2"));
+    } else {
+      auto sd = stride::input("s_dot", 1, "m/s", "actuator rate");
+      p.push_back(force_coupling_ ? stride::bonded(sd, BondRole::flow, "actuator") : sd);
+    }
     if (equilibrium_)
       p.push_back(stride::input("f_eq", 1, "N",
                                 "effective force f~ of the multibody model along s at t0 (Eq. 13); the "
@@ -108,8 +118,10 @@ class CylinderOde final : public stride::OdeSystem {
       p.push_back(stride::bonded(
           stride::output("f_h", 1, "N", "actuator force (p2 - p1) a_p - c s_dot, positive extends (Eq. 24)", true),
           BondRole::effort, "actuator"));
-    p.push_back(stride::output("p1", 1, "Pa", "pressure of chamber 1 (shrinks as s grows)"));
-    p.push_back(stride::output("p2", 1, "Pa", "pressure of chamber 2 (grows as s grows)"));
+    auto p1 = stride::output("p1", 1, "Pa", "pressure of chamber 1 (shrinks as s grows)");
+    auto p2 = stride::output("p2", 1, "Pa", "pressure of chamber 2 (grows as s grows)");
+    p.push_back(flow_inputs_ ? stride::bonded(p1, BondRole::effort, "chamber1") : p1);
+    p.push_back(flow_inputs_ ? stride::bonded(p2, BondRole::effort, "chamber2") : p2);
     p.push_back(stride::output("kappa", 1, "1", "spool displacement (Eq. 29)"));
     return p;
   }
@@ -139,20 +151,18 @@ class CylinderOde final : public stride::OdeSystem {
   }
 
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
-    const double s = inputs().at(0, t)[0], sd = inputs().at(1, t)[0];
-    const auto r = cyl_.rates(s, sd, kappa(t), x[0], x[1]);
-    dxdt[0] = r.dp1;
-    dxdt[1] = r.dp2;
+    const double s = inputs().at(0, t)[0], k = kappa(t);
+    dxdt[0] = cyl_.rates(s, chamber_rate(t, 0), k, x[0], x[1]).dp1;
+    dxdt[1] = cyl_.rates(s, chamber_rate(t, 1), k, x[0], x[1]).dp2;
     ++rhs_;
   }
 
   bool jacobian(double t, std::span<const double> x, Eigen::Ref<Eigen::MatrixXd> J) override {
-    const double s = inputs().at(0, t)[0], sd = inputs().at(1, t)[0];
-    const auto r = cyl_.rates(s, sd, kappa(t), x[0], x[1]);
-    J(0, 0) = r.dp1_dp1;
+    const double s = inputs().at(0, t)[0], k = kappa(t);
+    J(0, 0) = cyl_.rates(s, chamber_rate(t, 0), k, x[0], x[1]).dp1_dp1;
     J(0, 1) = 0.0;
     J(1, 0) = 0.0;
-    J(1, 1) = r.dp2_dp2;
+    J(1, 1) = cyl_.rates(s, chamber_rate(t, 1), k, x[0], x[1]).dp2_dp2;
     return true;
   }
 
@@ -180,11 +190,16 @@ class CylinderOde final : public stride::OdeSystem {
   }
 
  private:
+  // Actuator rate seen by chamber c (0, 1): ṡ, or the piston volume rate of that chamber / ±a_p.
+  double chamber_rate(double t, int c) const {
+    if (!flow_inputs_) return inputs().at(1, t)[0];
+    return c == 0 ? -inputs().at(1, t)[0] / cyl_.a_p : inputs().at(2, t)[0] / cyl_.a_p;
+  }
   double offset(double t) const { return valve_input_ ? inputs().at(kappa_port_, t)[0] : offsets_(t); }
   double kappa(double t) const { return std::clamp(kappa0_ + offset(t), 0.0, 1.0); }
 
   hy::Cylinder cyl_;
-  bool s0_from_input_, equilibrium_, valve_input_, force_coupling_;
+  bool s0_from_input_, equilibrium_, valve_input_, force_coupling_, flow_inputs_;
   double kappa0_, p1_0_, p2_0_;
   hy::PiecewiseLinear offsets_;
   std::size_t f_eq_port_ = 0, kappa_port_ = 0;

@@ -60,7 +60,8 @@ inline std::span<double> view(N_Vector v) {
 // which cannot cross the C solver and is rethrown once the solver has returned.
 struct Bridge {
   stride::OdeSystem* sys = nullptr;
-  long evaluations = 0;  // calls of sys->derivatives, difference-quotient Jacobians included
+  bool analytic = false;  // the system provides an analytic Jacobian
+  long evaluations = 0;   // calls of sys->derivatives, difference-quotient Jacobians included
   std::exception_ptr error;
   char message[512] = {0};
 
@@ -92,12 +93,18 @@ inline int rhs(Bridge& b, double t, N_Vector y, N_Vector ydot) {
   }
 }
 
-// Analytic Jacobian into a dense SUNMatrix (column-major, leading dimension = rows).
-inline int jacobian(Bridge& b, double t, N_Vector y, SUNMatrix J) {
+// df/dy into a dense SUNMatrix (column-major, leading dimension = rows): the system's analytic
+// Jacobian when it has one (b.analytic), else forward differences in the solver's work vectors
+// (SUNDIALS' own difference quotients allocate a vector at every Jacobian evaluation).
+inline int jacobian(Bridge& b, double t, N_Vector y, N_Vector fy, SUNMatrix J, N_Vector tmp1,
+                    N_Vector tmp2) {
   try {
     const auto n = static_cast<Eigen::Index>(SUNDenseMatrix_Rows(J));
     Eigen::Map<Eigen::MatrixXd> m(SUNDenseMatrix_Data(J), n, n);
-    return b.sys->jacobian(t, view(y), m) ? 0 : -1;
+    if (b.analytic && b.sys->jacobian(t, view(y), m)) return 0;
+    stride::finite_difference_jacobian(*b.sys, t, view(y), view(fy), view(tmp1), view(tmp2), m);
+    b.evaluations += n;
+    return 0;
   } catch (...) {
     b.error = std::current_exception();
     return -1;

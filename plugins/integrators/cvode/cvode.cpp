@@ -4,8 +4,11 @@
 // (order, step size) across steps; it is reinitialized only after reset() or when the state
 // handed in differs from the one it returned last (someone modified x between steps).
 //  bdf:   Newton iteration, dense direct linear solver, the system's analytic Jacobian when it
-//         provides one (else CVODE's difference quotients). For stiff systems.
+//         provides one (else forward differences). For stiff systems.
 //  adams: fixed-point (functional) iteration, no Jacobian. For non-stiff systems.
+#include <algorithm>
+#include <cmath>
+
 #include <cvode/cvode.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
@@ -68,7 +71,8 @@ class Cvode final : public stride::Integrator {
       ls_.reset(SUNLinSol_Dense(y_.get(), A_.get(), ctx_.get()));
       check(CVodeSetLinearSolver(mem_, ls_.get(), A_.get()), "CVodeSetLinearSolver");
       Eigen::MatrixXd probe = Eigen::MatrixXd::Zero(n_, n_);
-      if (sys.jacobian(t0, x0, probe)) check(CVodeSetJacFn(mem_, &Cvode::jac), "CVodeSetJacFn");
+      bridge_.analytic = sys.jacobian(t0, x0, probe);
+      check(CVodeSetJacFn(mem_, &Cvode::jac), "CVodeSetJacFn");
     } else {
       nls_.reset(SUNNonlinSol_FixedPoint(y_.get(), 0, ctx_.get()));
       check(CVodeSetNonlinearSolver(mem_, nls_.get()), "CVodeSetNonlinearSolver");
@@ -89,6 +93,14 @@ class Cvode final : public stride::Integrator {
     int flag = CVodeSetStopTime(mem_, tout);
     if (flag == CV_SUCCESS) flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
     if (flag < 0) bridge_.fail("CVODE", t, flag);
+    // At the stop time SUNDIALS 6.4 may hand out an interpolated value; take the solver's own
+    // step solution when its last step ended there (within roundoff), as SUNDIALS >= 6.6 does.
+    double tcur = tret;
+    N_Vector ycur = nullptr;
+    if (CVodeGetCurrentTime(mem_, &tcur) == CV_SUCCESS &&
+        std::abs(tcur - tout) <= 1e-12 * std::max(1.0, std::abs(tout)) &&
+        CVodeGetCurrentState(mem_, &ycur) == CV_SUCCESS && ycur)
+      N_VScale(1.0, ycur, y_.get());
     auto y = sd::view(y_.get());
     for (std::size_t i = 0; i < n_; ++i) x[i] = y[i];
     t_ = tret;
@@ -134,9 +146,9 @@ class Cvode final : public stride::Integrator {
   static int rhs(double t, N_Vector y, N_Vector ydot, void* data) {
     return sd::rhs(*static_cast<sd::Bridge*>(data), t, y, ydot);
   }
-  static int jac(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector,
-                 N_Vector) {
-    return sd::jacobian(*static_cast<sd::Bridge*>(data), t, y, J);
+  static int jac(double t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_Vector tmp1,
+                 N_Vector tmp2, N_Vector) {
+    return sd::jacobian(*static_cast<sd::Bridge*>(data), t, y, fy, J, tmp1, tmp2);
   }
 
   void check(int flag, const char* what) {

@@ -67,7 +67,9 @@ class MultibodyModel : public Component {
 // Integrates a MultibodyModel. Call order:
 //   reset(model, t0, q, v) -> { step(model, t, h, q, v) | acceleration(...) | effective(...) }*.
 // reset() allocates all work memory (and may refuse a model it cannot handle, throwing
-// std::invalid_argument); the other calls must not allocate.
+// std::invalid_argument); it must not evaluate interface forces, whose inputs may not exist
+// yet (state that depends on them, like initial accelerations, is set up in the first step).
+// The other calls must not allocate.
 class Formulation {
  public:
   virtual ~Formulation() = default;

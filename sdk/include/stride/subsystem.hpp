@@ -15,7 +15,7 @@ class Subsystem : public Component {
   virtual void initialize(double t0) = 0;
   // Consistent initialization after every subsystem has produced its initial outputs:
   // a subsystem may adjust its state to its inputs at t0 (e.g. static equilibrium, Eq. 41).
-  // Runs in topological order of the connection graph. Default: nothing to do.
+  // Runs in the manifest's order of subsystems (list sources first). Default: nothing to do.
   virtual void equilibrate(double /*t0*/) {}
   // Advances from t (the time reached so far) by at most h; returns the time reached,
   // t < t_new <= t + h. Fixed-step subsystems return t + h. Throws StepFailure on failure.

@@ -1,0 +1,368 @@
+// The `stride` executable end to end: exit codes (0 success, 1 diverged/failed/interrupted,
+// 2 bad input), results.csv and summary.json for good and failing runs, --set, `validate`,
+// `plugins`, and SIGINT. The physics checked is the test graph of tests/manifests/ramp_gain.json:
+// amp.y = k·slope·t with k = 3 and slope = 2.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
+const std::string kRuntimeEnv = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' ";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch folder removed at the end of the test case.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("stride_cli_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `env stride args` through the shell, capturing stdout and stderr.
+Outcome stride(const Scratch& s, const std::string& args, const std::string& env = kRuntimeEnv) {
+  const fs::path out = s.dir / "stdout.txt", err = s.dir / "stderr.txt";
+  const std::string cmd = env + "'" + STRIDE_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int st = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  bool complete = true;  // every row has one number per column
+};
+
+Table read_csv(const fs::path& p) {
+  Table t;
+  std::ifstream in(p);
+  std::string line;
+  if (!std::getline(in, line)) return t;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) t.header.push_back(c);
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) {
+      char* end = nullptr;
+      const double v = std::strtod(c.c_str(), &end);
+      if (end == c.c_str() || *end != '\0') t.complete = false;
+      row.push_back(v);
+    }
+    if (row.size() != t.header.size()) t.complete = false;
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+json read_json(const fs::path& p) { return json::parse(slurp(p)); }
+
+// Every row satisfies amp.y = k·slope·t and src.y = slope·t (columns time, src.y, amp.y).
+void check_ramp_gain_rows(const Table& t) {
+  REQUIRE(t.header == std::vector<std::string>{"time", "src.y", "amp.y"});
+  CHECK(t.complete);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& r = t.rows[i];
+    CAPTURE(i);
+    CHECK(r[0] == doctest::Approx(0.1 * static_cast<double>(i)).epsilon(1e-9));
+    CHECK(r[1] == doctest::Approx(2.0 * r[0]).epsilon(1e-9));
+    CHECK(r[2] == doctest::Approx(6.0 * r[0]).epsilon(1e-9));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cli: a good run exits 0 and writes results.csv and summary.json") {
+  Scratch s;
+  const fs::path out = s.dir / "good";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 21);  // t = 0, 0.1, ..., 2
+  check_ramp_gain_rows(t);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "completed");
+  CHECK(sum.at("rows") == 21);
+  CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(2.0));
+  CHECK(sum.at("wall_time_s").get<double>() > 0.0);
+  CHECK(sum.at("subsystems").at("src").at("steps") == 200);
+  CHECK(sum.at("subsystems").at("amp").at("steps") == 200);
+  CHECK(sum.at("subsystems").at("amp").at("plugin") == "test_gain");
+  CHECK(sum.at("connections").size() == 1);
+  CHECK(contains(o.err, "status: completed"));
+}
+
+TEST_CASE("cli: --set changes the manifest, plugin_paths can replace STRIDE_PLUGIN_PATH") {
+  Scratch s;
+  const fs::path out = s.dir / "short";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() +
+                         "' --quiet --set /coupling/end=1 '/plugin_paths=[\"" + STRIDE_TEST_RUNTIME_DIR + "\"]'",
+                  "");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 11);
+  check_ramp_gain_rows(t);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("end_time").get<double>() == 1.0);
+  CHECK(sum.at("subsystems").at("src").at("steps") == 100);
+  CHECK(sum.at("coupling").at("end") == 1);
+
+  // Without either, the test plugins are unknown: exit 2 with the pointer.
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet", "STRIDE_PLUGIN_PATH= ");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/subsystems/src/plugin"));
+  CHECK(contains(o.err, "unknown subsystem plugin \"test_ramp\""));
+}
+
+TEST_CASE("cli: a bad manifest exits 2 with file and pointer on stderr, and runs nothing") {
+  Scratch s;
+  const fs::path out = s.dir / "bad";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() +
+                         "' --quiet --set /subsystems/amp/parameters/k=5000");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "ramp_gain.json: /subsystems/amp/parameters/k"));
+  CHECK(contains(o.err, "found 5000"));
+  CHECK_FALSE(fs::exists(out / "results.csv"));
+
+  o = stride(s, "run '" + kDir + "invalid_json.json' --out '" + out.string() + "'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "line 5, column 5"));
+
+  o = stride(s, "run '" + kDir + "no_such_manifest.json'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "cannot open"));
+
+  o = stride(s, "run");  // command-line error
+  CHECK(o.code == 2);
+}
+
+TEST_CASE("cli: a diverging run (NaN output) exits 1, status diverged, rows before kept") {
+  Scratch s;
+  const fs::path out = s.dir / "nan";
+  auto o = stride(s, "run '" + kDir + "nan_output.json' --out '" + out.string() + "' --quiet");
+  CHECK(o.code == 1);
+  CHECK(contains(o.err, "status: diverged"));
+  CHECK(contains(o.err, "not finite"));
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "diverged");
+  CHECK(contains(sum.at("message").get<std::string>(), "subsystem \"src\": output \"y\" is not finite"));
+  // The source turns NaN at t = 0.56 (first step end >= fail_at = 0.555): rows 0 .. 0.5 are
+  // complete and correct, nothing at or after the failure is written.
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 6);
+  check_ramp_gain_rows(t);
+  CHECK(sum.at("rows") == t.rows.size());
+  CHECK(sum.at("end_time_reached").get<double>() < 0.555);
+}
+
+TEST_CASE("cli: StepFailure exits 1 with status diverged") {
+  Scratch s;
+  const fs::path out = s.dir / "stepfail";
+  auto o = stride(s, "run '" + kDir + "step_failure.json' --out '" + out.string() + "' --quiet");
+  CHECK(o.code == 1);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "diverged");
+  const std::string msg = sum.at("message");
+  CHECK(contains(msg, "test_step_failure"));
+  CHECK(contains(msg, "Newton iteration did not converge"));
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 6);
+  check_ramp_gain_rows(t);
+}
+
+TEST_CASE("cli: a plugin that throws exits 1 with status failed, naming the plugin") {
+  Scratch s;
+  const fs::path out = s.dir / "throws";
+  auto o = stride(s, "run '" + kDir + "step_throws.json' --out '" + out.string() + "' --quiet");
+  CHECK(o.code == 1);
+  CHECK(contains(o.err, "status: failed"));
+  CHECK(contains(o.err, "test_step_throws"));
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "failed");
+  const std::string msg = sum.at("message");
+  CHECK(contains(msg, "test_step_throws"));
+  CHECK(contains(msg, "\"src\""));
+  CHECK(contains(msg, "table index out of range"));
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 6);
+  check_ramp_gain_rows(t);
+}
+
+TEST_CASE("cli: validate exit codes") {
+  Scratch s;
+  auto o = stride(s, "validate '" + kDir + "ramp_gain.json'");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "valid (2 subsystems, 1 connections, 2 recorded columns)"));
+  o = stride(s, "validate '" + kDir + "algebraic_loop.json'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "algebraic_loop.json: /connections: algebraic loop"));
+  o = stride(s, "validate '" + kDir + "ramp_gain.json' --set /connections/0/to=amp.x");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/connections/0/to"));
+  o = stride(s, "validate '" + kDir + "ctor_throws.json'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "test_ctor_throws"));
+}
+
+TEST_CASE("cli: plugins, plugins --json and plugins describe") {
+  Scratch s;
+  auto o = stride(s, "plugins");
+  CHECK(o.code == 0);
+  for (const char* name : {"rk4", "zoh", "lagrange", "test_gain", "test_ramp"}) {
+    CAPTURE(name);
+    CHECK(contains(o.out, name));
+  }
+  CHECK(contains(o.out, "integrators:"));
+  CHECK(contains(o.out, "extrapolators:"));
+
+  // The broken folder: listed as refused, with reasons, and the shipped plugins still there.
+  o = stride(s, "plugins --json", std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_LOAD_DIR + "' ");
+  CHECK(o.code == 0);
+  const json list = json::parse(o.out);
+  bool has_rk4 = false;
+  for (const auto& p : list.at("plugins")) has_rk4 |= p.at("name") == "rk4";
+  CHECK(has_rk4);
+  std::string reasons;
+  for (const auto& r : list.at("refused")) reasons += r.at("reason").get<std::string>() + "\n";
+  CHECK(list.at("refused").size() >= 5);
+  CHECK(contains(reasons, "ABI version"));
+  CHECK(contains(reasons, "json_diagnostics"));
+  CHECK(contains(reasons, "missing entry point"));
+  CHECK(contains(reasons, "duplicate plugin name"));
+
+  o = stride(s, "plugins describe rk4 --json");
+  REQUIRE(o.code == 0);
+  const json rk4 = json::parse(o.out);
+  CHECK(rk4.at("name") == "rk4");
+  CHECK(rk4.at("kind") == "integrator");
+  CHECK(rk4.at("parameters").is_array());
+
+  o = stride(s, "plugins describe lagrange --json");
+  REQUIRE(o.code == 0);
+  const json lag = json::parse(o.out);
+  bool order_found = false;
+  for (const auto& p : lag.at("parameters"))
+    if (p.at("name") == "order") {
+      order_found = true;
+      CHECK(p.at("type") == "integer");
+      CHECK(p.at("min") == 0);
+      CHECK(p.at("max") == 4);
+      CHECK(p.at("default") == 1);
+    }
+  CHECK(order_found);
+
+  o = stride(s, "plugins describe test_gain --json");
+  REQUIRE(o.code == 0);
+  const json gain = json::parse(o.out);
+  CHECK(gain.at("form") == "stepper");
+  REQUIRE(gain.at("ports").size() == 2);
+  CHECK(gain.at("ports")[1].at("name") == "y");
+  CHECK(gain.at("ports")[1].at("feedthrough") == true);
+
+  o = stride(s, "plugins describe lagrange");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "order : integer"));
+
+  o = stride(s, "plugins describe rk5");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "did you mean \"rk4\""));
+}
+
+TEST_CASE("cli: SIGINT stops a long run with status interrupted and keeps the rows") {
+  Scratch s;
+  const fs::path out = s.dir / "long";
+  const std::string manifest = kDir + "long_run.json";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("STRIDE_PLUGIN_PATH", STRIDE_TEST_RUNTIME_DIR, 1);
+    const std::string err = (s.dir / "stderr.txt").string();
+    if (std::freopen(err.c_str(), "w", stderr) == nullptr) _exit(126);
+    execl(STRIDE_EXE, "stride", "run", manifest.c_str(), "--out", out.c_str(), "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the run has written some rows (at most 20 s), then interrupt it.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t seen = 0;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+    std::ifstream in(out / "results.csv");
+    seen = 0;
+    for (std::string line; std::getline(in, line);) ++seen;
+    if (seen > 50) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGINT);
+  int st = 0;
+  bool exited = false;
+  for (int i = 0; i < 500 && !exited; ++i) {  // 10 s at most
+    exited = waitpid(pid, &st, WNOHANG) == pid;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+  }
+  REQUIRE(exited);
+  CHECK(seen > 50);
+  REQUIRE(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 1);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "interrupted");
+  CHECK(contains(sum.at("message").get<std::string>(), "interrupted"));
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.complete);
+  CHECK(t.rows.size() + 1 >= seen);  // every row seen before the signal is still there
+  CHECK(sum.at("rows") == t.rows.size());
+  REQUIRE(t.header == std::vector<std::string>{"time", "src.y", "amp.y"});
+  for (std::size_t i = 0; i < t.rows.size(); i += 7) {
+    CHECK(t.rows[i][0] == doctest::Approx(0.01 * static_cast<double>(i)).epsilon(1e-9));
+    CHECK(t.rows[i][2] == doctest::Approx(6.0 * t.rows[i][0]).epsilon(1e-9));
+  }
+  const double reached = sum.at("end_time_reached").get<double>();
+  CHECK(reached > 0.0);
+  CHECK(reached < 1e6);
+}

@@ -1,0 +1,226 @@
+// Manifest validation: one test per class of error. Every diagnostic must carry the manifest's
+// file name, the JSON pointer of the offending value, and what was expected and found, and
+// everything must be reported before anything runs.
+//  Manifests: tests/manifests/ (ramp_gain.json is the valid base; most errors are produced
+//  from it with --set overrides, the way a user would on the command line).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "stride/host/experiment.hpp"
+
+using namespace stride::host;
+
+namespace {
+
+const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
+const std::string kBase = kDir + "ramp_gain.json";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const PluginRegistry& registry() {
+  static const PluginRegistry reg = [] {
+    PluginRegistry r;
+    r.scan({STRIDE_BUILD_PLUGIN_DIR, STRIDE_TEST_RUNTIME_DIR});
+    return r;
+  }();
+  return reg;
+}
+
+// Everything the host reports for `file` with `overrides` (empty when the manifest is valid).
+std::vector<Diagnostic> problems(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  try {
+    Manifest m = load_manifest(file, overrides);
+    Experiment ex(std::move(m), registry());
+  } catch (const ManifestError& e) {
+    CHECK(std::string(e.what()) == [&] {  // what() lists every diagnostic, one a line
+      std::string s;
+      for (const auto& d : e.diagnostics()) s += (s.empty() ? "" : "\n") + d.str();
+      return s;
+    }());
+    return e.diagnostics();
+  }
+  return {};
+}
+
+// Asserts that a diagnostic at `pointer` exists, names `file`, and its message holds `parts`.
+void expect(const std::vector<Diagnostic>& diags, const std::string& file, const std::string& pointer,
+            const std::vector<std::string>& parts) {
+  std::string all;
+  for (const auto& d : diags) all += d.str() + "\n";
+  INFO("diagnostics:\n" << all);
+  auto it = std::find_if(diags.begin(), diags.end(), [&](const Diagnostic& d) { return d.pointer == pointer; });
+  REQUIRE(it != diags.end());
+  CHECK(it->file == file);
+  CHECK(contains(it->str(), file));
+  CHECK(contains(it->str(), pointer.empty() ? "(document)" : pointer));
+  for (const auto& p : parts) {
+    INFO("expected part: " << p);
+    CHECK(contains(it->message, p));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("validation: the base manifest is valid") {
+  auto d = problems(kBase);
+  CHECK(d.empty());
+  Experiment ex(load_manifest(kBase), registry());
+  CHECK(ex.subsystem_count() == 2);
+  CHECK(ex.connection_count() == 1);
+  CHECK(ex.columns() == std::vector<std::string>{"src.y", "amp.y"});
+}
+
+TEST_CASE("validation: invalid JSON gives line and column") {
+  // invalid_json.json misses a comma at the end of line 4; the parser stops at the quote of
+  // "amp" on line 5, column 5.
+  const std::string f = kDir + "invalid_json.json";
+  auto d = problems(f);
+  REQUIRE(d.size() == 1);
+  expect(d, f, "", {"invalid JSON", "line 5, column 5"});
+}
+
+TEST_CASE("validation: unknown top-level key suggests the closest one") {
+  const std::string f = kDir + "unknown_key.json";
+  auto d = problems(f);
+  expect(d, f, "/subsytems", {"unknown key \"subsytems\"", "did you mean \"subsystems\"", "allowed keys:"});
+  expect(d, f, "/subsystems", {"required key \"subsystems\" is missing"});
+}
+
+TEST_CASE("validation: wrong type") {
+  auto d = problems(kBase, {"/coupling/macro_step=\"0.1\""});
+  expect(d, kBase, "/coupling/macro_step", {"expected a positive macro step in s", "found string \"0.1\""});
+  d = problems(kBase, {"/subsystems/amp/parameters/k=\"three\""});
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"expected a real number", "found \"three\""});
+  d = problems(kBase, {"/subsystems/amp=[1,2]"});
+  expect(d, kBase, "/subsystems/amp", {"expected an object", "found an array"});
+}
+
+TEST_CASE("validation: missing required key") {
+  const std::string f = kDir + "missing_key.json";
+  auto d = problems(f);
+  expect(d, f, "/subsystems/amp/step", {"required key \"step\" is missing"});
+}
+
+TEST_CASE("validation: parameter out of its declared bounds") {
+  auto d = problems(kBase, {"/subsystems/amp/parameters/k=5000"});
+  REQUIRE(d.size() == 1);
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"in [-1000, 1000]", "found 5000"});
+  d = problems(kBase, {"/subsystems/amp/parameters/size=0"});
+  expect(d, kBase, "/subsystems/amp/parameters/size", {"expected an integer in [1, 8]", "found 0"});
+  d = problems(kBase, {"/subsystems/amp/parameters/gian=1"});
+  expect(d, kBase, "/subsystems/amp/parameters/gian", {"has no parameter \"gian\"", "parameters: k, size, unit"});
+}
+
+TEST_CASE("validation: unknown plugin lists the available ones") {
+  auto d = problems(kBase, {"/subsystems/amp/plugin=test_gian"});
+  expect(d, kBase, "/subsystems/amp/plugin",
+         {"unknown subsystem plugin \"test_gian\"", "did you mean \"test_gain\"", "available:", "test_ramp"});
+  d = problems(kBase, {"/connections/0/extrapolator=zho"});
+  expect(d, kBase, "/connections/0/extrapolator", {"unknown extrapolator plugin \"zho\"", "did you mean \"zoh\""});
+}
+
+TEST_CASE("validation: plugin of the wrong kind") {
+  auto d = problems(kBase, {"/subsystems/amp/plugin=zoh"});
+  expect(d, kBase, "/subsystems/amp/plugin", {"expected a subsystem plugin", "found \"zoh\"", "which is an extrapolator", "test_gain"});
+  d = problems(kBase, {"/connections/0/extrapolator=rk4"});
+  expect(d, kBase, "/connections/0/extrapolator", {"expected an extrapolator plugin", "found \"rk4\"", "which is an integrator", "zoh"});
+}
+
+TEST_CASE("validation: unknown subsystem in a connection") {
+  auto d = problems(kBase, {"/connections/0/from=source.y"});
+  expect(d, kBase, "/connections/0/from", {"unknown subsystem \"source\"", "subsystems: src, amp"});
+  d = problems(kBase, {"/connections/0/to=amp"});
+  expect(d, kBase, "/connections/0/to", {"expected \"subsystem.port\"", "found \"amp\""});
+}
+
+TEST_CASE("validation: unknown port lists the ports") {
+  auto d = problems(kBase, {"/connections/0/to=amp.x"});
+  expect(d, kBase, "/connections/0/to", {"subsystem \"amp\" has no port \"x\"", "u (input, 1 x m)"});
+  d = problems(kBase, {"/connections/0/from=src.z"});
+  expect(d, kBase, "/connections/0/from", {"has no port \"z\"", "y (output, 1 x m)"});
+}
+
+TEST_CASE("validation: an output used as an input") {
+  auto d = problems(kBase, {"/connections/0/to=amp.y"});
+  expect(d, kBase, "/connections/0/to", {"expected an input port", "\"amp.y\"", "which is an output", "u (input"});
+}
+
+TEST_CASE("validation: size mismatch") {
+  auto d = problems(kBase, {"/subsystems/amp/parameters/size=2"});
+  expect(d, kBase, "/connections/0/to", {"size mismatch", "src.y has 1 elements", "amp.u expects 2"});
+}
+
+TEST_CASE("validation: unit mismatch") {
+  auto d = problems(kBase, {"/subsystems/amp/parameters/unit=N"});
+  expect(d, kBase, "/connections/0/to", {"unit mismatch", "src.y is in m", "amp.u expects N"});
+}
+
+TEST_CASE("validation: an input fed twice") {
+  auto d = problems(kBase, {"/connections/1={\"from\": \"src.y\", \"to\": \"amp.u\"}"});
+  expect(d, kBase, "/connections/1/to", {"\"amp.u\" is already fed by /connections/0"});
+}
+
+TEST_CASE("validation: unconnected input") {
+  auto d = problems(kBase, {"/connections=[]"});
+  REQUIRE(d.size() == 1);
+  expect(d, kBase, "/connections", {"input \"amp.u\"", "is not connected", "\"to\": \"amp.u\""});
+}
+
+TEST_CASE("validation: algebraic loop prints the cycle") {
+  const std::string f = kDir + "algebraic_loop.json";
+  auto d = problems(f);
+  REQUIRE(d.size() == 1);
+  expect(d, f, "/connections", {"algebraic loop"});
+  const std::string& msg = d.front().message;
+  CHECK((contains(msg, "a.y -> b.y -> a.y") || contains(msg, "b.y -> a.y -> b.y")));
+
+  // Feedthrough alone is not a loop: feed a from a ramp instead of b, and the chain
+  // src -> a -> b is accepted.
+  d = problems(f, {"/subsystems/src={\"plugin\": \"test_ramp\", \"step\": 0.01}", "/connections/1/from=src.y"});
+  CHECK(d.empty());
+}
+
+TEST_CASE("validation: bad --set override") {
+  auto d = problems(kBase, {"coupling/end=1"});
+  expect(d, kBase, "", {"--set coupling/end=1", "expected POINTER=VALUE"});
+  d = problems(kBase, {"/couplings/end=1"});
+  expect(d, kBase, "/couplings/end", {"the parent /couplings does not exist"});
+  d = problems(kBase, {"/coupling/end=0"});
+  expect(d, kBase, "/coupling/end", {"expected an end time after the start time", "found 0"});
+}
+
+TEST_CASE("validation: Gauss–Seidel order and scheme names") {
+  auto d = problems(kBase, {"/coupling/order/1=amplifier"});
+  expect(d, kBase, "/coupling/order/1", {"unknown subsystem \"amplifier\"", "subsystems: src, amp"});
+  d = problems(kBase, {"/coupling/order/1=src"});
+  expect(d, kBase, "/coupling/order/1", {"\"src\" is listed twice"});
+  d = problems(kBase, {"/coupling/scheme=gauss_siedel"});
+  expect(d, kBase, "/coupling/scheme", {"expected one of", "found \"gauss_siedel\"", "did you mean \"gauss_seidel\""});
+}
+
+TEST_CASE("validation: bad record variable") {
+  auto d = problems(kBase, {"/record/variables=[\"amp.z\"]"});
+  expect(d, kBase, "/record/variables/0", {"has no port \"z\"", "y (output, 1 x m)"});
+  d = problems(kBase, {"/record/variables=[\"amp\"]"});
+  expect(d, kBase, "/record/variables/0", {"expected \"subsystem.port\"", "found string \"amp\""});
+  d = problems(kBase, {"/record/variables=[\"amp.u\"]"});
+  expect(d, kBase, "/record/variables/0", {"expected an output port", "which is an input"});
+}
+
+TEST_CASE("validation: a plugin constructor that throws is reported at the subsystem") {
+  const std::string f = kDir + "ctor_throws.json";
+  auto d = problems(f);
+  expect(d, f, "/subsystems/src", {"could not create", "test_ctor_throws", "missing_table.csv"});
+}
+
+TEST_CASE("validation: every problem is reported, not only the first") {
+  auto d = problems(kBase, {"/subsystems/amp/parameters/k=5000", "/subsystems/src/parameters/slope=\"steep\"",
+                            "/connections/0/extrapolator=zho"});
+  CHECK(d.size() == 3);
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"found 5000"});
+  expect(d, kBase, "/subsystems/src/parameters/slope", {"found \"steep\""});
+  expect(d, kBase, "/connections/0/extrapolator", {"did you mean \"zoh\""});
+}
