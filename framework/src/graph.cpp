@@ -34,6 +34,11 @@ std::span<const double> NodeInputs::at(std::size_t port, double t) {
   return out;
 }
 
+double BondPair::residual() const { return a->bonds[bond_a].energy + b->bonds[bond_b].energy; }
+std::string BondPair::name() const {
+  return a->name + "." + a->bonds[bond_a].name + " <-> " + b->name + "." + b->bonds[bond_b].name;
+}
+
 namespace {
 
 std::string list(const std::vector<std::string>& v) {
@@ -369,6 +374,50 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     };
     for (auto& [v, _] : adj)
       if (state[v] == 0 && dfs(v)) break;
+  }
+
+  // Power bonds between pairs of subsystems (each pair once).
+  for (auto& n : g.nodes)
+    for (std::size_t i = 0; i < n->bonds.size(); ++i) {
+      const Bond& b = n->bonds[i];
+      for (Link* in : n->in_links[b.input]) {
+        Node* other = in->src;
+        for (std::size_t j = 0; j < other->bonds.size(); ++j) {
+          const Bond& ob = other->bonds[j];
+          // does n's bond output feed other's bond input?
+          bool back = false;
+          for (Link* l : other->in_links[ob.input])
+            if (l->src == n.get() && l->src_offset >= b.output_offset && l->src_offset < b.output_offset + b.width) back = true;
+          const bool from_bond_output = in->src_offset >= ob.output_offset && in->src_offset < ob.output_offset + ob.width;
+          if (back && from_bond_output && n.get() < other) g.bond_pairs.push_back({n.get(), i, other, j});
+        }
+      }
+    }
+
+  // Output bounds.
+  for (const auto& ob : manifest_.monitor.bounds) {
+    std::string sub, port;
+    auto dot = ob.variable.find('.');
+    sub = ob.variable.substr(0, dot);
+    port = ob.variable.substr(dot + 1);
+    std::size_t first = 0, count = 0;
+    if (auto br = port.find('['); br != std::string::npos) {
+      first = std::stoul(port.substr(br + 1));
+      count = 1;
+      port = port.substr(0, br);
+    }
+    Node* n = find_node(sub, ob.pointer);
+    if (!n) continue;
+    int pi = find_port(n, port, Direction::output, ob.pointer);
+    if (pi < 0) continue;
+    const PortSpec& ps = n->ports[pi];
+    if (count && first >= ps.size) {
+      error(ob.pointer, "element " + std::to_string(first) + " out of range: " + sub + "." + port + " has " + std::to_string(ps.size) + " elements");
+      continue;
+    }
+    for (std::size_t e = count ? first : 0; e < (count ? first + 1 : ps.size); ++e)
+      n->bounds.push_back({n->output_offset[pi] + e, ob.min, ob.max,
+                           sub + "." + port + (ps.size > 1 ? "[" + std::to_string(e) + "]" : "")});
   }
 
   // Gauss–Seidel order.

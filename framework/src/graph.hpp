@@ -70,6 +70,12 @@ struct Node {
   double t = 0.0, t_prev = 0.0;
   std::vector<double> y, y_prev;
   long steps = 0;
+  struct Bound {
+    std::size_t element;
+    double min, max;
+    std::string label;
+  };
+  std::vector<Bound> bounds;  // divergence monitors on outputs
   std::size_t next_record = 0;           // first record index not yet written by this node
   std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
   std::vector<std::size_t> record_elem;  // the output element (index into y) of each column
@@ -81,7 +87,20 @@ struct Node {
   }
 };
 
+// Two subsystems exchanging power through conjugate bonds: the effort output of one feeds the
+// effort input of the other and the flow outputs likewise. Exact coupling makes the energies
+// that enter both through the bond cancel; their sum is the generalized energy residual.
+struct BondPair {
+  Node* a;
+  std::size_t bond_a;
+  Node* b;
+  std::size_t bond_b;
+  double residual() const;
+  std::string name() const;
+};
+
 struct Graph {
+  std::vector<BondPair> bond_pairs;
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<Link>> links;
   std::vector<std::string> columns;  // CSV columns after "time"

@@ -234,7 +234,7 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
 
   const json& d = m.document;
   if (!chk.object(d, "", {"format", "title", "description", "plugin_paths", "subsystems", "connections",
-                          "coupling", "record", "output"},
+                          "coupling", "record", "monitor", "output"},
                   {"format", "subsystems", "coupling"}))
     throw ManifestError(chk.diags);
 
@@ -374,6 +374,47 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
             if (!v.is_string() || !split_endpoint(v.get<std::string>(), a, b))
               chk.error("/record/variables/" + std::to_string(i), "expected \"subsystem.port\", found " + type_name(v));
             else m.record.variables.push_back(v.get<std::string>());
+          }
+      }
+    }
+  }
+
+  // monitor
+  if (d.contains("monitor")) {
+    const json& mo = d["monitor"];
+    if (chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) {
+      m.monitor.energy_residual_limit =
+          chk.number(mo, "/monitor", "energy_residual_limit", "a positive energy in J", true, m.monitor.energy_residual_limit)
+              .value_or(m.monitor.energy_residual_limit);
+      if (mo.contains("bounds")) {
+        const json& b = mo["bounds"];
+        if (!b.is_object()) chk.error("/monitor/bounds", "expected an object {\"subsystem.port\": [min, max]}, found " + type_name(b));
+        else
+          for (auto it = b.begin(); it != b.end(); ++it) {
+            const std::string p = "/monitor/bounds/" + escape(it.key());
+            std::string a, c;
+            std::size_t f, n;
+            if (!split_endpoint(it.key(), a, c, f, n)) {
+              chk.error(p, "expected a key \"subsystem.port\" or \"subsystem.port[i]\", found \"" + it.key() + "\"");
+              continue;
+            }
+            const json& v = *it;
+            auto bound = [&](const json& x, double inf) -> std::optional<double> {
+              if (x.is_null()) return inf;
+              if (x.is_number()) return x.get<double>();
+              return std::nullopt;
+            };
+            OutputBound ob;
+            ob.variable = it.key();
+            ob.pointer = p;
+            if (!v.is_array() || v.size() != 2 || !bound(v[0], 0) || !bound(v[1], 0) ||
+                *bound(v[0], -INFINITY) > *bound(v[1], INFINITY)) {
+              chk.error(p, "expected [min, max] with min <= max (null for no bound), found " + v.dump());
+              continue;
+            }
+            ob.min = *bound(v[0], -std::numeric_limits<double>::infinity());
+            ob.max = *bound(v[1], std::numeric_limits<double>::infinity());
+            m.monitor.bounds.push_back(ob);
           }
       }
     }

@@ -140,8 +140,9 @@ class Progress {
 
 class Master {
  public:
-  Master(Graph& g, const CouplingConfig& c, Recorder& rec, Progress& prog, const volatile int* stop)
-      : g_(g), c_(c), rec_(rec), prog_(prog), stop_(stop), eps_(1e-9 * c.macro_step) {}
+  Master(Graph& g, const CouplingConfig& c, double residual_limit, Recorder& rec, Progress& prog,
+         const volatile int* stop)
+      : g_(g), c_(c), rec_(rec), prog_(prog), stop_(stop), eps_(1e-9 * c.macro_step), residual_limit_(residual_limit) {}
 
   void initialize() {
     const double t0 = c_.start;
@@ -223,6 +224,25 @@ class Master {
       }
   }
 
+  void check_monitors(Node& n) {
+    for (const auto& b : n.bounds) {
+      const double v = n.y[b.element];
+      if (v < b.min || v > b.max)
+        throw Stop{RunStatus::diverged, "output " + b.label + " = " + std::to_string(v) + " left its declared bounds [" +
+                                            std::to_string(b.min) + ", " + std::to_string(b.max) + "] at t = " +
+                                            std::to_string(n.t) + " s"};
+    }
+  }
+  void check_residuals() {
+    for (const auto& p : g_.bond_pairs) {
+      const double r = p.residual();
+      if (!(std::abs(r) <= residual_limit_))
+        throw Stop{RunStatus::diverged, "energy residual of power bond " + p.name() + " is " + std::to_string(r) +
+                                            " J, beyond the limit " + std::to_string(residual_limit_) + " J at t = " +
+                                            std::to_string(time_reached()) + " s"};
+    }
+  }
+
   double bond_power(Node& n, Bond& b) {
     auto u = n.input_view.at(b.input, n.t);
     double p = 0;
@@ -244,6 +264,7 @@ class Master {
     n.t = t_new;
     ++n.steps;
     read_outputs(n);
+    check_monitors(n);
     for (Bond& b : n.bonds) {
       const double p = bond_power(n, b);
       b.energy += 0.5 * (p + b.power) * (n.t - n.t_prev);
@@ -276,6 +297,7 @@ class Master {
         for (Node* n : g_.order)
           for (Link* l : n->out_links) l->push(n->t);
       T = Tn;
+      check_residuals();
       prog_.update(time_reached());
     }
   }
@@ -303,7 +325,10 @@ class Master {
       if (!next) break;
       step(*next, std::min(next->step, c_.end - next->t));
       for (Link* l : next->out_links) l->push(next->t);
-      if (++count % 64 == 0) prog_.update(time_reached());
+      if (++count % 64 == 0) {
+        check_residuals();
+        prog_.update(time_reached());
+      }
     }
   }
 
@@ -313,6 +338,7 @@ class Master {
   Progress& prog_;
   const volatile int* stop_;
   double eps_;
+  double residual_limit_;
 };
 
 json statistics_of(Node& n) {
@@ -340,7 +366,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
 
   Recorder rec(g, res.output / "results.csv", m.coupling.start, interval, m.coupling.end, capacity);
   Progress prog(opt.progress, m.coupling.start, m.coupling.end);
-  Master master(g, m.coupling, rec, prog, opt.stop);
+  Master master(g, m.coupling, m.monitor.energy_residual_limit, rec, prog, opt.stop);
   try {
     master.initialize();
     master.run();
@@ -405,6 +431,16 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     conns.push_back(c);
   }
   s["connections"] = conns;
+  json pairs = json::array();
+  double total_residual = 0;
+  for (const auto& p : g.bond_pairs) {
+    pairs.push_back({{"bond", p.name()},
+                     {"energy_in_J", {{p.a->name, p.a->bonds[p.bond_a].energy}, {p.b->name, p.b->bonds[p.bond_b].energy}}},
+                     {"residual_J", p.residual()}});
+    total_residual += p.residual();
+  }
+  s["power_bonds"] = pairs;
+  if (!g.bond_pairs.empty()) s["energy_residual_J"] = total_residual;
   res.summary = s;
   std::ofstream(res.output / "summary.json") << s.dump(2) << "\n";
   return res;

@@ -10,6 +10,7 @@ function(stride_add_plugin target)
     VISIBILITY_INLINES_HIDDEN ON
     PREFIX ""
     OUTPUT_NAME "stride_${target}")
+  set_property(GLOBAL APPEND PROPERTY STRIDE_PLUGIN_TARGETS ${target})
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   elseif(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)

@@ -3,6 +3,7 @@
 // (González 2011 Sect. 2.2).
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -13,6 +14,27 @@
 
 using stride::json;
 using stride::host::PluginRegistry;
+
+// Counts heap allocations in the whole process by interposing glibc's malloc family, to check
+// that push() and evaluate() do not allocate.
+static std::atomic<long> allocations{0};
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* malloc(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, n);
+}
+}
 
 namespace {
 
@@ -223,4 +245,29 @@ TEST_CASE("smoothing returns the mean of the samples in (t - window, t]") {
   }
   lag->evaluate(0.7315, {&u, 1});  // a point value of the oscillation, far from the mean
   CHECK(std::abs(u - offset) > 0.5);
+}
+
+TEST_CASE("push() and evaluate() do not allocate, also once the history wraps around") {
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"zoh", {{"history", 8}}},
+      {"linear", {{"history", 8}}},
+      {"lagrange", {{"order", 4}, {"history", 8}}},
+      {"smoothing", {{"window", 0.05}, {"history", 8}}}};
+  for (const auto& [name, params] : cases) {
+    const long at_reset = allocations.load();
+    auto e = make(name, params, 3);
+    CHECK(allocations.load() > at_reset);  // the counter sees allocations inside plugins
+    double y[3], u[3];
+    const long before = allocations.load();
+    for (int k = 0; k < 50; ++k) {
+      const double t = 0.01 * k;
+      y[0] = t, y[1] = -t, y[2] = t * t;
+      e->push(t, y);
+      e->evaluate(t - 0.005, u);
+      e->evaluate(t + 0.005, u);
+    }
+    const long during = allocations.load() - before;
+    INFO(name);
+    CHECK(during == 0);
+  }
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,19 @@ struct RecordConfig {
   std::vector<std::string> variables;  // "sub.port"; empty: every output
 };
 
+// Divergence monitors: declared bounds of outputs and a limit on the energy residual of any
+// power bond (Rahikainen 2020 §2.3.2). Exceeding one ends the run with status "diverged".
+struct OutputBound {
+  std::string variable;  // "sub.port" or "sub.port[i]"
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  std::string pointer;
+};
+struct MonitorConfig {
+  std::vector<OutputBound> bounds;
+  double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
+};
+
 struct Manifest {
   std::filesystem::path file;
   json document;  // after --set overrides
@@ -89,6 +103,7 @@ struct Manifest {
   std::vector<ConnectionConfig> connections;
   CouplingConfig coupling;
   RecordConfig record;
+  MonitorConfig monitor;
   std::filesystem::path output;
 };
 
