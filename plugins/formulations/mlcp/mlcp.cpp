@@ -1,0 +1,346 @@
+// Nonsmooth impulse–momentum formulation (BENCHMARKS.md §6, Peiret's nonsmooth interface
+// models). One step from (t, q, v) with step h:
+//   M v⁺ − Aᵀ λ̂ = p,  p = M v + h (f_a + D_iᵀ λ_i − c)       (everything at t, λ_i at t)
+//   w = A v⁺ + C λ̂ + φ,  λ̂_k ∈ [lo_k, hi_k] complementary to w_k
+//   q⁺ = q + h v⁺
+// A stacks the bilateral rows Φ_q (bounds (−∞, ∞), velocity term Φ_t) and, for a
+// NonsmoothModel, its contact rows (normal [0, ∞), friction [−μ λ̂_n, μ λ̂_n]). C and φ are the
+// spring–damper regularization documented in stride/nonsmooth.hpp; bilateral rows use the
+// parameters stiffness and relaxation. The MLCP is condensed to H λ̂ + b with H = A M⁻¹ Aᵀ + C,
+// b = A M⁻¹ p + φ and solved by the chosen solver, then by the other one when the residual
+// check fails. The residual check recomputes v⁺ and w from the physics and measures the
+// natural-map residual (bounds and complementarity) in velocity units; a step whose every solver
+// misses the tolerance is counted and throws StepFailure.
+//
+// Interface model (effective): over the active set α of the last step (bilateral rows, and
+// contact rows strictly inside their bounds) with G = M⁻¹ − M⁻¹ A_αᵀ (A_α M⁻¹ A_αᵀ + C_α)⁻¹ A_α M⁻¹,
+//   M̃ = (D G Dᵀ)⁻¹,   f̃ = M̃ (D G (f − c + A_τᵀ λ̂_τ / h) + Ḋ v + D M⁻¹ A_αᵀ (…)⁻¹ a_α),
+// where the rows τ at a bound (detaching contact, kinetic friction) act as applied forces
+// λ̂_τ / h and a_α is the exact constraint acceleration of the bilateral rows (−bias) and 0 for
+// contacts. acceleration() is the same model's v̇, so D v̇ + Ḋ v = M̃⁻¹ (f̃ + λ_i). Without
+// contacts and with C_α → 0 this is Eq. 17-19 of the smooth formulations.
+// C_α uses the step size of the last step (the parameter initial_step before the first one).
+#include <stdexcept>
+#include <string>
+
+#include <stride/nonsmooth.hpp>
+
+#include "../../common/mlcp_solvers.hpp"
+#include "../constrained_dynamics.hpp"
+
+namespace {
+
+using namespace stride;
+
+class Mlcp final : public Formulation {
+ public:
+  static PluginInfo describe() {
+    PluginInfo i;
+    i.name = "mlcp";
+    i.kind = Kind::formulation;
+    i.version = "1.0";
+    i.description =
+        "Nonsmooth impulse-momentum step as a box MLCP (bilateral, contact, Coulomb friction rows), PGS or "
+        "block-pivoting solver with residual check; nonsmooth interface model over the active set";
+    i.parameters = {
+        choice_param("solver", "pgs", {"pgs", "bpp"},
+                     "pgs: projected Gauss-Seidel with warm start, then bpp if the residual check fails; bpp: block "
+                     "principal pivoting (direct), then pgs"),
+        integer_param("iterations", 500, "projected Gauss-Seidel sweeps per step", 1, 1e7),
+        integer_param("max_pivots", 200, "block principal pivoting linear solves per step", 1, 1e6),
+        real_param("tolerance", 1e-10, "m/s",
+                   "residual check: largest natural-map residual (bounds and complementarity) in velocity units",
+                   1e-16, 1.0),
+        real_param("stiffness", 1e12, "N/m", "regularization stiffness k of the bilateral rows (C = 1/(h^2 k (1 + tau/h)))",
+                   1e-3, 1e30),
+        real_param("relaxation", 0.0, "s", "relaxation time tau of the bilateral rows (damping k tau; phi = Phi/(h + tau))",
+                   0.0, 1e3),
+        real_param("initial_step", 1e-3, "s", "step size of the regularization C used by the interface model before the first step",
+                   1e-9, 10.0),
+    };
+    return i;
+  }
+
+  explicit Mlcp(const Params& p)
+      : direct_first_(p.string("solver") == "bpp"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
+        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")) {}
+
+  void reset(MultibodyModel& model, double, VectorRef, VectorRef) override {
+    dyn_.reset(model);
+    ns_ = dynamic_cast<NonsmoothModel*>(&model);
+    const MultibodySizes s = dyn_.size;
+    n_ = Eigen::Index(s.n), m_ = Eigen::Index(s.m), np_ = Eigen::Index(s.p);
+    rows_.clear();
+    if (ns_) rows_ = ns_->contact_rows();
+    nc_ = Eigen::Index(rows_.size());
+    r_ = m_ + nc_;
+    for (std::size_t k = 0; k < rows_.size(); ++k) {
+      const ContactRow& row = rows_[k];
+      if (row.kind == ContactKind::friction &&
+          (row.normal >= rows_.size() || rows_[row.normal].kind != ContactKind::normal))
+        throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
+                                    std::to_string(row.normal) + ", which is not a normal contact row");
+      if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
+        throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
+    }
+    J_.setZero(nc_, n_);
+    gap_.setZero(nc_);
+    mu_.setZero(nc_);
+    A_.setZero(r_, n_);
+    Aa_.setZero(r_, n_);
+    C_.setZero(r_);
+    phi_.setZero(r_);
+    Y_.setZero(n_, r_);
+    Ya_.setZero(n_, r_);
+    X_.setZero(r_, n_);
+    Ha_.setZero(r_, r_);
+    G_.setZero(n_, n_);
+    T_.setZero(n_, np_);
+    Me_inv_.setZero(np_, np_);
+    pv_.setZero(n_);
+    vfree_.setZero(n_);
+    vplus_.setZero(n_);
+    vn_.setZero(n_);
+    Qt_.setZero(n_);
+    ac_.setZero(r_);
+    z_.setZero(r_);
+    rp_.setZero(np_);
+    w_.setZero(r_);
+    diag_.setZero(r_);
+    lambda_.setZero(r_);
+    warm_.setZero(r_);
+    status_.assign(std::size_t(r_), Status::free);
+    for (Eigen::Index k = m_; k < r_; ++k) status_[std::size_t(k)] = Status::lower;  // no contact before the first step
+    ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n_);
+    ldlt_H_ = Eigen::LDLT<Eigen::MatrixXd>(r_);
+    ldlt_Me_ = Eigen::LDLT<Eigen::MatrixXd>(np_);
+    prob_.resize(r_);
+    for (Eigen::Index k = 0; k < nc_; ++k) {
+      const ContactRow& row = rows_[std::size_t(k)];
+      if (row.kind == ContactKind::normal) {
+        prob_.lo[m_ + k] = 0.0;
+      } else {
+        prob_.coupled[std::size_t(m_ + k)] = int(m_ + Eigen::Index(row.normal));
+      }
+    }
+    pgs_.reset(r_);
+    bpp_.reset(r_);
+    h_last_ = 0.0;
+    stats_ = {};
+    sweeps_total_ = pivots_total_ = fallbacks_ = failed_ = 0;
+    max_residual_ = last_residual_ = max_penetration_ = 0.0;
+  }
+
+  double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
+    evaluate(model, t, q, v, h);
+    // Condensed MLCP: v⁺ = v_free + Y λ̂, Y = M⁻¹ Aᵀ.
+    pv_.noalias() = dyn_.M * v;
+    pv_ += h * dyn_.Q;
+    vfree_ = ldlt_M_.solve(pv_);
+    Y_ = A_.transpose();
+    ldlt_M_.solveInPlace(Y_);
+    prob_.H.noalias() = A_ * Y_;
+    prob_.H.diagonal() += C_;
+    prob_.b.noalias() = A_ * vfree_;
+    prob_.b += phi_;
+    for (Eigen::Index k = m_; k < r_; ++k) prob_.mu[k] = mu_[k - m_];
+
+    double residual = mlcp::inf;
+    long sweeps = 0, pivots = 0;
+    bool solved = false;
+    for (int attempt = 0; attempt < 2 && !solved; ++attempt) {
+      if (attempt > 0) ++fallbacks_;
+      lambda_ = warm_;
+      if ((attempt == 0) == direct_first_) {
+        long pv = 0;
+        bpp_.solve(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
+        pivots += pv;
+      } else {
+        sweeps += pgs_.solve(prob_, lambda_, sweeps_, 0.1 * tol_);
+      }
+      residual = check();
+      solved = residual <= tol_;
+    }
+    sweeps_total_ += sweeps;
+    pivots_total_ += pivots;
+    last_residual_ = residual;
+    max_residual_ = std::max(max_residual_, residual);
+    if (!solved) {
+      ++failed_;
+      throw StepFailure("mlcp: no solver met the residual tolerance at t = " + std::to_string(t) + " (residual " +
+                        std::to_string(residual) + " m/s > " + std::to_string(tol_) + " after " + std::to_string(sweeps) +
+                        " PGS sweeps and " + std::to_string(pivots) + " pivots)");
+    }
+    classify();
+    warm_ = lambda_;
+    h_last_ = h;
+    v = vplus_;
+    q += h * v;
+    double phi_norm = 0.0, phi_dot = 0.0;
+    if (m_ > 0) {
+      model.constraints(t + h, q, dyn_.phi);
+      model.constraint_jacobian(t + h, q, dyn_.Phi_q);
+      model.constraint_rate(t + h, q, dyn_.phi_t);
+      phi_norm = dyn_.phi.norm();
+      phi_dot = (dyn_.Phi_q * v + dyn_.phi_t).norm();
+    }
+    for (Eigen::Index k = 0; k < nc_; ++k)
+      if (rows_[std::size_t(k)].kind == ContactKind::normal) max_penetration_ = std::max(max_penetration_, -gap_[k]);
+    stats_.record(direct_first_ ? pivots : sweeps, phi_norm, phi_dot);
+    return t + h;
+  }
+
+  void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, VectorRef v_dot) override {
+    interface_model(model, t, q, v);
+    // v̇ = G (Q_τ + D_iᵀ λ_i) + M⁻¹ A_αᵀ H_α⁻¹ a_α
+    pv_ = Qt_;
+    pv_.noalias() += dyn_.D_i.transpose() * dyn_.lambda_i;
+    v_dot.noalias() = G_ * pv_;
+    v_dot.noalias() += Ya_ * z_;
+  }
+
+  void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
+                 VectorRef f_eff) override {
+    if (np_ == 0) return;
+    interface_model(model, t, q, v);
+    T_.noalias() = G_ * dyn_.D_i.transpose();
+    Me_inv_.noalias() = dyn_.D_i * T_;
+    ldlt_Me_.compute(Me_inv_);
+    if (ldlt_Me_.info() != Eigen::Success)
+      throw StepFailure("mlcp: interface velocities are not independent over the active set (D G D^T singular)");
+    M_eff.setIdentity();
+    ldlt_Me_.solveInPlace(M_eff);
+    rp_.noalias() = T_.transpose() * Qt_;
+    rp_ += dyn_.b_i;
+    vn_.noalias() = Ya_ * z_;
+    rp_.noalias() += dyn_.D_i * vn_;
+    f_eff.noalias() = M_eff * rp_;
+  }
+
+  json statistics() const override {
+    json s = stats_.to_json();
+    Eigen::Index active = 0;
+    for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == Status::free;
+    s["solver"] = direct_first_ ? "bpp" : "pgs";
+    s["pgs_sweeps"] = sweeps_total_;
+    s["bpp_pivots"] = pivots_total_;
+    s["fallbacks"] = fallbacks_;
+    s["failed_solves"] = failed_;
+    s["max_residual"] = max_residual_;
+    s["last_residual"] = last_residual_;
+    s["contact_rows"] = nc_;
+    s["active_contact_rows"] = active;
+    s["max_penetration"] = max_penetration_;
+    return s;
+  }
+
+ private:
+  enum class Status : signed char { free, lower, upper };
+
+  // Model quantities at (t, q, v), M factorized, the rows A and their regularization C and φ
+  // for the step size h > 0.
+  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, double h) {
+    dyn_.evaluate(model, t, q, v);
+    ldlt_M_.compute(dyn_.M);
+    if (ldlt_M_.info() != Eigen::Success) throw StepFailure("mlcp: mass matrix is singular");
+    if (m_ > 0) A_.topRows(m_) = dyn_.Phi_q;
+    if (nc_ > 0) {
+      ns_->contacts(t, q, v, J_, gap_, mu_);
+      A_.bottomRows(nc_) = J_;
+    }
+    for (Eigen::Index k = 0; k < m_; ++k) {
+      C_[k] = 1.0 / (h * h * k_bil_ * (1.0 + tau_bil_ / h));
+      phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + tau_bil_);
+    }
+    for (Eigen::Index k = 0; k < nc_; ++k) {
+      const ContactRow& row = rows_[std::size_t(k)];
+      C_[m_ + k] = 1.0 / (h * h * row.stiffness * (1.0 + row.relaxation / h));
+      if (row.kind == ContactKind::normal)
+        phi_[m_ + k] = gap_[k] > 0.0 ? gap_[k] / h : gap_[k] / (h + row.relaxation);
+      else
+        phi_[m_ + k] = 0.0;
+    }
+  }
+
+  // Residual check from the physics: v⁺ = M⁻¹ (p + Aᵀ λ̂), w = A v⁺ + C λ̂ + φ.
+  double check() {
+    pv_.noalias() = dyn_.M * vfree_;
+    pv_.noalias() += A_.transpose() * lambda_;
+    vplus_ = ldlt_M_.solve(pv_);
+    w_.noalias() = A_ * vplus_;
+    w_ += C_.cwiseProduct(lambda_);
+    w_ += phi_;
+    for (Eigen::Index k = 0; k < r_; ++k) diag_[k] = A_.row(k).dot(Y_.col(k)) + C_[k];
+    if (!lambda_.allFinite() || !vplus_.allFinite()) return mlcp::inf;
+    return mlcp::natural_residual(prob_, lambda_, w_, diag_);
+  }
+
+  // Active set of the interface model: rows strictly inside their bounds; a row counts as at a
+  // bound when moving it there changes its velocity by less than the tolerance.
+  void classify() {
+    for (Eigen::Index k = 0; k < r_; ++k) {
+      const double lo = prob_.lower(k, lambda_), hi = prob_.upper(k, lambda_), d = diag_[k];
+      Status s = Status::free;
+      if (d * (lambda_[k] - lo) <= tol_) s = Status::lower;
+      else if (d * (hi - lambda_[k]) <= tol_) s = Status::upper;
+      status_[std::size_t(k)] = s;
+    }
+  }
+
+  // G, Ya = M⁻¹ A_αᵀ, z = H_α⁻¹ a_α and Q_τ = f − c + A_τᵀ λ̂_τ / h at (t, q, v) over the active
+  // set of the last step. Rows outside α are zeroed in A_α and given a unit diagonal in H_α so
+  // that every matrix keeps its size.
+  void interface_model(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    const double h = h_last_ > 0.0 ? h_last_ : h0_;
+    evaluate(model, t, q, v, h);
+    Qt_ = dyn_.f - dyn_.c;
+    for (Eigen::Index k = 0; k < r_; ++k) {
+      const bool active = status_[std::size_t(k)] == Status::free;
+      if (active) {
+        Aa_.row(k) = A_.row(k);
+      } else {
+        Aa_.row(k).setZero();
+        if (h_last_ > 0.0 && lambda_[k] != 0.0) Qt_.noalias() += A_.row(k).transpose() * (lambda_[k] / h_last_);
+      }
+      ac_[k] = k < m_ && active ? -dyn_.bias[k] : 0.0;
+    }
+    Ya_ = Aa_.transpose();
+    ldlt_M_.solveInPlace(Ya_);
+    Ha_.noalias() = Aa_ * Ya_;
+    for (Eigen::Index k = 0; k < r_; ++k) Ha_(k, k) += status_[std::size_t(k)] == Status::free ? C_[k] : 1.0;
+    ldlt_H_.compute(Ha_);
+    if (ldlt_H_.info() != Eigen::Success) throw StepFailure("mlcp: active-set matrix A M^-1 A^T + C is singular");
+    X_ = Ya_.transpose();
+    ldlt_H_.solveInPlace(X_);
+    G_.setIdentity();
+    ldlt_M_.solveInPlace(G_);
+    G_.noalias() -= Ya_ * X_;
+    z_ = ac_;
+    ldlt_H_.solveInPlace(z_);
+  }
+
+  bool direct_first_;
+  long sweeps_, pivots_max_;
+  double tol_, k_bil_, tau_bil_, h0_;
+
+  NonsmoothModel* ns_ = nullptr;
+  std::vector<ContactRow> rows_;
+  Eigen::Index n_ = 0, m_ = 0, np_ = 0, nc_ = 0, r_ = 0;
+  formulations::ConstrainedDynamics dyn_;
+  Eigen::MatrixXd J_, A_, Aa_, Y_, Ya_, X_, Ha_, G_, T_, Me_inv_;
+  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_;
+  std::vector<Status> status_;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_H_, ldlt_Me_;
+  mlcp::Problem prob_;
+  mlcp::Pgs pgs_;
+  mlcp::Bpp bpp_;
+  double h_last_ = 0.0;
+
+  formulations::FormulationStats stats_;
+  long sweeps_total_ = 0, pivots_total_ = 0, fallbacks_ = 0, failed_ = 0;
+  double max_residual_ = 0.0, last_residual_ = 0.0, max_penetration_ = 0.0;
+};
+
+}  // namespace
+
+STRIDE_PLUGIN(Mlcp)
