@@ -1,4 +1,4 @@
-// The `stride` command: run, validate, plugins.
+// The `stride` command: run, validate, sweep, plugins.
 // Exit codes: 0 success, 1 the simulation diverged, failed or was interrupted, 2 bad input.
 #include <csignal>
 #include <cstdio>
@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "stride/host/experiment.hpp"
+#include "stride/host/sweep.hpp"
+#include <thread>
 
 namespace {
 
@@ -167,6 +169,12 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
   validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
 
+  std::string sweep_path;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto* sweep_cmd = app.add_subcommand("sweep", "run a grid of manifest variants in parallel and find the largest stable step");
+  sweep_cmd->add_option("sweep", sweep_path, "sweep description (JSON)")->required();
+  sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)");
+
   auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
   plugins_cmd->add_flag("--json", as_json, "machine-readable output");
   auto* describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
@@ -179,6 +187,8 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+
+  if (sweep_cmd->parsed()) return run_sweep(sweep_path, std::filesystem::read_symlink("/proc/self/exe"), jobs);
 
   PluginRegistry reg;
   if (plugins_cmd->parsed()) {

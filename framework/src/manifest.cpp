@@ -2,6 +2,7 @@
 // plugins (parameters, ports, units, loops) are in graph.cpp.
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -183,6 +184,40 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port, s
   }
 }
 
+// "variables": {"h_M": 0.01} lets any value elsewhere be the string "$h_M"; --set
+// /variables/h_M=0.02 then changes every use at once.
+void substitute_variables(json& doc, Checker& chk) {
+  if (!doc.is_object() || !doc.contains("variables")) return;
+  const json vars = doc["variables"];
+  if (!vars.is_object()) {
+    chk.error("/variables", "expected an object {\"name\": value}, found " + type_name(vars));
+    return;
+  }
+  std::vector<std::string> names;
+  for (auto it = vars.begin(); it != vars.end(); ++it) names.push_back(it.key());
+  std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& ptr) {
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s.size() > 1 && s[0] == '$') {
+        auto it = vars.find(s.substr(1));
+        if (it == vars.end()) {
+          std::string msg = "unknown variable \"" + s.substr(1) + "\"";
+          if (auto c = closest(s.substr(1), names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+          chk.error(ptr, msg + "; variables: " + (names.empty() ? std::string("(none)") : json(names).dump()));
+        } else {
+          v = *it;
+        }
+      }
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) walk(*it, ptr + "/" + escape(it.key()));
+    } else if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], ptr + "/" + std::to_string(i));
+    }
+  };
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "variables") walk(*it, "/" + escape(it.key()));
+}
+
 void apply_override(json& doc, const std::string& text, Checker& chk) {
   auto eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/') {
@@ -231,10 +266,12 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
   }
   for (const auto& o : overrides) apply_override(m.document, o, chk);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  substitute_variables(m.document, chk);
+  if (!chk.diags.empty()) throw ManifestError(chk.diags);
 
   const json& d = m.document;
-  if (!chk.object(d, "", {"format", "title", "description", "plugin_paths", "subsystems", "connections",
-                          "coupling", "record", "monitor", "output"},
+  if (!chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems",
+                          "connections", "coupling", "record", "monitor", "output"},
                   {"format", "subsystems", "coupling"}))
     throw ManifestError(chk.diags);
 

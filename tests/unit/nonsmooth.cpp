@@ -1,0 +1,349 @@
+// Nonsmooth multibody (BENCHMARKS.md §6): the "mlcp" formulation, its MLCP solvers and the
+// nonsmooth example models (block_incline, ball_ground, four_bar):
+//  - the PGS and block-pivoting solvers agree on random well-posed box MLCPs with friction
+//    coupling and pass the residual check, which detects a perturbed solution;
+//  - a block on an incline sticks when tan θ ≤ μ and otherwise slides with
+//    s̈ = g (sin θ − μ cos θ) (velocity against the analytic one, both solvers);
+//  - a ball rests without drift, lands without bounce (inelastic impact) and rolls at the speed
+//    conservation of angular momentum about the contact point predicts;
+//  - a four-bar with a redundant constraint runs and follows the non-redundant one (ali3p);
+//  - without contacts the nonsmooth interface model equals Eq. 17-19 (crane, ali3p), and with
+//    contacts it is M̃ = m, f̃ = m g (sin θ − μ cos θ) for a sliding block.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <stride/host/adapters.hpp>
+#include <stride/host/registry.hpp>
+
+#include "../../plugins/common/crane.hpp"
+#include "../../plugins/common/mlcp_solvers.hpp"
+
+using stride::json;
+using stride::host::PluginRegistry;
+
+namespace {
+
+constexpr double g = 9.81;
+
+PluginRegistry& registry() {
+  static PluginRegistry r = [] {
+    PluginRegistry reg;
+    reg.scan(PluginRegistry::default_search_path());
+    return reg;
+  }();
+  return r;
+}
+
+// Constant input values, one vector per input port.
+class Constant final : public stride::Inputs {
+ public:
+  explicit Constant(std::vector<std::vector<double>> v = {}) : v_(std::move(v)) {}
+  std::span<const double> at(std::size_t port, double) override { return v_.at(port); }
+
+ private:
+  std::vector<std::vector<double>> v_;
+};
+
+// A model + formulation run through the host adapter, with named access to its outputs.
+struct Run {
+  std::unique_ptr<stride::Subsystem> sub;
+  std::vector<stride::PortSpec> ports;
+  std::vector<double> y;
+  double t = 0.0;
+
+  Run(const std::string& model, json mparams, const std::string& form, json fparams, stride::Inputs& in) {
+    sub = stride::host::make_multibody_subsystem(registry().create_model(model, mparams),
+                                                 registry().create_formulation(form, fparams));
+    ports = sub->ports();
+    std::size_t size = 0;
+    for (const auto& p : ports)
+      if (p.direction == stride::Direction::output) size += p.size;
+    y.assign(size, 0.0);
+    sub->bind(in);
+    sub->initialize(0.0);
+    sub->outputs(y);
+  }
+  double out(const std::string& port) const {
+    std::size_t o = 0;
+    for (const auto& p : ports) {
+      if (p.direction != stride::Direction::output) continue;
+      if (p.name == port) return y[o];
+      o += p.size;
+    }
+    FAIL("no output port " << port);
+    return 0.0;
+  }
+  void step(double h) {
+    t = sub->step(t, h);
+    sub->outputs(y);
+  }
+  json stats() const { return sub->statistics()["formulation"]; }
+};
+
+// A random box MLCP: H = BᵀB / r + I (symmetric positive definite), rows bilateral, normal
+// ([0, ∞)), box or friction (bounded by μ times an earlier normal row).
+stride::mlcp::Problem random_problem(std::mt19937& rng) {
+  std::uniform_int_distribution<int> size(2, 12), kind(0, 3);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const int r = size(rng);
+  stride::mlcp::Problem P;
+  P.resize(r);
+  Eigen::MatrixXd B(r, r);
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < r; ++j) B(i, j) = normal(rng);
+  P.H = B.transpose() * B / r + Eigen::MatrixXd::Identity(r, r);
+  for (int i = 0; i < r; ++i) P.b[i] = 3.0 * normal(rng);
+  int last_normal = -1;
+  for (int i = 0; i < r; ++i) {
+    const int k = kind(rng);
+    if (k == 1 || (k == 3 && last_normal < 0)) {
+      P.lo[i] = 0.0;
+      last_normal = i;
+    } else if (k == 2) {
+      P.lo[i] = -unit(rng);
+      P.hi[i] = unit(rng);
+    } else if (k == 3) {
+      P.coupled[std::size_t(i)] = last_normal;
+      P.mu[i] = 0.8 * unit(rng);
+    }
+  }
+  return P;
+}
+
+}  // namespace
+
+TEST_CASE("the PGS and block-pivoting MLCP solvers agree on random well-posed problems") {
+  std::mt19937 rng(20240611);
+  double worst_diff = 0.0, worst_res = 0.0;
+  long max_sweeps = 0, max_pivots = 0;
+  int at_bounds = 0, coupled = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    const stride::mlcp::Problem P = random_problem(rng);
+    const auto r = P.rows();
+    stride::mlcp::Pgs pgs;
+    stride::mlcp::Bpp bpp;
+    stride::mlcp::Residual residual;
+    pgs.reset(r);
+    bpp.reset(r);
+    residual.reset(r);
+    Eigen::VectorXd a = Eigen::VectorXd::Zero(r), b = Eigen::VectorXd::Zero(r);
+    const long sweeps = pgs.solve(P, a, 100000, 1e-14);
+    long pivots = 0;
+    const bool ok = bpp.solve(P, b, 1000, 1e-13, pivots);
+    CAPTURE(trial);
+    CHECK(pgs.converged());
+    CHECK(ok);
+    const double ra = residual(P, a), rb = residual(P, b);
+    CHECK(ra < 1e-10);
+    CHECK(rb < 1e-10);
+    const double diff = (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
+    CHECK(diff < 1e-9);
+    worst_diff = std::max(worst_diff, diff);
+    worst_res = std::max({worst_res, ra, rb});
+    max_sweeps = std::max(max_sweeps, sweeps);
+    max_pivots = std::max(max_pivots, pivots);
+    for (Eigen::Index k = 0; k < r; ++k) {
+      at_bounds += b[k] == P.lower(k, b) || b[k] == P.upper(k, b);
+      coupled += P.coupled[std::size_t(k)] >= 0 && b[k] != 0.0;
+    }
+    // The residual check can fail: move one row off the solution.
+    Eigen::VectorXd c = b;
+    c[trial % r] += 1e-3;
+    CHECK(residual(P, c) > 1e-4);
+  }
+  MESSAGE("50 random box MLCPs (r = 2..12): max |lambda_pgs - lambda_bpp| / max(1, |lambda|) = "
+          << worst_diff << ", max residual " << worst_res << ", max PGS sweeps " << max_sweeps << ", max pivots "
+          << max_pivots << "; rows at a bound " << at_bounds << ", loaded friction rows " << coupled);
+  CHECK(at_bounds > 50);  // the problems really exercise the bounds
+  CHECK(coupled > 10);
+}
+
+TEST_CASE("block on an incline: sticks when tan(theta) <= mu, otherwise slides with g (sin - mu cos)") {
+  Constant none;
+  struct Case {
+    double theta, mu, v0;
+  };
+  const double h = 1e-3;
+  for (const char* solver : {"pgs", "bpp"}) {
+    for (const Case c : {Case{0.4, 0.5, 0.0}, Case{0.4, std::tan(0.4), 0.0}, Case{std::numbers::pi / 6, 0.3, 0.0},
+                         Case{std::numbers::pi / 4, 0.0, 0.0}, Case{0.3, 0.5, 1.0}, Case{0.3, 0.2, -0.5}}) {
+      CAPTURE(std::string(solver));
+      CAPTURE(c.theta);
+      CAPTURE(c.mu);
+      CAPTURE(c.v0);
+      Run run("block_incline", {{"angle", c.theta}, {"mu", c.mu}, {"v0", c.v0}}, "mlcp", {{"solver", solver}}, none);
+      const double sn = std::sin(c.theta), cs = std::cos(c.theta);
+      double v = c.v0, err = 0.0, gap_dev = 0.0;
+      const double gap0 = run.out("gap");
+      for (int k = 0; k < 1000; ++k) {
+        // Analytic velocity on the step grid (exact for piecewise constant acceleration): the
+        // friction impulse per unit mass that would stop the block within the step is
+        // F = −v − h g sin θ; it sticks if |F| ≤ μ h g cos θ, else slides against F's sign.
+        const double F = -v - h * g * sn, F_max = c.mu * h * g * cs;
+        if (std::abs(F) <= F_max) v = 0.0;
+        else v += h * g * (F < 0.0 ? sn - c.mu * cs : sn + c.mu * cs);
+        run.step(h);
+        err = std::max(err, std::abs(run.out("s_dot") - v));
+        gap_dev = std::max(gap_dev, std::abs(run.out("gap") - gap0));
+      }
+      const json st = run.stats();
+      MESSAGE(solver << " theta=" << c.theta << " mu=" << c.mu << " v0=" << c.v0 << ": s_dot(1 s) = " << run.out("s_dot")
+                     << " m/s, max |s_dot - analytic| = " << err << ", max |gap - gap0| = " << gap_dev << " m, max residual "
+                     << st["max_residual"] << ", fallbacks " << st["fallbacks"]);
+      CHECK(err < 1e-6);
+      CHECK(gap_dev < 1e-9);
+      CHECK(st["failed_solves"] == 0);
+      CHECK(st["max_residual"].get<double>() < 1e-10);
+    }
+  }
+  // Slightly less friction than tan(theta): it must slide (the stick check can fail).
+  Run slide("block_incline", {{"angle", 0.4}, {"mu", std::tan(0.4) - 0.01}}, "mlcp", json::object(), none);
+  for (int k = 0; k < 1000; ++k) slide.step(h);
+  CHECK(slide.out("s_dot") == doctest::Approx(0.01 * g * std::cos(0.4)).epsilon(1e-6));
+}
+
+TEST_CASE("ball on the ground: resting contact, inelastic landing, rolling") {
+  Constant none;
+  const double h = 1e-3, m = 1.0, k = 1e9, r = 0.1;
+  SUBCASE("resting contact keeps its static penetration m g / k over 1 s") {
+    for (const char* solver : {"pgs", "bpp"}) {
+      Run run("ball_ground", {{"height", 0.0}, {"mass", m}, {"stiffness", k}}, "mlcp", {{"solver", solver}}, none);
+      double drift = 0.0, vmax = 0.0, pen = 0.0;
+      for (int i = 0; i < 1000; ++i) {
+        run.step(h);
+        drift = std::max(drift, std::abs(run.out("gap") + m * g / k));
+        vmax = std::max({vmax, std::abs(run.out("vy")), std::abs(run.out("vx"))});
+        pen = std::max(pen, -run.out("gap"));
+      }
+      MESSAGE(solver << " resting ball, 1 s: max |gap + m g/k| = " << drift << " m, max penetration " << pen
+                     << " m (static m g/k = " << m * g / k << "), max |v| = " << vmax << " m/s");
+      CHECK(drift < 1e-12);
+      CHECK(pen < 1e-7);
+      CHECK(vmax < 1e-9);
+    }
+  }
+  SUBCASE("a dropped ball lands without bounce and ends up rolling at 5/7 vx0") {
+    Run run("ball_ground", {{"height", 0.5}, {"vx0", 1.0}, {"mu", 0.5}, {"radius", r}}, "mlcp", {{"solver", "bpp"}}, none);
+    double pen = 0.0, t_land = -1.0, rise = 0.0;
+    for (int i = 0; i < 1000; ++i) {
+      run.step(h);
+      pen = std::max(pen, -run.out("gap"));
+      if (t_land < 0.0 && run.out("gap") < 1e-6) t_land = run.t;
+      if (t_land >= 0.0) rise = std::max(rise, run.out("gap"));
+    }
+    const double t_fall = std::sqrt(2.0 * 0.5 / g);
+    MESSAGE("dropped ball: landed at " << t_land << " s (free fall " << t_fall << " s), max penetration " << pen
+                                       << " m, max gap after landing " << rise << " m, vx(1 s) = " << run.out("vx")
+                                       << " m/s, slip " << run.out("slip") << " m/s");
+    CHECK(t_land == doctest::Approx(t_fall).epsilon(2e-3));
+    CHECK(pen < 1e-5);  // impulse m v / (h k) at the landing step, 3.1e-6 m
+    CHECK(rise < 1e-9);  // inelastic: no bounce
+    CHECK(run.out("vx") == doctest::Approx(5.0 / 7.0).epsilon(1e-9));
+    CHECK(std::abs(run.out("slip")) < 1e-9);
+    CHECK(run.stats()["failed_solves"] == 0);
+  }
+}
+
+TEST_CASE("four-bar with a redundant constraint: the regularized MLCP step copes") {
+  Constant none;
+  const json redundant = {{"redundant", true}, {"theta0", 0.5}}, minimal = {{"redundant", false}, {"theta0", 0.5}};
+  // The redundancy is real: the smooth formulations' S = Φ_q M⁻¹ Φ_qᵀ is singular.
+  CHECK_THROWS_AS(Run("four_bar", redundant, "ali3p", json::object(), none), stride::StepFailure);
+  const double h = 2e-4;
+  for (const char* solver : {"bpp", "pgs"}) {
+    Run mlcp("four_bar", redundant, "mlcp", {{"solver", solver}, {"stiffness", 1e10}, {"relaxation", 0.0}, {"iterations", 5000}}, none);
+    Run ref("four_bar", minimal, "ali3p", json::object(), none);
+    double dtheta = 0.0, viol = 0.0, e_drift = 0.0, theta_min = 1.0;
+    const double e0 = ref.out("energy");
+    for (int i = 0; i < 5000; ++i) {
+      mlcp.step(h);
+      ref.step(h);
+      dtheta = std::max(dtheta, std::abs(mlcp.out("theta") - ref.out("theta")));
+      viol = std::max(viol, mlcp.out("constraint_violation"));
+      e_drift = std::max(e_drift, std::abs(mlcp.out("energy") - e0) / std::abs(e0));
+      theta_min = std::min(theta_min, ref.out("theta"));
+    }
+    const json st = mlcp.stats();
+    MESSAGE(solver << " redundant four-bar, 1 s, h = " << h << ": max |theta - theta_ali3p(non-redundant)| = " << dtheta
+                   << " rad, max constraint violation " << viol << " m, max |E - E0|/E0 = " << e_drift
+                   << ", max residual " << st["max_residual"] << ", fallbacks " << st["fallbacks"] << ", min theta "
+                   << theta_min);
+    CHECK(theta_min < -1.0);  // it really swung down
+    CHECK(st["failed_solves"] == 0);
+    CHECK(viol < 1e-5);
+    CHECK(dtheta < 1e-2);
+    CHECK(e_drift < 1e-2);
+  }
+}
+
+TEST_CASE("nonsmooth interface model: equals Eq. 17-19 without contacts, M = m and f = m g (sin - mu cos) when sliding") {
+  // Crane in dependent coordinates (3 bilateral constraints, no contacts): the active set is
+  // every bilateral row and C_α = 1/(h² k) → 0 as the stiffness grows.
+  const stride::crane::Geometry geo;
+  const Eigen::Vector2d q(0.7, 4.2), v(0.3, -1.1);
+  stride::crane::Vector5d x, u;
+  stride::crane::dependent_from_independent(geo, q, v, x, u);
+  for (int p : {1, 2}) {
+    Constant in({{1234.0, -567.0}});
+    auto model = registry().create_model("crane_dependent", {{"actuators", p}});
+    model->bind(in);
+    auto smooth = registry().create_formulation("ali3p", json::object());
+    Eigen::VectorXd xd = x, ud = u;
+    smooth->reset(*model, 0.0, xd, ud);
+    Eigen::MatrixXd Ms(p, p), Mn(p, p);
+    Eigen::VectorXd fs(p), fn(p), as(5), an(5);
+    smooth->effective(*model, 0.0, xd, ud, Ms, fs);
+    smooth->acceleration(*model, 0.0, xd, ud, as);
+    double prev = 0.0;
+    for (double k : {1e12, 1e14, 1e16}) {
+      auto ns = registry().create_formulation("mlcp", {{"stiffness", k}, {"initial_step", 1e-2}});
+      ns->reset(*model, 0.0, xd, ud);
+      ns->effective(*model, 0.0, xd, ud, Mn, fn);
+      ns->acceleration(*model, 0.0, xd, ud, an);
+      const double em = (Ms - Mn).norm() / Ms.norm(), ef = (fs - fn).norm() / fs.norm(), ea = (as - an).norm() / as.norm();
+      MESSAGE("crane p=" << p << ", k = " << k << ": M_eff rel diff " << em << ", f_eff rel diff " << ef
+                         << ", acceleration rel diff " << ea << " (M_eff(0,0) = " << Ms(0, 0) << " kg)");
+      if (k == 1e16) {
+        CHECK(em < 1e-8);
+        CHECK(ef < 1e-8);
+        CHECK(ea < 1e-8);
+      }
+      if (prev > 0.0) CHECK(prev / em > 50.0);  // the difference is the regularization, O(1/k)
+      prev = em;
+    }
+    // After steps of the MLCP (bilateral rows only), at the state it reached.
+    auto ns = registry().create_formulation("mlcp", {{"stiffness", 1e16}});
+    Eigen::VectorXd qs = x, vs = u;
+    ns->reset(*model, 0.0, qs, vs);
+    for (int i = 0; i < 10; ++i) ns->step(*model, i * 1e-2, 1e-2, qs, vs);
+    ns->effective(*model, 0.1, qs, vs, Mn, fn);
+    smooth->effective(*model, 0.1, qs, vs, Ms, fs);
+    CHECK((Ms - Mn).norm() / Ms.norm() < 1e-8);
+    CHECK((fs - fn).norm() / fs.norm() < 1e-8);
+  }
+
+  // Block on an incline with an interface force along it: sliding (friction at its bound) the
+  // friction impulse is an applied force, M̃ = m, f̃ = m g (sin θ − μ cos θ); sticking, the
+  // friction row is active and M̃ is only bounded by the friction regularization.
+  const double theta = std::numbers::pi / 6, m = 2.0, h = 1e-3;
+  for (const char* solver : {"pgs", "bpp"}) {
+    Constant push({{0.0}});
+    Run slide("block_incline", {{"angle", theta}, {"mu", 0.3}, {"mass", m}, {"actuated", true}}, "mlcp", {{"solver", solver}}, push);
+    Run stick("block_incline", {{"angle", theta}, {"mu", 0.7}, {"mass", m}, {"actuated", true}}, "mlcp", {{"solver", solver}}, push);
+    for (int i = 0; i < 100; ++i) slide.step(h), stick.step(h);
+    const double f_slide = m * g * (std::sin(theta) - 0.3 * std::cos(theta));
+    MESSAGE(solver << " sliding block: M_eff = " << slide.out("M_eff") << " kg, f_eff = " << slide.out("f_eff")
+                   << " N (analytic " << f_slide << "); sticking block: M_eff = " << stick.out("M_eff") << " kg");
+    CHECK(slide.out("M_eff") == doctest::Approx(m).epsilon(1e-12));
+    CHECK(slide.out("f_eff") == doctest::Approx(f_slide).epsilon(1e-8));
+    CHECK(stick.out("M_eff") > 1e4 * m);
+    CHECK(slide.out("s_dot") == doctest::Approx(0.1 * f_slide / m).epsilon(1e-8));
+  }
+}
