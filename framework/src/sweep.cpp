@@ -195,6 +195,7 @@ int run_sweep(const fs::path& file, const fs::path& exe, int jobs) {
           const json set = v.value("set", json::object());
           av.label = v.value("label", v.value("manifest", set.dump()));
           if (v.contains("manifest")) av.manifest = v["manifest"].get<std::string>();
+          if (v.contains("value") && v["value"].is_number()) av.number = v["value"].get<double>();
           if (!set.is_object()) error(p + "/values/" + std::to_string(k) + "/set", "expected {\"/pointer\": value}");
           else
             for (auto it = set.begin(); it != set.end(); ++it) av.sets.push_back({it.key(), *it});
