@@ -67,6 +67,17 @@ Experiment::~Experiment() = default;
 std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size(); }
+std::vector<std::string> Experiment::feedthrough_connections() const {
+  std::vector<std::string> out;
+  for (const auto& l : graph_->links)
+    for (std::size_t i = 0; i < l->src->ports.size(); ++i) {
+      const PortSpec& p = l->src->ports[i];
+      if (p.direction == Direction::output && p.feedthrough && l->src_offset >= l->src->output_offset[i] &&
+          l->src_offset < l->src->output_offset[i] + p.size)
+        out.push_back(l->config.from_text + " -> " + l->config.to_text);
+    }
+  return out;
+}
 
 Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     : manifest_(std::move(manifest)), graph_(std::make_unique<Graph>()) {

@@ -428,6 +428,12 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
            {"extrapolator", l->config.extrapolator.plugin}};
     for (auto& b : l->dst->bonds)
       if (b.input == l->dst_input) c["bond"] = b.name, c["energy_J"] = b.energy;
+    for (std::size_t i = 0; i < l->src->ports.size(); ++i) {
+      const PortSpec& p = l->src->ports[i];
+      if (p.direction == Direction::output && l->src_offset >= l->src->output_offset[i] &&
+          l->src_offset < l->src->output_offset[i] + p.size)
+        c["direct_feedthrough"] = p.feedthrough;
+    }
     conns.push_back(c);
   }
   s["connections"] = conns;

@@ -17,14 +17,21 @@ class OdeSubsystem final : public Subsystem {
   }
   void initialize(double t0) override {
     t_ = t0;
+    started_ = false;
     sys_->initial_state(t0, x_);
-    integ_->reset(*sys_, t0, x_);
   }
+  // The integrator starts here, not in initialize(): it may evaluate the system, and inputs
+  // exist only once every subsystem has produced its initial outputs.
   void equilibrate(double t0) override {
     sys_->equilibrate(t0, x_);
     integ_->reset(*sys_, t0, x_);
+    started_ = true;
   }
   double step(double t, double h) override {
+    if (!started_) {
+      integ_->reset(*sys_, t, x_);
+      started_ = true;
+    }
     t_ = integ_->step(*sys_, t, h, x_);
     return t_;
   }
@@ -42,6 +49,7 @@ class OdeSubsystem final : public Subsystem {
   std::shared_ptr<Integrator> integ_;
   std::vector<double> x_;
   double t_ = 0.0;
+  bool started_ = false;
 };
 
 }  // namespace

@@ -33,7 +33,8 @@ class OdeSystem : public Component {
 };
 
 // Steps an OdeSystem. Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*.
-// reset() allocates all work memory; step() must not allocate.
+// reset() allocates all work memory and may evaluate the system (its inputs are available,
+// after the host's consistent initialization); step() must not allocate.
 class Integrator {
  public:
   virtual ~Integrator() = default;

@@ -129,6 +129,8 @@ class Experiment {
   std::vector<std::string> columns() const;
   std::size_t subsystem_count() const;
   std::size_t connection_count() const;
+  // Connections whose source output has direct feedthrough ("from -> to").
+  std::vector<std::string> feedthrough_connections() const;
   Graph& graph() { return *graph_; }
 
  private:
