@@ -230,7 +230,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       b.output_offset = node->output_offset[static_cast<std::size_t>(out - node->ports.begin())];
       b.width = in.size;
       b.sign = in.role == BondRole::effort ? 1.0 : -1.0;
-      node->bonds.push_back(b);
+      node->bond_ports.push_back(b);
     }
     node->y.assign(node->output_width, 0.0);
     node->y_prev.assign(node->output_width, 0.0);
@@ -387,20 +387,39 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       if (state[v] == 0 && dfs(v)) break;
   }
 
+  // One bond per connection into a bonded input.
+  for (auto& n : g.nodes)
+    for (const Bond& port : n->bond_ports)
+      for (Link* l : n->in_links[port.input]) {
+        Bond b = port;
+        b.element = l->dst_offset;
+        b.output_offset = port.output_offset + l->dst_offset;
+        b.width = l->width;
+        if (l->width < n->ports[n->inputs[port.input]].size)
+          b.name = port.name + "[" + std::to_string(l->dst_offset) + (l->width > 1 ? ":" + std::to_string(l->dst_offset + l->width) : "") + "]";
+        n->bonds.push_back(b);
+      }
+
   // Power bonds between pairs of subsystems (each pair once).
   for (auto& n : g.nodes)
     for (std::size_t i = 0; i < n->bonds.size(); ++i) {
       const Bond& b = n->bonds[i];
       for (Link* in : n->in_links[b.input]) {
+        if (in->dst_offset != b.element) continue;
         Node* other = in->src;
         for (std::size_t j = 0; j < other->bonds.size(); ++j) {
           const Bond& ob = other->bonds[j];
           // does n's bond output feed other's bond input?
           bool back = false;
           for (Link* l : other->in_links[ob.input])
-            if (l->src == n.get() && l->src_offset >= b.output_offset && l->src_offset < b.output_offset + b.width) back = true;
+            if (l->dst_offset == ob.element && l->src == n.get() && l->src_offset >= b.output_offset &&
+                l->src_offset < b.output_offset + b.width)
+              back = true;
           const bool from_bond_output = in->src_offset >= ob.output_offset && in->src_offset < ob.output_offset + ob.width;
-          if (back && from_bond_output && n.get() < other) g.bond_pairs.push_back({n.get(), i, other, j});
+          auto pos = [&](const Node* x) {
+            return std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& y) { return y.get() == x; }) - g.nodes.begin();
+          };
+          if (back && from_bond_output && pos(n.get()) < pos(other)) g.bond_pairs.push_back({n.get(), i, other, j});
         }
       }
     }

@@ -31,10 +31,13 @@ struct Link {
 
 // Power bond of one subsystem: an effort input with the flow output of the same bond (or a
 // flow input with an effort output). Power in = sign · u·y.
+// One bond per connection feeding a bonded input (an input port fed element-wise by several
+// subsystems has one bond per feeding subsystem).
 struct Bond {
   std::string name;
-  std::size_t input = 0;        // input index
-  std::size_t output_offset = 0;
+  std::size_t input = 0;          // input index
+  std::size_t element = 0;        // first element of the input in this bond
+  std::size_t output_offset = 0;  // into y: the conjugate output's element matching `element`
   std::size_t width = 0;
   double sign = 1.0;
   double power = 0.0;   // at the last step end
@@ -62,6 +65,7 @@ struct Node {
   std::vector<std::vector<Link*>> in_links;  // per input index: the links feeding its elements
   std::vector<std::vector<double>> input_value;  // per input index, assembled from several links
   std::vector<Link*> out_links;
+  std::vector<Bond> bond_ports;  // per bonded input port, whole width (expanded per link into bonds)
   std::vector<Bond> bonds;
   double step = 0.0;
   NodeInputs input_view{*this};

@@ -246,7 +246,7 @@ class Master {
   double bond_power(Node& n, Bond& b) {
     auto u = n.input_view.at(b.input, n.t);
     double p = 0;
-    for (std::size_t i = 0; i < b.width; ++i) p += u[i] * n.y[b.output_offset + i];
+    for (std::size_t i = 0; i < b.width; ++i) p += u[b.element + i] * n.y[b.output_offset + i];
     return b.sign * p;
   }
 
@@ -427,7 +427,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
            {"to", l->config.to_text},
            {"extrapolator", l->config.extrapolator.plugin}};
     for (auto& b : l->dst->bonds)
-      if (b.input == l->dst_input) c["bond"] = b.name, c["energy_J"] = b.energy;
+      if (b.input == l->dst_input && b.element == l->dst_offset) c["bond"] = b.name, c["energy_J"] = b.energy;
     for (std::size_t i = 0; i < l->src->ports.size(); ++i) {
       const PortSpec& p = l->src->ports[i];
       if (p.direction == Direction::output && l->src_offset >= l->src->output_offset[i] &&

@@ -401,9 +401,11 @@ int run_sweep(const fs::path& file, const fs::path& exe, int jobs) {
   // Plot with gnuplot when available.
   if (!columns.empty() && std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
     std::ofstream gp(out / "plot.gp");
-    gp << "set terminal pngcairo size 1000,650\nset output '" << (out / "error.png").string() << "'\n"
-       << "set logscale y\nset xlabel '" << step_axis << "'\nset ylabel 'largest |error| against the reference'\n"
-       << "set key outside right\nset grid\nplot ";
+    const int rows = static_cast<int>((config_labels.size() + 2) / 3);
+    gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output '"
+       << (out / "error.png").string() << "'\n"
+       << "set logscale xy\nset xlabel '" << step_axis << "'\nset ylabel 'largest |error| against the reference'\n"
+       << "set key outside below maxrows " << rows << "\nset grid\nplot ";
     for (std::size_t i = 0; i < config_labels.size(); ++i)
       gp << (i ? ", " : "") << "'" << (out / "plot.dat").string() << "' index " << i << " with linespoints title '"
          << config_labels[i] << "'";

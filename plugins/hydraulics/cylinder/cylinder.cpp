@@ -21,15 +21,7 @@ namespace {
 
 namespace hy = stride::hydraulics;
 
-stride::ParamSpec real_list_param(std::string name, std::vector<double> def, std::string unit, std::string doc) {
-  stride::ParamSpec s;
-  s.name = std::move(name);
-  s.type = stride::ParamType::real_list;
-  s.default_value = def;
-  s.unit = std::move(unit);
-  s.doc = std::move(doc);
-  return s;
-}
+using stride::real_list_param;
 
 // Call order (through the host's OdeSystem adapter): bind -> initial_state(t0) ->
 // outputs -> equilibrate(t0) -> { derivatives / jacobian / outputs }*.

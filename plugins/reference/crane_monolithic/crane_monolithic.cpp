@@ -30,15 +30,7 @@ constexpr int kMaxState = 8;
 using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxState, 1>;
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxState, kMaxState>;
 
-stride::ParamSpec real_list_param(std::string name, std::vector<double> def, std::string unit, std::string doc) {
-  stride::ParamSpec s;
-  s.name = std::move(name);
-  s.type = stride::ParamType::real_list;
-  s.default_value = def;
-  s.unit = std::move(unit);
-  s.doc = std::move(doc);
-  return s;
-}
+using stride::real_list_param;
 
 // Call order: bind -> initialize(t0) -> outputs -> [equilibrate] -> { step(t, h) -> outputs }*.
 // No inputs. step() takes exactly h (the subsystem step of the manifest) and throws

@@ -95,6 +95,15 @@ inline ParamSpec choice_param(std::string name, std::string def, std::vector<std
   s.doc = std::move(doc);
   return s;
 }
+inline ParamSpec real_list_param(std::string name, std::vector<double> def, std::string unit, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::real_list;
+  s.default_value = std::move(def);
+  s.unit = std::move(unit);
+  s.doc = std::move(doc);
+  return s;
+}
 inline ParamSpec bool_param(std::string name, bool def, std::string doc) {
   ParamSpec s;
   s.name = std::move(name);
