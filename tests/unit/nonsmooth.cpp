@@ -291,7 +291,7 @@ TEST_CASE("nonsmooth interface model: equals Eq. 17-19 without contacts, M = m a
   stride::crane::Vector5d x, u;
   stride::crane::dependent_from_independent(geo, q, v, x, u);
   for (int p : {1, 2}) {
-    Constant in({{1234.0, -567.0}});
+    Constant in(std::vector<std::vector<double>>{{1234.0, -567.0}});
     auto model = registry().create_model("crane_dependent", {{"actuators", p}});
     model->bind(in);
     auto smooth = registry().create_formulation("ali3p", json::object());
@@ -334,7 +334,7 @@ TEST_CASE("nonsmooth interface model: equals Eq. 17-19 without contacts, M = m a
   // friction row is active and M̃ is only bounded by the friction regularization.
   const double theta = std::numbers::pi / 6, m = 2.0, h = 1e-3;
   for (const char* solver : {"pgs", "bpp"}) {
-    Constant push({{0.0}});
+    Constant push(std::vector<std::vector<double>>{{0.0}});
     Run slide("block_incline", {{"angle", theta}, {"mu", 0.3}, {"mass", m}, {"actuated", true}}, "mlcp", {{"solver", solver}}, push);
     Run stick("block_incline", {{"angle", theta}, {"mu", 0.7}, {"mass", m}, {"actuated", true}}, "mlcp", {{"solver", solver}}, push);
     for (int i = 0; i < 100; ++i) slide.step(h), stick.step(h);
