@@ -10,7 +10,7 @@
 // executable, so plugins loaded with dlopen allocate through them too) and reports those that
 // happen while the host steps.
 //
-//   crane_rim_bench [--repeat N] [--keep DIR]
+//   crane_rim_bench [--repeat N] [--keep DIR] [--profile]
 //
 // Not a test: it prints a table and exits 0 unless the fused loop and the framework disagree.
 #include <dlfcn.h>
@@ -383,7 +383,14 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 // "module(function)+0xoffset" for one return address (addr2line on the module when dladdr
 // finds no exported name).
+std::string describe_frame_uncached(void* addr);
 std::string describe_frame(void* addr) {
+  static std::map<void*, std::string> cache;
+  auto it = cache.find(addr);
+  if (it != cache.end()) return it->second;
+  return cache[addr] = describe_frame_uncached(addr);
+}
+std::string describe_frame_uncached(void* addr) {
   Dl_info info{};
   if (!dladdr(addr, &info) || !info.dli_fname) return "?";
   const auto off = reinterpret_cast<std::uintptr_t>(addr) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
@@ -419,14 +426,17 @@ std::map<StackKey, long> collect_stacks() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int repeat = 7;
+  bool profile = false;  // one fused run and one framework run (coarse record), for callgrind
   fs::path keep;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--keep" && i + 1 < argc) keep = argv[++i];
+    else if (a == "--profile") profile = true;
     else {
-      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR] [--profile]\n", argv[0]);
       return 2;
     }
   }
@@ -439,7 +449,8 @@ int main(int argc, char** argv) {
 
   host::PluginRegistry reg;
   reg.scan(host::PluginRegistry::default_search_path());
-  for (const char* p : {"crane_independent", "independent", "rim", "cylinder", "semi_implicit_euler", "zoh", "crane_monolithic"})
+  for (const char* p : {"crane_independent", "independent", "rim", "cylinder", "semi_implicit_euler", "zoh", "lagrange",
+                        "crane_monolithic"})
     if (!reg.find(p)) {
       std::fprintf(stderr, "plugin %s not found in %s (build the plugins first)\n", p,
                    host::PluginRegistry::default_search_path().front().c_str());
@@ -449,6 +460,13 @@ int main(int argc, char** argv) {
   const Case rim{"manifests/crane1_rim.json", {}};
   const Case rim_coarse{"manifests/crane1_rim.json", {"/record/interval=10"}};
   const Case mono{"manifests/crane1_monolithic.json", {}};
+  if (profile) {
+    fused_rim(FusedOptions{});
+    const Outcome r = run_case(reg, rim_coarse);
+    std::printf("profile run: %s, %.1f ms\n", host::to_string(r.status), 1e3 * r.wall);
+    if (keep.empty()) fs::remove_all(g_tmp);
+    return 0;
+  }
   std::printf("Single-crane RIM co-simulation benchmark (10 s simulated; median of %d runs)\n\n", repeat);
 
   // 1. The fused loop reproduces the framework run.
@@ -489,7 +507,7 @@ int main(int argc, char** argv) {
     const double H = tenth * 1e-4;
     char hs[64];
     std::snprintf(hs, sizeof hs, "%.6g", H);
-    const Case z{"manifests/crane1_zoh.json", {std::string("/subsystems/crane/step=") + hs, std::string("/coupling/macro_step=") + hs}};
+    const Case z{"manifests/crane1_zoh.json", {std::string("/variables/h_M=") + hs}};
     const Outcome r = run_case(reg, z);
     double d = std::numeric_limits<double>::infinity();
     if (r.status == host::RunStatus::completed) d = max_abs_diff(read_csv(r.output / "results.csv", {"crane.s"})[0], mono_s1);
@@ -504,7 +522,7 @@ int main(int argc, char** argv) {
   }
   char hz[64];
   std::snprintf(hz, sizeof hz, "%.6g", H_zoh);
-  const Case zoh{"manifests/crane1_zoh.json", {std::string("/subsystems/crane/step=") + hz, std::string("/coupling/macro_step=") + hz}};
+  const Case zoh{"manifests/crane1_zoh.json", {std::string("/variables/h_M=") + hz}};
 
   // 3. Timings.
   std::vector<double> t_fused, t_fused_csv, t_rim, t_rim_coarse, t_mono, t_zoh;
@@ -558,28 +576,33 @@ int main(int argc, char** argv) {
   }
   const Case rim_short{"manifests/crane1_rim.json", {"/coupling/end=0.0002"}};
   const Case rim_1s{"manifests/crane1_rim.json", {"/coupling/end=1"}};
-  const Outcome a0 = run_case(reg, rim_short, true);
-  const auto stacks0 = collect_stacks();
-  const Outcome a1 = run_case(reg, rim_1s);
-  const Outcome a10 = run_case(reg, rim, true);
-  const auto stacks10 = collect_stacks();
-  std::printf("  RIM, end = 0.2 ms (initialization + 1 macro step): %6ld (%ld)\n", a0.allocations, a0.news);
-  std::printf("  RIM, end = 1 s    (5000 macro steps):              %6ld (%ld)\n", a1.allocations, a1.news);
-  std::printf("  RIM, end = 10 s   (50000 macro steps):             %6ld (%ld)\n", a10.allocations, a10.news);
-  std::printf("  allocations per macro step while stepping (10 s vs 1 s): %.4f\n",
-              double(a10.allocations - a1.allocations) / 45000.0);
-  // Call stacks that allocate more often in the long run than in the short one.
-  int shown = 0;
-  for (const auto& [stack, count] : stacks10) {
-    auto it = stacks0.find(stack);
-    const long before = it == stacks0.end() ? 0 : it->second;
-    if (count <= before) continue;
-    if (shown++ == 0) std::printf("  call stacks allocating more in the 10 s run than in the 0.2 ms run:\n");
-    std::printf("   %ld vs %ld:\n", count, before);
-    for (std::size_t i = 0; i < std::min<std::size_t>(stack.size(), 8); ++i)
-      std::printf("      %s\n", describe_frame(stack[i]).c_str());
+  // One call site for all three, so that identical call stacks have identical addresses.
+  std::vector<Outcome> runs;
+  std::vector<std::map<StackKey, long>> stacks;
+  for (const Case* c : {&rim_short, &rim_1s, &rim}) {
+    runs.push_back(run_case(reg, *c, true));
+    stacks.push_back(collect_stacks());
   }
-  if (shown == 0) std::printf("  every allocation call stack of the 10 s run occurs equally often in the 0.2 ms run\n");
+  const char* labels[] = {"end = 0.2 ms (initialization + 1 macro step)", "end = 1 s    (5000 macro steps)",
+                          "end = 10 s   (50000 macro steps)"};
+  for (int i = 0; i < 3; ++i)
+    std::printf("  RIM, %-46s %6ld (%ld)\n", labels[i], runs[std::size_t(i)].allocations, runs[std::size_t(i)].news);
+  std::printf("  allocations per macro step while stepping (10 s vs 1 s): %.4f\n",
+              double(runs[2].allocations - runs[1].allocations) / 45000.0);
+  // Call stacks that allocate more often in a longer run than in a shorter one.
+  int shown = 0;
+  for (int i = 1; i < 3; ++i)
+    for (const auto& [stack, count] : stacks[std::size_t(i)]) {
+      auto it = stacks[std::size_t(i - 1)].find(stack);
+      const long before = it == stacks[std::size_t(i - 1)].end() ? 0 : it->second;
+      if (count <= before || shown >= 8) continue;
+      ++shown;
+      std::printf("  call stack allocating %ld times in the %s run, %ld times in the %s run:\n", count,
+                  i == 1 ? "1 s" : "10 s", before, i == 1 ? "0.2 ms" : "1 s");
+      for (std::size_t k = 0; k < std::min<std::size_t>(stack.size(), 7); ++k)
+        std::printf("      %s\n", describe_frame(stack[k]).c_str());
+    }
+  if (shown == 0) std::printf("  every allocating call stack occurs equally often in the three runs\n");
 
   if (keep.empty()) fs::remove_all(g_tmp);
   return 0;

@@ -1,0 +1,147 @@
+// Reduced gripping crane (BENCHMARKS.md §6): the planar double-actuated crane of Peiret 2018
+// Sect. 4.1.1 in dependent coordinates [x_P, y_P, θ1, x_R, y_R] (revolute joints at O, Q, the
+// actuators B–P and P–midpoint of link 2 as interface velocities s1, s2; 3 bilateral
+// constraints Eq. 21b) plus a load of mass m_L, q = [.., x_L, y_L], held at the tip R by a
+// two-jaw gripper through unilateral contacts with Coulomb friction:
+//   left jaw:  gap x_L − x_R − δ, right jaw: gap x_R − x_L − δ   (normal rows, preload δ:
+//              the jaws squeeze the load with k δ when it is centred),
+//   friction:  slip ẏ_L − ẏ_R on each jaw, bounded by μ times that jaw's normal impulse.
+// The jaws stay horizontal (a rotator keeps the gripper level), so the load hangs from R by
+// friction alone: it slips when the vertical acceleration asks for more than 2 μ k δ.
+// Interface and ports as the crane models with force coupling (input f_h, outputs s, s_dot,
+// s_ddot, M_eff, f_eff, energy, x_R, y_R, x_R_dot) plus y_L and the jaw slip ẏ_L − ẏ_R.
+// Needs the mlcp formulation; its interface model includes the load while the jaws stick.
+#include <cmath>
+
+#include <stride/nonsmooth.hpp>
+
+#include "../../common/crane.hpp"
+
+namespace {
+
+using namespace stride;
+
+class GrippingCrane final : public NonsmoothModel {
+ public:
+  static PluginInfo describe() {
+    PluginInfo i;
+    i.name = "gripping_crane";
+    i.kind = Kind::subsystem;
+    i.form = Form::multibody;
+    i.version = "1.0";
+    i.description = "Double-actuated planar crane with a friction gripper holding a load (nonsmooth; needs mlcp)";
+    i.parameters = crane::geometry_params();
+    i.parameters.push_back(real_param("load_mass", 100.0, "kg", "mass m_L of the gripped load", 1e-6));
+    i.parameters.push_back(real_param("mu", 0.5, "1", "jaw-load friction coefficient", 0.0, 10.0));
+    i.parameters.push_back(real_param("grip_stiffness", 1e7, "N/m", "contact stiffness k of each jaw", 1e-3));
+    i.parameters.push_back(real_param("preload", 1e-3, "m", "jaw interference delta (grip force k delta per jaw); negative: open jaws with clearance -delta"));
+    i.parameters.push_back(real_param("grip_relaxation", 0.0, "s", "relaxation time of the jaw contacts", 0.0));
+    i.parameters.push_back(real_param("friction_stiffness", 1e12, "N/m", "regularization stiffness of the friction rows", 1e-3));
+    return i;
+  }
+  explicit GrippingCrane(const Params& p)
+      : geo_(crane::geometry_from(p)), mL_(p.real("load_mass")), mu_(p.real("mu")), k_(p.real("grip_stiffness")),
+        delta_(p.real("preload")), tau_(p.real("grip_relaxation")), kt_(p.real("friction_stiffness")),
+        H_(crane::dependent_mass_matrix(geo_)), g_(crane::dependent_gravity_forces(geo_)) {}
+
+  std::vector<PortSpec> ports() const override {
+    const auto with = [](PortSpec s, std::vector<std::string> e) {
+      s.elements = std::move(e);
+      return s;
+    };
+    return {with(bonded(input("f_h", 2, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"), {"f1", "f2"}),
+            with(output("s", 2, "m", "actuator lengths"), {"s1", "s2"}),
+            with(bonded(output("s_dot", 2, "m/s", "actuator elongation rates"), BondRole::flow, "actuator"), {"s1_dot", "s2_dot"}),
+            with(output("s_ddot", 2, "m/s^2", "actuator accelerations of the interface model with the current input", true), {"s1_ddot", "s2_ddot"}),
+            with(output("M_eff", 4, "kg", "effective mass of the nonsmooth interface model, row-major"), {"M11", "M12", "M21", "M22"}),
+            with(output("f_eff", 2, "N", "effective force of the nonsmooth interface model"), {"f1", "f2"}),
+            output("energy", 1, "J", "kinetic + gravitational energy of crane and load"),
+            output("x_R", 1, "m", "x of the tip R (gripper)"),
+            output("y_R", 1, "m", "y of the tip R (gripper)"),
+            output("x_R_dot", 1, "m/s", "x velocity of the tip R"),
+            output("y_L", 1, "m", "y of the load"),
+            output("slip", 1, "m/s", "vertical slip of the load in the jaws, y_L_dot - y_R_dot")};
+  }
+  MultibodySizes sizes() const override { return {7, 3, 2}; }
+  void initial_state(double, VectorRef q, VectorRef v) override {
+    crane::Vector5d x, u;
+    crane::dependent_from_independent(geo_, {geo_.theta1_0, geo_.theta2_0}, Eigen::Vector2d::Zero(), x, u);
+    q.head<5>() = x;
+    q[5] = x[3];
+    q[6] = x[4];
+    v.setZero();
+  }
+  void mass_matrix(ConstVectorRef, MatrixRef M) override {
+    M.setZero();
+    M.topLeftCorner<5, 5>() = H_;
+    M(5, 5) = M(6, 6) = mL_;
+  }
+  void coriolis(ConstVectorRef, ConstVectorRef, VectorRef c) override { c.setZero(); }
+  void applied_forces(double, ConstVectorRef, ConstVectorRef, VectorRef f) override {
+    f.head<5>() = g_;
+    f[5] = 0.0;
+    f[6] = -mL_ * geo_.g;
+  }
+  void interface_forces(double t, ConstVectorRef, ConstVectorRef, VectorRef lambda_i) override {
+    const auto f = inputs().at(0, t);
+    lambda_i[0] = f[0];
+    lambda_i[1] = f[1];
+  }
+  void interface_jacobian(ConstVectorRef q, MatrixRef D_i) override {
+    const crane::DependentActuators a = crane::dependent_actuators(geo_, q.head<5>(), crane::Vector5d::Zero());
+    D_i.setZero();
+    D_i.leftCols<5>() = a.D;
+  }
+  void interface_bias(ConstVectorRef q, ConstVectorRef v, VectorRef b_i) override {
+    b_i = crane::dependent_actuators(geo_, q.head<5>(), v.head<5>()).D_dot_u;
+  }
+  void constraints(double, ConstVectorRef q, VectorRef phi) override { phi = crane::constraints(geo_, q.head<5>()); }
+  void constraint_jacobian(double, ConstVectorRef q, MatrixRef phi_q) override {
+    phi_q.setZero();
+    phi_q.leftCols<5>() = crane::constraint_jacobian(geo_, q.head<5>());
+  }
+  void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
+    b = crane::constraint_bias(geo_, q.head<5>(), v.head<5>());
+  }
+  std::vector<ContactRow> contact_rows() const override {
+    return {{ContactKind::normal, 0, k_, tau_}, {ContactKind::normal, 0, k_, tau_},
+            {ContactKind::friction, 0, kt_, 0.0}, {ContactKind::friction, 1, kt_, 0.0}};
+  }
+  void contacts(double, ConstVectorRef q, ConstVectorRef, MatrixRef J, VectorRef gap, VectorRef mu) override {
+    J.setZero();
+    J(0, 5) = 1.0, J(0, 3) = -1.0;
+    J(1, 3) = 1.0, J(1, 5) = -1.0;
+    J(2, 6) = 1.0, J(2, 4) = -1.0;
+    J(3, 6) = 1.0, J(3, 4) = -1.0;
+    gap << q[5] - q[3] - delta_, q[3] - q[5] - delta_, 0.0, 0.0;
+    mu << 0.0, 0.0, mu_, mu_;
+  }
+  void outputs(const MultibodyState& st, std::span<double> y) override {
+    const crane::DependentActuators a = crane::dependent_actuators(geo_, st.q.head<5>(), st.v.head<5>());
+    std::size_t o = 0;
+    y[o++] = a.s[0], y[o++] = a.s[1];
+    y[o++] = a.s_dot[0], y[o++] = a.s_dot[1];
+    for (int k = 0; k < 2; ++k) y[o++] = a.D.row(k).dot(st.v_dot.head<5>()) + a.D_dot_u[k];
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) y[o++] = st.M_eff(i, j);
+    y[o++] = st.f_eff[0], y[o++] = st.f_eff[1];
+    y[o++] = energy_at(st.t, st.q, st.v);
+    y[o++] = st.q[3], y[o++] = st.q[4], y[o++] = st.v[3];
+    y[o++] = st.q[6];
+    y[o++] = st.v[6] - st.v[4];
+  }
+  double energy_at(double, ConstVectorRef q, ConstVectorRef v) const override {
+    return 0.5 * v.head<5>().dot(H_ * v.head<5>()) + crane::dependent_potential_energy(geo_, q.head<5>()) +
+           0.5 * mL_ * v.segment<2>(5).squaredNorm() + mL_ * geo_.g * q[6];
+  }
+
+ private:
+  crane::Geometry geo_;
+  double mL_, mu_, k_, delta_, tau_, kt_;
+  crane::Matrix5d H_;
+  crane::Vector5d g_;
+};
+
+}  // namespace
+
+STRIDE_PLUGIN(GrippingCrane)

@@ -1,0 +1,426 @@
+// Coupling results, proved with the real `stride` executable (BENCHMARKS.md §1-3, §5, §7):
+//  a. stability of direct ZOH vs RIM co-simulation of the single and double crane (Peiret 2018
+//     Sect. 5.1), accuracy against the monolithic reference (Eq. 42);
+//  b. Jacobi vs Gauss–Seidel on the two-mass problem (González 2011): first order in the macro
+//     step with zero-order extrapolation, Gauss–Seidel more accurate, against Eq. 3;
+//  c. the RIM of a rigid mass moves exactly like the mass (its M̃ = m, f̃ = f0 are exact);
+//  d. the generalized energy residual of a power bond vanishes when the extrapolation is exact,
+//     with power flowing, and is non-zero and growing with H for ZOH on the crane.
+// Every run writes into its own temporary folder; results.csv and summary.json are parsed here.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../../plugins/common/hydraulics.hpp"
+#include "../../plugins/common/two_mass.hpp"
+#include "stride/host/registry.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// results.csv as columns by name.
+struct Table {
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<double>> col;
+  std::size_t rows() const { return col.empty() ? 0 : col.begin()->second.size(); }
+  const std::vector<double>& operator[](const std::string& n) const {
+    auto it = col.find(n);
+    if (it == col.end()) throw std::runtime_error("results.csv has no column " + n);
+    return it->second;
+  }
+};
+
+Table read_csv(const fs::path& file) {
+  Table t;
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line)) return t;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) t.names.push_back(c), t.col[c];
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::size_t i = 0;
+    for (std::string c; std::getline(ls, c, ',') && i < t.names.size(); ++i) t.col[t.names[i]].push_back(std::stod(c));
+  }
+  return t;
+}
+
+struct Run {
+  int exit_code = -1;
+  json summary;
+  Table table;
+  std::string status() const { return summary.value("status", std::string("none")); }
+  std::string message() const { return summary.value("message", std::string()); }
+};
+
+fs::path scratch() {
+  static const fs::path dir = fs::temp_directory_path() / ("stride_test_coupling_" + std::to_string(::getpid()));
+  return dir;
+}
+
+// `stride run MANIFEST --out <tmp>/tag --set ...`; manifest relative to the source tree.
+Run run_stride(const std::string& manifest, const std::vector<std::string>& sets, const std::string& tag) {
+  const fs::path out = scratch() / tag;
+  fs::remove_all(out);
+  fs::create_directories(out);
+  std::string cmd = std::string("'") + STRIDE_EXE + "' run '" + (fs::path(STRIDE_SOURCE_DIR) / manifest).string() +
+                    "' --quiet --out '" + out.string() + "'";
+  for (const auto& s : sets) cmd += " --set '" + s + "'";
+  cmd += " >'" + (out / "log.txt").string() + "' 2>&1";
+  Run r;
+  const int st = std::system(cmd.c_str());
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream sf(out / "summary.json");
+  if (sf) r.summary = json::parse(sf, nullptr, false);
+  if (fs::exists(out / "results.csv")) r.table = read_csv(out / "results.csv");
+  INFO("command: " << cmd);
+  INFO("summary: " << r.summary.dump().substr(0, 600));
+  REQUIRE(r.summary.is_object());
+  return r;
+}
+
+std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// Largest |a[ca] − b[cb]| over the times the two tables share (both recorded every 10 ms).
+double max_difference(const Table& a, const std::string& ca, const Table& b, const std::string& cb) {
+  std::map<long, double> ref;
+  const auto& tb = b["time"];
+  const auto& vb = b[cb];
+  for (std::size_t i = 0; i < tb.size(); ++i) ref[std::lround(tb[i] * 1e6)] = vb[i];
+  const auto& ta = a["time"];
+  const auto& va = a[ca];
+  double e = 0.0;
+  std::size_t common = 0;
+  for (std::size_t i = 0; i < ta.size(); ++i) {
+    auto it = ref.find(std::lround(ta[i] * 1e6));
+    if (it == ref.end()) continue;
+    e = std::max(e, std::abs(va[i] - it->second));
+    ++common;
+  }
+  REQUIRE(common > 100);
+  return e;
+}
+
+// The monolithic references (Eq. 42, trapezoidal + Newton at 0.5 ms), run once per process.
+const Table& monolithic(int actuators) {
+  static std::map<int, Table> cache;
+  auto it = cache.find(actuators);
+  if (it != cache.end()) return it->second;
+  const Run r = run_stride("manifests/crane" + std::to_string(actuators) + "_monolithic.json", {},
+                           "monolithic" + std::to_string(actuators));
+  REQUIRE(r.status() == "completed");
+  return cache[actuators] = r.table;
+}
+
+double residual_of(const Run& r) {
+  REQUIRE(r.summary.contains("power_bonds"));
+  REQUIRE(!r.summary["power_bonds"].empty());
+  double sum = 0;
+  for (const auto& b : r.summary["power_bonds"]) sum += b["residual_J"].get<double>();
+  return sum;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// a. Stability and accuracy of ZOH and RIM co-simulation of the crane.
+
+TEST_CASE("single crane, direct ZOH: within 2 mm of the monolithic s1 at H = 10 ms, diverges at 15 ms") {
+  const Table& mono = monolithic(1);
+
+  const Run ok = run_stride("manifests/crane1_zoh.json", {}, "zoh1_10ms");
+  CHECK(ok.status() == "completed");
+  const double e10 = max_difference(ok.table, "crane.s", mono, "reference.s");
+  MESSAGE("ZOH h_M = H = 10 ms: max |s1 - s1_monolithic| = " << e10 * 1e3 << " mm");
+  CHECK(e10 < 2e-3);  // paper: within 2 mm; measured 0.81 mm
+
+  // With the manifest's monitors (pressures in [0, 20 MPa], energy residual below 1 kJ) the
+  // run at 15 ms stops as diverged: the f_h oscillation that starts at the valve switch grows.
+  const Run bad = run_stride("manifests/crane1_zoh.json", {"/variables/h_M=0.015"}, "zoh1_15ms");
+  CHECK(bad.status() == "diverged");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.summary["end_time_reached"].get<double>() < 9.99);
+  MESSAGE("ZOH h_M = 15 ms: " << bad.message());
+
+  // Measured, not tightened: at 15 ms the pressures stay inside [0, 20 MPa] for the 10 s (1.3
+  // to 6.4 MPa) and the residual monitor is what stops the run. Without that monitor the run
+  // completes, but the growing oscillation shows: s1 is 58 mm off and the residual 2e5 J, where
+  // 10 ms gives 0.8 mm and 12.5 J. One millisecond more and the pressures leave their bounds.
+  const Run unmonitored = run_stride("manifests/crane1_zoh.json",
+                                     {"/variables/h_M=0.015", "/monitor/energy_residual_limit=1e15"}, "zoh1_15ms_nolimit");
+  CHECK(unmonitored.status() == "completed");
+  const double e15 = max_difference(unmonitored.table, "crane.s", mono, "reference.s");
+  MESSAGE("ZOH h_M = 15 ms without the residual monitor: max |ds1| = " << e15 * 1e3 << " mm, residual "
+                                                                         << residual_of(unmonitored) << " J");
+  CHECK(e15 > 10 * e10);
+  CHECK(residual_of(unmonitored) > 100 * residual_of(ok));
+  const Run worse = run_stride("manifests/crane1_zoh.json",
+                               {"/variables/h_M=0.016", "/monitor/energy_residual_limit=1e15"}, "zoh1_16ms_nolimit");
+  CHECK(worse.status() == "diverged");
+  CHECK(worse.message().find("left its declared bounds") != std::string::npos);
+  MESSAGE("ZOH h_M = 16 ms without the residual monitor: " << worse.message());
+}
+
+TEST_CASE("single crane, RIM: H1 = h_M = 25 ms completes within 15 mm of the monolithic s1") {
+  const Run r = run_stride("manifests/crane1_rim.json", {"/variables/h_M=0.025"}, "rim1_25ms");
+  CHECK(r.status() == "completed");
+  CHECK(r.summary["end_time_reached"].get<double>() == doctest::Approx(10.0));
+  const double e = max_difference(r.table, "crane.s", monolithic(1), "reference.s");
+  MESSAGE("RIM H1 = 25 ms: max |s1 - s1_monolithic| = " << e * 1e3 << " mm");
+  // Measured 9.5 mm (4.3 mm once the RIM synchronizes with the multibody state of the sync time
+  // itself; see the rigid-mass test below). The paper reports stability, not a figure.
+  CHECK(e < 15e-3);
+}
+
+TEST_CASE("double crane: direct ZOH diverges at H = 4 ms, RIM completes at H1 = 20 ms") {
+  const Run zoh = run_stride("manifests/crane2_zoh.json", {"/variables/h_M=0.004"}, "zoh2_4ms");
+  CHECK(zoh.status() == "diverged");
+  CHECK(zoh.summary["end_time_reached"].get<double>() < 2.0);
+  MESSAGE("double crane ZOH 4 ms: " << zoh.message());
+
+  const Run rim = run_stride("manifests/crane2_rim.json", {"/variables/h_M=0.02"}, "rim2_20ms");
+  CHECK(rim.status() == "completed");
+  const Table& mono = monolithic(2);
+  const double e1 = max_difference(rim.table, "crane.s.s1", mono, "reference.s.1");
+  const double e2 = max_difference(rim.table, "crane.s.s2", mono, "reference.s.2");
+  MESSAGE("double crane RIM 20 ms: max |ds1| = " << e1 * 1e3 << " mm, max |ds2| = " << e2 * 1e3 << " mm");
+  // Stable, but not accurate at this step: measured 17 mm and 36 mm. The bound only guards
+  // against a run that "completes" far off the manoeuvre (s2 moves by ~0.1 m).
+  CHECK(e1 < 50e-3);
+  CHECK(e2 < 50e-3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// b. Jacobi vs Gauss–Seidel on the two-mass problem.
+
+TEST_CASE("two-mass: Jacobi and Gauss-Seidel converge at first order; Gauss-Seidel is more accurate") {
+  using namespace stride::two_mass;
+  const Parameters p = derive(Ratios{});  // FR = 10, AR1 = 0.1, AR2 = -1000, AR12 = 0.1 as in the manifest
+  const ExactSolution exact(p);
+  // Fast subsystem at H/10 with RK4, slow at H with the trapezoidal rule: their own errors are
+  // far below the coupling error, which is O(H) with zero-order extrapolation. Gauss–Seidel runs
+  // the slow mass first; the fast one then reads the slow position at the END of the macro step
+  // (Lagrange order 0 interpolation), Jacobi holds the one at its start.
+  auto error = [&](const std::string& scheme, double H) {
+    const Run r = run_stride("manifests/two_mass.json",
+                             {"/coupling/scheme=\"" + scheme + "\"", "/coupling/order=[\"slow\",\"fast\"]",
+                              "/coupling/macro_step=" + num(H), "/subsystems/slow/step=" + num(H),
+                              "/subsystems/fast/step=" + num(H / 10), "/coupling/end=10", "/record/interval=0.04"},
+                             "two_mass_" + scheme + "_" + num(H));
+    REQUIRE(r.status() == "completed");
+    const auto& t = r.table["time"];
+    const auto& x1 = r.table["fast.x"];
+    REQUIRE(t.size() == 251);
+    double e = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) e = std::max(e, std::abs(x1[i] - exact.at(t[i]).x1));
+    return e;
+  };
+  const std::vector<double> H = {0.02, 0.01, 0.005};
+  std::vector<double> ej, eg;
+  for (double h : H) ej.push_back(error("jacobi", h)), eg.push_back(error("gauss_seidel", h));
+  for (std::size_t i = 0; i < H.size(); ++i) {
+    MESSAGE("H = " << H[i] << " s: max |x1 - x1_exact| Jacobi " << ej[i] << " m, Gauss-Seidel " << eg[i] << " m");
+    CHECK(eg[i] < 0.5 * ej[i]);  // measured ratio 0.146
+  }
+  for (std::size_t i = 1; i < H.size(); ++i) {
+    const double oj = std::log(ej[i - 1] / ej[i]) / std::log(H[i - 1] / H[i]);
+    const double og = std::log(eg[i - 1] / eg[i]) / std::log(H[i - 1] / H[i]);
+    MESSAGE("observed order between H = " << H[i - 1] << " and " << H[i] << ": Jacobi " << oj << ", Gauss-Seidel " << og);
+    CHECK(oj > 0.7);
+    CHECK(oj < 1.3);
+    CHECK(og > 0.7);
+    CHECK(og < 1.3);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// c. The RIM of a rigid mass is exact.
+
+namespace {
+
+// Inputs of the reference cylinder: the interface position and velocity of the test's own
+// integration (port 0: s, port 1: s_dot).
+class InterfaceState final : public stride::Inputs {
+ public:
+  double s = 0, s_dot = 0;
+  std::span<const double> at(std::size_t port, double) override {
+    v_[0] = port == 0 ? s : s_dot;
+    return {v_, 1};
+  }
+
+ private:
+  double v_[1] = {0};
+};
+
+stride::host::PluginRegistry& registry() {
+  static stride::host::PluginRegistry reg = [] {
+    stride::host::PluginRegistry r;
+    r.scan(stride::host::PluginRegistry::default_search_path());
+    return r;
+  }();
+  return reg;
+}
+
+// Runs tests/manifests/coupling_point_mass_rim.json with H1 = sync_steps * h_S and returns the
+// largest |s_RIM − s_reference| over all synchronization intervals.
+//
+// Why this comparison is the independent and valid one. Between two synchronizations the RIM
+// integrates M̃ ẅ = f̃ + λ (Eq. 11, Eq. 39) with the M̃, f̃ taken at the synchronization, next
+// to the cylinder at the same step h_S. For a rigid mass M̃ = m and f̃ = f0 hold exactly at
+// every state, so over each interval the RIM must move exactly like the mass itself coupled to
+// the cylinder, i.e. like a monolithic semi-implicit Euler of [s, ṡ, p1, p2] at h_S:
+//   λ = (p2 − p1) a_p − c ṡ,  ṡ += h (f0 + λ)/m,  p += h ṗ(t, s, ṡ, p),  s += h ṡ,
+// started from the state the RIM synchronizes with: the multibody mass's (s, ṡ) at the
+// synchronization time and the cylinder's pressures there. That loop is written here, with
+// the pressure equations taken from the cylinder plugin (loaded through the PluginRegistry,
+// not through the host's graph, extrapolators or masters). Comparing with a run at H1 = h_S
+// would not be independent — both would go through the same RIM and host code — and comparing
+// the whole run with one monolithic integration would not be valid: the multibody mass itself
+// takes 50-ms steps with the force held (Algorithm 2), and the RIM restarts from that state.
+// Velocity–pressure coupling keeps the exchange exact: the cylinder's outputs are states (no
+// feedthrough), so the RIM and the cylinder see each other's values at the start of each step,
+// as in the monolithic loop.
+double rim_deviation(double h, int sync_steps, double end, const std::string& tag) {
+  const double H1 = h * sync_steps;
+  const Run r = run_stride("tests/manifests/coupling_point_mass_rim.json",
+                           {"/variables/H1=" + num(H1), "/variables/h_S=" + num(h), "/coupling/end=" + num(end)}, tag);
+  REQUIRE(r.status() == "completed");
+  const json& cyl = r.summary["subsystems"]["cylinder"]["report"];
+  const double m = 5000, f0 = -8829, a_p = 65e-4, c = 1e5;  // as in the manifest
+
+  json prm = {{"coupling", "pressure_rate"},  {"initialize", "given"},
+              {"kappa0", cyl["kappa0"]},       {"s0_from_input", false},
+              {"s0", cyl["s0"]},               {"valve_times", {0.1, 0.101, 0.4, 0.402}},
+              {"valve_offsets", {0.0, -0.01, -0.01, 0.02}}};
+  auto cylinder = registry().create_ode("cylinder", prm);
+  REQUIRE(cylinder);
+  InterfaceState in;
+  cylinder->bind(in);
+
+  const Table& tb = r.table;
+  const auto &t = tb["time"], &sM = tb["mass.s"], &vM = tb["mass.s_dot"], &sR = tb["rim.s"];
+  const auto &P1 = tb["cylinder.p1"], &P2 = tb["cylinder.p2"];
+  const std::size_t intervals = static_cast<std::size_t>(std::lround(end / H1));
+  REQUIRE(tb.rows() == intervals * std::size_t(sync_steps) + 1);
+  double worst = 0, moved = 0;
+  double x[2], dx[2];
+  for (std::size_t k = 0; k < intervals; ++k) {
+    const std::size_t b = k * std::size_t(sync_steps);
+    double s = sM[b], v = vM[b], tt = t[b];
+    x[0] = P1[b];
+    x[1] = P2[b];
+    for (int j = 1; j <= sync_steps; ++j) {
+      const double lambda = (x[1] - x[0]) * a_p - c * v;
+      in.s = s;
+      in.s_dot = v;
+      cylinder->derivatives(tt, x, dx);
+      v += h * (f0 + lambda) / m;
+      x[0] += h * dx[0];
+      x[1] += h * dx[1];
+      s += h * v;
+      tt += h;
+      worst = std::max(worst, std::abs(sR[b + std::size_t(j)] - s));
+      moved = std::max(moved, std::abs(s - sM[0]));
+    }
+  }
+  MESSAGE(tag << ": H1 = " << H1 * 1e3 << " ms, " << intervals << " intervals, max |s_RIM - s_exact| = " << worst
+              << " m (the mass moved " << moved * 1e3 << " mm)");
+  CHECK(moved > 3e-3);  // the valve moves the mass: the comparison is not between two rests
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("RIM of a rigid mass: between synchronizations it moves exactly like the mass") {
+  SUBCASE("binary time grid (h_S = 2^-12 s, H1 = 2^-4 s): every time is exact in floating point") {
+    CHECK(rim_deviation(1.0 / 4096, 256, 0.625, "rim_mass_binary") < 1e-9);
+  }
+  SUBCASE("the paper's grid (h_S = 0.2 ms, H1 = 50 ms)") {
+    // The RIM must take the multibody state OF the synchronization time. Times accumulated from
+    // 0.2-ms steps fall a few ulp short of the multibody's 50-ms step ends, and the strict
+    // "newest sample at or before t" of the zero-order hold then hands the RIM the multibody
+    // state one H1 older; this case fails while that happens.
+    CHECK(rim_deviation(0.0002, 250, 0.6, "rim_mass_decimal") < 1e-9);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// d. Generalized energy residual of the power bonds (Rahikainen 2020).
+
+TEST_CASE("energy residual: zero when the extrapolation is exact while power flows; grows with H for ZOH") {
+  // A cylinder drives a mass at constant speed v0 against a constant load f0: the pressures sit
+  // where both net chamber flows vanish at ṡ = v0 (Eq. 25-26), so ṗ = 0, f_h = F is constant and
+  // f0 = −F keeps ṡ = v0. Both bond signals (f_h, ṡ) are constant, the ZOH is exact, and the
+  // power F v0 that leaves the cylinder is exactly the power the mass receives: the residual
+  // must vanish while ~300 J flow. The pressures come from bisection on the cylinder equations.
+  namespace hy = stride::hydraulics;
+  const hy::Cylinder cyl;  // Table 2, the cylinder plugin's defaults
+  const double kappa = 0.45, v0 = 0.02, T = 2.0, m = 20000;
+  auto root = [&](auto&& flow) {  // flow decreasing in p on (p_T, p_P)
+    double lo = cyl.p_T, hi = cyl.p_P;
+    for (int i = 0; i < 200; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      if (mid == lo || mid == hi) break;
+      (flow(mid) > 0 ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  const double p1 = root([&](double p) { return cyl.flow1(v0, kappa, p); });
+  const double p2 = root([&](double p) { return cyl.flow2(v0, kappa, p); });
+  const double F = cyl.force(p1, p2, v0);
+  REQUIRE(F > 1000.0);
+  const double transferred = F * v0 * T;
+
+  const Run r = run_stride("tests/manifests/coupling_steady_power.json",
+                           {"/subsystems/mass/parameters/f0=" + num(-F), "/subsystems/mass/parameters/v0=" + num(v0),
+                            "/subsystems/mass/parameters/m=" + num(m), "/subsystems/cylinder/parameters/kappa0=" + num(kappa),
+                            "/subsystems/cylinder/parameters/p1_0=" + num(p1),
+                            "/subsystems/cylinder/parameters/p2_0=" + num(p2), "/coupling/end=" + num(T)},
+                           "steady_power");
+  REQUIRE(r.status() == "completed");
+  const json& bond = r.summary["power_bonds"].at(0);
+  const double into_mass = bond["energy_in_J"]["mass"].get<double>();
+  const double into_cyl = bond["energy_in_J"]["cylinder"].get<double>();
+  const double exact_residual = bond["residual_J"].get<double>();
+  MESSAGE("steady drive: F = " << F << " N, F v0 T = " << transferred << " J, into mass " << into_mass
+                               << " J, into cylinder " << into_cyl << " J, residual " << exact_residual << " J");
+  CHECK(into_mass == doctest::Approx(transferred).epsilon(1e-9));
+  CHECK(into_cyl == doctest::Approx(-transferred).epsilon(1e-9));
+  CHECK(std::abs(exact_residual) < 1e-9 * transferred);
+  // The mass stores what came in (potential of the load, speed unchanged): a balance the host
+  // does not compute, from the model's own energy output.
+  const auto& E = r.table["mass.energy"];
+  CHECK(E.back() - E.front() == doctest::Approx(transferred).epsilon(1e-6));
+
+  // The crane under ZOH: the signals are not constant, the extrapolation is not exact, and the
+  // residual appears and grows with the macro step (measured 0.83, 2.45, 12.5 J).
+  double previous = 0;
+  for (const double H : {0.0025, 0.005, 0.01}) {
+    const Run z = run_stride("manifests/crane1_zoh.json", {"/variables/h_M=" + num(H)}, "zoh_residual_" + num(H));
+    REQUIRE(z.status() == "completed");
+    const double res = residual_of(z);
+    MESSAGE("crane ZOH H = " << H * 1e3 << " ms: energy residual " << res << " J");
+    CHECK(std::abs(res) > 1e6 * std::abs(exact_residual) + 0.1);
+    CHECK(std::abs(res) > 1.5 * previous);
+    previous = std::abs(res);
+  }
+}
