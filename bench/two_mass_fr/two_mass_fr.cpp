@@ -13,11 +13,12 @@
 //
 // Output: both tables on stdout; out/two_mass_fr/{position_error,energy_error}.csv, runs.csv
 // (every run, long form), tables.md. See docs/two_mass_fr.md.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -42,7 +43,7 @@ namespace {
 constexpr double h_fast = 0.01;     // s: 100 steps per fast cycle (f1 = 1 Hz)
 constexpr double duration = 100.0;  // s: N = 100 fast cycles
 constexpr double record_interval = 0.01;
-constexpr double paper_AR1 = 0.1, paper_AR2 = -1000.0, paper_AR12 = 0.1;
+constexpr double paper_AR1 = 0.1, paper_AR2 = -1000.0, paper_AR12 = 0.1;  // Sect. 3.2
 // A run counts as diverged when the host stops it, a sample is not finite, or the total
 // energy grows beyond this multiple of E0 (the amplitude more than triples: unbounded growth,
 // not an accuracy problem).
@@ -85,10 +86,11 @@ bool admissible(double FR, double AR12) {
   }
 }
 
-Setting choose_setting(double FR) {
+Setting choose_setting(double FR, double requested_AR12) {
   Setting s;
   s.FR = FR;
-  if (admissible(FR, paper_AR12)) return s;
+  s.AR12 = requested_AR12;
+  if (admissible(FR, requested_AR12)) return s;
   // AR12 = AR1 makes 1/AR12 - 1/AR1 = 0, inside the window whenever the window exists; the
   // window's edge closest to the requested AR12 lies between the two (bisection).
   if (!admissible(FR, paper_AR1)) {
@@ -96,7 +98,7 @@ Setting choose_setting(double FR) {
     s.note = "no admissible AR12 (k1 or k3 not positive even at AR12 = AR1)";
     return s;
   }
-  double good = paper_AR1, bad = paper_AR12;
+  double good = paper_AR1, bad = requested_AR12;
   for (int i = 0; i < 200 && std::abs(bad - good) > 1e-15 * std::abs(good); ++i) {
     const double mid = 0.5 * (good + bad);
     (admissible(FR, mid) ? good : bad) = mid;
@@ -105,7 +107,7 @@ Setting choose_setting(double FR) {
   s.adjusted = true;
   std::ostringstream n;
   n.precision(10);
-  n << "AR12 = " << paper_AR12 << " refused; closest admissible AR12 = " << good << " used";
+  n << "AR12 = " << requested_AR12 << " refused; closest admissible AR12 = " << good << " used";
   s.note = n.str();
   return s;
 }
@@ -123,7 +125,7 @@ struct Outcome {
 
 std::string num(double v) { return json(v).dump(); }  // shortest round-trip form
 
-std::vector<std::string> overrides_for(const Setting& s, const Scheme& sc) {
+std::vector<std::string> overrides_for(const Setting& s, const Scheme& sc, const std::string& slow_integrator) {
   const double h_slow = s.FR * h_fast;
   // The extrapolators keep enough samples for the widest window they are asked about: under
   // FF the slow mass evaluates x1 up to one slow step (FR fast samples) behind the newest.
@@ -140,7 +142,9 @@ std::vector<std::string> overrides_for(const Setting& s, const Scheme& sc) {
   o.push_back("/subsystems/fast/step=" + num(h_fast));
   o.push_back("/subsystems/slow/step=" + num(h_slow));
   o.push_back(R"(/subsystems/fast/integrator={"plugin": "rk4"})");
-  o.push_back(R"(/subsystems/slow/integrator={"plugin": "trapezoidal", "parameters": {"tolerance": 1e-10}})");
+  o.push_back(slow_integrator == "trapezoidal"
+                  ? std::string(R"(/subsystems/slow/integrator={"plugin": "trapezoidal", "parameters": {"tolerance": 1e-10}})")
+                  : R"(/subsystems/slow/integrator={"plugin": ")" + slow_integrator + R"("})");
   o.push_back("/coupling/scheme=\"multirate\"");
   o.push_back(std::string("/coupling/synchronization=\"") + (sc.fastest_first ? "fastest_first" : "slowest_first") + "\"");
   o.push_back("/coupling/macro_step=" + num(h_slow));
@@ -186,9 +190,10 @@ Table read_csv(const fs::path& file) {
   return t;
 }
 
-Outcome run_one(const host::PluginRegistry& reg, const Setting& s, const Scheme& sc, const fs::path& dir) {
+Outcome run_one(const host::PluginRegistry& reg, const Setting& s, const Scheme& sc, const std::string& slow_integrator,
+                const fs::path& dir) {
   Outcome out;
-  host::Manifest m = host::load_manifest(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "two_mass.json", overrides_for(s, sc));
+  host::Manifest m = host::load_manifest(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "two_mass.json", overrides_for(s, sc, slow_integrator));
   // The overrides address the connections by index: make sure they mean what we think.
   if (m.connections.size() != 2 || m.connections[0].to_subsystem != "slow" || m.connections[1].to_subsystem != "fast")
     throw std::runtime_error("manifests/two_mass.json: expected connection 0 into slow and 1 into fast");
@@ -258,9 +263,16 @@ int main(int argc, char** argv) {
   fs::path out_dir = fs::path(STRIDE_SOURCE_DIR) / "out" / "two_mass_fr";
   std::vector<double> frs = default_frs;
   bool keep = false;
+  std::string slow_integrator = "trapezoidal";
+  double ar12 = paper_AR12;
   app.add_option("--threads", threads, "runs in parallel")->check(CLI::Range(1u, 64u));
   app.add_option("--out", out_dir, "folder for the tables (CSV, markdown)");
   app.add_option("--fr", frs, "frequency ratios (default: the paper's 1.5 ... 100)");
+  app.add_option("--slow-integrator", slow_integrator,
+                 "integrator of the slow mass: the paper's trapezoidal rule, or rk4 to separate the "
+                 "coupling error from the trapezoidal rule's own phase error")
+      ->check(CLI::IsMember({"trapezoidal", "rk4"}));
+  app.add_option("--ar12", ar12, "requested AR12 (the paper's 0.1); refused values are replaced by the closest admissible one");
   app.add_flag("--keep", keep, "keep every run's results.csv and summary.json (temp folder)");
   CLI11_PARSE(app, argc, argv);
 
@@ -274,7 +286,7 @@ int main(int argc, char** argv) {
 
   const std::vector<Scheme> sch = schemes();
   std::vector<Setting> settings;
-  for (double fr : frs) settings.push_back(choose_setting(fr));
+  for (double fr : frs) settings.push_back(choose_setting(fr, ar12));
   for (const Setting& s : settings)
     if (!s.note.empty()) std::printf("FR = %g: %s\n", s.FR, s.note.c_str());
 
@@ -301,7 +313,7 @@ int main(int argc, char** argv) {
       const Job& jb = jobs[k];
       const fs::path dir = tmp / ("FR" + num(settings[jb.fr].FR) + "_" + sch[jb.scheme].label);
       try {
-        res[jb.fr][jb.scheme] = run_one(reg, settings[jb.fr], sch[jb.scheme], dir);
+        res[jb.fr][jb.scheme] = run_one(reg, settings[jb.fr], sch[jb.scheme], slow_integrator, dir);
       } catch (const std::exception& e) {
         Outcome o;
         o.status = "error";
@@ -331,7 +343,7 @@ int main(int argc, char** argv) {
                               {"Energy error, Eq. 8", "energy_error", &Outcome::dE}};
   std::ofstream md(out_dir / "tables.md");
   md << "# Two-mass FR study (González 2011 Sect. 3.4, Fig. 8)\n\n"
-     << "AR1 = 0.1, AR2 = -1000, AR12 = 0.1, fast rk4 h1 = 0.01 s, slow trapezoidal h2 = FR·0.01 s, 100 s, "
+     << "AR1 = 0.1, AR2 = -1000, AR12 = " << ar12 << ", fast rk4 h1 = 0.01 s, slow " << slow_integrator << " h2 = FR·0.01 s, 100 s, "
      << "n = 10,000 points. SF/FF = slowest-/fastest-first, On = Lagrange order n on both connections; "
      << "smoothing = FF, mean of x1 over the last slow step into m2, O3 into m1. "
      << "Bold: smallest error of the row among runs that did not diverge; (div): diverged "
@@ -398,6 +410,7 @@ int main(int argc, char** argv) {
            << (o.diverged ? 1 : 0) << "," << g(o.dx1) << "," << g(o.dx2) << "," << g(o.dE) << "," << g(o.max_energy_ratio)
            << "," << g(o.final_energy_ratio) << "," << o.rows << "," << g(o.wall) << "," << msg << "\n";
     }
-  std::printf("\n%zu runs in %.1f s (%u threads); tables in %s\n", jobs.size(), wall, threads, out_dir.string().c_str());
+  std::printf("\n%zu runs in %.1f s (%u threads, slow integrator %s); tables in %s\n", jobs.size(), wall, threads,
+              slow_integrator.c_str(), out_dir.string().c_str());
   return errors.empty() ? 0 : 1;
 }

@@ -15,13 +15,17 @@ void Link::push(double t) {
   if (!(t > last_push)) return;
   extrapolator->push(t, std::span<const double>(src->y).subspan(src_offset, width));
   last_push = t;
+  ++pushes;
 }
 
 std::span<const double> NodeInputs::at(std::size_t port, double t) {
   const auto& links = node_.in_links[port];
   for (Link* l : links) {
+    if (t == l->value_time && l->pushes == l->value_pushes) continue;  // evaluated already
     try {
       l->extrapolator->evaluate(t, l->value);
+      l->value_time = t;
+      l->value_pushes = l->pushes;
     } catch (const std::exception& e) {
       throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
                                                            node_.ports[node_.inputs[port]].name + ": " + e.what());

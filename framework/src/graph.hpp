@@ -2,6 +2,7 @@
 // (stepping). Internal to the host.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
@@ -25,6 +26,13 @@ struct Link {
   std::shared_ptr<Extrapolator> extrapolator;
   std::vector<double> value;  // last evaluated input
   double last_push = -std::numeric_limits<double>::infinity();
+  // `value` is the extrapolator's evaluation at value_time after `pushes` pushes: evaluation
+  // is a const function of the pushed samples and t, so a second read at the same time with
+  // no push in between (a plugin reading an input several times in one step, the power of a
+  // bond after outputs()) reuses it instead of evaluating again.
+  std::uint64_t pushes = 0;
+  std::uint64_t value_pushes = ~std::uint64_t(0);
+  double value_time = std::numeric_limits<double>::quiet_NaN();
 
   void push(double t);  // pushes the source's current outputs when newer than the last push
 };

@@ -68,9 +68,17 @@ struct Run {
   std::string message() const { return summary.value("message", std::string()); }
 };
 
+// Run folders of this process, removed when it exits.
 fs::path scratch() {
-  static const fs::path dir = fs::temp_directory_path() / ("stride_test_coupling_" + std::to_string(::getpid()));
-  return dir;
+  struct Folder {
+    fs::path path = fs::temp_directory_path() / ("stride_test_coupling_" + std::to_string(::getpid()));
+    ~Folder() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static const Folder dir;
+  return dir.path;
 }
 
 // `stride run MANIFEST --out <tmp>/tag --set ...`; manifest relative to the source tree.
@@ -290,9 +298,10 @@ stride::host::PluginRegistry& registry() {
 // the cylinder, i.e. like a monolithic semi-implicit Euler of [s, ṡ, p1, p2] at h_S:
 //   λ = (p2 − p1) a_p − c ṡ,  ṡ += h (f0 + λ)/m,  p += h ṗ(t, s, ṡ, p),  s += h ṡ,
 // started from the state the RIM synchronizes with: the multibody mass's (s, ṡ) at the
-// synchronization time and the cylinder's pressures there. That loop is written here, with
-// the pressure equations taken from the cylinder plugin (loaded through the PluginRegistry,
-// not through the host's graph, extrapolators or masters). Comparing with a run at H1 = h_S
+// synchronization time and the cylinder's pressures there (inside each interval the two must
+// agree to round-off; at its end the RIM must publish the state it synchronized to). That
+// loop is written here, with the pressure equations taken from the cylinder plugin (loaded
+// through the PluginRegistry, not through the host's graph, extrapolators or masters). Comparing with a run at H1 = h_S
 // would not be independent — both would go through the same RIM and host code — and comparing
 // the whole run with one monolithic integration would not be valid: the multibody mass itself
 // takes 50-ms steps with the force held (Algorithm 2), and the RIM restarts from that state.
@@ -321,7 +330,7 @@ double rim_deviation(double h, int sync_steps, double end, const std::string& ta
   const auto &P1 = tb["cylinder.p1"], &P2 = tb["cylinder.p2"];
   const std::size_t intervals = static_cast<std::size_t>(std::lround(end / H1));
   REQUIRE(tb.rows() == intervals * std::size_t(sync_steps) + 1);
-  double worst = 0, moved = 0;
+  double worst = 0, moved = 0, sync_gap = 0;
   double x[2], dx[2];
   for (std::size_t k = 0; k < intervals; ++k) {
     const std::size_t b = k * std::size_t(sync_steps);
@@ -338,27 +347,36 @@ double rim_deviation(double h, int sync_steps, double end, const std::string& ta
       x[1] += h * dx[1];
       s += h * v;
       tt += h;
-      worst = std::max(worst, std::abs(sR[b + std::size_t(j)] - s));
+      if (j < sync_steps) worst = std::max(worst, std::abs(sR[b + std::size_t(j)] - s));
       moved = std::max(moved, std::abs(s - sM[0]));
     }
+    // At t_{k+1} the RIM has taken the multibody state, and that is what it publishes.
+    const std::size_t e = b + std::size_t(sync_steps);
+    sync_gap = std::max(sync_gap, std::abs(sR[e] - sM[e]));
   }
   MESSAGE(tag << ": H1 = " << H1 * 1e3 << " ms, " << intervals << " intervals, max |s_RIM - s_exact| = " << worst
-              << " m (the mass moved " << moved * 1e3 << " mm)");
+              << " m inside the intervals, max |s_RIM - s_M| = " << sync_gap << " m at the synchronizations (the mass moved "
+              << moved * 1e3 << " mm)");
   CHECK(moved > 3e-3);  // the valve moves the mass: the comparison is not between two rests
+  CHECK(sync_gap < 1e-12);
   return worst;
 }
 
 }  // namespace
 
 TEST_CASE("RIM of a rigid mass: between synchronizations it moves exactly like the mass") {
+  // Algorithm 2 synchronizes the RIM with the multibody model (line 12) before it exchanges
+  // with the hydraulics at the same time (line 17): at t_k the RIM must hold the multibody
+  // state OF t_k and publish it, so that the cylinder's first step of the interval sees it too.
+  // Two ways to miss that are caught here: synchronizing at the start of the next RIM step
+  // (the cylinder then takes one step with the RIM's old prediction: ~1e-6 m here), and reading
+  // the multibody state one H1 too early (times accumulated from 0.2-ms steps fall a few ulp
+  // short of the multibody's 50-ms step ends, and the zero-order hold, "newest sample at or
+  // before t", then returns the previous one: millimetres here).
   SUBCASE("binary time grid (h_S = 2^-12 s, H1 = 2^-4 s): every time is exact in floating point") {
     CHECK(rim_deviation(1.0 / 4096, 256, 0.625, "rim_mass_binary") < 1e-9);
   }
   SUBCASE("the paper's grid (h_S = 0.2 ms, H1 = 50 ms)") {
-    // The RIM must take the multibody state OF the synchronization time. Times accumulated from
-    // 0.2-ms steps fall a few ulp short of the multibody's 50-ms step ends, and the strict
-    // "newest sample at or before t" of the zero-order hold then hands the RIM the multibody
-    // state one H1 older; this case fails while that happens.
     CHECK(rim_deviation(0.0002, 250, 0.6, "rim_mass_decimal") < 1e-9);
   }
 }
