@@ -165,8 +165,9 @@ struct HeldValue {  // the two newest published samples of one output group
     std::copy(v, v + n, v_new);
   }
   const double* at(double t, long& too_old) const {
-    if (t >= t_new) return v_new;
-    if (t < t_old) ++too_old;
+    const double tt = t + 1e-9 * std::max(1.0, std::abs(t));  // SampleHistory's tolerance
+    if (tt >= t_new) return v_new;
+    if (tt < t_old) ++too_old;
     return v_old;
   }
 };
@@ -228,6 +229,7 @@ FusedStats fused_rim(const FusedOptions& o) {
   crane_outputs(geo, q, v, crane_y);
   // RIM synchronized at t0 (equilibrate).
   double rim_s = crane_y[0], rim_sd = crane_y[1], rim_M = crane_y[2], rim_f = crane_y[3];
+  double rim_Minv = 1.0 / rim_M;
   double next_sync = t0;
   while (next_sync <= t0 + 1e-9 * o.H1) next_sync += o.H1;
   // Cylinder: s0 from the RIM's s, Table 3 from Eq. 41 with f_required = −f̃.
@@ -244,12 +246,14 @@ FusedStats fused_rim(const FusedOptions& o) {
   cyl_out.reset(t0, &fh0, 1);
 
   // The RIM plugin's work memory (faithful mode): Eq. 11 by LDLT of the p x p M̃, p = 1.
-  Eigen::MatrixXd M_dyn(1, 1);
+  Eigen::MatrixXd M_dyn(1, 1), Minv_dyn(1, 1);
   Eigen::VectorXd rhs_dyn(1), sdd_dyn(1);
   Eigen::LDLT<Eigen::MatrixXd> ldlt_dyn(1);
   if (o.faithful) {
     M_dyn(0, 0) = rim_M;
     ldlt_dyn.compute(M_dyn);
+    Minv_dyn.setIdentity();
+    ldlt_dyn.solveInPlace(Minv_dyn);
   }
 
   double tc = t0, tr = t0, ty = t0;
@@ -288,30 +292,34 @@ FusedStats fused_rim(const FusedOptions& o) {
     }
     // RIM: resynchronize every H1 (Algorithm 2), then Eq. 11 and Eq. 39.
     while (tr < Tn - eps) {
-      if (tr >= next_sync - 1e-9 * o.H1) {
-        const double* c = crane_out.at(tr, st.too_old);
-        rim_s = c[0], rim_sd = c[1], rim_M = c[2], rim_f = c[3];
-        while (next_sync <= tr + 1e-9 * o.H1) next_sync += o.H1;
-        if (o.faithful) {
-          M_dyn(0, 0) = rim_M;
-          ldlt_dyn.compute(M_dyn);
-        }
-      }
       const double lambda = cyl_out.at(tr, st.too_old)[0];
       double s_ddot;
       if (o.faithful) {
         rhs_dyn[0] = rim_f + lambda;
-        sdd_dyn = ldlt_dyn.solve(rhs_dyn);
+        sdd_dyn.noalias() = Minv_dyn * rhs_dyn;
         s_ddot = sdd_dyn[0];
       } else {
-        s_ddot = (rim_f + lambda) / rim_M;
+        s_ddot = rim_Minv * (rim_f + lambda);
       }
       rim_sd += macro * s_ddot;
       rim_s += macro * rim_sd;
       tr = tr + macro;
+      // Algorithm 2: at a synchronization point take the crane's state before publishing.
+      if (tr >= next_sync - 1e-9 * o.H1) {
+        const double* c = crane_out.at(next_sync, st.too_old);
+        rim_s = c[0], rim_sd = c[1], rim_M = c[2], rim_f = c[3];
+        rim_Minv = 1.0 / rim_M;
+        if (o.faithful) {
+          M_dyn(0, 0) = rim_M;
+          ldlt_dyn.compute(M_dyn);
+          Minv_dyn.setIdentity();
+          ldlt_dyn.solveInPlace(Minv_dyn);
+        }
+        while (next_sync <= tr + 1e-9 * o.H1) next_sync += o.H1;
+      }
       if (o.faithful) {  // outputs(): s_ddot again with the input at the new time
         rhs_dyn[0] = rim_f + cyl_out.at(tr, st.too_old)[0];
-        sdd_dyn = ldlt_dyn.solve(rhs_dyn);
+        sdd_dyn.noalias() = Minv_dyn * rhs_dyn;
         g_sink = sdd_dyn[0];
       }
     }
@@ -322,8 +330,9 @@ FusedStats fused_rim(const FusedOptions& o) {
       const double kappa = std::clamp(kappa0 + valve(ty), 0.0, 1.0);
       double dp1, dp2;
       if (o.faithful) {
-        dp1 = rates_out_of_line(cyl, r[0], r[1], kappa, p1, p2).dp1;
-        dp2 = rates_out_of_line(cyl, r[0], r[1], kappa, p1, p2).dp2;
+        const hy::Cylinder::Rates rt = rates_out_of_line(cyl, r[0], r[1], kappa, p1, p2);
+        dp1 = rt.dp1;
+        dp2 = rt.dp2;
       } else {
         const hy::Cylinder::Rates rt = cyl.rates(r[0], r[1], kappa, p1, p2);
         dp1 = rt.dp1;

@@ -48,7 +48,7 @@ class ReducedInterfaceModel final : public Subsystem {
         c_(prm.real("c")),
         s_(Eigen::VectorXd::Zero(p_)), s_dot_(Eigen::VectorXd::Zero(p_)), s_ddot_(Eigen::VectorXd::Zero(p_)),
         f_eff_(Eigen::VectorXd::Zero(p_)), lambda_(Eigen::VectorXd::Zero(p_)), rhs_(Eigen::VectorXd::Zero(p_)),
-        M_eff_(Eigen::MatrixXd::Identity(p_, p_)), ldlt_(p_) {}
+        M_eff_(Eigen::MatrixXd::Identity(p_, p_)), M_inv_(Eigen::MatrixXd::Identity(p_, p_)), ldlt_(p_) {}
 
   std::vector<PortSpec> ports() const override {
     std::vector<PortSpec> ps = {
@@ -78,22 +78,25 @@ class ReducedInterfaceModel final : public Subsystem {
   void equilibrate(double t0) override { synchronize(t0); }
 
   double step(double t, double h) override {
-    if (!synced_ || t >= next_sync_ - 1e-9 * H1_) synchronize(t);
+    if (!synced_) synchronize(t);
     interface_forces(t);
-    rhs_.noalias() = f_eff_ + lambda_;
-    s_ddot_ = ldlt_.solve(rhs_);  // Eq. 11
-    s_dot_ += h * s_ddot_;                   // Eq. 39
+    rhs_ = f_eff_ + lambda_;
+    s_ddot_.noalias() = M_inv_ * rhs_;  // Eq. 11
+    s_dot_ += h * s_ddot_;                            // Eq. 39
     s_ += h * s_dot_;
     t_ = t + h;
     ++steps_;
+    // Algorithm 2: at a synchronization point the RIM takes the multibody state before it
+    // publishes, so the fast subsystem never sees a stale prediction there.
+    if (t_ >= next_sync_ - 1e-9 * H1_) synchronize(next_sync_);
     return t_;
   }
 
   void outputs(std::span<double> y) override {
     if (synced_) {
       interface_forces(t_);
-      rhs_.noalias() = f_eff_ + lambda_;
-      s_ddot_ = ldlt_.solve(rhs_);
+      rhs_ = f_eff_ + lambda_;
+      s_ddot_.noalias() = M_inv_ * rhs_;
     }
     std::size_t k = 0;
     for (std::size_t i = 0; i < p_; ++i) y[k++] = s_[i];
@@ -119,6 +122,9 @@ class ReducedInterfaceModel final : public Subsystem {
     ldlt_.compute(M_eff_);
     if (ldlt_.info() != Eigen::Success || !(ldlt_.vectorD().minCoeff() > 0))
       throw StepFailure("effective mass is not positive definite at t = " + std::to_string(t));
+    // M̃ is held until the next synchronization: invert it once (p is the number of actuators).
+    M_inv_.setIdentity();
+    ldlt_.solveInPlace(M_inv_);
     synced_ = true;
     ++syncs_;
     while (next_sync_ <= t + 1e-9 * H1_) next_sync_ += H1_;
@@ -140,7 +146,7 @@ class ReducedInterfaceModel final : public Subsystem {
   bool pressure_;
   double a_p_, c_;
   Eigen::VectorXd s_, s_dot_, s_ddot_, f_eff_, lambda_, rhs_;
-  Eigen::MatrixXd M_eff_;
+  Eigen::MatrixXd M_eff_, M_inv_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
   double t_ = 0.0, next_sync_ = 0.0;
   bool synced_ = false;

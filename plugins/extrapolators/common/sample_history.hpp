@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -49,12 +50,19 @@ class SampleHistory {
     return {values_.data() + ((head_ + i) % capacity_) * width_, width_};
   }
 
-  // Index of the first sample with time > t; size() when there is none.
+  // Index of the first sample with time > t; size() when there is none. Times within
+  // 1e-9·max(1, |t|) of t count as t: subsystems on different grids reach "the same" time by
+  // different sums of steps, and a sample at a communication point must be seen there.
+  // Queries are nearly always at or just before the newest sample, so those are tried first.
   std::size_t first_after(double t) const {
-    std::size_t lo = 0, hi = count_;
+    const double tt = t + 1e-9 * std::max(1.0, std::abs(t));
+    std::size_t hi = count_;
+    for (int k = 0; k < 4 && hi > 0; ++k, --hi)
+      if (time(hi - 1) <= tt) return hi;
+    std::size_t lo = 0;
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
-      if (time(mid) > t) hi = mid;
+      if (time(mid) > tt) hi = mid;
       else lo = mid + 1;
     }
     return lo;

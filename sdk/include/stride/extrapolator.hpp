@@ -9,6 +9,8 @@ namespace stride {
 // push() receives each new output sample of the source with strictly increasing t;
 // evaluate() returns the value at any t: interpolated where samples newer than t exist,
 // extrapolated beyond the newest one. reset() allocates; push and evaluate must not.
+// evaluate() must depend only on the samples pushed and on t: the host reuses its value for
+// repeated reads at the same time.
 class Extrapolator {
  public:
   virtual ~Extrapolator() = default;
