@@ -9,6 +9,8 @@
 // Every run writes into its own temporary folder; results.csv and summary.json are parsed here.
 #include <doctest/doctest.h>
 
+#include "shipped_plugins.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,80 +29,17 @@
 #include "../../plugins/common/hydraulics.hpp"
 #include "../../plugins/common/two_mass.hpp"
 #include "stride/host/registry.hpp"
+#include "stride_run.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-// results.csv as columns by name.
-struct Table {
-  std::vector<std::string> names;
-  std::map<std::string, std::vector<double>> col;
-  std::size_t rows() const { return col.empty() ? 0 : col.begin()->second.size(); }
-  const std::vector<double>& operator[](const std::string& n) const {
-    auto it = col.find(n);
-    if (it == col.end()) throw std::runtime_error("results.csv has no column " + n);
-    return it->second;
-  }
-};
-
-Table read_csv(const fs::path& file) {
-  Table t;
-  std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line)) return t;
-  std::stringstream hs(line);
-  for (std::string c; std::getline(hs, c, ',');) t.names.push_back(c), t.col[c];
-  while (std::getline(in, line)) {
-    std::stringstream ls(line);
-    std::size_t i = 0;
-    for (std::string c; std::getline(ls, c, ',') && i < t.names.size(); ++i) t.col[t.names[i]].push_back(std::stod(c));
-  }
-  return t;
-}
-
-struct Run {
-  int exit_code = -1;
-  json summary;
-  Table table;
-  std::string status() const { return summary.value("status", std::string("none")); }
-  std::string message() const { return summary.value("message", std::string()); }
-};
-
-// Run folders of this process, removed when it exits.
-fs::path scratch() {
-  struct Folder {
-    fs::path path = fs::temp_directory_path() / ("stride_test_coupling_" + std::to_string(::getpid()));
-    ~Folder() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Folder dir;
-  return dir.path;
-}
-
-// `stride run MANIFEST --out <tmp>/tag --set ...`; manifest relative to the source tree.
-Run run_stride(const std::string& manifest, const std::vector<std::string>& sets, const std::string& tag) {
-  const fs::path out = scratch() / tag;
-  fs::remove_all(out);
-  fs::create_directories(out);
-  std::string cmd = std::string("'") + STRIDE_EXE + "' run '" + (fs::path(STRIDE_SOURCE_DIR) / manifest).string() +
-                    "' --quiet --out '" + out.string() + "'";
-  for (const auto& s : sets) cmd += " --set '" + s + "'";
-  cmd += " >'" + (out / "log.txt").string() + "' 2>&1";
-  Run r;
-  const int st = std::system(cmd.c_str());
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream sf(out / "summary.json");
-  if (sf) r.summary = json::parse(sf, nullptr, false);
-  if (fs::exists(out / "results.csv")) r.table = read_csv(out / "results.csv");
-  INFO("command: " << cmd);
-  INFO("summary: " << r.summary.dump().substr(0, 600));
-  REQUIRE(r.summary.is_object());
-  return r;
-}
+using stride_test::Run;
+using stride_test::run_stride;
+using stride_test::scratch;
+using stride_test::Table;
 
 std::string num(double v) {
   char b[64];
@@ -110,20 +49,8 @@ std::string num(double v) {
 
 // Largest |a[ca] − b[cb]| over the times the two tables share (both recorded every 10 ms).
 double max_difference(const Table& a, const std::string& ca, const Table& b, const std::string& cb) {
-  std::map<long, double> ref;
-  const auto& tb = b["time"];
-  const auto& vb = b[cb];
-  for (std::size_t i = 0; i < tb.size(); ++i) ref[std::lround(tb[i] * 1e6)] = vb[i];
-  const auto& ta = a["time"];
-  const auto& va = a[ca];
-  double e = 0.0;
   std::size_t common = 0;
-  for (std::size_t i = 0; i < ta.size(); ++i) {
-    auto it = ref.find(std::lround(ta[i] * 1e6));
-    if (it == ref.end()) continue;
-    e = std::max(e, std::abs(va[i] - it->second));
-    ++common;
-  }
+  const double e = stride_test::largest_difference(a, ca, b, cb, &common);
   REQUIRE(common > 100);
   return e;
 }
@@ -279,14 +206,7 @@ class InterfaceState final : public stride::Inputs {
   double v_[1] = {0};
 };
 
-stride::host::PluginRegistry& registry() {
-  static stride::host::PluginRegistry reg = [] {
-    stride::host::PluginRegistry r;
-    r.scan(stride::host::PluginRegistry::default_search_path());
-    return r;
-  }();
-  return reg;
-}
+using stride_test::registry;
 
 // Runs tests/manifests/coupling_point_mass_rim.json with H1 = sync_steps * h_S and returns the
 // largest |s_RIM − s_reference| over all synchronization intervals.

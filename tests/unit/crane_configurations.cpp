@@ -29,81 +29,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stride_run.hpp"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-struct Table {
-  std::vector<std::string> names;
-  std::map<std::string, std::vector<double>> col;
-  const std::vector<double>& operator[](const std::string& n) const {
-    auto it = col.find(n);
-    if (it == col.end()) throw std::runtime_error("results.csv has no column " + n);
-    return it->second;
-  }
-};
-
-Table read_csv(const fs::path& file) {
-  Table t;
-  std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line)) return t;
-  std::stringstream hs(line);
-  for (std::string c; std::getline(hs, c, ',');) t.names.push_back(c), t.col[c];
-  while (std::getline(in, line)) {
-    std::stringstream ls(line);
-    std::size_t i = 0;
-    for (std::string c; std::getline(ls, c, ',') && i < t.names.size(); ++i) t.col[t.names[i]].push_back(std::stod(c));
-  }
-  return t;
-}
-
-struct Run {
-  json summary;
-  Table table;
-  std::string status() const { return summary.value("status", std::string("none")); }
-};
-
-Run run_stride(const std::string& manifest, const std::vector<std::string>& sets, const std::string& tag) {
-  // Run folders of this process, removed when it exits.
-  struct Folder {
-    fs::path path = fs::temp_directory_path() / ("stride_test_crane_configurations_" + std::to_string(::getpid()));
-    ~Folder() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Folder root;
-  const fs::path out = root.path / tag;
-  fs::remove_all(out);
-  fs::create_directories(out);
-  std::string cmd = std::string("'") + STRIDE_EXE + "' run '" + (fs::path(STRIDE_SOURCE_DIR) / manifest).string() +
-                    "' --quiet --out '" + out.string() + "'";
-  for (const auto& s : sets) cmd += " --set '" + s + "'";
-  cmd += " >'" + (out / "log.txt").string() + "' 2>&1";
-  std::system(cmd.c_str());
-  Run r;
-  std::ifstream sf(out / "summary.json");
-  if (sf) r.summary = json::parse(sf, nullptr, false);
-  if (fs::exists(out / "results.csv")) r.table = read_csv(out / "results.csv");
-  INFO("command: " << cmd);
-  INFO("summary: " << r.summary.dump().substr(0, 600));
-  REQUIRE(r.summary.is_object());
-  return r;
-}
+using stride_test::Run;
+using stride_test::run_stride;
+using stride_test::Table;
 
 double max_difference(const Table& a, const std::string& ca, const Table& b, const std::string& cb) {
-  std::map<long, double> ref;
-  for (std::size_t i = 0; i < b["time"].size(); ++i) ref[std::lround(b["time"][i] * 1e6)] = b[cb][i];
-  double e = 0.0;
   std::size_t common = 0;
-  for (std::size_t i = 0; i < a["time"].size(); ++i) {
-    auto it = ref.find(std::lround(a["time"][i] * 1e6));
-    if (it == ref.end()) continue;
-    e = std::max(e, std::abs(a[ca][i] - it->second));
-    ++common;
-  }
+  const double e = stride_test::largest_difference(a, ca, b, cb, &common);
   REQUIRE(common == 1001);  // the whole 10-s manoeuvre, every 10 ms
   return e;
 }

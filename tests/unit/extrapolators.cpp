@@ -3,6 +3,9 @@
 // (González 2011 Sect. 2.2).
 #include <doctest/doctest.h>
 
+#include "allocation_counter.hpp"
+#include "shipped_plugins.hpp"
+
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -15,38 +18,10 @@
 using stride::json;
 using stride::host::PluginRegistry;
 
-// Counts heap allocations in the whole process by interposing glibc's malloc family, to check
-// that push() and evaluate() do not allocate.
-static std::atomic<long> allocations{0};
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* malloc(std::size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_realloc(p, n);
-}
-}
 
 namespace {
 
-PluginRegistry& registry() {
-  static PluginRegistry r = [] {
-    PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
-    for (const auto& f : reg.refusals()) std::fprintf(stderr, "refused %s: %s\n", f.file.c_str(), f.reason.c_str());
-    return reg;
-  }();
-  return r;
-}
+using stride_test::registry;
 
 std::shared_ptr<stride::Extrapolator> make(const std::string& name, const json& params, std::size_t width) {
   auto e = registry().create_extrapolator(name, params);
@@ -254,11 +229,11 @@ TEST_CASE("push() and evaluate() do not allocate, also once the history wraps ar
       {"lagrange", {{"order", 4}, {"history", 8}}},
       {"smoothing", {{"window", 0.05}, {"history", 8}}}};
   for (const auto& [name, params] : cases) {
-    const long at_reset = allocations.load();
+    const long at_reset = stride_test::allocations.load();
     auto e = make(name, params, 3);
-    CHECK(allocations.load() > at_reset);  // the counter sees allocations inside plugins
+    CHECK(stride_test::allocations.load() > at_reset);  // the counter sees stride_test::allocations inside plugins
     double y[3], u[3];
-    const long before = allocations.load();
+    const long before = stride_test::allocations.load();
     for (int k = 0; k < 50; ++k) {
       const double t = 0.01 * k;
       y[0] = t, y[1] = -t, y[2] = t * t;
@@ -266,7 +241,7 @@ TEST_CASE("push() and evaluate() do not allocate, also once the history wraps ar
       e->evaluate(t - 0.005, u);
       e->evaluate(t + 0.005, u);
     }
-    const long during = allocations.load() - before;
+    const long during = stride_test::allocations.load() - before;
     INFO(name);
     CHECK(during == 0);
   }

@@ -11,6 +11,8 @@
 //    the same equations.
 #include <doctest/doctest.h>
 
+#include "shipped_plugins.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -40,14 +42,7 @@ class ConstantInputs final : public stride::Inputs {
   std::vector<double> v_;
 };
 
-PluginRegistry& registry() {
-  static PluginRegistry r = [] {
-    PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
-    return reg;
-  }();
-  return r;
-}
+using stride_test::registry;
 
 // Index of a port by name among the ports of one direction.
 std::size_t port_index(const std::vector<stride::PortSpec>& ports, const std::string& name, stride::Direction d) {

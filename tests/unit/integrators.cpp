@@ -3,6 +3,9 @@
 // stiff stability, Newton failure reporting and statistics.
 #include <doctest/doctest.h>
 
+#include "allocation_counter.hpp"
+#include "shipped_plugins.hpp"
+
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -16,26 +19,6 @@
 using stride::json;
 using stride::host::PluginRegistry;
 
-// Counts heap allocations in the whole process (plugins, Eigen and SUNDIALS included) by
-// interposing glibc's malloc family, to check that step() does not allocate.
-static std::atomic<long> allocations{0};
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* malloc(std::size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_realloc(p, n);
-}
-}
 
 namespace {
 
@@ -109,15 +92,7 @@ class Blowup final : public TestSystem {
   void derivatives(double, std::span<const double> x, std::span<double> f) override { f[0] = x[0] * x[0]; }
 };
 
-PluginRegistry& registry() {
-  static PluginRegistry r = [] {
-    PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
-    for (const auto& r : reg.refusals()) std::fprintf(stderr, "refused %s: %s\n", r.file.c_str(), r.reason.c_str());
-    return reg;
-  }();
-  return r;
-}
+using stride_test::registry;
 
 std::shared_ptr<stride::Integrator> make(const std::string& name, const json& params = json::object()) {
   auto integ = registry().create_integrator(name, params);
@@ -394,18 +369,18 @@ TEST_CASE("step() neither allocates nor evaluates the system beyond t + h") {
     auto integ = make(name, params);
     std::vector<double> x(2);
     sys.initial_state(0.0, x);
-    const long at_reset = allocations.load();
+    const long at_reset = stride_test::allocations.load();
     integ->reset(sys, 0.0, x);
-    CHECK(allocations.load() > at_reset);  // the counter sees allocations inside plugins
+    CHECK(stride_test::allocations.load() > at_reset);  // the counter sees stride_test::allocations inside plugins
     double t = integ->step(sys, 0.0, 0.05, x);
-    const long before = allocations.load();
+    const long before = stride_test::allocations.load();
     bool beyond = false;
     for (int k = 0; k < 40; ++k) {
       const double end = t + 0.05;
       t = integ->step(sys, t, 0.05, x);
       beyond = beyond || sys.latest > end;
     }
-    const long during = allocations.load() - before;
+    const long during = stride_test::allocations.load() - before;
     INFO(name, " ", params.dump());
     CHECK(during == 0);
     CHECK_FALSE(beyond);

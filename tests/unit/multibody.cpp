@@ -6,6 +6,8 @@
 //  - the reduced interface model M̃, f̃ of Eq. 17-19 (dependent) equals Eq. 12-13 (independent).
 #include <doctest/doctest.h>
 
+#include "shipped_plugins.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <array>
@@ -25,14 +27,7 @@ using stride::host::PluginRegistry;
 
 namespace {
 
-PluginRegistry& registry() {
-  static PluginRegistry r = [] {
-    PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
-    return reg;
-  }();
-  return r;
-}
+using stride_test::registry;
 
 // Actuator forces f_h(t) chosen by the test (force coupling: input port 0 of size p).
 class ForceLaw final : public stride::Inputs {
