@@ -68,11 +68,13 @@ auto guarded(const LoadedPlugin& p, Fn&& fn) -> decltype(fn()) {
 
 std::vector<fs::path> PluginRegistry::default_search_path() {
   std::vector<fs::path> dirs;
-  fs::path build_dir = STRIDE_BUILD_PLUGIN_DIR;
+  // The plugins next to the executable (<prefix>/bin/stride -> <prefix>/lib/stride/plugins;
+  // in the build tree that is the build's plugin folder), else the build's folder.
   std::error_code ec;
-  if (fs::is_directory(build_dir, ec)) dirs.push_back(build_dir);
-  fs::path installed = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "plugins";
-  if (!ec && fs::is_directory(installed, ec) && installed != build_dir) dirs.push_back(installed);
+  const fs::path beside = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "plugins";
+  const fs::path build_dir = STRIDE_BUILD_PLUGIN_DIR;
+  if (!ec && fs::is_directory(beside, ec)) dirs.push_back(beside);
+  else if (fs::is_directory(build_dir, ec)) dirs.push_back(build_dir);
   if (const char* env = std::getenv("STRIDE_PLUGIN_PATH")) {
     std::stringstream ss(env);
     std::string dir;

@@ -13,7 +13,10 @@ function(stride_add_plugin target)
   set_property(GLOBAL APPEND PROPERTY STRIDE_PLUGIN_TARGETS ${target})
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+    return()  # a plugin with its own folder (tests) is not installed
   elseif(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${STRIDE_PLUGIN_OUTPUT_DIR})
   endif()
+  # Installed next to `stride` (<prefix>/lib/stride/plugins), where the host looks first.
+  install(TARGETS ${target} LIBRARY DESTINATION lib/stride/plugins)
 endfunction()

@@ -44,8 +44,9 @@ class PluginError : public std::runtime_error {
 
 class PluginRegistry {
  public:
-  // The build's plugin folder (or <prefix>/lib/stride/plugins next to the installed
-  // executable), then every folder in STRIDE_PLUGIN_PATH (':'-separated).
+  // <prefix>/lib/stride/plugins next to the running executable (in the build tree: the build's
+  // plugin folder), else the build's plugin folder; then every folder in STRIDE_PLUGIN_PATH
+  // (':'-separated).
   static std::vector<std::filesystem::path> default_search_path();
 
   // Loads every shared library in each folder (not recursive). Refusals are recorded, never
