@@ -394,3 +394,30 @@ TEST_CASE("two_mass: position error decreases with the macro step at the extrapo
     CHECK(std::abs(p12 - (order + 1)) < 0.15);
   }
 }
+
+TEST_CASE("two_mass: multirate grids that are neither equidistant multiples nor synchronized") {
+  // González 2011 Sect. 2: the interface must not need H to be a multiple of h. Slow step
+  // 0.0737 s against the fast 0.01 s (ratio 7.37), and again with the adaptive CVODE in the
+  // slow subsystem; both synchronization orders; 20 s. The exact solution (Eq. 3) judges them
+  // against the synchronized grid with slow step 0.07 (ratio 7) at the same FR.
+  const std::vector<std::string> common = {"/coupling/end=20", "/coupling/scheme=\"multirate\"",
+                                           "/coupling/macro_step=0.01"};
+  for (const char* sync : {"slowest_first", "fastest_first"}) {
+    auto o = with_order(common, 2);
+    o.push_back(std::string("/coupling/synchronization=\"") + sync + "\"");
+    auto sync7 = o, odd = o, adaptive = o;
+    sync7.push_back("/subsystems/slow/step=0.07");
+    odd.push_back("/subsystems/slow/step=0.0737");
+    adaptive.push_back("/subsystems/slow/step=0.0737");
+    adaptive.push_back("/subsystems/slow/integrator={\"plugin\": \"cvode\", \"parameters\": {\"rtol\": 1e-9, \"atol\": 1e-9}}");
+    const Errors e7 = cosimulate(std::string(sync) + ", slow step 0.07", sync7);
+    const Errors e737 = cosimulate(std::string(sync) + ", slow step 0.0737", odd);
+    const Errors ecv = cosimulate(std::string(sync) + ", slow step 0.0737, CVODE", adaptive);
+    CHECK(e737.rows == 2001);
+    CHECK(ecv.rows == 2001);
+    CHECK(e737.dx1 < 0.01);
+    CHECK(ecv.dx1 < 0.01);
+    // A non-integer ratio costs no more than its slightly larger slow step explains.
+    CHECK(e737.dx1 < 2.0 * e7.dx1 + 1e-4);
+  }
+}

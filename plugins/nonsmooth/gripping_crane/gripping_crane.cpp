@@ -2,15 +2,24 @@
 // Sect. 4.1.1 in dependent coordinates [x_P, y_P, θ1, x_R, y_R] (revolute joints at O, Q, the
 // actuators B–P and P–midpoint of link 2 as interface velocities s1, s2; 3 bilateral
 // constraints Eq. 21b) plus a load of mass m_L, q = [.., x_L, y_L], held at the tip R by a
-// two-jaw gripper through unilateral contacts with Coulomb friction:
-//   left jaw:  gap x_L − x_R − δ, right jaw: gap x_R − x_L − δ   (normal rows, preload δ:
-//              the jaws squeeze the load with k δ when it is centred),
-//   friction:  slip ẏ_L − ẏ_R on each jaw, bounded by μ times that jaw's normal impulse.
-// The jaws stay horizontal (a rotator keeps the gripper level), so the load hangs from R by
-// friction alone: it slips when the vertical acceleration asks for more than 2 μ k δ.
+// two-jaw gripper through unilateral contacts with Coulomb friction. The jaws stay horizontal (a
+// rotator keeps the gripper level), so the load hangs from R by friction alone: it slips when
+// the vertical acceleration asks for more than 2 μ times the grip force. Two gripper variants
+// (parameter jaw_joint):
+//  - prismatic (default): the left jaw is fixed to R, the right jaw is a body of mass m_J,
+//    q = [.., x_L, y_L, x_J, y_J], sliding on the gripper through a prismatic joint along the
+//    jaw-closing direction x: one more bilateral row y_J − y_R = 0. A gripper cylinder between R
+//    and the jaw pushes it shut with the closing force F (−F on x_J, +F on x_R):
+//      left jaw:  gap x_L − x_R,  right jaw: gap x_J − x_L   (normal rows),
+//      friction:  slips ẏ_L − ẏ_R and ẏ_L − ẏ_J, each bounded by μ times its normal impulse.
+//    The state starts at the static grip: each contact compressed by F / k.
+//  - rigid: both jaws fixed to R, q = [.., x_L, y_L], squeezing the load by the interference δ:
+//      left jaw:  gap x_L − x_R − δ, right jaw: gap x_R − x_L − δ  (grip force k δ per jaw).
 // Interface and ports as the crane models with force coupling (input f_h, outputs s, s_dot,
-// s_ddot, M_eff, f_eff, energy, x_R, y_R, x_R_dot) plus y_L and the jaw slip ẏ_L − ẏ_R.
-// Needs the mlcp formulation; its interface model includes the load while the jaws stick.
+// s_ddot, M_eff, f_eff, energy, x_R, y_R, x_R_dot) plus y_L, the jaw slip ẏ_L − ẏ_R, the jaw
+// opening (distance between the jaw faces) and the prismatic joint drift y_J − y_R.
+// Needs the mlcp formulation; its interface model includes the load (and the sliding jaw)
+// while the jaws stick.
 #include <cmath>
 
 #include <stride/nonsmooth.hpp>
