@@ -37,19 +37,24 @@ class GrippingCrane final : public NonsmoothModel {
     i.name = "gripping_crane";
     i.kind = Kind::subsystem;
     i.form = Form::multibody;
-    i.version = "1.0";
-    i.description = "Double-actuated planar crane with a friction gripper holding a load (nonsmooth; needs mlcp)";
+    i.version = "1.1";
+    i.description = "Double-actuated planar crane with a friction gripper holding a load, sliding jaw on a prismatic joint (nonsmooth; needs mlcp)";
     i.parameters = crane::geometry_params();
     i.parameters.push_back(real_param("load_mass", 100.0, "kg", "mass m_L of the gripped load", 1e-6));
     i.parameters.push_back(real_param("mu", 0.5, "1", "jaw-load friction coefficient", 0.0, 10.0));
     i.parameters.push_back(real_param("grip_stiffness", 1e7, "N/m", "contact stiffness k of each jaw", 1e-3));
-    i.parameters.push_back(real_param("preload", 1e-3, "m", "jaw interference delta (grip force k delta per jaw); negative: open jaws with clearance -delta"));
+    i.parameters.push_back(choice_param("jaw_joint", "prismatic", {"prismatic", "rigid"},
+                                        "right jaw on a prismatic joint pushed shut by closing_force, or both jaws fixed to R squeezing by preload"));
+    i.parameters.push_back(real_param("jaw_mass", 10.0, "kg", "mass m_J of the sliding jaw (prismatic)", 1e-6));
+    i.parameters.push_back(real_param("closing_force", 1e4, "N", "gripper cylinder force F pushing the sliding jaw shut (prismatic)", 0.0));
+    i.parameters.push_back(real_param("preload", 1e-3, "m", "jaw interference delta (rigid: grip force k delta per jaw); negative: open jaws with clearance -delta"));
     i.parameters.push_back(real_param("grip_relaxation", 0.0, "s", "relaxation time of the jaw contacts", 0.0));
     i.parameters.push_back(real_param("friction_stiffness", 1e12, "N/m", "regularization stiffness of the friction rows", 1e-3));
     return i;
   }
   explicit GrippingCrane(const Params& p)
       : geo_(crane::geometry_from(p)), mL_(p.real("load_mass")), mu_(p.real("mu")), k_(p.real("grip_stiffness")),
+        prismatic_(p.string("jaw_joint") == "prismatic"), mJ_(p.real("jaw_mass")), F_(p.real("closing_force")),
         delta_(p.real("preload")), tau_(p.real("grip_relaxation")), kt_(p.real("friction_stiffness")),
         H_(crane::dependent_mass_matrix(geo_)), g_(crane::dependent_gravity_forces(geo_)) {}
 
@@ -64,32 +69,43 @@ class GrippingCrane final : public NonsmoothModel {
             with(output("s_ddot", 2, "m/s^2", "actuator accelerations of the interface model with the current input", true), {"s1_ddot", "s2_ddot"}),
             with(output("M_eff", 4, "kg", "effective mass of the nonsmooth interface model, row-major"), {"M11", "M12", "M21", "M22"}),
             with(output("f_eff", 2, "N", "effective force of the nonsmooth interface model"), {"f1", "f2"}),
-            output("energy", 1, "J", "kinetic + gravitational energy of crane and load"),
+            output("energy", 1, "J", "kinetic + gravitational energy of crane, load and jaw (+ closing-force potential)"),
             output("x_R", 1, "m", "x of the tip R (gripper)"),
             output("y_R", 1, "m", "y of the tip R (gripper)"),
             output("x_R_dot", 1, "m/s", "x velocity of the tip R"),
             output("y_L", 1, "m", "y of the load"),
-            output("slip", 1, "m/s", "vertical slip of the load in the jaws, y_L_dot - y_R_dot")};
+            output("slip", 1, "m/s", "vertical slip of the load in the jaws, y_L_dot - y_R_dot"),
+            output("jaw_opening", 1, "m", "distance between the jaw faces (prismatic: x_J - x_R; rigid: -2 delta)"),
+            output("joint_drift", 1, "m", "prismatic joint violation y_J - y_R (0 for rigid jaws)")};
   }
-  MultibodySizes sizes() const override { return {7, 3, 2}; }
+  MultibodySizes sizes() const override { return prismatic_ ? MultibodySizes{9, 4, 2} : MultibodySizes{7, 3, 2}; }
   void initial_state(double, VectorRef q, VectorRef v) override {
     crane::Vector5d x, u;
     crane::dependent_from_independent(geo_, {geo_.theta1_0, geo_.theta2_0}, Eigen::Vector2d::Zero(), x, u);
     q.head<5>() = x;
-    q[5] = x[3];
+    // Prismatic: start at the static grip, both contacts compressed by F / k.
+    const double c = prismatic_ ? F_ / k_ : 0.0;
+    q[5] = x[3] - c;
     q[6] = x[4];
+    if (prismatic_) q[7] = x[3] - 2.0 * c, q[8] = x[4];
     v.setZero();
   }
   void mass_matrix(ConstVectorRef, MatrixRef M) override {
     M.setZero();
     M.topLeftCorner<5, 5>() = H_;
     M(5, 5) = M(6, 6) = mL_;
+    if (prismatic_) M(7, 7) = M(8, 8) = mJ_;
   }
   void coriolis(ConstVectorRef, ConstVectorRef, VectorRef c) override { c.setZero(); }
   void applied_forces(double, ConstVectorRef, ConstVectorRef, VectorRef f) override {
     f.head<5>() = g_;
     f[5] = 0.0;
     f[6] = -mL_ * geo_.g;
+    if (prismatic_) {
+      f[3] += F_;  // reaction of the gripper cylinder on R
+      f[7] = -F_;
+      f[8] = -mJ_ * geo_.g;
+    }
   }
   void interface_forces(double t, ConstVectorRef, ConstVectorRef, VectorRef lambda_i) override {
     const auto f = inputs().at(0, t);
@@ -104,13 +120,20 @@ class GrippingCrane final : public NonsmoothModel {
   void interface_bias(ConstVectorRef q, ConstVectorRef v, VectorRef b_i) override {
     b_i = crane::dependent_actuators(geo_, q.head<5>(), v.head<5>()).D_dot_u;
   }
-  void constraints(double, ConstVectorRef q, VectorRef phi) override { phi = crane::constraints(geo_, q.head<5>()); }
+  // Rows 0-2: the crane's revolute loop (Eq. 21b); row 3 (prismatic): the jaw's guide y_J − y_R,
+  // linear in q, so its Jacobian is constant and its bias zero.
+  void constraints(double, ConstVectorRef q, VectorRef phi) override {
+    phi.head<3>() = crane::constraints(geo_, q.head<5>());
+    if (prismatic_) phi[3] = q[8] - q[4];
+  }
   void constraint_jacobian(double, ConstVectorRef q, MatrixRef phi_q) override {
     phi_q.setZero();
-    phi_q.leftCols<5>() = crane::constraint_jacobian(geo_, q.head<5>());
+    phi_q.topLeftCorner<3, 5>() = crane::constraint_jacobian(geo_, q.head<5>());
+    if (prismatic_) phi_q(3, 8) = 1.0, phi_q(3, 4) = -1.0;
   }
   void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
-    b = crane::constraint_bias(geo_, q.head<5>(), v.head<5>());
+    b.head<3>() = crane::constraint_bias(geo_, q.head<5>(), v.head<5>());
+    if (prismatic_) b[3] = 0.0;
   }
   std::vector<ContactRow> contact_rows() const override {
     return {{ContactKind::normal, 0, k_, tau_}, {ContactKind::normal, 0, k_, tau_},
@@ -119,10 +142,16 @@ class GrippingCrane final : public NonsmoothModel {
   void contacts(double, ConstVectorRef q, ConstVectorRef, MatrixRef J, VectorRef gap, VectorRef mu) override {
     J.setZero();
     J(0, 5) = 1.0, J(0, 3) = -1.0;
-    J(1, 3) = 1.0, J(1, 5) = -1.0;
     J(2, 6) = 1.0, J(2, 4) = -1.0;
-    J(3, 6) = 1.0, J(3, 4) = -1.0;
-    gap << q[5] - q[3] - delta_, q[3] - q[5] - delta_, 0.0, 0.0;
+    if (prismatic_) {
+      J(1, 7) = 1.0, J(1, 5) = -1.0;
+      J(3, 6) = 1.0, J(3, 8) = -1.0;
+      gap << q[5] - q[3], q[7] - q[5], 0.0, 0.0;
+    } else {
+      J(1, 3) = 1.0, J(1, 5) = -1.0;
+      J(3, 6) = 1.0, J(3, 4) = -1.0;
+      gap << q[5] - q[3] - delta_, q[3] - q[5] - delta_, 0.0, 0.0;
+    }
     mu << 0.0, 0.0, mu_, mu_;
   }
   void outputs(const MultibodyState& st, std::span<double> y) override {
@@ -138,15 +167,22 @@ class GrippingCrane final : public NonsmoothModel {
     y[o++] = st.q[3], y[o++] = st.q[4], y[o++] = st.v[3];
     y[o++] = st.q[6];
     y[o++] = st.v[6] - st.v[4];
+    y[o++] = prismatic_ ? st.q[7] - st.q[3] : -2.0 * delta_;
+    y[o++] = prismatic_ ? st.q[8] - st.q[4] : 0.0;
   }
+  // The closing force is conservative (constant, between R and the jaw): potential F (x_J − x_R).
   double energy_at(double, ConstVectorRef q, ConstVectorRef v) const override {
-    return 0.5 * v.head<5>().dot(H_ * v.head<5>()) + crane::dependent_potential_energy(geo_, q.head<5>()) +
-           0.5 * mL_ * v.segment<2>(5).squaredNorm() + mL_ * geo_.g * q[6];
+    double e = 0.5 * v.head<5>().dot(H_ * v.head<5>()) + crane::dependent_potential_energy(geo_, q.head<5>()) +
+               0.5 * mL_ * v.segment<2>(5).squaredNorm() + mL_ * geo_.g * q[6];
+    if (prismatic_) e += 0.5 * mJ_ * v.segment<2>(7).squaredNorm() + mJ_ * geo_.g * q[8] + F_ * (q[7] - q[3]);
+    return e;
   }
 
  private:
   crane::Geometry geo_;
-  double mL_, mu_, k_, delta_, tau_, kt_;
+  double mL_, mu_, k_;
+  bool prismatic_;
+  double mJ_, F_, delta_, tau_, kt_;
   crane::Matrix5d H_;
   crane::Vector5d g_;
 };
