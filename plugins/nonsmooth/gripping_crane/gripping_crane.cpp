@@ -12,7 +12,9 @@
 //    and the jaw pushes it shut with the closing force F (−F on x_J, +F on x_R):
 //      left jaw:  gap x_L − x_R,  right jaw: gap x_J − x_L   (normal rows),
 //      friction:  slips ẏ_L − ẏ_R and ẏ_L − ẏ_J, each bounded by μ times its normal impulse.
-//    The state starts at the static grip: each contact compressed by F / k.
+//    The state starts at the static grip: each contact compressed by F / k. The interface
+//    model (mlcp effective M̃, f̃) cancels F on R only up to the contact compliance, an O(F/k)
+//    error in f̃; stiff jaws (k ≥ 1e10 N/m in the manifests) keep it negligible for the coupling.
 //  - rigid: both jaws fixed to R, q = [.., x_L, y_L], squeezing the load by the interference δ:
 //      left jaw:  gap x_L − x_R − δ, right jaw: gap x_R − x_L − δ  (grip force k δ per jaw).
 // Interface and ports as the crane models with force coupling (input f_h, outputs s, s_dot,
