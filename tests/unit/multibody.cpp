@@ -6,6 +6,7 @@
 //  - the reduced interface model M̃, f̃ of Eq. 17-19 (dependent) equals Eq. 12-13 (independent).
 #include <doctest/doctest.h>
 
+#include "multibody_run.hpp"
 #include "shipped_plugins.hpp"
 
 #include <cmath>
@@ -58,43 +59,15 @@ ForceLaw constant(std::size_t p, std::vector<double> f) {
   return ForceLaw(p, [f](double, std::vector<double>& out) { out = f; });
 }
 
-// A crane subsystem run through the host adapter, with named access to its outputs.
-struct CraneRun {
-  std::shared_ptr<stride::MultibodyModel> model;
-  std::unique_ptr<stride::Subsystem> sub;
-  std::vector<stride::PortSpec> ports;
-  std::vector<double> y;
-  double t = 0.0;
-
+// A crane with `actuators` actuators run through the host adapter.
+struct CraneRun : stride_test::MultibodyRun {
   CraneRun(const std::string& model_name, int actuators, const std::string& formulation, json fparams,
-           stride::Inputs& in, json mparams = json::object()) {
-    mparams["actuators"] = actuators;
-    model = registry().create_model(model_name, mparams);
-    sub = stride::host::make_multibody_subsystem(model, registry().create_formulation(formulation, fparams));
-    ports = sub->ports();
-    std::size_t size = 0;
-    for (const auto& p : ports)
-      if (p.direction == stride::Direction::output) size += p.size;
-    y.assign(size, 0.0);
-    sub->bind(in);
-    sub->initialize(0.0);
-    sub->outputs(y);
+           stride::Inputs& in, json mparams = json::object())
+      : MultibodyRun(model_name, with_actuators(std::move(mparams), actuators), formulation, fparams, in) {}
+  static json with_actuators(json m, int actuators) {
+    m["actuators"] = actuators;
+    return m;
   }
-  double out(const std::string& port, std::size_t element = 0) const {
-    std::size_t o = 0;
-    for (const auto& p : ports) {
-      if (p.direction != stride::Direction::output) continue;
-      if (p.name == port) return y[o + element];
-      o += p.size;
-    }
-    FAIL("no output port " << port);
-    return 0.0;
-  }
-  void step(double h) {
-    t = sub->step(t, h);
-    sub->outputs(y);
-  }
-  json formulation_stats() const { return sub->statistics()["formulation"]; }
 };
 
 }  // namespace
@@ -182,7 +155,7 @@ TEST_CASE("unactuated crane: ALI3P conserves energy, ALI1 and ALI3P keep the con
       r.drift = std::max(r.drift, std::abs(run.out("energy") - e0) / std::abs(e0));
       r.s_min = std::min(r.s_min, run.out("s", 0));
     }
-    const json st = run.formulation_stats();
+    const json st = run.stats();
     r.phi = st["max_constraint_violation"].get<double>();
     r.phi_dot = st["max_velocity_constraint_violation"].get<double>();
     r.iterations = st["max_iterations_per_step"].get<long>();

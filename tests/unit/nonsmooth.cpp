@@ -11,6 +11,8 @@
 //    contacts it is M̃ = m, f̃ = m g (sin θ − μ cos θ) for a sliding block.
 #include <doctest/doctest.h>
 
+#include "multibody_run.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -34,14 +36,7 @@ namespace {
 
 constexpr double g = 9.81;
 
-PluginRegistry& registry() {
-  static PluginRegistry r = [] {
-    PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
-    return reg;
-  }();
-  return r;
-}
+using stride_test::registry;
 
 // Constant input values, one vector per input port.
 class Constant final : public stride::Inputs {
@@ -53,41 +48,7 @@ class Constant final : public stride::Inputs {
   std::vector<std::vector<double>> v_;
 };
 
-// A model + formulation run through the host adapter, with named access to its outputs.
-struct Run {
-  std::unique_ptr<stride::Subsystem> sub;
-  std::vector<stride::PortSpec> ports;
-  std::vector<double> y;
-  double t = 0.0;
-
-  Run(const std::string& model, json mparams, const std::string& form, json fparams, stride::Inputs& in) {
-    sub = stride::host::make_multibody_subsystem(registry().create_model(model, mparams),
-                                                 registry().create_formulation(form, fparams));
-    ports = sub->ports();
-    std::size_t size = 0;
-    for (const auto& p : ports)
-      if (p.direction == stride::Direction::output) size += p.size;
-    y.assign(size, 0.0);
-    sub->bind(in);
-    sub->initialize(0.0);
-    sub->outputs(y);
-  }
-  double out(const std::string& port) const {
-    std::size_t o = 0;
-    for (const auto& p : ports) {
-      if (p.direction != stride::Direction::output) continue;
-      if (p.name == port) return y[o];
-      o += p.size;
-    }
-    FAIL("no output port " << port);
-    return 0.0;
-  }
-  void step(double h) {
-    t = sub->step(t, h);
-    sub->outputs(y);
-  }
-  json stats() const { return sub->statistics()["formulation"]; }
-};
+using Run = stride_test::MultibodyRun;
 
 // A random box MLCP: H = BᵀB / r + I (symmetric positive definite), rows bilateral, normal
 // ([0, ∞)), box or friction (bounded by μ times an earlier normal row).
