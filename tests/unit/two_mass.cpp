@@ -9,6 +9,8 @@
 //     position error that falls with the macro step at order P + 1 (Lagrange order P).
 #include <doctest/doctest.h>
 
+#include "stride_run.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <array>
 #include <cmath>
@@ -228,32 +230,8 @@ TEST_CASE("two_mass: both plugins integrated together (monolithic RK4) follow th
 
 namespace {
 
-struct Table {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> cols;
-  const std::vector<double>& col(const std::string& name) const {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return cols[i];
-    throw std::runtime_error("results.csv has no column " + name);
-  }
-};
-
-Table read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error("cannot open " + file.string());
-  Table t;
-  std::string line, cell;
-  std::getline(in, line);
-  std::stringstream hs(line);
-  while (std::getline(hs, cell, ',')) t.names.push_back(cell);
-  t.cols.resize(t.names.size());
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream ls(line);
-    for (std::size_t i = 0; i < t.names.size() && std::getline(ls, cell, ','); ++i) t.cols[i].push_back(std::strtod(cell.c_str(), nullptr));
-  }
-  return t;
-}
+using stride_test::read_csv;
+using stride_test::Table;
 
 struct Errors {
   double dx1 = NAN, dx2 = NAN, dE = NAN;
@@ -281,11 +259,11 @@ Errors cosimulate(const std::string& label, const std::vector<std::string>& over
     return {};
   }
   const Table t = read_csv(dir / "results.csv");
-  const auto& time = t.col("time");
-  const auto& x1 = t.col("fast.x");
-  const auto& v1 = t.col("fast.v");
-  const auto& x2 = t.col("slow.x");
-  const auto& v2 = t.col("slow.v");
+  const auto& time = t["time"];
+  const auto& x1 = t["fast.x"];
+  const auto& v1 = t["fast.v"];
+  const auto& x2 = t["slow.x"];
+  const auto& v2 = t["slow.v"];
   // `ratios` must match the plugin parameters after the overrides.
   const Parameters p = derive(ratios);
   const ExactSolution ex(p);
