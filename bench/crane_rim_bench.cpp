@@ -10,7 +10,7 @@
 // executable, so plugins loaded with dlopen allocate through them too) and reports those that
 // happen while the host steps.
 //
-//   crane_rim_bench [--repeat N] [--keep DIR] [--profile fused|faithful|rim]
+//   crane_rim_bench [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim]
 //
 // Not a test: it prints a table and exits 0 unless the fused loop and the framework disagree.
 #include <dlfcn.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -37,6 +38,7 @@
 
 #include "common/crane.hpp"
 #include "common/hydraulics.hpp"
+#include "stride/host/adapters.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/registry.hpp"
 
@@ -144,8 +146,8 @@ double median(std::vector<double> v) {
 // The arithmetic of manifests/crane1_rim.json run by the host's Jacobi master, in the same
 // order: per macro step (h_S) the crane (if its 10 ms step starts before the communication
 // point; align = false), then the RIM, then the cylinder, each reading the other subsystems'
-// outputs of the previous communication point; then all publish. Subsystem times accumulate
-// as t + h, exactly as the plugins return them, and a zero-order hold picks the newest sample
+// outputs of the previous communication point; then all publish. Subsystem times are t + h
+// set to their grid points as the host sets them (grid_time), and a zero-order hold picks the newest sample
 // at or before the reading time; the two newest samples are enough (`too_old` counts reads
 // that would need an older one, which must stay 0).
 
@@ -181,17 +183,27 @@ struct FusedOptions {
   std::vector<double>* s1 = nullptr;  // crane s at every 10 ms row of the host's results.csv
   std::vector<double>* p1 = nullptr;  // cylinder p1 at the same rows
   // Plugin-faithful arithmetic: what the plugins compute beyond the minimum, without the host,
-  // extrapolators or virtual calls: the cylinder evaluates Eq. 25-26 twice per step (once for
-  // ṗ1, once for ṗ2, out of line), the RIM solves Eq. 11 with a dynamic p x p LDLT in step()
-  // and again in outputs() (its s_ddot output). Same results, more work. (The crane's extra
-  // evaluations in outputs() run once per 10 ms and are left out.)
+  // extrapolators or virtual calls: the cylinder evaluates Eq. 25-26 out of line, the RIM
+  // evaluates Eq. 11 as a p x p product in step() and again in outputs() (its s_ddot output).
+  // Same results, more work. (The crane's extra evaluations in outputs() run once per 10 ms
+  // and are left out.)
   bool faithful = false;
 };
 
 // Out of line, like the cylinder plugin's calls into hydraulics.hpp.
-[[gnu::noinline]] hy::Cylinder::Rates rates_out_of_line(const hy::Cylinder& c, double s, double sd, double k, double p1,
-                                                       double p2) {
-  return c.rates(s, sd, k, p1, p2);
+[[gnu::noinline]] hy::Cylinder::PressureRates rates_out_of_line(const hy::Cylinder& c, double s, double sd, double k,
+                                                               double p1, double p2) {
+  return c.pressure_rates(s, sd, k, p1, p2);
+}
+// The RIM plugin's Eq. 11 for p interface velocities: s̈ = M̃⁻¹ (f̃ + λ), out of line.
+[[gnu::noinline]] void rim_accelerations(std::size_t p, const double* Minv, const double* f, const double* lambda,
+                                         double* rhs, double* s_ddot) {
+  for (std::size_t i = 0; i < p; ++i) rhs[i] = f[i] + lambda[i];
+  for (std::size_t i = 0; i < p; ++i) {
+    double a = 0.0;
+    for (std::size_t j = 0; j < p; ++j) a += Minv[j * p + i] * rhs[j];
+    s_ddot[i] = a;
+  }
 }
 volatile double g_sink;
 
@@ -214,6 +226,15 @@ inline void crane_outputs(const cr::Geometry& geo, const Eigen::Vector2d& q, con
   out[1] = a.s_dot[0];
   out[2] = M_eff;
   out[3] = M_eff * (T.dot(x) + a.A_dot_v[0]);
+}
+
+// Subsystem time after a step, as the host keeps it: a sum of steps set to the nearest point
+// of the subsystem's grid t0 + k h, or to the communication point, when within round-off.
+inline double grid_time(double t, double t0, double h, double T, double eps) {
+  const double k = std::round((t - t0) / h);
+  const double tk = t0 + k * h;
+  if (std::abs(t - tk) <= 1e-9 * h) t = tk;
+  return std::abs(t - T) <= eps ? T : t;
 }
 
 FusedStats fused_rim(const FusedOptions& o) {
@@ -245,10 +266,11 @@ FusedStats fused_rim(const FusedOptions& o) {
   const double fh0 = cyl.force(p1, p2, rim_sd);
   cyl_out.reset(t0, &fh0, 1);
 
-  // The RIM plugin's work memory (faithful mode): Eq. 11 by LDLT of the p x p M̃, p = 1.
+  // The RIM plugin's work memory (faithful mode): M̃⁻¹ from a dynamic LDLT at every
+  // synchronization, p = 1.
   Eigen::MatrixXd M_dyn(1, 1), Minv_dyn(1, 1);
-  Eigen::VectorXd rhs_dyn(1), sdd_dyn(1);
   Eigen::LDLT<Eigen::MatrixXd> ldlt_dyn(1);
+  double rhs_buf[1], sdd_buf[1];
   if (o.faithful) {
     M_dyn(0, 0) = rim_M;
     ldlt_dyn.compute(M_dyn);
@@ -285,7 +307,7 @@ FusedStats fused_rim(const FusedOptions& o) {
       const Eigen::Vector2d v_dot = ldlt.solve(Q);
       v += o.h_M * v_dot;
       q += o.h_M * v;
-      tc = tc + o.h_M;
+      tc = grid_time(tc + o.h_M, t0, o.h_M, Tn, eps);
       crane_outputs(geo, q, v, crane_y);
       crane_stepped = true;
       ++st.crane_steps;
@@ -295,15 +317,14 @@ FusedStats fused_rim(const FusedOptions& o) {
       const double lambda = cyl_out.at(tr, st.too_old)[0];
       double s_ddot;
       if (o.faithful) {
-        rhs_dyn[0] = rim_f + lambda;
-        sdd_dyn.noalias() = Minv_dyn * rhs_dyn;
-        s_ddot = sdd_dyn[0];
+        rim_accelerations(1, Minv_dyn.data(), &rim_f, &lambda, rhs_buf, sdd_buf);
+        s_ddot = sdd_buf[0];
       } else {
         s_ddot = rim_Minv * (rim_f + lambda);
       }
       rim_sd += macro * s_ddot;
       rim_s += macro * rim_sd;
-      tr = tr + macro;
+      tr = grid_time(tr + macro, t0, macro, Tn, eps);
       // Algorithm 2: at a synchronization point take the crane's state before publishing.
       if (tr >= next_sync - 1e-9 * o.H1) {
         const double* c = crane_out.at(next_sync, st.too_old);
@@ -318,9 +339,8 @@ FusedStats fused_rim(const FusedOptions& o) {
         while (next_sync <= tr + 1e-9 * o.H1) next_sync += o.H1;
       }
       if (o.faithful) {  // outputs(): s_ddot again with the input at the new time
-        rhs_dyn[0] = rim_f + cyl_out.at(tr, st.too_old)[0];
-        sdd_dyn.noalias() = Minv_dyn * rhs_dyn;
-        g_sink = sdd_dyn[0];
+        rim_accelerations(1, Minv_dyn.data(), &rim_f, cyl_out.at(tr, st.too_old), rhs_buf, sdd_buf);
+        g_sink = sdd_buf[0];
       }
     }
     // Cylinder: Eq. 25-29 with forward Euler (Eq. 40); f_h (Eq. 24) with the held ṡ.
@@ -330,17 +350,17 @@ FusedStats fused_rim(const FusedOptions& o) {
       const double kappa = std::clamp(kappa0 + valve(ty), 0.0, 1.0);
       double dp1, dp2;
       if (o.faithful) {
-        const hy::Cylinder::Rates rt = rates_out_of_line(cyl, r[0], r[1], kappa, p1, p2);
+        const hy::Cylinder::PressureRates rt = rates_out_of_line(cyl, r[0], r[1], kappa, p1, p2);
         dp1 = rt.dp1;
         dp2 = rt.dp2;
       } else {
-        const hy::Cylinder::Rates rt = cyl.rates(r[0], r[1], kappa, p1, p2);
+        const hy::Cylinder::PressureRates rt = cyl.pressure_rates(r[0], r[1], kappa, p1, p2);
         dp1 = rt.dp1;
         dp2 = rt.dp2;
       }
       p1 += macro * dp1;
       p2 += macro * dp2;
-      ty = ty + macro;
+      ty = grid_time(ty + macro, t0, macro, Tn, eps);
       fh = cyl.force(p1, p2, rim_out.at(ty, st.too_old)[1]);
       ++st.fast_steps;
     }
@@ -356,6 +376,148 @@ FusedStats fused_rim(const FusedOptions& o) {
   }
   return st;
 }
+
+// ---- The shipped plugins without the host ------------------------------------------------------
+// (a4): the crane, RIM and cylinder plugins of crane1_rim.json, created from the same registry
+// and driven through the same SDK interfaces (Subsystem, OdeSystem + Integrator, MultibodyModel
+// + Formulation, Inputs) by the least a Jacobi host can do: per macro step, step and read the
+// outputs of each subsystem whose step starts before the communication point, then copy the new
+// outputs into its destinations' input buffers. Every input is a held value known for all
+// times, read through the SDK's inline Inputs::at; there are no extrapolators, checks,
+// monitors, power bonds or records. What this costs beyond (a) is the cost of the plugin
+// interface itself, which no host built on it can avoid.
+
+// Inputs of one subsystem: each port points into its source's published outputs.
+class HeldInputs final : public stride::Inputs {
+ public:
+  void wire(std::vector<const double*> sources, const std::vector<std::size_t>& sizes) {
+    known_.resize(sources.size());
+    for (std::size_t k = 0; k < sources.size(); ++k)
+      known_[k] = Known{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), sources[k], sizes[k]};
+    set_known(known_.data(), known_.size());
+  }
+
+ protected:
+  std::span<const double> evaluate(std::size_t port, double) override {
+    throw std::logic_error("input " + std::to_string(port) + " is not wired");
+  }
+
+ private:
+  std::vector<Known> known_;
+};
+
+struct BareNode {
+  std::shared_ptr<stride::Subsystem> sub;
+  std::vector<stride::PortSpec> ports;
+  HeldInputs inputs;
+  std::vector<double> y, published;
+  double t = 0.0, h = 0.0;
+  std::size_t offset(const std::string& out) const {
+    std::size_t o = 0;
+    for (const auto& p : ports) {
+      if (p.direction != stride::Direction::output) continue;
+      if (p.name == out) return o;
+      o += p.size;
+    }
+    throw std::runtime_error("no output " + out);
+  }
+};
+
+struct BareResult {
+  double s1_end = 0.0;  // crane s at 10 s
+  long crane_steps = 0, fast_steps = 0;
+};
+
+// The plugin objects are made once (outside the timing, like the framework's Experiment);
+// run() starts from t = 0 each time.
+class BarePlugins {
+ public:
+  explicit BarePlugins(const host::PluginRegistry& reg) {
+    crane_.sub = host::make_multibody_subsystem(reg.create_model("crane_independent", {{"actuators", 1}, {"coupling", "force"}}),
+                                               reg.create_formulation("independent", stride::json::object()));
+    rim_.sub = reg.create_subsystem("rim", {{"actuators", 1}, {"sync_interval", 0.01}, {"coupling", "force"}});
+    cyl_.sub = host::make_ode_subsystem(reg.create_ode("cylinder", {{"coupling", "force"}, {"initialize", "equilibrium"}}),
+                                       reg.create_integrator("semi_implicit_euler", stride::json::object()));
+    crane_.h = 0.01;
+    rim_.h = cyl_.h = 0.0002;
+    for (BareNode* n : nodes()) {
+      n->ports = n->sub->ports();
+      std::size_t w = 0;
+      for (const auto& p : n->ports)
+        if (p.direction == stride::Direction::output) w += p.size;
+      n->y.assign(w, 0.0);
+      n->published.assign(w, 0.0);
+    }
+    // The connections of crane1_rim.json.
+    wire(crane_, {{"f_h", {&cyl_, "f_h"}}});
+    wire(rim_, {{"s_M", {&crane_, "s"}},
+                {"s_dot_M", {&crane_, "s_dot"}},
+                {"M_eff", {&crane_, "M_eff"}},
+                {"f_eff", {&crane_, "f_eff"}},
+                {"f_h", {&cyl_, "f_h"}}});
+    wire(cyl_, {{"s", {&rim_, "s"}}, {"s_dot", {&rim_, "s_dot"}}, {"f_eq", {&crane_, "f_eff"}}});
+    for (BareNode* n : nodes()) n->sub->bind(n->inputs);
+  }
+
+  BareResult run(double end, double macro) {
+    BareResult r;
+    const double t0 = 0.0, eps = 1e-9 * macro;
+    // As the host: initialize, outputs until the feedthrough chains settle, equilibrate in
+    // the manifest's order, outputs.
+    for (BareNode* n : nodes()) {
+      n->sub->initialize(t0);
+      n->t = t0;
+      std::fill(n->published.begin(), n->published.end(), 0.0);
+    }
+    for (int pass = 0; pass <= 3; ++pass)
+      for (BareNode* n : nodes()) publish(*n);
+    for (BareNode* n : nodes()) {
+      n->sub->equilibrate(t0);
+      publish(*n);
+    }
+    for (BareNode* n : nodes()) publish(*n);
+    BareNode* stepped[3];
+    long k = 0;
+    double T = t0;
+    while (T < end - eps) {
+      ++k;
+      const double Tn = std::min(t0 + static_cast<double>(k) * macro, end);
+      int m = 0;
+      for (BareNode* n : nodes()) {
+        if (!(n->t < Tn - eps)) continue;
+        do {
+          n->t = grid_time(n->sub->step(n->t, n->h), t0, n->h, Tn, eps);
+          n->sub->outputs(n->y);
+        } while (n->t < Tn - eps);
+        stepped[m++] = n;
+      }
+      for (int i = 0; i < m; ++i) std::copy(stepped[i]->y.begin(), stepped[i]->y.end(), stepped[i]->published.begin());
+      T = Tn;
+    }
+    r.s1_end = crane_.published[crane_.offset("s")];
+    return r;
+  }
+
+ private:
+  std::array<BareNode*, 3> nodes() { return {&crane_, &rim_, &cyl_}; }
+  static void publish(BareNode& n) {
+    n.sub->outputs(n.y);
+    n.published = n.y;
+  }
+  void wire(BareNode& dst, const std::map<std::string, std::pair<BareNode*, std::string>>& from) {
+    std::vector<const double*> src;
+    std::vector<std::size_t> sizes;
+    for (const auto& p : dst.ports) {
+      if (p.direction != stride::Direction::input) continue;
+      const auto it = from.find(p.name);
+      if (it == from.end()) throw std::runtime_error("bench: input " + p.name + " is not wired");
+      src.push_back(it->second.first->published.data() + it->second.first->offset(it->second.second));
+      sizes.push_back(p.size);
+    }
+    dst.inputs.wire(src, sizes);
+  }
+  BareNode crane_, rim_, cyl_;
+};
 
 // ---- Framework runs -------------------------------------------------------------------------
 
@@ -491,7 +653,7 @@ int main(int argc, char** argv) {
     else if (a == "--keep" && i + 1 < argc) keep = argv[++i];
     else if (a == "--profile" && i + 1 < argc) profile = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR] [--profile fused|faithful|rim]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim]\n", argv[0]);
       return 2;
     }
   }
@@ -519,6 +681,18 @@ int main(int argc, char** argv) {
     if (profile == "rim") {
       const Outcome r = run_case(reg, rim_coarse);
       std::printf("profile run: %s, %.1f ms\n", host::to_string(r.status), 1e3 * r.wall);
+    } else if (profile == "debug") {
+      BarePlugins bare(reg);
+      for (double T : {2.2, 3.0, 10.0}) {
+        char e[64];
+        std::snprintf(e, sizeof e, "/coupling/end=%.6g", T);
+        const Outcome r = run_case(reg, Case{"manifests/crane1_rim.json", {e, "/record/interval=0.0002"}});
+        const auto cols = read_csv(r.output / "results.csv", {"crane.s", "cylinder.p1"});
+        std::printf("T=%g bare %.15g framework %.15g\n", T, bare.run(T, 0.0002).s1_end, cols[0].back());
+      }
+    } else if (profile == "bare") {
+      BarePlugins bare(reg);
+      bare.run(10.0, 0.0002);
     } else {
       FusedOptions o;
       o.faithful = profile == "faithful";
@@ -549,6 +723,14 @@ int main(int argc, char** argv) {
         std::printf("  MISMATCH: the fused loop does not reproduce the framework run\n");
         return 1;
       }
+    }
+    BarePlugins bare(reg);
+    const BareResult b = bare.run(10.0, 0.0002);
+    const double ds = std::abs(b.s1_end - cols[0].back());
+    std::printf("  plugins without the host (a4): s1 at 10 s differs by %.3g m (CSV: 12 digits)\n", ds);
+    if (!(ds <= 1e-9)) {
+      std::printf("  MISMATCH: the plugins without the host do not reproduce the framework run\n");
+      return 1;
     }
   }
 
@@ -595,8 +777,14 @@ int main(int argc, char** argv) {
   const Case zoh{"manifests/crane1_zoh.json", {std::string("/variables/h_M=") + hz}};
 
   // 3. Timings, interleaved so that load from other processes spreads over all cases.
-  std::vector<double> t_fused, t_faithful, t_fused_csv, t_rim, t_rim_coarse, t_mono, t_zoh;
+  std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_mono, t_zoh;
+  BarePlugins bare(reg);
   for (int i = 0; i < repeat; ++i) {
+    {
+      auto w = Clock::now();
+      bare.run(10.0, 0.0002);
+      t_bare.push_back(seconds_since(w));
+    }
     {
       auto w = Clock::now();
       fused_rim(FusedOptions{});
@@ -633,6 +821,7 @@ int main(int argc, char** argv) {
   row("(a) fused loop, minimal RIM arithmetic, no output", t_fused);
   row("(a2) fused loop, plugin-faithful arithmetic, no output", t_faithful);
   row("(a3) fused loop (a) + CSV every 10 ms (fprintf+fflush/row)", t_fused_csv);
+  row("(a4) the plugins through the SDK, bare Jacobi loop, no host", t_bare);
   row("RIM co-simulation, framework, record every 10 ms", t_rim);
   row("RIM co-simulation, framework, record every 10 s", t_rim_coarse);
   row("(b) monolithic reference (trapezoidal + Newton, 0.5 ms)", t_mono);
@@ -643,6 +832,10 @@ int main(int argc, char** argv) {
   std::printf("\nframework RIM (record 10 s)  / fused (a)             = %5.2fx   (target <= 1.10x)\n", median(t_rim_coarse) / f);
   std::printf("framework RIM (record 10 s)  / plugin-faithful (a2)  = %5.2fx   (host + extrapolators + virtual calls)\n",
               median(t_rim_coarse) / fa);
+  std::printf("plugins without the host (a4)  / fused (a)           = %5.2fx   (the plugin interface: the floor for any host)\n",
+              median(t_bare) / f);
+  std::printf("framework RIM (record 10 s)  / plugins, no host (a4) = %5.2fx   (the host: extrapolators, checks, bonds, records)\n",
+              median(t_rim_coarse) / median(t_bare));
   std::printf("framework RIM (record 10 ms) / fused + CSV (a3)      = %5.2fx\n", median(t_rim) / median(t_fused_csv));
   std::printf("RIM / monolithic                                    = %5.2fx\n", median(t_rim) / median(t_mono));
   std::printf("RIM / ZOH at H = %.1f ms                             = %5.2fx\n", 1e3 * H_zoh, median(t_rim) / median(t_zoh));

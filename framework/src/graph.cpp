@@ -11,31 +11,58 @@
 
 namespace stride::host {
 
-void Link::push(double t) {
-  if (!(t > last_push)) return;
-  extrapolator->push(t, std::span<const double>(src->y).subspan(src_offset, width));
+void Link::push_now(double t) {
+  const std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  extrapolator->push(t, y);
   last_push = t;
   ++pushes;
+  // A hold from the new sample on is the sample itself: the destination reads it from here
+  // without evaluating the extrapolator.
+  const double held = extrapolator->holds_from();
+  if (whole_port && held <= t) {
+    for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
+    value_time = std::numeric_limits<double>::quiet_NaN();
+    dst->input_view.know(dst_input, held, value);
+  } else {
+    dst->input_view.forget(dst_input);
+  }
 }
 
-std::span<const double> NodeInputs::at(std::size_t port, double t) {
+void NodeInputs::prepare() {
+  known_.assign(node_.inputs.size(), Known{});
+  set_known(known_.data(), known_.size());
+}
+
+std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
   const auto& links = node_.in_links[port];
+  // The interval of times for which every link's value is the one evaluated now: a hold from
+  // its start on, else this instant only.
+  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
   for (Link* l : links) {
-    if (t == l->value_time && l->pushes == l->value_pushes) continue;  // evaluated already
     try {
-      l->extrapolator->evaluate(t, l->value);
-      l->value_time = t;
-      l->value_pushes = l->pushes;
+      if (!(t == l->value_time && l->pushes == l->value_pushes)) {  // evaluated already
+        l->extrapolator->evaluate(t, l->value);
+        l->value_time = t;
+        l->value_pushes = l->pushes;
+      }
+      const double held = l->extrapolator->holds_from();
+      from = std::max(from, held <= t ? held : t);
+      if (held > t) to = t;
     } catch (const std::exception& e) {
       throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
                                                            node_.ports[node_.inputs[port]].name + ": " + e.what());
     }
   }
-  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == node_.input_value[port].size())
-    return links[0]->value;
-  auto& out = node_.input_value[port];
-  for (Link* l : links) std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
-  return out;
+  std::span<const double> value;
+  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == node_.input_value[port].size()) {
+    value = links[0]->value;
+  } else {
+    auto& out = node_.input_value[port];
+    for (Link* l : links) std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
+    value = out;
+  }
+  if (port < known_.size()) known_[port] = Known{from, to, value.data(), value.size()};
+  return value;
 }
 
 double BondPair::residual() const { return a->bonds[bond_a].energy + b->bonds[bond_b].energy; }
@@ -342,6 +369,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         const PortSpec& in = n->ports[n->inputs[k]];
         std::size_t fed = 0;
         for (Link* l : n->in_links[k]) fed += l->width;
+        if (n->in_links[k].size() == 1) n->in_links[k][0]->whole_port = fed == in.size;
         if (fed == in.size) continue;
         error("/connections", "input \"" + n->name + "." + in.name + "\" (" + describe_port(in) + ") is " +
                                   (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"

@@ -23,6 +23,7 @@ struct Link {
   Node* dst = nullptr;
   std::size_t dst_input = 0;   // input index at the destination
   std::size_t dst_offset = 0;  // first element of that input fed by this link
+  bool whole_port = false;     // the only link into that input, covering all of it
   std::shared_ptr<Extrapolator> extrapolator;
   std::vector<double> value;  // last evaluated input
   double last_push = -std::numeric_limits<double>::infinity();
@@ -34,7 +35,11 @@ struct Link {
   std::uint64_t value_pushes = ~std::uint64_t(0);
   double value_time = std::numeric_limits<double>::quiet_NaN();
 
-  void push(double t);  // pushes the source's current outputs when newer than the last push
+  // Pushes the source's current outputs when newer than the last push.
+  void push(double t) {
+    if (t > last_push) push_now(t);
+  }
+  void push_now(double t);
 };
 
 // Power bond of one subsystem: an effort input with the flow output of the same bond (or a
@@ -49,16 +54,31 @@ struct Bond {
   std::size_t width = 0;
   double sign = 1.0;
   double power = 0.0;   // at the last step end
-  double energy = 0.0;  // ∫ power dt, trapezoidal over the subsystem's steps
+  // ∫ power dt over the subsystem's steps (Rahikainen 2020 §2.3.2): the rectangle rule with
+  // the power at the step end when every link into the bond holds its samples (extrapolation
+  // of order 0), the trapezoidal rule otherwise.
+  double energy = 0.0;
+  bool rectangle = false;
 };
 
 class NodeInputs final : public Inputs {
  public:
   explicit NodeInputs(Node& n) : node_(n) {}
-  std::span<const double> at(std::size_t port, double t) override;
+  // Allocates the table of known values (initialization; reads never allocate).
+  void prepare();
+  // A push into a link feeding `port` ends what was known of it.
+  void forget(std::size_t port) { known_[port] = Known{}; }
+  // The port's value is `value` for every time from `from` on (a held sample).
+  void know(std::size_t port, double from, std::span<const double> value) {
+    known_[port] = Known{from, std::numeric_limits<double>::infinity(), value.data(), value.size()};
+  }
+
+ protected:
+  std::span<const double> evaluate(std::size_t port, double t) override;
 
  private:
   Node& node_;
+  std::vector<Known> known_;
 };
 
 struct Node {

@@ -101,7 +101,18 @@ struct Cylinder {
     return -a_p * s_dot + a_v * (1.0 - kappa) * orifice(p_P - p2) - a_v * kappa * orifice(p2 - p_T);
   }
 
-  // Pressure rates of Eq. 25-26 and their partial derivatives (for Newton iteration matrices).
+  // Pressure rates of Eq. 25-26 (NaN once the piston has left the cylinder: the model has no
+  // meaning there).
+  struct PressureRates {
+    double dp1, dp2;
+  };
+  PressureRates pressure_rates(double s, double s_dot, double kappa, double p1, double p2) const {
+    const double V1 = a_p * l1(s), V2 = a_p * l2(s);
+    if (!(V1 > 0.0) || !(V2 > 0.0)) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    return {bulk_modulus(p1, a, b) * flow1(s_dot, kappa, p1) / V1, bulk_modulus(p2, a, b) * flow2(s_dot, kappa, p2) / V2};
+  }
+
+  // Pressure rates and their partial derivatives (for Newton iteration matrices).
   struct Rates {
     double dp1 = 0, dp2 = 0;
     double dp1_dp1 = 0, dp1_ds = 0, dp1_dsdot = 0, dp1_dkappa = 0;
@@ -111,13 +122,12 @@ struct Cylinder {
     Rates r;
     const double V1 = a_p * l1(s), V2 = a_p * l2(s);
     if (!(V1 > 0.0) || !(V2 > 0.0)) {
-      // The piston has left the cylinder: the model has no meaning there.
       r.dp1 = r.dp2 = std::numeric_limits<double>::quiet_NaN();
       return r;
     }
     const double b1 = bulk_modulus(p1, a, b), b2 = bulk_modulus(p2, a, b);
     const double Q1 = flow1(s_dot, kappa, p1), Q2 = flow2(s_dot, kappa, p2);
-    r.dp1 = b1 * Q1 / V1;
+    r.dp1 = b1 * Q1 / V1;  // as pressure_rates()
     r.dp2 = b2 * Q2 / V2;
     const double dQ1_dp1 = -a_v * kappa * orifice_slope(p_P - p1) - a_v * (1.0 - kappa) * orifice_slope(p1 - p_T);
     const double dQ2_dp2 = -a_v * (1.0 - kappa) * orifice_slope(p_P - p2) - a_v * kappa * orifice_slope(p2 - p_T);

@@ -197,7 +197,7 @@ namespace {
 class InterfaceState final : public stride::Inputs {
  public:
   double s = 0, s_dot = 0;
-  std::span<const double> at(std::size_t port, double) override {
+  std::span<const double> evaluate(std::size_t port, double) override {
     v_[0] = port == 0 ? s : s_dot;
     return {v_, 1};
   }

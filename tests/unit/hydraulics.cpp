@@ -35,7 +35,7 @@ namespace {
 class ConstantInputs final : public stride::Inputs {
  public:
   explicit ConstantInputs(std::vector<double> values) : v_(std::move(values)) {}
-  std::span<const double> at(std::size_t port, double) override { return {&v_.at(port), 1}; }
+  std::span<const double> evaluate(std::size_t port, double) override { return {&v_.at(port), 1}; }
   void set(std::size_t port, double value) { v_.at(port) = value; }
 
  private:

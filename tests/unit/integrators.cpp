@@ -25,7 +25,7 @@ namespace {
 // Nothing in these systems reads inputs; binding one still follows the host's call order.
 class NoInputs final : public stride::Inputs {
  public:
-  std::span<const double> at(std::size_t, double) override {
+  std::span<const double> evaluate(std::size_t, double) override {
     throw std::logic_error("test systems have no inputs");
   }
 };

@@ -34,7 +34,7 @@ using stride_test::registry;
 class ForceLaw final : public stride::Inputs {
  public:
   ForceLaw(std::size_t p, std::function<void(double, std::vector<double>&)> law) : buf_(p), law_(std::move(law)) {}
-  std::span<const double> at(std::size_t port, double t) override {
+  std::span<const double> evaluate(std::size_t port, double t) override {
     if (port != 0) throw std::logic_error("crane force coupling has one input port");
     law_(t, buf_);
     return buf_;
@@ -49,7 +49,7 @@ class ForceLaw final : public stride::Inputs {
 class Pressures final : public stride::Inputs {
  public:
   Pressures(std::vector<double> p1, std::vector<double> p2) : p_{std::move(p1), std::move(p2)} {}
-  std::span<const double> at(std::size_t port, double) override { return p_.at(port); }
+  std::span<const double> evaluate(std::size_t port, double) override { return p_.at(port); }
 
  private:
   std::array<std::vector<double>, 2> p_;

@@ -42,7 +42,7 @@ using stride_test::registry;
 class Constant final : public stride::Inputs {
  public:
   explicit Constant(std::vector<std::vector<double>> v = {}) : v_(std::move(v)) {}
-  std::span<const double> at(std::size_t port, double) override { return v_.at(port); }
+  std::span<const double> evaluate(std::size_t port, double) override { return v_.at(port); }
 
  private:
   std::vector<std::vector<double>> v_;

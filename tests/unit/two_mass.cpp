@@ -143,7 +143,7 @@ namespace {
 class ValueInputs final : public stride::Inputs {
  public:
   double value = 0.0;
-  std::span<const double> at(std::size_t, double) override { return {&value, 1}; }
+  std::span<const double> evaluate(std::size_t, double) override { return {&value, 1}; }
 };
 
 }  // namespace

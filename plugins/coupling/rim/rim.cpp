@@ -47,7 +47,7 @@ class ReducedInterfaceModel final : public Subsystem {
         a_p_(prm.real("a_p")),
         c_(prm.real("c")),
         s_(Eigen::VectorXd::Zero(p_)), s_dot_(Eigen::VectorXd::Zero(p_)), s_ddot_(Eigen::VectorXd::Zero(p_)),
-        f_eff_(Eigen::VectorXd::Zero(p_)), lambda_(Eigen::VectorXd::Zero(p_)), rhs_(Eigen::VectorXd::Zero(p_)),
+        f_eff_(Eigen::VectorXd::Zero(p_)), rhs_(Eigen::VectorXd::Zero(p_)),
         M_eff_(Eigen::MatrixXd::Identity(p_, p_)), M_inv_(Eigen::MatrixXd::Identity(p_, p_)), ldlt_(p_) {}
 
   std::vector<PortSpec> ports() const override {
@@ -79,11 +79,11 @@ class ReducedInterfaceModel final : public Subsystem {
 
   double step(double t, double h) override {
     if (!synced_) synchronize(t);
-    interface_forces(t);
-    rhs_ = f_eff_ + lambda_;
-    s_ddot_.noalias() = M_inv_ * rhs_;  // Eq. 11
-    s_dot_ += h * s_ddot_;                            // Eq. 39
-    s_ += h * s_dot_;
+    accelerations(t);
+    for (std::size_t i = 0; i < p_; ++i) {
+      s_dot_[i] += h * s_ddot_[i];  // Eq. 39
+      s_[i] += h * s_dot_[i];
+    }
     t_ = t + h;
     ++steps_;
     // Algorithm 2: at a synchronization point the RIM takes the multibody state before it
@@ -93,11 +93,7 @@ class ReducedInterfaceModel final : public Subsystem {
   }
 
   void outputs(std::span<double> y) override {
-    if (synced_) {
-      interface_forces(t_);
-      rhs_ = f_eff_ + lambda_;
-      s_ddot_.noalias() = M_inv_ * rhs_;
-    }
+    if (synced_) accelerations(t_);  // s_ddot is feedthrough: λ at the time reached
     std::size_t k = 0;
     for (std::size_t i = 0; i < p_; ++i) y[k++] = s_[i];
     for (std::size_t i = 0; i < p_; ++i) y[k++] = s_dot_[i];
@@ -130,14 +126,22 @@ class ReducedInterfaceModel final : public Subsystem {
     while (next_sync_ <= t + 1e-9 * H1_) next_sync_ += H1_;
   }
 
-  void interface_forces(double t) {
+  // Eq. 11: s̈ = M̃⁻¹ (f̃ + λ) with λ the interface forces at t. Plain loops: p is small and
+  // this runs at every fast step.
+  void accelerations(double t) {
     if (pressure_) {
       auto p1 = inputs().at(4, t);
       auto p2 = inputs().at(5, t);
-      for (std::size_t i = 0; i < p_; ++i) lambda_[i] = (p2[i] - p1[i]) * a_p_ - c_ * s_dot_[i];
+      for (std::size_t i = 0; i < p_; ++i) rhs_[i] = f_eff_[i] + (p2[i] - p1[i]) * a_p_ - c_ * s_dot_[i];
     } else {
       auto f = inputs().at(4, t);
-      for (std::size_t i = 0; i < p_; ++i) lambda_[i] = f[i];
+      for (std::size_t i = 0; i < p_; ++i) rhs_[i] = f_eff_[i] + f[i];
+    }
+    const double* Minv = M_inv_.data();  // column-major
+    for (std::size_t i = 0; i < p_; ++i) {
+      double a = 0.0;
+      for (std::size_t j = 0; j < p_; ++j) a += Minv[j * p_ + i] * rhs_[j];
+      s_ddot_[i] = a;
     }
   }
 
@@ -145,7 +149,7 @@ class ReducedInterfaceModel final : public Subsystem {
   double H1_;
   bool pressure_;
   double a_p_, c_;
-  Eigen::VectorXd s_, s_dot_, s_ddot_, f_eff_, lambda_, rhs_;
+  Eigen::VectorXd s_, s_dot_, s_ddot_, f_eff_, rhs_;
   Eigen::MatrixXd M_eff_, M_inv_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
   double t_ = 0.0, next_sync_ = 0.0;

@@ -31,6 +31,10 @@ class PolynomialExtrapolator : public stride::Extrapolator {
   void reset(std::size_t width) override { history_.reset(width, capacity_); }
   void push(double t, std::span<const double> y) override { history_.push(t, y); }
   void evaluate(double t, std::span<double> u) const override { history_.lagrange(order_, t, u); }
+  // Order 0 beyond the newest sample is its hold.
+  double holds_from() const override {
+    return order_ == 0 ? history_.newest_held_from() : std::numeric_limits<double>::infinity();
+  }
 
  private:
   std::size_t order_, capacity_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,29 +26,38 @@ class SampleHistory {
     capacity_ = capacity;
     times_.assign(capacity, 0.0);
     values_.assign(capacity * width, 0.0);
-    head_ = 0;
+    head_ = tail_ = 0;
     count_ = 0;
   }
 
   // Sample times must increase strictly.
   void push(double t, std::span<const double> y) {
-    if (y.size() != width_) throw std::invalid_argument("sample of width " + std::to_string(y.size()) +
-                                                        ", expected " + std::to_string(width_));
-    if (count_ > 0 && !(t > time(count_ - 1)))
+    if (y.size() != width_) [[unlikely]]
+      throw std::invalid_argument("sample of width " + std::to_string(y.size()) + ", expected " + std::to_string(width_));
+    if (count_ > 0 && !(t > times_[tail_])) [[unlikely]]
       throw std::invalid_argument("sample times must increase strictly");
-    const std::size_t slot = (head_ + count_) % capacity_;
+    const std::size_t slot = count_ == 0 ? head_ : wrap(tail_ + 1);
     times_[slot] = t;
-    std::copy(y.begin(), y.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot * width_));
+    double* v = values_.data() + slot * width_;
+    for (std::size_t i = 0; i < width_; ++i) v[i] = y[i];
+    tail_ = slot;
     if (count_ < capacity_) ++count_;
-    else head_ = (head_ + 1) % capacity_;
+    else head_ = wrap(head_ + 1);
   }
 
   std::size_t size() const { return count_; }
   std::size_t width() const { return width_; }
   // Sample i, 0 = oldest kept, size()-1 = newest.
-  double time(std::size_t i) const { return times_[(head_ + i) % capacity_]; }
-  std::span<const double> value(std::size_t i) const {
-    return {values_.data() + ((head_ + i) % capacity_) * width_, width_};
+  double time(std::size_t i) const { return times_[wrap(head_ + i)]; }
+  std::span<const double> value(std::size_t i) const { return {values_.data() + wrap(head_ + i) * width_, width_}; }
+  double newest_time() const { return times_[tail_]; }
+
+  // Times from which hold() returns the newest sample: within the tolerance below of it or
+  // later. +infinity while empty.
+  double newest_held_from() const {
+    if (count_ == 0) return std::numeric_limits<double>::infinity();
+    const double t = newest_time();
+    return t - 0.5e-9 * std::max(1.0, std::abs(t));
   }
 
   // Index of the first sample with time > t; size() when there is none. Times within
@@ -119,11 +129,13 @@ class SampleHistory {
   }
 
  private:
+  // i < 2 capacity: a comparison instead of a division.
+  std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
   void require_samples() const {
     if (count_ == 0) throw std::logic_error("extrapolator evaluated before any sample was pushed");
   }
 
-  std::size_t width_ = 0, capacity_ = 0, head_ = 0, count_ = 0;
+  std::size_t width_ = 0, capacity_ = 0, head_ = 0, tail_ = 0, count_ = 0;  // tail_: newest sample
   std::vector<double> times_, values_;
 };
 

@@ -21,6 +21,7 @@ class Zoh final : public stride::Extrapolator {
   void reset(std::size_t width) override { history_.reset(width, capacity_); }
   void push(double t, std::span<const double> y) override { history_.push(t, y); }
   void evaluate(double t, std::span<double> u) const override { history_.hold(t, u); }
+  double holds_from() const override { return history_.newest_held_from(); }
 
  private:
   std::size_t capacity_;

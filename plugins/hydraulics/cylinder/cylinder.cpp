@@ -145,10 +145,10 @@ class CylinderOde final : public stride::OdeSystem {
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
     const double s = inputs().at(0, t)[0], k = kappa(t);
     if (flow_inputs_) {  // each chamber has its own volume rate
-      dxdt[0] = cyl_.rates(s, chamber_rate(t, 0), k, x[0], x[1]).dp1;
-      dxdt[1] = cyl_.rates(s, chamber_rate(t, 1), k, x[0], x[1]).dp2;
+      dxdt[0] = cyl_.pressure_rates(s, chamber_rate(t, 0), k, x[0], x[1]).dp1;
+      dxdt[1] = cyl_.pressure_rates(s, chamber_rate(t, 1), k, x[0], x[1]).dp2;
     } else {
-      const auto r = cyl_.rates(s, chamber_rate(t, 0), k, x[0], x[1]);
+      const auto r = cyl_.pressure_rates(s, chamber_rate(t, 0), k, x[0], x[1]);
       dxdt[0] = r.dp1;
       dxdt[1] = r.dp2;
     }

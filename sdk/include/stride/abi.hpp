@@ -16,7 +16,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#define STRIDE_ABI_VERSION 1u
+#define STRIDE_ABI_VERSION 2u
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)

@@ -17,6 +17,10 @@ class Extrapolator {
   virtual void reset(std::size_t width) = 0;
   virtual void push(double t, std::span<const double> y) = 0;
   virtual void evaluate(double t, std::span<double> u) const = 0;
+  // The time from which evaluate() returns the newest sample unchanged, for every later t,
+  // until the next push (a hold); +infinity when it never does. The host then evaluates
+  // once per push instead of once per read.
+  virtual double holds_from() const { return std::numeric_limits<double>::infinity(); }
 };
 
 }  // namespace stride

@@ -118,10 +118,40 @@ class Params {
 // in the order the subsystem declared them. at() may be called for any time the subsystem is
 // evaluating (inside or at the ends of its current step); the connection's extrapolator
 // produces the value. The span stays valid until the next call for the same port.
+//
+// at() is inline: when the host already knows the port's value for an interval of times (a
+// held sample, or the value just evaluated at that very time) it is returned without a call
+// into the host, so reading an input costs a comparison and a load.
 class Inputs {
  public:
   virtual ~Inputs() = default;
-  virtual std::span<const double> at(std::size_t port, double t) = 0;
+  std::span<const double> at(std::size_t port, double t) {
+    if (port < known_count_) {
+      const Known& k = known_[port];
+      if (t >= k.from && t <= k.to) return {k.data, k.size};
+    }
+    return evaluate(port, t);
+  }
+
+ protected:
+  // The value of one input port for every time in [from, to]; empty when from > to.
+  struct Known {
+    double from = std::numeric_limits<double>::infinity();
+    double to = -std::numeric_limits<double>::infinity();
+    const double* data = nullptr;
+    std::size_t size = 0;
+  };
+  // The host's table of known values, one per input port; it outlives every read.
+  void set_known(Known* table, std::size_t count) {
+    known_ = table;
+    known_count_ = count;
+  }
+  // The value at t when it is not known already.
+  virtual std::span<const double> evaluate(std::size_t port, double t) = 0;
+
+ private:
+  Known* known_ = nullptr;
+  std::size_t known_count_ = 0;
 };
 
 // Behaviour shared by everything that has ports.
