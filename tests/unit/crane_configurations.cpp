@@ -165,7 +165,7 @@ TEST_CASE("single crane: velocity-pressure coupling completes within 2 mm of the
   }
 }
 
-TEST_CASE("double crane in dependent coordinates: the interface model holds 20 ms with ali1, not with ali3p") {
+TEST_CASE("double crane in dependent coordinates: the interface model holds 20 ms with ali1 and ali3p") {
   const Run& mono = monolithic(2);
   // Rahikainen 2020 §4.2: the interface model combined with ALI1 keeps the double-actuated
   // crane stable at communication steps close to the single-actuated one.
@@ -180,11 +180,17 @@ TEST_CASE("double crane in dependent coordinates: the interface model holds 20 m
   // Stable at the paper's step, not accurate there.
   CHECK(e1 < 60e-3);
   CHECK(e2 < 60e-3);
-  // With ali3p the same scheme holds 5 ms but loses the second actuator's pressures at 20 ms.
+  // With ali3p the same scheme holds 20 ms as well, with errors of the same size.
   const Run rim3 = run_stride("manifests/crane2_rim.json",
                               {"/subsystems/crane/plugin=\"crane_dependent\"", "/subsystems/crane/formulation=\"ali3p\""},
                               "crane2_rim_dependent_ali3p");
-  CHECK(rim3.status() == "diverged");
+  CHECK(rim3.status() == "completed");
+  const double e31 = max_difference(rim3.table, "crane.s.s1", mono.table, "reference.s.1");
+  const double e32 = max_difference(rim3.table, "crane.s.s2", mono.table, "reference.s.2");
+  MESSAGE("double crane, RIM at 20 ms, dependent + ali3p: max |ds1| = " << e31 * 1e3 << " mm, max |ds2| = " << e32 * 1e3
+                                                                         << " mm");
+  CHECK(e31 < 60e-3);
+  CHECK(e32 < 60e-3);
   const Run rim3_5 = run_stride("manifests/crane2_rim.json",
                                 {"/subsystems/crane/plugin=\"crane_dependent\"", "/subsystems/crane/formulation=\"ali3p\"",
                                  "/variables/h_M=0.005"},
