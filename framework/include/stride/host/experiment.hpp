@@ -156,7 +156,8 @@ struct RunResult {
   json summary;
 };
 
-// Runs the experiment: writes <output>/results.csv as it goes (flushed row by row) and
+// Runs the experiment: writes <output>/results.csv as it goes (flushed at least every 50 ms of
+// wall time, and completely when run() returns) and
 // <output>/summary.json at the end, whatever the outcome.
 RunResult run(Experiment& experiment, const RunOptions& options);
 
