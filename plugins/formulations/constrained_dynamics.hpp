@@ -66,6 +66,16 @@ class ConstrainedDynamics {
     }
   }
 
+  // The forces of evaluate() again at the same (t, q, v): applied and interface forces (which
+  // may come from inputs) and Q; the configuration-dependent terms and any factorization are
+  // kept. For a caller that evaluated at exactly this point and changed nothing since.
+  void update_forces(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    model.applied_forces(t, q, v, f);
+    model.interface_forces(t, q, v, lambda_i);
+    Q = f - c;
+    Q.noalias() += D_i.transpose() * lambda_i;
+  }
+
   // Factorizes M and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ).
   void factorize() {
     ldlt_M_.compute(M);

@@ -28,6 +28,9 @@ class Independent final : public Formulation {
                                   std::to_string(model.sizes().m) + " constraints: use 'ali1' or 'ali3p'");
     dyn_.reset(model);
     v_dot_.setZero(Eigen::Index(dyn_.size.n));
+    at_q_.setZero(Eigen::Index(dyn_.size.n));
+    at_v_.setZero(Eigen::Index(dyn_.size.n));
+    at_valid_ = false;
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
@@ -39,24 +42,41 @@ class Independent final : public Formulation {
   }
 
   void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, VectorRef v_dot) override {
-    dyn_.evaluate(model, t, q, v);
-    dyn_.factorize();
+    prepare(model, t, q, v);
     dyn_.acceleration(none_, v_dot);
   }
 
   void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
                  VectorRef f_eff) override {
-    dyn_.evaluate(model, t, q, v);
-    dyn_.factorize();
+    prepare(model, t, q, v);
     dyn_.effective(none_, M_eff, f_eff);
   }
 
   json statistics() const override { return stats_.to_json(); }
 
  private:
+  // Evaluates and factorizes at (t, q, v). The host asks for M̃, f̃ and v̇ at the same point
+  // one after the other: the second call keeps M's factorization and re-reads only the forces.
+  void prepare(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    if (at_valid_ && t == at_t_ && q == at_q_ && v == at_v_) {
+      dyn_.update_forces(model, t, q, v);
+      return;
+    }
+    at_valid_ = false;
+    dyn_.evaluate(model, t, q, v);
+    dyn_.factorize();
+    at_t_ = t;
+    at_q_ = q;
+    at_v_ = v;
+    at_valid_ = true;
+  }
+
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
   Eigen::VectorXd v_dot_, none_;
+  bool at_valid_ = false;
+  double at_t_ = 0.0;
+  Eigen::VectorXd at_q_, at_v_;
 };
 
 }  // namespace
