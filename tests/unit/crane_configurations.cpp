@@ -212,3 +212,33 @@ TEST_CASE("double crane in dependent coordinates: the interface model holds 20 m
   MESSAGE("double crane, ZOH at 3 ms, dependent + ali3p: " << zoh3.status() << " " << zoh3.summary.value("message", ""));
   CHECK(zoh3.status() == "diverged");
 }
+
+TEST_CASE("velocity-pressure coupling with ali1: the explicit viscous friction bounds H by 2 m_eff / c") {
+  // Under velocity-pressure coupling the multibody side computes f = (p2 - p1) a_p - c s_dot.
+  // ALI1's semi-implicit Euler takes c s_dot at the old velocity, so along the softest
+  // interface direction (M_eff,22 = 400 kg at rest, the second actuator's link hanging) the step
+  // must stay below 2 M_eff / c; ALI3P takes the friction into its Newton matrix and has no
+  // such bound. The bound scales as 1/c: checked at two friction coefficients, below and
+  // above the bound.
+  const double m_eff = 400.0;
+  for (double c : {2e5, 4e5}) {
+    const double h_bound = 2.0 * m_eff / c;
+    auto run = [&](const char* formulation, double h) {
+      std::ostringstream hs, cs;
+      hs.precision(17);
+      cs.precision(17);
+      hs << h;
+      cs << c;
+      return run_stride("manifests/crane2_zoh_vp.json",
+                        {"/subsystems/crane/plugin=\"crane_dependent\"",
+                         std::string("/subsystems/crane/formulation=\"") + formulation + "\"", "/variables/order=0",
+                         "/variables/h_S=0.0001", "/variables/h_M=" + hs.str(), "/subsystems/crane/parameters/c=" + cs.str()},
+                        std::string("vp_friction_") + formulation + "_" + std::to_string(int(c)) + "_" +
+                            std::to_string(int(std::lround(h * 1e5))));
+    };
+    INFO("c = " << c << " N*s/m, bound " << h_bound * 1e3 << " ms");
+    CHECK(run("ali1", 0.9 * h_bound).status() == "completed");
+    CHECK(run("ali1", 1.25 * h_bound).status() == "diverged");
+    CHECK(run("ali3p", 10.0 * h_bound).status() == "completed");
+  }
+}

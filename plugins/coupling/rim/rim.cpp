@@ -80,10 +80,8 @@ class ReducedInterfaceModel final : public Subsystem {
   double step(double t, double h) override {
     if (!synced_) synchronize(t);
     accelerations(t);
-    for (std::size_t i = 0; i < p_; ++i) {
-      s_dot_[i] += h * s_ddot_[i];  // Eq. 39
-      s_[i] += h * s_dot_[i];
-    }
+    for (std::size_t i = 0; i < p_; ++i) s_dot_[i] += h * s_ddot_[i];  // Eq. 39
+    for (std::size_t i = 0; i < p_; ++i) s_[i] += h * s_dot_[i];
     t_ = t + h;
     ++steps_;
     // Algorithm 2: at a synchronization point the RIM takes the multibody state before it
@@ -94,6 +92,12 @@ class ReducedInterfaceModel final : public Subsystem {
 
   void outputs(std::span<double> y) override {
     if (synced_) accelerations(t_);  // s_ddot is feedthrough: λ at the time reached
+    if (p_ == 1) {  // one actuator: no loops (this runs at every fast step)
+      y[0] = s_[0];
+      y[1] = s_dot_[0];
+      y[2] = s_ddot_[0];
+      return;
+    }
     std::size_t k = 0;
     for (std::size_t i = 0; i < p_; ++i) y[k++] = s_[i];
     for (std::size_t i = 0; i < p_; ++i) y[k++] = s_dot_[i];
@@ -138,6 +142,10 @@ class ReducedInterfaceModel final : public Subsystem {
       for (std::size_t i = 0; i < p_; ++i) rhs_[i] = f_eff_[i] + f[i];
     }
     const double* Minv = M_inv_.data();  // column-major
+    if (p_ == 1) {
+      s_ddot_[0] = Minv[0] * rhs_[0];
+      return;
+    }
     for (std::size_t i = 0; i < p_; ++i) {
       double a = 0.0;
       for (std::size_t j = 0; j < p_; ++j) a += Minv[j * p_ + i] * rhs_[j];

@@ -32,10 +32,8 @@ class SampleHistory {
 
   // Sample times must increase strictly.
   void push(double t, std::span<const double> y) {
-    if (y.size() != width_) [[unlikely]]
-      throw std::invalid_argument("sample of width " + std::to_string(y.size()) + ", expected " + std::to_string(width_));
-    if (count_ > 0 && !(t > times_[tail_])) [[unlikely]]
-      throw std::invalid_argument("sample times must increase strictly");
+    if (y.size() != width_ || (count_ > 0 && !(t > times_[tail_]))) [[unlikely]]
+      refuse(t, y.size());
     const std::size_t slot = count_ == 0 ? head_ : wrap(tail_ + 1);
     times_[slot] = t;
     double* v = values_.data() + slot * width_;
@@ -129,6 +127,13 @@ class SampleHistory {
   }
 
  private:
+  // Out of line, so that push() itself stays a few instructions.
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse(double t, std::size_t width) const {
+    if (width != width_)
+      throw std::invalid_argument("sample of width " + std::to_string(width) + ", expected " + std::to_string(width_));
+    throw std::invalid_argument("sample times must increase strictly (" + std::to_string(t) + " after " +
+                                std::to_string(times_[tail_]) + ")");
+  }
   // i < 2 capacity: a comparison instead of a division.
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
   void require_samples() const {
