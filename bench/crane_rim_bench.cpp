@@ -231,7 +231,7 @@ inline void crane_outputs(const cr::Geometry& geo, const Eigen::Vector2d& q, con
 // Subsystem time after a step, as the host keeps it: a sum of steps set to the nearest point
 // of the subsystem's grid t0 + k h, or to the communication point, when within round-off.
 inline double grid_time(double t, double t0, double h, double T, double eps) {
-  const double k = std::round((t - t0) / h);
+  const double k = static_cast<double>(static_cast<long long>((t - t0) / h + 0.5));
   const double tk = t0 + k * h;
   if (std::abs(t - tk) <= 1e-9 * h) t = tk;
   return std::abs(t - T) <= eps ? T : t;

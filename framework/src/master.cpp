@@ -309,7 +309,7 @@ class Master {
   // 10^4 steps the drift of a plain sum outgrows any fixed tolerance, and a subsystem on the
   // macro grid would take a second step in one macro step.
   double on_grid(double t, double h) const {
-    const double k = std::round((t - c_.start) / h);
+    const double k = static_cast<double>(static_cast<long long>((t - c_.start) / h + 0.5));  // t >= start
     const double tk = c_.start + k * h;
     return std::abs(t - tk) <= 1e-9 * h ? tk : t;
   }
