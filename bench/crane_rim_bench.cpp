@@ -38,6 +38,7 @@
 
 #include "common/crane.hpp"
 #include "common/hydraulics.hpp"
+#include "bare_jacobi.hpp"
 #include "stride/host/adapters.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/registry.hpp"
@@ -228,14 +229,7 @@ inline void crane_outputs(const cr::Geometry& geo, const Eigen::Vector2d& q, con
   out[3] = M_eff * (T.dot(x) + a.A_dot_v[0]);
 }
 
-// Subsystem time after a step, as the host keeps it: a sum of steps set to the nearest point
-// of the subsystem's grid t0 + k h, or to the communication point, when within round-off.
-inline double grid_time(double t, double t0, double h, double T, double eps) {
-  const double k = static_cast<double>(static_cast<long long>((t - t0) / h + 0.5));
-  const double tk = t0 + k * h;
-  if (std::abs(t - tk) <= 1e-9 * h) t = tk;
-  return std::abs(t - T) <= eps ? T : t;
-}
+using stride_test::grid_time;
 
 FusedStats fused_rim(const FusedOptions& o) {
   FusedStats st;
@@ -378,145 +372,34 @@ FusedStats fused_rim(const FusedOptions& o) {
 
 // ---- The shipped plugins without the host ------------------------------------------------------
 // (a4): the crane, RIM and cylinder plugins of crane1_rim.json, created from the same registry
-// and driven through the same SDK interfaces (Subsystem, OdeSystem + Integrator, MultibodyModel
-// + Formulation, Inputs) by the least a Jacobi host can do: per macro step, step and read the
-// outputs of each subsystem whose step starts before the communication point, then copy the new
-// outputs into its destinations' input buffers. Every input is a held value known for all
-// times, read through the SDK's inline Inputs::at; there are no extrapolators, checks,
-// monitors, power bonds or records. What this costs beyond (a) is the cost of the plugin
-// interface itself, which no host built on it can avoid.
-
-// Inputs of one subsystem: each port points into its source's published outputs.
-class HeldInputs final : public stride::Inputs {
- public:
-  void wire(std::vector<const double*> sources, const std::vector<std::size_t>& sizes) {
-    known_.resize(sources.size());
-    for (std::size_t k = 0; k < sources.size(); ++k)
-      known_[k] = Known{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), sources[k], sizes[k]};
-    set_known(known_.data(), known_.size());
-  }
-
- protected:
-  std::span<const double> evaluate(std::size_t port, double) override {
-    throw std::logic_error("input " + std::to_string(port) + " is not wired");
-  }
-
- private:
-  std::vector<Known> known_;
-};
-
-struct BareNode {
-  std::shared_ptr<stride::Subsystem> sub;
-  std::vector<stride::PortSpec> ports;
-  HeldInputs inputs;
-  std::vector<double> y, published;
-  double t = 0.0, h = 0.0;
-  std::size_t offset(const std::string& out) const {
-    std::size_t o = 0;
-    for (const auto& p : ports) {
-      if (p.direction != stride::Direction::output) continue;
-      if (p.name == out) return o;
-      o += p.size;
-    }
-    throw std::runtime_error("no output " + out);
-  }
-};
-
-struct BareResult {
-  double s1_end = 0.0;  // crane s at 10 s
-  long crane_steps = 0, fast_steps = 0;
-};
-
-// The plugin objects are made once (outside the timing, like the framework's Experiment);
-// run() starts from t = 0 each time.
-class BarePlugins {
- public:
-  explicit BarePlugins(const host::PluginRegistry& reg) {
-    crane_.sub = host::make_multibody_subsystem(reg.create_model("crane_independent", {{"actuators", 1}, {"coupling", "force"}}),
-                                               reg.create_formulation("independent", stride::json::object()));
-    rim_.sub = reg.create_subsystem("rim", {{"actuators", 1}, {"sync_interval", 0.01}, {"coupling", "force"}});
-    cyl_.sub = host::make_ode_subsystem(reg.create_ode("cylinder", {{"coupling", "force"}, {"initialize", "equilibrium"}}),
-                                       reg.create_integrator("semi_implicit_euler", stride::json::object()));
-    crane_.h = 0.01;
-    rim_.h = cyl_.h = 0.0002;
-    for (BareNode* n : nodes()) {
-      n->ports = n->sub->ports();
-      std::size_t w = 0;
-      for (const auto& p : n->ports)
-        if (p.direction == stride::Direction::output) w += p.size;
-      n->y.assign(w, 0.0);
-      n->published.assign(w, 0.0);
-    }
-    // The connections of crane1_rim.json.
-    wire(crane_, {{"f_h", {&cyl_, "f_h"}}});
-    wire(rim_, {{"s_M", {&crane_, "s"}},
-                {"s_dot_M", {&crane_, "s_dot"}},
-                {"M_eff", {&crane_, "M_eff"}},
-                {"f_eff", {&crane_, "f_eff"}},
-                {"f_h", {&cyl_, "f_h"}}});
-    wire(cyl_, {{"s", {&rim_, "s"}}, {"s_dot", {&rim_, "s_dot"}}, {"f_eq", {&crane_, "f_eff"}}});
-    for (BareNode* n : nodes()) n->sub->bind(n->inputs);
-  }
-
-  BareResult run(double end, double macro) {
-    BareResult r;
-    const double t0 = 0.0, eps = 1e-9 * macro;
-    // As the host: initialize, outputs until the feedthrough chains settle, equilibrate in
-    // the manifest's order, outputs.
-    for (BareNode* n : nodes()) {
-      n->sub->initialize(t0);
-      n->t = t0;
-      std::fill(n->published.begin(), n->published.end(), 0.0);
-    }
-    for (int pass = 0; pass <= 3; ++pass)
-      for (BareNode* n : nodes()) publish(*n);
-    for (BareNode* n : nodes()) {
-      n->sub->equilibrate(t0);
-      publish(*n);
-    }
-    for (BareNode* n : nodes()) publish(*n);
-    BareNode* stepped[3];
-    long k = 0;
-    double T = t0;
-    while (T < end - eps) {
-      ++k;
-      const double Tn = std::min(t0 + static_cast<double>(k) * macro, end);
-      int m = 0;
-      for (BareNode* n : nodes()) {
-        if (!(n->t < Tn - eps)) continue;
-        do {
-          n->t = grid_time(n->sub->step(n->t, n->h), t0, n->h, Tn, eps);
-          n->sub->outputs(n->y);
-        } while (n->t < Tn - eps);
-        stepped[m++] = n;
-      }
-      for (int i = 0; i < m; ++i) std::copy(stepped[i]->y.begin(), stepped[i]->y.end(), stepped[i]->published.begin());
-      T = Tn;
-    }
-    r.s1_end = crane_.published[crane_.offset("s")];
-    return r;
-  }
-
- private:
-  std::array<BareNode*, 3> nodes() { return {&crane_, &rim_, &cyl_}; }
-  static void publish(BareNode& n) {
-    n.sub->outputs(n.y);
-    n.published = n.y;
-  }
-  void wire(BareNode& dst, const std::map<std::string, std::pair<BareNode*, std::string>>& from) {
-    std::vector<const double*> src;
-    std::vector<std::size_t> sizes;
-    for (const auto& p : dst.ports) {
-      if (p.direction != stride::Direction::input) continue;
-      const auto it = from.find(p.name);
-      if (it == from.end()) throw std::runtime_error("bench: input " + p.name + " is not wired");
-      src.push_back(it->second.first->published.data() + it->second.first->offset(it->second.second));
-      sizes.push_back(p.size);
-    }
-    dst.inputs.wire(src, sizes);
-  }
-  BareNode crane_, rim_, cyl_;
-};
+// and driven through the same SDK interfaces by the least a Jacobi host can do
+// (tests/support/bare_jacobi.hpp). What this costs beyond (a) is the cost of the plugin
+// interface itself, which no host built on it can avoid. The plugin objects are made once,
+// outside the timing, like the framework's Experiment.
+stride_test::BareJacobi make_bare(const host::PluginRegistry& reg) {
+  stride_test::BareJacobi b;
+  b.add("crane",
+        host::make_multibody_subsystem(reg.create_model("crane_independent", {{"actuators", 1}, {"coupling", "force"}}),
+                                       reg.create_formulation("independent", stride::json::object())),
+        0.01);
+  b.add("rim", reg.create_subsystem("rim", {{"actuators", 1}, {"sync_interval", 0.01}, {"coupling", "force"}}), 0.0002);
+  b.add("cylinder",
+        host::make_ode_subsystem(reg.create_ode("cylinder", {{"coupling", "force"}, {"initialize", "equilibrium"}}),
+                                 reg.create_integrator("semi_implicit_euler", stride::json::object())),
+        0.0002);
+  // The connections of crane1_rim.json.
+  b.connect("crane.s", "rim.s_M");
+  b.connect("crane.s_dot", "rim.s_dot_M");
+  b.connect("crane.M_eff", "rim.M_eff");
+  b.connect("crane.f_eff", "rim.f_eff");
+  b.connect("rim.s", "cylinder.s");
+  b.connect("rim.s_dot", "cylinder.s_dot");
+  b.connect("crane.f_eff", "cylinder.f_eq");
+  b.connect("cylinder.f_h", "crane.f_h");
+  b.connect("cylinder.f_h", "rim.f_h");
+  b.finalize();
+  return b;
+}
 
 // ---- Framework runs -------------------------------------------------------------------------
 
@@ -680,18 +563,9 @@ int main(int argc, char** argv) {
     if (profile == "rim") {
       const Outcome r = run_case(reg, rim_coarse);
       std::printf("profile run: %s, %.1f ms\n", host::to_string(r.status), 1e3 * r.wall);
-    } else if (profile == "debug") {
-      BarePlugins bare(reg);
-      for (double T : {2.2, 3.0, 10.0}) {
-        char e[64];
-        std::snprintf(e, sizeof e, "/coupling/end=%.6g", T);
-        const Outcome r = run_case(reg, Case{"manifests/crane1_rim.json", {e, "/record/interval=0.0002"}});
-        const auto cols = read_csv(r.output / "results.csv", {"crane.s", "cylinder.p1"});
-        std::printf("T=%g bare %.15g framework %.15g\n", T, bare.run(T, 0.0002).s1_end, cols[0].back());
-      }
     } else if (profile == "bare") {
-      BarePlugins bare(reg);
-      bare.run(10.0, 0.0002);
+      stride_test::BareJacobi bare = make_bare(reg);
+      bare.run(0.0, 10.0, 0.0002);
     } else {
       FusedOptions o;
       o.faithful = profile == "faithful";
@@ -723,9 +597,9 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    BarePlugins bare(reg);
-    const BareResult b = bare.run(10.0, 0.0002);
-    const double ds = std::abs(b.s1_end - cols[0].back());
+    stride_test::BareJacobi bare = make_bare(reg);
+    bare.run(0.0, 10.0, 0.0002);
+    const double ds = std::abs(bare.published("crane.s")[0] - cols[0].back());
     std::printf("  plugins without the host (a4): s1 at 10 s differs by %.3g m (CSV: 12 digits)\n", ds);
     if (!(ds <= 1e-9)) {
       std::printf("  MISMATCH: the plugins without the host do not reproduce the framework run\n");
@@ -777,11 +651,11 @@ int main(int argc, char** argv) {
 
   // 3. Timings, interleaved so that load from other processes spreads over all cases.
   std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_mono, t_zoh;
-  BarePlugins bare(reg);
+  stride_test::BareJacobi bare = make_bare(reg);
   for (int i = 0; i < repeat; ++i) {
     {
       auto w = Clock::now();
-      bare.run(10.0, 0.0002);
+      bare.run(0.0, 10.0, 0.0002);
       t_bare.push_back(seconds_since(w));
     }
     {
