@@ -246,3 +246,47 @@ TEST_CASE("push() and evaluate() do not allocate, also once the history wraps ar
     CHECK(during == 0);
   }
 }
+
+TEST_CASE("holds_from: where a hold returns its newest sample, so the host may read it without evaluating") {
+  // zoh and lagrange of order 0 hold their newest sample from (just before) its time on; the
+  // higher orders, linear and smoothing vary with t and never hold.
+  struct Case {
+    const char* name;
+    json params;
+    bool holds;
+  };
+  const std::vector<Case> cases = {{"zoh", json::object(), true},
+                                   {"lagrange", {{"order", 0}}, true},
+                                   {"lagrange", {{"order", 1}}, false},
+                                   {"lagrange", {{"order", 3}}, false},
+                                   {"linear", json::object(), false},
+                                   {"smoothing", {{"window", 0.05}}, false}};
+  for (const auto& c : cases) {
+    INFO(c.name << " " << c.params.dump());
+    auto e = make(c.name, c.params, 1);
+    CHECK(std::isinf(e->holds_from()));  // nothing pushed yet
+    double u[1];
+    for (int k = 0; k <= 20; ++k) {
+      const double t = 0.01 * k, y[1] = {std::sin(3.0 * t) + 2.0};
+      e->push(t, y);
+      const double from = e->holds_from();
+      if (!c.holds) {
+        CHECK(std::isinf(from));
+        continue;
+      }
+      CHECK(from <= t);
+      CHECK(from > t - 1e-8);
+      // Every time from `from` on (before the next push) gives exactly the newest sample.
+      for (double tr : {from, t, t + 0.003, t + 0.01, t + 5.0}) {
+        e->evaluate(tr, u);
+        CHECK(u[0] == y[0]);
+      }
+      // zoh: just before `from`, the older sample (lagrange order 0 interpolates with the
+      // sample after t, so it holds a little earlier than it says; the host only reads less).
+      if (k > 0 && std::string(c.name) == "zoh") {
+        e->evaluate(t - 0.005, u);
+        CHECK(u[0] != y[0]);
+      }
+    }
+  }
+}
