@@ -101,6 +101,7 @@ struct Node {
   // State during a run.
   double t = 0.0, t_prev = 0.0;
   std::vector<double> y, y_prev;
+  double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
   long steps = 0;
   struct Bound {
     std::size_t element;

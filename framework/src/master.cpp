@@ -204,7 +204,10 @@ class Master {
             b.rectangle = b.rectangle && std::isfinite(l->extrapolator->holds_from());
       }
     }
-    for (auto& n : g_.nodes) rec_.advance(*n);
+    for (auto& n : g_.nodes) {
+      rec_.advance(*n);
+      guarded(*n, [&] { n->energy0 = n->sub->energy(); });
+    }
   }
 
   void run() {
@@ -444,7 +447,10 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   s["results"] = "results.csv";
   s["rows"] = rec.rows_written();
   json subs = json::object();
-  double total_energy = 0;
+  // Energy balance (Rahikainen 2020 §2.3.2, system level): for each subsystem that reports its
+  // stored energy, the change over the run against the energy that entered through its power
+  // bonds; the difference was made or lost inside it (sources, dissipation, integration error).
+  double total_energy = 0, total_change = 0, total_bond_in = 0;
   bool energy_known = true;
   for (auto& n : g.nodes) {
     json j;
@@ -453,14 +459,31 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     j["steps"] = n->steps;
     j["time_reached"] = n->t;
     j["statistics"] = statistics_of(*n);
+    double bond_in = 0;
+    for (auto& b : n->bonds) bond_in += b.energy;
     try {
       json r = n->sub->report();
       if (!r.empty()) j["report"] = r;
       const double e = n->sub->energy();
-      if (std::isfinite(e)) j["energy_J"] = e, total_energy += e;
-      else energy_known = false;
+      if (std::isfinite(e)) {
+        j["energy_J"] = e;
+        total_energy += e;
+        if (std::isfinite(n->energy0)) {
+          j["energy_balance"] = {{"initial_J", n->energy0},
+                                 {"change_J", e - n->energy0},
+                                 {"bond_energy_in_J", bond_in},
+                                 {"internal_J", e - n->energy0 - bond_in}};
+          total_change += e - n->energy0;
+          total_bond_in += bond_in;
+        } else {
+          energy_known = false;
+        }
+      } else {
+        energy_known = false;
+      }
     } catch (const std::exception& e) {
       j["report_error"] = e.what();
+      energy_known = false;
     }
     if (!n->bonds.empty()) {
       json bonds = json::array();
@@ -470,7 +493,14 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     subs[n->name] = j;
   }
   s["subsystems"] = subs;
-  if (energy_known && !g.nodes.empty()) s["total_subsystem_energy_J"] = total_energy;
+  if (energy_known && !g.nodes.empty()) {
+    s["total_subsystem_energy_J"] = total_energy;
+    // Every subsystem reports energy: the whole system's change against what crossed its
+    // bonds (the energy residuals of coupled bonds plus any bond left unpaired).
+    s["energy_balance"] = {{"change_J", total_change},
+                           {"bond_energy_in_J", total_bond_in},
+                           {"internal_J", total_change - total_bond_in}};
+  }
   json conns = json::array();
   for (auto& l : g.links) {
     json c{{"from", l->config.from_text},
