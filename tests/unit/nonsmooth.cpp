@@ -383,12 +383,12 @@ TEST_CASE("gripping crane: with the jaws sticking, the interface model is the cr
                                  << em << ", f_eff rel diff " << ef << " (f_eff1 = " << ref.y[o_r] << " N)");
       if (k == 1e9) CHECK(prev / em > 50.0);
       prev = em;
-      // Prismatic: the closing force F acts on R and on the jaw; through the compliant jaw
-      // contacts the interface model cancels it only up to O(1/k) (f_eff rel diff ~0.2 at 1e7).
-      if (k == 1e11) {  // what is left: the friction and bilateral regularization (k = 1e12)
-        CHECK(em < 1e-5);
-        CHECK(ef < (prismatic ? 1e-4 : 1e-5));
-      }
+      // The squeeze of the jaws (the prismatic jaw's closing force F on R and on the jaw, or
+      // the rigid jaws' preload k δ) is internal: the active contact rows carry the force their
+      // compression already holds, so f̃ is the crane's at every stiffness (it was off by
+      // O(F/k), 20 % at 1e7, while those rows only constrained accelerations).
+      CHECK(ef < 1e-5);
+      if (k == 1e11) CHECK(em < 1e-5);  // what is left: friction and bilateral regularization (k = 1e12)
     }
   }
   // Opening the jaws (no preload, the load hangs free of them): the load is no longer carried.

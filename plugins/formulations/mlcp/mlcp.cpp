@@ -321,7 +321,11 @@ class Mlcp final : public Formulation {
         Aa_.row(k).setZero();
         if (h_last_ > 0.0 && lambda_[k] != 0.0) Qt_.noalias() += A_.row(k).transpose() * (lambda_[k] / h_last_);
       }
-      ac_[k] = k < m_ && active ? -dyn_.bias[k] : 0.0;
+      // Bilateral rows: the acceleration constraint. Active contact rows: the compliant row of
+      // the step, A v+ + C λ̂ + φ = 0, per unit of time, so that the model carries the force
+      // the contact's compression and approach speed already hold (a squeezed jaw's preload).
+      if (k < m_) ac_[k] = active ? -dyn_.bias[k] : 0.0;
+      else ac_[k] = active ? -(A_.row(k).dot(v) + phi_[k]) / h : 0.0;
     }
     Ya_ = Aa_.transpose();
     ldlt_M_.solveInPlace(Ya_);
