@@ -34,6 +34,9 @@ void NodeInputs::prepare() {
 }
 
 std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
+  if (port >= node_.in_links.size())
+    throw std::out_of_range("input index " + std::to_string(port) + " read by subsystem \"" + node_.name + "\", which has " +
+                            std::to_string(node_.in_links.size()) + " inputs");
   const auto& links = node_.in_links[port];
   // The interval of times for which every link's value is the one evaluated now: a hold from
   // its start on, else this instant only.

@@ -232,6 +232,21 @@ TEST_CASE("cli: a plugin that throws exits 1 with status failed, naming the plug
   check_ramp_gain_rows(t);
 }
 
+TEST_CASE("cli: a plugin reading an input it never declared stops the run cleanly, naming it") {
+  Scratch s;
+  const fs::path out = s.dir / "bad_input";
+  auto o = stride(s, "run '" + kDir + "bad_input_index.json' --out '" + out.string() + "' --quiet");
+  CHECK(o.code == 1);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "failed");
+  const std::string msg = sum.at("message");
+  CHECK(contains(msg, "test_bad_input_index"));
+  CHECK(contains(msg, "input index 1 read by subsystem \"sink\", which has 1 inputs"));
+  // Rows up to the last macro step before t = 0.555 s stay readable: 0, 0.1, ..., 0.5.
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() == 6);
+}
+
 TEST_CASE("cli: validate exit codes") {
   Scratch s;
   auto o = stride(s, "validate '" + kDir + "ramp_gain.json'");
