@@ -72,6 +72,8 @@ class Recorder {
     }
   }
   std::size_t rows_written() const { return written_; }
+  // Every row written so far reaches the file (before summary.json claims them).
+  void finish() { std::fflush(file_); }
 
  private:
   struct Row {
@@ -431,6 +433,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     res.status = RunStatus::failed;
     res.message = e.what();
   }
+  rec.finish();
   res.end_time_reached = master.time_reached();
   res.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   prog.done(to_string(res.status), res.end_time_reached);
