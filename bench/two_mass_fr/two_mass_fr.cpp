@@ -56,6 +56,7 @@ struct Scheme {
   bool fastest_first = false;
   int order = 0;           // Lagrange order on both connections (smoothing: into the fast mass)
   bool smoothing = false;  // smoothing into the slow mass
+  bool held = false;       // smoothing: one mean of the last slow step, held over the step
 };
 
 std::vector<Scheme> schemes() {
@@ -63,6 +64,7 @@ std::vector<Scheme> schemes() {
   for (int p = 0; p <= 4; ++p) s.push_back({"SF-O" + std::to_string(p), false, p, false});
   for (int p = 0; p <= 4; ++p) s.push_back({"FF-O" + std::to_string(p), true, p, false});
   s.push_back({"smoothing", true, 3, true});
+  s.push_back({"smoothing-held", true, 3, true, true});
   return s;
 }
 
@@ -154,7 +156,8 @@ std::vector<std::string> overrides_for(const Setting& s, const Scheme& sc, const
   o.push_back(R"(/record/variables=["fast.x", "fast.v", "slow.x", "slow.v"])");
   const json lagrange = {{"plugin", "lagrange"}, {"parameters", {{"order", sc.order}, {"history", history}}}};
   const json into_slow = sc.smoothing
-                             ? json{{"plugin", "smoothing"}, {"parameters", {{"window", h_slow}, {"history", history}}}}
+                             ? json{{"plugin", "smoothing"},
+                                    {"parameters", {{"window", h_slow}, {"history", history}, {"window_end", sc.held ? "newest" : "t"}}}}
                              : lagrange;
   o.push_back("/connections/0/extrapolator=" + into_slow.dump());
   o.push_back("/connections/1/extrapolator=" + lagrange.dump());

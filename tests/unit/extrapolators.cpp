@@ -222,6 +222,24 @@ TEST_CASE("smoothing returns the mean of the samples in (t - window, t]") {
   CHECK(std::abs(u - offset) > 0.5);
 }
 
+TEST_CASE("smoothing with window_end = newest holds the mean of the window ending at the newest sample") {
+  auto e = make("smoothing", {{"window", 0.35}, {"window_end", "newest"}}, 1);
+  for (int k = 0; k <= 10; ++k) {
+    const double t = 0.1 * k, y = t;
+    e->push(t, {&y, 1});
+  }
+  // The same mean, (0.65, 1.0] -> 0.7, 0.8, 0.9, 1.0, at every time asked until the next sample.
+  double u = 0.0;
+  for (double t : {0.55, 0.9, 1.0, 1.3}) {
+    e->evaluate(t, {&u, 1});
+    CHECK(u == doctest::Approx(0.85));
+  }
+  const double y = 1.1;
+  e->push(1.1, {&y, 1});
+  e->evaluate(1.05, {&u, 1});  // (0.75, 1.1]: 0.8 ... 1.1
+  CHECK(u == doctest::Approx(0.95));
+}
+
 TEST_CASE("push() and evaluate() do not allocate, also once the history wraps around") {
   const std::vector<std::pair<std::string, json>> cases = {
       {"zoh", {{"history", 8}}},

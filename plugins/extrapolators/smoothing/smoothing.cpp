@@ -4,7 +4,9 @@
 // oscillation. When that interval holds no sample, the newest sample at or before t (zero-order
 // hold). Meant for a fast source feeding the slow subsystem under a fastest-first scheme, where
 // the fast subsystem has already advanced over the slow step being taken; the reverse direction
-// (slow feeding fast) still needs a polynomial extrapolator.
+// (slow feeding fast) still needs a polynomial extrapolator. With window_end = "newest" the
+// mean is over the window ending at the newest sample, the same for every t until the next
+// sample: the paper's variant, one mean of the last slow step held over the step.
 #include "../common/polynomial.hpp"
 
 namespace {
@@ -24,18 +26,28 @@ class Smoothing final : public stride::Extrapolator {
     window.unit = "s";
     window.min = 0.0;
     window.doc = "averaging interval (t - window, t]; set it to the consumer's (slow) step";
-    i.parameters = {window, stride_extrapolation::history_param()};
+    i.parameters = {window,
+                    stride::choice_param("window_end", "t", {"t", "newest"},
+                                         "t: the mean over (t - window, t] for each time asked; newest: the mean over "
+                                         "the window ending at the newest sample, held for every t until the next "
+                                         "sample (González 2011: one mean of the last slow step, constant over the step)"),
+                    stride_extrapolation::history_param()};
     return i;
   }
   explicit Smoothing(const stride::Params& p)
-      : window_(p.real("window")), capacity_(static_cast<std::size_t>(p.integer("history"))) {}
+      : window_(p.real("window")),
+        held_(p.string("window_end") == "newest"),
+        capacity_(static_cast<std::size_t>(p.integer("history"))) {}
 
   void reset(std::size_t width) override { history_.reset(width, capacity_); }
   void push(double t, std::span<const double> y) override { history_.push(t, y); }
-  void evaluate(double t, std::span<double> u) const override { history_.window_mean(t, window_, u); }
+  void evaluate(double t, std::span<double> u) const override {
+    history_.window_mean(held_ ? history_.newest_time() : t, window_, u);
+  }
 
  private:
   double window_;
+  bool held_;
   std::size_t capacity_;
   stride_extrapolation::SampleHistory history_;
 };
