@@ -13,6 +13,12 @@
 namespace stride::host {
 namespace fs = std::filesystem;
 
+double on_grid(double t, double t0, double h) {
+  const double k = static_cast<double>(static_cast<long long>((t - t0) / h + 0.5));  // t >= t0
+  const double tk = t0 + k * h;
+  return std::abs(t - tk) <= 1e-9 * h ? tk : t;
+}
+
 const char* to_string(RunStatus s) {
   switch (s) {
     case RunStatus::completed: return "completed";
@@ -297,7 +303,7 @@ class Master {
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") returned time " +
                                         std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
                                         " of at most " + std::to_string(h) + " s"};
-    n.t = on_grid(t_new, n.step);
+    n.t = on_grid(t_new, c_.start, n.step);
     ++n.steps;
     read_outputs(n);
     check_monitors(n);
@@ -307,16 +313,6 @@ class Master {
       b.power = p;
     }
     rec_.advance(n);
-  }
-
-  // A subsystem's time is a sum of its steps. Where it lies within round-off of a point of its
-  // own grid (t0 + k h) it is set to that point, so that round-off does not accumulate: over
-  // 10^4 steps the drift of a plain sum outgrows any fixed tolerance, and a subsystem on the
-  // macro grid would take a second step in one macro step.
-  double on_grid(double t, double h) const {
-    const double k = static_cast<double>(static_cast<long long>((t - c_.start) / h + 0.5));  // t >= start
-    const double tk = c_.start + k * h;
-    return std::abs(t - tk) <= 1e-9 * h ? tk : t;
   }
 
   // Advances n until it reaches `target` (Jacobi / Gauss–Seidel); false when it is there already.

@@ -18,16 +18,15 @@
 #include <string>
 #include <vector>
 
+#include <stride/host/experiment.hpp>
 #include <stride/subsystem.hpp>
 
 namespace stride_test {
 
-// A subsystem's time after a step, as the host keeps it: t0 + k h when within 1e-9 h of that
-// grid point, then the communication point T when within eps of it.
+// A subsystem's time after a step, as the host keeps it: on its own grid (host::on_grid), then
+// on the communication point T when within eps of it.
 inline double grid_time(double t, double t0, double h, double T, double eps) {
-  const double k = static_cast<double>(static_cast<long long>((t - t0) / h + 0.5));  // t >= t0
-  const double tk = t0 + k * h;
-  if (std::abs(t - tk) <= 1e-9 * h) t = tk;
+  t = stride::host::on_grid(t, t0, h);
   return std::abs(t - T) <= eps ? T : t;
 }
 

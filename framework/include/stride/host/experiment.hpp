@@ -161,6 +161,12 @@ struct RunResult {
 // <output>/summary.json at the end, whatever the outcome.
 RunResult run(Experiment& experiment, const RunOptions& options);
 
+// A subsystem's time after a step, as the masters keep it. A time is a sum of steps; where it
+// lies within 1e-9 h of a point t0 + k h of the subsystem's own grid it is set to that point,
+// so that round-off does not accumulate: over 10^4 steps the drift of a plain sum outgrows any
+// fixed tolerance, and a subsystem on the macro grid would take a second step in one macro step.
+double on_grid(double t, double t0, double h);
+
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
