@@ -54,6 +54,10 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
     } catch (const std::exception& e) {
       throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
                                                            node_.ports[node_.inputs[port]].name + ": " + e.what());
+    } catch (...) {
+      throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
+                                                           node_.ports[node_.inputs[port]].name +
+                                                           ": threw an exception that is not a std::exception");
     }
   }
   std::span<const double> value;
@@ -74,6 +78,9 @@ std::string BondPair::name() const {
 }
 
 namespace {
+
+// A port wider than this is a plugin's mistake, not a model (the largest shipped port has 9).
+constexpr std::size_t kMaxPortSize = 1'000'000;
 
 std::string list(const std::vector<std::string>& v) {
   std::string s;
@@ -169,8 +176,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       return make();
     } catch (const std::exception& e) {
       error(ptr, std::string("could not create: ") + e.what());
-      return decltype(make())();
+    } catch (...) {
+      error(ptr, "could not create: the plugin threw an exception that is not a std::exception");
     }
+    return decltype(make())();
   };
 
   // Subsystems.
@@ -228,13 +237,21 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     } catch (const std::exception& e) {
       error(sc.pointer, "plugin \"" + node->plugin + "\" failed to declare its ports: " + e.what());
       continue;
+    } catch (...) {
+      error(sc.pointer, "plugin \"" + node->plugin + "\" failed to declare its ports: it threw an exception that is not a std::exception");
+      continue;
     }
     std::set<std::string> seen;
+    bool ports_ok = true;
     for (std::size_t i = 0; i < node->ports.size(); ++i) {
       const auto& port = node->ports[i];
-      if (!seen.insert(port.name).second || port.size == 0)
-        error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" twice or with size 0");
+      if (!seen.insert(port.name).second || port.size == 0 || port.size > kMaxPortSize) {
+        error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" twice, or with size " +
+                              std::to_string(port.size) + " (expected 1 to " + std::to_string(kMaxPortSize) + ")");
+        ports_ok = false;
+      }
     }
+    if (!ports_ok) continue;
     node->output_offset.assign(node->ports.size(), 0);
     for (std::size_t i = 0; i < node->ports.size(); ++i) {
       if (node->ports[i].direction == Direction::input) {
@@ -268,8 +285,14 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
     node->y.assign(node->output_width, 0.0);
     node->y_prev.assign(node->output_width, 0.0);
-    node->sub->bind(node->input_view);
+    try {
+      node->sub->bind(node->input_view);
+    } catch (...) {
+      error(sc.pointer, "plugin \"" + node->plugin + "\" threw while the host bound its inputs");
+      continue;
+    }
     by_name[node->name] = node.get();
+    node->index = static_cast<int>(g.nodes.size());
     g.nodes.push_back(std::move(node));
   }
   std::vector<std::string> sub_names;
@@ -280,7 +303,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   auto find_node = [&](const std::string& name, const std::string& ptr) -> Node* {
     auto it = by_name.find(name);
     if (it != by_name.end()) return it->second;
-    if (std::find(sub_names.begin(), sub_names.end(), name) != sub_names.end()) return nullptr;  // reported already
+    if (std::find(sub_names.begin(), sub_names.end(), name) != sub_names.end() ||
+        std::find(manifest_.declared_subsystems.begin(), manifest_.declared_subsystems.end(), name) !=
+            manifest_.declared_subsystems.end())
+      return nullptr;  // reported already
     std::string msg = "unknown subsystem \"" + name + "\"";
     if (auto c = closest(name, sub_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
     error(ptr, msg + "; subsystems: " + list(sub_names));
@@ -318,12 +344,12 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     // Element ranges.
     const std::size_t s_first = cc.from_first, s_count = cc.from_count ? cc.from_count : so.size;
     const std::size_t d_first = cc.to_first, d_count = cc.to_count ? cc.to_count : di.size;
-    if (s_first + s_count > so.size) {
+    if (s_first >= so.size || s_count > so.size - s_first) {
       error(cc.pointer + "/from", "elements [" + std::to_string(s_first) + ", " + std::to_string(s_first + s_count) +
                                       ") out of range: " + cc.from_subsystem + "." + so.name + " has " + std::to_string(so.size) + " elements");
       ok = false;
     }
-    if (d_first + d_count > di.size) {
+    if (d_first >= di.size || d_count > di.size - d_first) {
       error(cc.pointer + "/to", "elements [" + std::to_string(d_first) + ", " + std::to_string(d_first + d_count) +
                                     ") out of range: " + cc.to_subsystem + "." + di.name + " has " + std::to_string(di.size) + " elements");
       ok = false;
@@ -362,11 +388,12 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     if (!link->extrapolator) continue;
     dst->in_links[k].push_back(link.get());
     src->out_links.push_back(link.get());
+    link->index = static_cast<int>(g.links.size());
     g.links.push_back(std::move(link));
   }
 
   // Unconnected inputs (only meaningful when every connection could be resolved).
-  if (diags.empty() && all_built) {
+  if (diags.empty() && all_built && manifest_.graph_complete) {
     for (auto& n : g.nodes)
       for (std::size_t k = 0; k < n->inputs.size(); ++k) {
         const PortSpec& in = n->ports[n->inputs[k]];
@@ -382,7 +409,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   }
 
   // Algebraic loops: a cycle through outputs with direct feedthrough.
-  if (diags.empty()) {
+  if (diags.empty() && manifest_.graph_complete) {
     // vertex = (node, output port); edge o -> o' when o feeds an input of the node of o' and o'
     // has feedthrough.
     std::map<std::pair<Node*, int>, std::vector<std::pair<Node*, int>>> adj;
@@ -461,28 +488,20 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
 
   // Output bounds.
   for (const auto& ob : manifest_.monitor.bounds) {
-    std::string sub, port;
-    auto dot = ob.variable.find('.');
-    sub = ob.variable.substr(0, dot);
-    port = ob.variable.substr(dot + 1);
-    std::size_t first = 0, count = 0;
-    if (auto br = port.find('['); br != std::string::npos) {
-      first = std::stoul(port.substr(br + 1));
-      count = 1;
-      port = port.substr(0, br);
-    }
-    Node* n = find_node(sub, ob.pointer);
+    Node* n = find_node(ob.subsystem, ob.pointer);
     if (!n) continue;
-    int pi = find_port(n, port, Direction::output, ob.pointer);
+    int pi = find_port(n, ob.port, Direction::output, ob.pointer);
     if (pi < 0) continue;
     const PortSpec& ps = n->ports[pi];
-    if (count && first >= ps.size) {
-      error(ob.pointer, "element " + std::to_string(first) + " out of range: " + sub + "." + port + " has " + std::to_string(ps.size) + " elements");
+    const std::size_t first = ob.first, count = ob.count ? ob.count : ps.size;
+    if (first >= ps.size || count > ps.size - first) {
+      error(ob.pointer, "elements [" + std::to_string(first) + ", " + std::to_string(first + count) + ") out of range: " +
+                            ob.subsystem + "." + ob.port + " has " + std::to_string(ps.size) + " elements");
       continue;
     }
-    for (std::size_t e = count ? first : 0; e < (count ? first + 1 : ps.size); ++e)
+    for (std::size_t e = first; e < first + count; ++e)
       n->bounds.push_back({n->output_offset[pi] + e, ob.min, ob.max,
-                           sub + "." + port + (ps.size > 1 ? "[" + std::to_string(e) + "]" : "")});
+                           ob.subsystem + "." + ob.port + (ps.size > 1 ? "[" + std::to_string(e) + "]" : "")});
   }
 
   // Gauss–Seidel order.
@@ -530,7 +549,12 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
   }
 
-  if (!diags.empty()) throw ManifestError(diags);
+  if (!diags.empty() || !manifest_.problems.empty()) {
+    std::vector<Diagnostic> all = manifest_.problems;
+    all.insert(all.end(), diags.begin(), diags.end());
+    attribute_to_variables(all, manifest_);
+    throw ManifestError(all);
+  }
 }
 
 }  // namespace stride::host

@@ -17,6 +17,7 @@ struct Node;
 // One connection: source output port -> destination input port, through an extrapolator.
 struct Link {
   ConnectionConfig config;
+  int index = 0;  // in Graph::links
   Node* src = nullptr;
   std::size_t src_offset = 0;  // into src->y
   std::size_t width = 0;
@@ -82,6 +83,7 @@ class NodeInputs final : public Inputs {
 };
 
 struct Node {
+  int index = 0;  // in Graph::nodes
   std::string name;
   std::string plugin;  // plugin(s) for error reports
   std::string pointer;

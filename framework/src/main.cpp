@@ -6,17 +6,22 @@
 
 #include <CLI/CLI.hpp>
 
-#include "stride/host/experiment.hpp"
-#include "stride/host/sweep.hpp"
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <thread>
+
+#include "stride/host/experiment.hpp"
+#include "stride/host/output.hpp"
+#include "stride/host/supervise.hpp"
+#include "stride/host/sweep.hpp"
 
 namespace {
 
 using namespace stride;
 using namespace stride::host;
 
-volatile int g_stop = 0;
-extern "C" void on_signal(int) { g_stop = 1; }
+constexpr int kSummaryNotWritten = 124;  // exit code of a run process whose summary the disk refused
 
 void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn) {
   auto dirs = PluginRegistry::default_search_path();
@@ -152,6 +157,7 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  note_inherited_signals();
   CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
   app.require_subcommand(1);
 
@@ -164,6 +170,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
   run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
   run_cmd->add_flag("--quiet", quiet, "no progress report");
+  double grace = 3.0;
+  bool in_process = false;
+  run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
+      ->check(CLI::Range(0.0, 3600.0));
+  run_cmd->add_flag("--in-process", in_process,
+                    "run in this process instead of a supervised child (for debuggers; a crash then loses the summary)");
 
   auto* validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
   validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
@@ -199,7 +211,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Experiment> ex;
   try {
-    Manifest m = load_manifest(manifest_path, sets);
+    Manifest m = read_manifest(manifest_path, sets);
     load_plugins(reg, m.plugin_paths, true);
     ex = std::make_unique<Experiment>(std::move(m), reg);
   } catch (const ManifestError& e) {
@@ -220,21 +232,62 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   RunOptions opt;
-  opt.output = out_dir;
   opt.progress = !quiet;
-  opt.stop = &g_stop;
-  RunResult r;
+  std::unique_ptr<OutputFolder> folder;
   try {
-    r = run(*ex, opt);
+    folder = std::make_unique<OutputFolder>(out_dir.empty() ? ex->manifest().output : std::filesystem::path(out_dir),
+                                            running_summary(*ex));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  opt.folder = folder.get();
+  auto report = [&](const json& s) {
+    std::cerr << "status: " << s.value("status", "?") << ", t = " << s.value("end_time_reached", 0.0) << " s";
+    if (s.contains("wall_time_s")) std::cerr << ", wall " << s.value("wall_time_s", 0.0) << " s";
+    std::cerr << ", results in " << folder->path().string() << "\n";
+    if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
+  };
+  // The run itself, in this process: the caller (a supervisor, or --in-process) handles the rest.
+  auto run_here = [&](const volatile int* stop, RunBeacon* beacon) {
+    opt.stop = stop;
+    opt.beacon = beacon;
+    RunResult r = run(*ex, opt);
+    report(r.summary);
+    if (!r.summary_error.empty()) {
+      std::cerr << "error: " << r.summary_error << "\n";
+      return kSummaryNotWritten;
+    }
+    return exit_code_of(r.summary);
+  };
+  if (in_process) {
+    RunBeacon* beacon = make_beacon();
+    const int rc = run_here(install_run_signals(beacon), beacon);
+    return rc == kSummaryNotWritten ? 1 : rc;
+  }
+
+  RunBeacon* beacon = make_beacon();
+  block_supervisor_signals();
+  std::signal(SIGPIPE, SIG_IGN);  // the supervisor's own stderr may be gone; it still writes the summary
+  std::fflush(nullptr);
+  std::cout.flush();
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::cerr << "error: cannot start the run process: " << std::strerror(errno) << "\n";
     return 1;
   }
-  std::cerr << "status: " << to_string(r.status) << ", t = " << r.end_time_reached << " s, wall " << r.wall_time
-            << " s, results in " << r.output.string() << "\n";
-  if (!r.message.empty()) std::cerr << "cause: " << r.message << "\n";
-  return r.status == RunStatus::completed ? 0 : 1;
+  if (child == 0) {
+    const int rc = run_here(install_run_signals(beacon), beacon);
+    std::cerr.flush();
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  const ChildEnd end = supervise(child, grace, *beacon);
+  if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kSummaryNotWritten) return 1;
+  const json s = conclude(*folder, end, *beacon);
+  const bool concluded_here = !(WIFEXITED(end.wait_status) && s.value("status", "") != "running" && s.contains("wall_time_s"));
+  if (concluded_here) report(s);
+  if (s.contains("summary_error")) std::cerr << "error: " << s.value("summary_error", "") << "\n";
+  return exit_code_of(s);
 }

@@ -1,23 +1,14 @@
 // Reading a manifest and checking its structure (types, keys, ranges). Checks that need the
 // plugins (parameters, ports, units, loops) are in graph.cpp.
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include "stride/host/experiment.hpp"
 
 namespace stride::host {
 namespace fs = std::filesystem;
-
-ManifestError::ManifestError(std::vector<Diagnostic> d)
-    : std::runtime_error([&] {
-        std::string s;
-        for (const auto& x : d) s += (s.empty() ? "" : "\n") + x.str();
-        return s;
-      }()),
-      diags_(std::move(d)) {}
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
@@ -42,25 +33,7 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
 
 namespace {
 
-std::string type_name(const json& v) {
-  if (v.is_number_integer()) return "integer " + v.dump();
-  if (v.is_number()) return "number " + v.dump();
-  if (v.is_string()) return "string " + v.dump();
-  if (v.is_boolean()) return "boolean " + v.dump();
-  if (v.is_null()) return "null";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-std::string escape(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
+std::string escape(const std::string& key) { return pointer_escape(key); }
 
 // Collects diagnostics while walking the document.
 struct Checker {
@@ -153,7 +126,20 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port) {
   return true;
 }
 
-// "sub.port", "sub.port[i]" or "sub.port[i:j]" -> (sub, port, first, count)
+// An element index as written: decimal digits only (no sign, no blanks), at most 9 of them,
+// so that no arithmetic on it can wrap.
+bool parse_index(const std::string& s, std::size_t& out) {
+  if (s.empty() || s.size() > 9) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return true;
+}
+
+// "sub.port", "sub.port[i]" or "sub.port[i:j]" (elements i..j-1, j > i) -> (sub, port, first,
+// count); count 0 means the whole port.
 bool split_endpoint(const std::string& s, std::string& sub, std::string& port, std::size_t& first,
                     std::size_t& count) {
   if (!split_endpoint(s, sub, port)) return false;
@@ -161,32 +147,25 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port, s
   auto open = port.find('[');
   if (open == std::string::npos) return port.find(']') == std::string::npos;
   if (port.back() != ']' || open == 0) return false;
-  std::string range = port.substr(open + 1, port.size() - open - 2);
+  const std::string range = port.substr(open + 1, port.size() - open - 2);
   port = port.substr(0, open);
-  try {
-    std::size_t used = 0;
-    auto colon = range.find(':');
-    if (colon == std::string::npos) {
-      first = std::stoul(range, &used);
-      if (used != range.size()) return false;
-      count = 1;
-      return true;
-    }
-    first = std::stoul(range.substr(0, colon), &used);
-    if (used != colon) return false;
-    std::string rest = range.substr(colon + 1);
-    std::size_t last = std::stoul(rest, &used);
-    if (used != rest.size() || last <= first) return false;
-    count = last - first;
-    return true;
-  } catch (const std::exception&) {
-    return false;
+  if (port.find_first_of("[]") != std::string::npos) return false;
+  const auto colon = range.find(':');
+  if (colon == std::string::npos) {
+    count = 1;
+    return parse_index(range, first);
   }
+  std::size_t last = 0;
+  if (!parse_index(range.substr(0, colon), first) || !parse_index(range.substr(colon + 1), last) || last <= first)
+    return false;
+  count = last - first;
+  return true;
 }
 
 // "variables": {"h_M": 0.01} lets any value elsewhere be the string "$h_M"; --set
-// /variables/h_M=0.02 then changes every use at once.
-void substitute_variables(json& doc, Checker& chk) {
+// /variables/h_M=0.02 then changes every use at once. Each place substituted is remembered, so
+// that a value rejected there is also reported at the variable.
+void substitute_variables(json& doc, Checker& chk, std::map<std::string, std::string>& uses) {
   if (!doc.is_object() || !doc.contains("variables")) return;
   const json vars = doc["variables"];
   if (!vars.is_object()) {
@@ -195,17 +174,20 @@ void substitute_variables(json& doc, Checker& chk) {
   }
   std::vector<std::string> names;
   for (auto it = vars.begin(); it != vars.end(); ++it) names.push_back(it.key());
+  // Depth is bounded by the reader's nesting limit.
   std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& ptr) {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (s.size() > 1 && s[0] == '$') {
-        auto it = vars.find(s.substr(1));
+        const std::string name = s.substr(1);
+        auto it = vars.find(name);
         if (it == vars.end()) {
-          std::string msg = "unknown variable \"" + s.substr(1) + "\"";
-          if (auto c = closest(s.substr(1), names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-          chk.error(ptr, msg + "; variables: " + (names.empty() ? std::string("(none)") : json(names).dump()));
+          std::string msg = "unknown variable \"" + name + "\"";
+          if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+          chk.error(ptr, msg + "; variables: " + (names.empty() ? std::string("(none)") : dump_safe(json(names))));
         } else {
           v = *it;
+          uses[ptr] = name;
         }
       }
     } else if (v.is_object()) {
@@ -218,62 +200,128 @@ void substitute_variables(json& doc, Checker& chk) {
     if (it.key() != "variables") walk(*it, "/" + escape(it.key()));
 }
 
-void apply_override(json& doc, const std::string& text, Checker& chk) {
+void apply_override(json& doc, const std::string& text, Checker& chk, const JsonLimits& limits) {
   auto eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/') {
     chk.error("", "--set " + text + ": expected POINTER=VALUE with a JSON pointer such as /coupling/macro_step=0.01");
     return;
   }
-  std::string ptr = text.substr(0, eq), value = text.substr(eq + 1);
-  json v = json::parse(value, nullptr, false);
-  if (v.is_discarded()) v = value;  // plain strings need no quotes on the command line
+  const std::string ptr = text.substr(0, eq), value = text.substr(eq + 1);
   try {
     json::json_pointer jp(ptr);
-    if (!jp.empty() && !doc.contains(jp.parent_pointer())) {
-      chk.error(ptr, "--set: the parent " + jp.parent_pointer().to_string() + " does not exist in the manifest");
+    std::size_t tokens = 0;
+    for (json::json_pointer q = jp; !q.empty(); q.pop_back()) ++tokens;
+    // The value may nest only as deep as the document's limit leaves below the pointer.
+    JsonLimits inner = limits;
+    inner.max_depth = tokens < limits.max_depth ? limits.max_depth - tokens : 0;
+    std::vector<Diagnostic> problems;
+    json v;
+    if (auto parsed = parse_json(value, chk.file, problems, inner, ptr)) {
+      v = std::move(*parsed);
+    } else {
+      const bool syntax_only = std::all_of(problems.begin(), problems.end(), [](const Diagnostic& d) {
+        return d.message.rfind("invalid JSON", 0) == 0;
+      });
+      if (!syntax_only) {
+        for (auto& d : problems) chk.error(d.pointer, "--set: " + d.message);
+        return;
+      }
+      v = value;  // not JSON: a plain string, which needs no quotes on the command line
+    }
+    const json::json_pointer parent = jp.parent_pointer();
+    if (!jp.empty() && !doc.contains(parent)) {
+      chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
       return;
     }
-    doc[jp] = v;
+    json& target = doc[parent];
+    if (!jp.empty() && target.is_array()) {
+      // An index may replace an element or append one ("-" or the size); a larger index would
+      // silently grow the array with nulls.
+      const std::string last = jp.back();
+      std::size_t index = 0;
+      if (last != "-" && (!parse_index(last, index) || index > target.size())) {
+        chk.error(ptr, "--set: expected an index of " + parent.to_string() + " from 0 to " + std::to_string(target.size()) +
+                           " (or \"-\" to append), found \"" + last + "\"");
+        return;
+      }
+    } else if (!jp.empty() && !target.is_object()) {
+      chk.error(ptr, "--set: " + parent.to_string() + " is " + type_name(target) + ", not an object or array");
+      return;
+    }
+    doc[jp] = std::move(v);
   } catch (const json::exception& e) {
-    chk.error(ptr, std::string("--set: ") + e.what());
+    std::string what = e.what();
+    if (auto q = what.find("] "); q != std::string::npos) what = what.substr(q + 2);
+    chk.error(ptr, "--set: " + what);
   }
 }
 
-}  // namespace
+// Every number that sets a time or a size, against Limits: a step must advance time at
+// every t of the run, and the counts it implies must be feasible.
+void check_sizes(const Manifest& m, Checker& chk) {
+  const CouplingConfig& c = m.coupling;
+  if (!(c.end > c.start) || c.macro_step <= 0) return;  // reported already
+  const double span = c.end - c.start;
+  if (!std::isfinite(span)) {
+    chk.error("/coupling/end", "the run from " + number_text(c.start) + " s to " + number_text(c.end) +
+                                   " s is longer than a double can hold");
+    return;
+  }
+  const double scale = std::max(std::abs(c.start), std::abs(c.end));
+  const double spacing = std::nextafter(scale, INFINITY) - scale;
+  auto number = [](double x) { return number_text(x); };
+  auto step_ok = [&](const std::string& ptr, const std::string& what, double h) {
+    if (h < Limits::time_resolution * spacing) {
+      chk.error(ptr, "expected " + what + " of at least " + number(Limits::time_resolution * spacing) +
+                         " s: at t = " + number(scale) + " s consecutive doubles are " + number(spacing) +
+                         " s apart, so a step of " + number(h) + " s cannot advance time reliably (check /coupling/start and /coupling/end)");
+      return false;
+    }
+    const double count = span / std::min(h, span);
+    if (count > Limits::max_steps * (1 + 1e-12)) {
+      chk.error(ptr, "expected at most " + number(Limits::max_steps) + " steps over the run of " + number(span) +
+                         " s; " + what + " of " + number(h) + " s takes " + number(std::ceil(count)));
+      return false;
+    }
+    return true;
+  };
+  step_ok("/coupling/macro_step", "a macro step", c.macro_step);
+  const double interval = m.record.interval > 0 ? m.record.interval : std::min(c.macro_step, span);
+  const std::string interval_ptr = m.record.interval > 0 ? "/record/interval" : "/coupling/macro_step";
+  if (step_ok(interval_ptr, "a record interval", interval) && span / interval + 1 > Limits::max_rows)
+    chk.error(interval_ptr, "expected at most " + number(Limits::max_rows) + " rows in results.csv; a record interval of " +
+                                number(interval) + " s over " + number(span) + " s gives " +
+                                number(std::floor(span / interval) + 1) + " (record less often)");
+  for (const auto& s : m.subsystems) {
+    if (s.step <= 0 || !step_ok(s.pointer + "/step", "a step", s.step)) continue;
+    // Rows a step spans are filled before they can be written: a step across a million rows
+    // would hold them all in memory.
+    const double widest = std::min(c.scheme != Scheme::multirate && c.align ? std::min(s.step, c.macro_step) : s.step, span);
+    if (widest / interval > Limits::max_buffered_rows)
+      chk.error(s.pointer + "/step", "a step of " + number(s.step) + " s spans " + number(std::floor(widest / interval)) +
+                                         " record intervals of " + number(interval) + " s, more than the " +
+                                         number(Limits::max_buffered_rows) +
+                                         " rows held while a step is under way; record less often or take shorter steps");
+  }
+}
 
-Manifest load_manifest(const fs::path& file, const std::vector<std::string>& overrides) {
+Manifest parse_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
   Checker chk{file.string(), {}};
-  std::ifstream in(file);
-  if (!in) throw ManifestError({{file.string(), "", "cannot open the file"}});
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-
   Manifest m;
   m.file = file;
-  try {
-    m.document = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < e.byte - 1 && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-    std::string what = e.what();
-    if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-    throw ManifestError({{file.string(), "", "invalid JSON at line " + std::to_string(line) + ", column " +
-                                                 std::to_string(col) + ": " + what}});
-  }
-  for (const auto& o : overrides) apply_override(m.document, o, chk);
+  const JsonLimits limits;
+  auto document = parse_json(text, file.string(), chk.diags, limits);
+  if (!document) throw ManifestError(chk.diags);
+  m.document = std::move(*document);
+  if (!m.document.is_object()) throw ManifestError({{file.string(), "", "expected a manifest object {...}, found " + type_name(m.document)}});
+  for (const auto& o : overrides) apply_override(m.document, o, chk, limits);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
-  substitute_variables(m.document, chk);
-  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  substitute_variables(m.document, chk, m.variable_uses);
 
   const json& d = m.document;
-  if (!chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems",
-                          "connections", "coupling", "record", "monitor", "output"},
-                  {"format", "subsystems", "coupling"}))
-    throw ManifestError(chk.diags);
+  chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
+                     "coupling", "record", "monitor", "output"},
+             {"format", "subsystems", "coupling"});
 
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<int>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
@@ -297,6 +345,7 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
     const json& subs = d["subsystems"];
     std::vector<std::string> subsystem_order;
     if (subs.is_object()) {
+      for (auto it = subs.begin(); it != subs.end(); ++it) m.declared_subsystems.push_back(it.key());
       auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
       if (!ordered.is_discarded() && ordered.contains("subsystems") && ordered["subsystems"].is_object())
         for (auto it = ordered["subsystems"].begin(); it != ordered["subsystems"].end(); ++it)
@@ -432,25 +481,43 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
             std::string a, c;
             std::size_t f, n;
             if (!split_endpoint(it.key(), a, c, f, n)) {
-              chk.error(p, "expected a key \"subsystem.port\" or \"subsystem.port[i]\", found \"" + it.key() + "\"");
+              chk.error(p, "expected a key \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\" (i, j element indices from 0), found \"" + it.key() + "\"");
               continue;
             }
+            // [min, max] or {"min": ..., "max": ...}; null or a missing side: no bound.
             const json& v = *it;
-            auto bound = [&](const json& x, double inf) -> std::optional<double> {
-              if (x.is_null()) return inf;
-              if (x.is_number()) return x.get<double>();
+            std::optional<double> lo = -INFINITY, hi = INFINITY;
+            auto side = [&](const json& x, double none, const std::string& ptr) -> std::optional<double> {
+              if (x.is_null()) return none;
+              if (x.is_number() && !std::isnan(x.get<double>())) return x.get<double>();
+              chk.error(ptr, "expected a number or null (no bound), found " + type_name(x));
               return std::nullopt;
             };
-            OutputBound ob;
-            ob.variable = it.key();
-            ob.pointer = p;
-            if (!v.is_array() || v.size() != 2 || !bound(v[0], 0) || !bound(v[1], 0) ||
-                *bound(v[0], -INFINITY) > *bound(v[1], INFINITY)) {
-              chk.error(p, "expected [min, max] with min <= max (null for no bound), found " + v.dump());
+            if (v.is_array() && v.size() == 2) {
+              lo = side(v[0], -INFINITY, p + "/0");
+              hi = side(v[1], INFINITY, p + "/1");
+            } else if (v.is_object()) {
+              if (!chk.object(v, p, {"min", "max"}, {})) continue;
+              if (v.contains("min")) lo = side(v["min"], -INFINITY, p + "/min");
+              if (v.contains("max")) hi = side(v["max"], INFINITY, p + "/max");
+            } else {
+              chk.error(p, "expected [min, max] or {\"min\": min, \"max\": max} (null for no bound), found " + type_name(v));
               continue;
             }
-            ob.min = *bound(v[0], -std::numeric_limits<double>::infinity());
-            ob.max = *bound(v[1], std::numeric_limits<double>::infinity());
+            if (!lo || !hi) continue;
+            if (*lo > *hi) {
+              chk.error(p, "expected min <= max, found min " + number_text(*lo) + " > max " + number_text(*hi));
+              continue;
+            }
+            OutputBound ob;
+            ob.variable = it.key();
+            ob.subsystem = a;
+            ob.port = c;
+            ob.first = f;
+            ob.count = n;
+            ob.pointer = p;
+            ob.min = *lo;
+            ob.max = *hi;
             m.monitor.bounds.push_back(ob);
           }
       }
@@ -465,8 +532,52 @@ Manifest load_manifest(const fs::path& file, const std::vector<std::string>& ove
     m.output = fs::path("out") / file.stem();
   }
 
-  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  check_sizes(m, chk);
+  for (const auto& x : chk.diags)
+    if (x.pointer.empty() || x.pointer.rfind("/subsystems", 0) == 0 || x.pointer.rfind("/connections", 0) == 0)
+      m.graph_complete = false;
+  m.problems = std::move(chk.diags);
   return m;
+}
+
+}  // namespace
+
+Manifest read_manifest_text(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
+  return parse_document(text, file, overrides);
+}
+
+Manifest read_manifest(const fs::path& file, const std::vector<std::string>& overrides) {
+  return parse_document(read_text_file(file), file, overrides);
+}
+
+Manifest load_manifest(const fs::path& file, const std::vector<std::string>& overrides) {
+  Manifest m = read_manifest(file, overrides);
+  if (!m.problems.empty()) {
+    attribute_to_variables(m.problems, m);
+    throw ManifestError(m.problems);
+  }
+  return m;
+}
+
+void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m) {
+  if (m.variable_uses.empty()) return;
+  std::map<std::string, std::vector<std::string>> rejected;  // variable -> "pointer (message)"
+  for (auto& d : diags) {
+    for (const auto& [use, name] : m.variable_uses) {
+      if (d.pointer != use && d.pointer.rfind(use + "/", 0) != 0) continue;
+      const std::string where = "/variables/" + pointer_escape(name);
+      d.message += " (the value of variable \"" + name + "\", " + where + ")";
+      rejected[name].push_back(d.pointer);
+      break;
+    }
+  }
+  for (const auto& [name, places] : rejected) {
+    std::string list;
+    for (const auto& p : places) list += (list.empty() ? "" : ", ") + p;
+    diags.push_back({m.file.string(), "/variables/" + pointer_escape(name),
+                     "the value " + type_name(m.document.value("variables", json::object()).value(name, json())) +
+                         " is rejected where it is used: " + list});
+  }
 }
 
 }  // namespace stride::host

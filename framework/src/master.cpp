@@ -1,22 +1,33 @@
 // The co-simulation masters (Jacobi, Gauss–Seidel, multirate slowest-/fastest-first), the
 // results writer and the run summary.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <optional>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 
 #include "graph.hpp"
+#include "stride/host/output.hpp"
+#include "stride/host/supervise.hpp"
 
 namespace stride::host {
 namespace fs = std::filesystem;
 
-double on_grid(double t, double t0, double h) {
-  const double k = static_cast<double>(static_cast<long long>((t - t0) / h + 0.5));  // t >= t0
+double on_grid(double t, double t0, double h, double taken) {
+  const double k = std::floor((t - t0) / h + 0.5);  // t >= t0
   const double tk = t0 + k * h;
-  return std::abs(t - tk) <= 1e-9 * h ? tk : t;
+  // Within round-off of the step actually taken: a step shortened to land on a communication
+  // point (or a step far longer than the run) must not be pulled back to its grid point.
+  // (Two doubles' spacing at t is round-off at any step.)
+  return std::abs(t - tk) <= std::max(1e-9 * std::min(h, taken), 4.5e-16 * std::abs(t)) ? tk : t;
 }
 
 const char* to_string(RunStatus s) {
@@ -38,23 +49,29 @@ struct Stop {
 };
 
 // Rows of the results table, filled by each subsystem as its time passes the record times;
-// a row is written once every recording subsystem has filled it.
+// a row is written once every recording subsystem has filled it. Rows go to the file whole,
+// by write(2) from a buffer of complete rows, at least every 50 ms of wall time and at the end:
+// a crash loses at most that much, and never leaves half a row (a write the disk refuses is
+// cut back to the last complete row and ends the run with the error).
 class Recorder {
  public:
-  Recorder(Graph& g, const fs::path& csv, double t0, double interval, double end, std::size_t capacity)
-      : g_(g), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()) {
-    file_ = std::fopen(csv.c_str(), "w");
-    if (!file_) throw std::runtime_error("cannot write " + csv.string());
-    std::fprintf(file_, "time");
-    for (const auto& c : g.columns) std::fprintf(file_, ",%s", c.c_str());
-    std::fprintf(file_, "\n");
-    std::fflush(file_);
+  Recorder(Graph& g, const fs::path& csv, double t0, double interval, double end, std::size_t capacity,
+           RunBeacon* beacon)
+      : g_(g), csv_(csv), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon) {
+    fd_ = ::open(csv.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Stop{RunStatus::failed, "cannot write " + csv.string() + ": " + std::strerror(errno)};
+    buffer_.reserve(kBufferBytes + 4096);
+    buffer_ += "time";
+    for (const auto& c : g.columns) buffer_ += "," + c;
+    buffer_ += "\n";
+    commit();
     for (auto& n : g.nodes)
       if (!n->record_cols.empty()) ++recording_nodes_;
     rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
   }
   ~Recorder() {
-    if (file_) std::fclose(file_);
+    g_pending_rows.fd = -1;
+    if (fd_ >= 0) ::close(fd_);
   }
   double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
   // Times (t_prev, t] of node n passed: fill its columns by linear interpolation.
@@ -64,7 +81,7 @@ class Recorder {
       const std::size_t k = n.next_record;
       const double tk = time_of(k);
       if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
-      if (k >= written_ + rows_.size()) grow();
+      if (k >= formatted_ + rows_.size()) grow();
       Row& r = rows_[k % rows_.size()];
       const double span = n.t - n.t_prev;
       const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
@@ -74,64 +91,108 @@ class Recorder {
       }
       ++r.filled;
       ++n.next_record;
-      flush();
+      format_complete_rows();
     }
   }
-  std::size_t rows_written() const { return written_; }
-  // Every row written so far reaches the file (before summary.json claims them).
-  void finish() { std::fflush(file_); }
+  std::size_t rows_written() const { return committed_rows_; }
+  // Every complete row reaches the file (before summary.json claims them). Throws Stop when
+  // the disk refuses.
+  void finish() {
+    if (!formatted_rows_lost_) commit();
+  }
 
  private:
+  static constexpr std::size_t kBufferBytes = 1 << 16;
   struct Row {
     std::vector<double> values;
     std::size_t filled;
   };
-  // Writes the completed rows. The file is flushed at most every 50 ms of wall time (and when
-  // the run ends, however it ends), so a crash loses at most that much; flushing every row
-  // made writing the table cost more than a fast co-simulation's stepping.
-  void flush() {
+  void format_complete_rows() {
     const std::size_t need = std::max<std::size_t>(recording_nodes_, 1);
     bool wrote = false;
-    while (rows_[written_ % rows_.size()].filled >= need) {
-      Row& r = rows_[written_ % rows_.size()];
-      char line[32 * 64];
-      std::size_t used = 0;
-      auto put = [&](double v, bool comma) {
-        if (used + 32 > sizeof line) {
-          std::fwrite(line, 1, used, file_);
-          used = 0;
-        }
-        if (comma) line[used++] = ',';
-        used = static_cast<std::size_t>(std::to_chars(line + used, line + sizeof line, v, std::chars_format::general, 12).ptr - line);
+    while (rows_[formatted_ % rows_.size()].filled >= need) {
+      Row& r = rows_[formatted_ % rows_.size()];
+      g_pending_rows.busy = 1;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      char num[32];
+      auto put = [&](double v) {
+        buffer_.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
       };
-      put(time_of(written_), false);
-      for (double v : r.values) put(v, true);
-      line[used++] = '\n';
-      std::fwrite(line, 1, used, file_);
+      put(time_of(formatted_));
+      for (double v : r.values) {
+        buffer_ += ',';
+        put(v);
+      }
+      buffer_ += '\n';
+      expose();
       r.filled = 0;
-      ++written_;
+      ++formatted_;
       wrote = true;
     }
     if (!wrote) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_flush_ >= std::chrono::milliseconds(50)) {
-      std::fflush(file_);
-      last_flush_ = now;
+    if (buffer_.size() >= kBufferBytes || now - last_commit_ >= std::chrono::milliseconds(50)) commit();
+  }
+  // The buffer as the SIGUSR1 handler may write it (whole rows only).
+  void expose() {
+    g_pending_rows.fd = fd_;
+    g_pending_rows.data = buffer_.data();
+    g_pending_rows.size = buffer_.size();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    g_pending_rows.busy = 0;
+  }
+  void commit() {
+    last_commit_ = std::chrono::steady_clock::now();
+    if (buffer_.empty()) return;
+    g_pending_rows.busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+        // Keep the complete rows that reached the file and cut the rest: the file ends with a
+        // whole row.
+        const auto last = buffer_.rfind('\n', done ? done - 1 : 0);
+        const std::size_t keep = done && last != std::string::npos ? last + 1 : 0;
+        committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.begin() + static_cast<long>(keep), '\n'));
+        if (committed_bytes_ == 0 && keep > 0) --committed_rows_;  // the header line
+        committed_bytes_ += keep;
+        if (::ftruncate(fd_, static_cast<off_t>(committed_bytes_)) != 0) {
+        }
+        buffer_.clear();
+        expose();
+        formatted_rows_lost_ = true;
+        throw Stop{RunStatus::failed, "cannot write " + csv_.string() + ": " + why + "; the " +
+                                          std::to_string(committed_rows_) + " rows written before are kept"};
+      }
+      done += static_cast<std::size_t>(n);
     }
+    const bool header = committed_bytes_ == 0;
+    committed_bytes_ += buffer_.size();
+    committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.end(), '\n')) - (header ? 1 : 0);
+    if (beacon_) beacon_->rows.store(committed_rows_, std::memory_order_relaxed);
+    buffer_.clear();
+    expose();
   }
   void grow() {
     std::vector<Row> bigger(rows_.size() * 2, Row{std::vector<double>(ncols_, 0.0), 0});
-    for (std::size_t k = written_; k < written_ + rows_.size(); ++k) bigger[k % bigger.size()] = rows_[k % rows_.size()];
+    for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k) bigger[k % bigger.size()] = rows_[k % rows_.size()];
     rows_ = std::move(bigger);
   }
   Graph& g_;
+  fs::path csv_;
   double t0_, dt_, end_;
   std::size_t ncols_;
+  RunBeacon* beacon_;
   std::size_t recording_nodes_ = 0;
   std::vector<Row> rows_;
-  std::size_t written_ = 0;
-  std::FILE* file_ = nullptr;
-  std::chrono::steady_clock::time_point last_flush_{};
+  std::size_t formatted_ = 0, committed_rows_ = 0, committed_bytes_ = 0;
+  bool formatted_rows_lost_ = false;  // the disk refused: later rows are not written
+  std::string buffer_;
+  int fd_ = -1;
+  std::chrono::steady_clock::time_point last_commit_{};
 };
 
 class Progress {
@@ -173,8 +234,17 @@ class Progress {
 class Master {
  public:
   Master(Graph& g, const CouplingConfig& c, double residual_limit, Recorder& rec, Progress& prog,
-         const volatile int* stop)
-      : g_(g), c_(c), rec_(rec), prog_(prog), stop_(stop), eps_(1e-9 * c.macro_step), residual_limit_(residual_limit) {}
+         const volatile int* stop, RunBeacon* beacon)
+      : g_(g),
+        c_(c),
+        rec_(rec),
+        prog_(prog),
+        stop_(stop),
+        beacon_(beacon ? beacon : &own_beacon_),
+        // Relative to the macro step, but never below the spacing of doubles at the end time.
+        eps_(std::max(1e-9 * std::min(c.macro_step, c.end - c.start),
+                      9e-16 * std::max(std::abs(c.start), std::abs(c.end)))),
+        residual_limit_(residual_limit) {}
 
   void initialize() {
     const double t0 = c_.start;
@@ -184,6 +254,7 @@ class Master {
     // Feedthrough outputs need their inputs: start every connection from zeros, then
     // re-evaluate. Without algebraic loops the values are exact after as many passes as the
     // longest feedthrough chain, which is at most the number of subsystems.
+    beacon_->phase.store(1);
     for (auto& l : g_.links) {
       std::fill(l->src->y.begin(), l->src->y.end(), 0.0);
       reset_and_push(*l, t0);
@@ -219,6 +290,7 @@ class Master {
   }
 
   void run() {
+    beacon_->phase.store(2);
     switch (c_.scheme) {
       case Scheme::jacobi: macro_loop(false); break;
       case Scheme::gauss_seidel: macro_loop(true); break;
@@ -233,8 +305,12 @@ class Master {
   }
 
  private:
+  // Every call into plugin code goes through here: the beacon says who is inside, and
+  // whatever it throws ends the run with a report naming it.
   template <class Fn>
   void guarded(Node& n, Fn&& fn) {
+    beacon_->node.store(n.index, std::memory_order_relaxed);
+    beacon_->node_time.store(n.t, std::memory_order_relaxed);
     try {
       fn();
     } catch (const StepFailure& e) {
@@ -242,15 +318,45 @@ class Master {
                                           std::to_string(n.t) + " s: " + e.what()};
     } catch (const PluginError& e) {
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\": " + e.what()};
+    } catch (const Stop&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw Stop{RunStatus::failed, "out of memory in plugin \"" + n.plugin + "\" of subsystem \"" + n.name + "\""};
     } catch (const std::exception& e) {
       throw Stop{RunStatus::failed, "plugin \"" + n.plugin + "\" of subsystem \"" + n.name + "\" threw: " + e.what()};
+    } catch (...) {
+      throw Stop{RunStatus::failed, "plugin \"" + n.plugin + "\" of subsystem \"" + n.name +
+                                        "\" threw an exception that is not a std::exception"};
     }
+    beacon_->node.store(-1, std::memory_order_relaxed);
+  }
+  template <class Fn>
+  void guarded(Link& l, Fn&& fn) {
+    beacon_->link.store(l.index, std::memory_order_relaxed);
+    try {
+      fn();
+    } catch (const Stop&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Stop{RunStatus::failed, "extrapolator \"" + l.config.extrapolator.plugin + "\" of connection " +
+                                        l.config.from_text + " -> " + l.config.to_text + " threw: " + e.what()};
+    } catch (...) {
+      throw Stop{RunStatus::failed, "extrapolator \"" + l.config.extrapolator.plugin + "\" of connection " +
+                                        l.config.from_text + " -> " + l.config.to_text +
+                                        " threw an exception that is not a std::exception"};
+    }
+    beacon_->link.store(-1, std::memory_order_relaxed);
   }
 
-  static void reset_and_push(Link& l, double t) {
-    l.extrapolator->reset(l.width);
-    l.last_push = -std::numeric_limits<double>::infinity();
-    l.push(t);
+  void push(Link& l, double t) {
+    if (t > l.last_push) guarded(l, [&] { l.push_now(t); });
+  }
+  void reset_and_push(Link& l, double t) {
+    guarded(l, [&] {
+      l.extrapolator->reset(l.width);
+      l.last_push = -std::numeric_limits<double>::infinity();
+      l.push(t);
+    });
   }
 
   void read_outputs(Node& n) {
@@ -294,7 +400,7 @@ class Master {
 
   // One step of node n of at most h.
   void step(Node& n, double h) {
-    if (stop_ && *stop_) throw Stop{RunStatus::interrupted, "interrupted by signal"};
+    if (stop_ && *stop_) throw Stop{RunStatus::interrupted, "interrupted by signal " + signal_name(*stop_)};
     n.t_prev = n.t;
     std::swap(n.y_prev, n.y);
     double t_new = n.t;
@@ -303,7 +409,7 @@ class Master {
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") returned time " +
                                         std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
                                         " of at most " + std::to_string(h) + " s"};
-    n.t = on_grid(t_new, c_.start, n.step);
+    n.t = on_grid(t_new, c_.start, n.step, t_new - n.t_prev);
     ++n.steps;
     read_outputs(n);
     check_monitors(n);
@@ -341,13 +447,14 @@ class Master {
       for (Node* n : g_.order)
         if (advance_to(*n, Tn)) {
           if (sequential)
-            for (Link* l : n->out_links) l->push(n->t);
+            for (Link* l : n->out_links) push(*l, n->t);
           else
             stepped.push_back(n);
         }
       for (Node* n : stepped)
-        for (Link* l : n->out_links) l->push(n->t);
+        for (Link* l : n->out_links) push(*l, n->t);
       T = Tn;
+      beacon_->time_reached.store(T, std::memory_order_relaxed);
       check_residuals();
       if (prog_.enabled()) prog_.update(time_reached());
     }
@@ -375,8 +482,9 @@ class Master {
       }
       if (!next) break;
       step(*next, std::min(next->step, c_.end - next->t));
-      for (Link* l : next->out_links) l->push(next->t);
+      for (Link* l : next->out_links) push(*l, next->t);
       if (++count % 64 == 0) {
+        beacon_->time_reached.store(time_reached(), std::memory_order_relaxed);
         check_residuals();
         if (prog_.enabled()) prog_.update(time_reached());
       }
@@ -388,6 +496,8 @@ class Master {
   Recorder& rec_;
   Progress& prog_;
   const volatile int* stop_;
+  RunBeacon own_beacon_;
+  RunBeacon* beacon_;
   double eps_;
   double residual_limit_;
 };
@@ -397,10 +507,28 @@ json statistics_of(Node& n) {
     return n.sub->statistics();
   } catch (const std::exception& e) {
     return json{{"error", e.what()}};
+  } catch (...) {
+    return json{{"error", "an exception that is not a std::exception"}};
   }
 }
 
 }  // namespace
+
+json running_summary(const Experiment& ex) {
+  const Manifest& m = ex.manifest();
+  json order = json::array();
+  for (const auto& sc : m.subsystems) order.push_back(sc.name);
+  return {{"status", "running"},
+          {"message", "the run has not ended (or its process was killed before it could say how it ended): "
+                      "nothing here is a result"},
+          {"pid", ::getpid()},
+          {"manifest", fs::absolute(m.file).string()},
+          {"start_time", m.coupling.start},
+          {"end_time", m.coupling.end},
+          {"coupling", m.document.value("coupling", json::object())},
+          {"results", "results.csv"},
+          {"subsystem_order", order}};
+}
 
 RunResult run(Experiment& ex, const RunOptions& opt) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -408,29 +536,56 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   Graph& g = ex.graph();
   RunResult res;
   res.output = opt.output.empty() ? m.output : opt.output;
-  fs::create_directories(res.output);
+  std::optional<OutputFolder> own_folder;
+  const OutputFolder* folder = opt.folder;
+  if (!folder) folder = &own_folder.emplace(res.output, running_summary(ex));  // throws OutputError
+  res.output = folder->path();
+  RunBeacon* beacon = opt.beacon;
+  ::signal(SIGXFSZ, SIG_IGN);  // a file-size limit is a refused write, not a killed process
 
-  const double interval = m.record.interval > 0 ? m.record.interval : m.coupling.macro_step;
-  double widest = m.coupling.macro_step;
-  for (auto& n : g.nodes) widest = std::max(widest, n->step);
-  const std::size_t capacity = static_cast<std::size_t>(std::ceil(widest / interval)) * 2 + 8;
+  // Rows a step spans are filled before they are written (see Limits::max_buffered_rows).
+  const double span = m.coupling.end - m.coupling.start;
+  const double interval = m.record.interval > 0 ? m.record.interval : std::min(m.coupling.macro_step, span);
+  double widest = std::min(m.coupling.macro_step, span);
+  for (auto& n : g.nodes) {
+    const bool clipped = m.coupling.scheme != Scheme::multirate && m.coupling.align;
+    widest = std::max(widest, std::min(clipped ? std::min(n->step, m.coupling.macro_step) : n->step, span));
+  }
+  const std::size_t capacity =
+      static_cast<std::size_t>(std::min(std::ceil(widest / interval), Limits::max_buffered_rows)) * 2 + 8;
 
-  Recorder rec(g, res.output / "results.csv", m.coupling.start, interval, m.coupling.end, capacity);
   Progress prog(opt.progress, m.coupling.start, m.coupling.end);
-  Master master(g, m.coupling, m.monitor.energy_residual_limit, rec, prog, opt.stop);
+  std::optional<Recorder> rec;
   try {
+    rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, capacity, beacon);
+    Master master(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon);
     master.initialize();
     master.run();
+    rec->finish();
     res.status = RunStatus::completed;
   } catch (const Stop& s) {
     res.status = s.status;
     res.message = s.message;
+  } catch (const std::bad_alloc&) {
+    res.status = RunStatus::failed;
+    res.message = "out of memory";
   } catch (const std::exception& e) {
     res.status = RunStatus::failed;
     res.message = e.what();
+  } catch (...) {
+    res.status = RunStatus::failed;
+    res.message = "an exception that is not a std::exception";
   }
-  rec.finish();
-  res.end_time_reached = master.time_reached();
+  if (rec && res.status != RunStatus::completed) {
+    try {
+      rec->finish();
+    } catch (const Stop& s) {
+      res.message += "; " + s.message;
+    }
+  }
+  if (beacon) beacon->phase.store(3);
+  res.end_time_reached = m.coupling.end;
+  for (auto& n : g.nodes) res.end_time_reached = std::min(res.end_time_reached, n->t);
   res.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   prog.done(to_string(res.status), res.end_time_reached);
 
@@ -444,7 +599,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   s["wall_time_s"] = res.wall_time;
   s["coupling"] = m.document.value("coupling", json::object());
   s["results"] = "results.csv";
-  s["rows"] = rec.rows_written();
+  s["rows"] = rec ? rec->rows_written() : 0;
   json subs = json::object();
   // Energy balance (Rahikainen 2020 §2.3.2, system level): for each subsystem that reports its
   // stored energy, the change over the run against the energy that entered through its power
@@ -482,6 +637,9 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       }
     } catch (const std::exception& e) {
       j["report_error"] = e.what();
+      energy_known = false;
+    } catch (...) {
+      j["report_error"] = "an exception that is not a std::exception";
       energy_known = false;
     }
     if (!n->bonds.empty()) {
@@ -527,7 +685,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   s["power_bonds"] = pairs;
   if (!g.bond_pairs.empty()) s["energy_residual_J"] = total_residual;
   res.summary = s;
-  std::ofstream(res.output / "summary.json") << s.dump(2) << "\n";
+  res.summary_error = folder->write_summary(s);
   return res;
 }
 

@@ -123,6 +123,8 @@ bool PluginRegistry::load(const fs::path& file) {
     hs = lib->get<const StrideHandshake*()>("stride_plugin")();
   } catch (const std::exception& e) {
     return refuse(std::string("entry point threw: ") + e.what());
+  } catch (...) {
+    return refuse("entry point threw an exception that is not a std::exception");
   }
   if (!hs) return refuse("entry point returned no handshake");
   if (hs->abi_version != STRIDE_ABI_VERSION)

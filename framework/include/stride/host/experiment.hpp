@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,27 +16,10 @@
 
 #include <stride/stride.hpp>
 
+#include "stride/host/json_input.hpp"
 #include "stride/host/registry.hpp"
 
 namespace stride::host {
-
-// One problem in a manifest: the file, the JSON pointer of the offending value, and what was
-// expected and found (message).
-struct Diagnostic {
-  std::string file;
-  std::string pointer;
-  std::string message;
-  std::string str() const { return file + ": " + (pointer.empty() ? "(document)" : pointer) + ": " + message; }
-};
-
-class ManifestError : public std::runtime_error {
- public:
-  explicit ManifestError(std::vector<Diagnostic> d);
-  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
-
- private:
-  std::vector<Diagnostic> diags_;
-};
 
 struct PluginRef {
   std::string plugin;
@@ -85,7 +69,9 @@ struct RecordConfig {
 // Divergence monitors: declared bounds of outputs and a limit on the energy residual of any
 // power bond (Rahikainen 2020 §2.3.2). Exceeding one ends the run with status "diverged".
 struct OutputBound {
-  std::string variable;  // "sub.port" or "sub.port[i]"
+  std::string variable;  // "sub.port", "sub.port[i]" or "sub.port[i:j]"
+  std::string subsystem, port;
+  std::size_t first = 0, count = 0;  // count 0: the whole port
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   std::string pointer;
@@ -93,6 +79,15 @@ struct OutputBound {
 struct MonitorConfig {
   std::vector<OutputBound> bounds;
   double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
+};
+
+// Sizes a manifest may imply. A run beyond them would take days, fill the disk or run out of
+// memory; a value that implies one is reported before anything runs.
+struct Limits {
+  static constexpr double max_steps = 1e10;          // per subsystem, and macro steps
+  static constexpr double max_rows = 1e8;            // rows of results.csv
+  static constexpr double max_buffered_rows = 1e6;   // rows spanned by one step (filled before written)
+  static constexpr double time_resolution = 1e3;     // a step must span this many doubles at every t of the run
 };
 
 struct Manifest {
@@ -105,11 +100,33 @@ struct Manifest {
   RecordConfig record;
   MonitorConfig monitor;
   std::filesystem::path output;
+  // Problems found in the structure; read_manifest() leaves them here so that the plugin
+  // checks run too and every problem is reported at once.
+  std::vector<Diagnostic> problems;
+  // Pointers where "$name" was replaced by a variable's value -> the variable's name.
+  std::map<std::string, std::string> variable_uses;
+  // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").
+  std::vector<std::string> declared_subsystems;
+  // The structure of subsystems and connections is sound: graph-wide checks (unconnected
+  // inputs, algebraic loops) can trust it.
+  bool graph_complete = true;
 };
 
 // Reads and checks the structure of a manifest; `overrides` are "POINTER=VALUE" (VALUE is
-// JSON, or a plain string when it does not parse). Throws ManifestError.
+// JSON, or a plain string when it does not parse). Throws ManifestError when there is any
+// problem.
 Manifest load_manifest(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+// The same, but throws only when the document cannot be read at all (missing, too large,
+// invalid JSON, bad --set): structure problems are left in Manifest::problems for the
+// Experiment, which reports them together with its own.
+Manifest read_manifest(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+// The same from text (`file` labels the diagnostics; relative paths are resolved against its folder).
+Manifest read_manifest_text(const std::string& text, const std::filesystem::path& file,
+                            const std::vector<std::string>& overrides = {});
+
+// Adds to each diagnostic at (or under) a place where a variable was substituted the
+// variable's name and pointer, and one diagnostic at the variable itself.
+void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m);
 
 // One subsystem instance in the graph.
 struct Node;
@@ -141,10 +158,15 @@ class Experiment {
 enum class RunStatus { completed, diverged, failed, interrupted };
 const char* to_string(RunStatus s);
 
+class OutputFolder;
+struct RunBeacon;
+
 struct RunOptions {
   std::filesystem::path output;      // overrides the manifest's output folder when not empty
   bool progress = true;              // progress on stderr
-  const volatile int* stop = nullptr;  // set non-zero (e.g. by a signal handler) to stop
+  const volatile int* stop = nullptr;  // set to a signal number (by a signal handler) to stop
+  const OutputFolder* folder = nullptr;  // the folder, already locked and marked; else run() takes it
+  RunBeacon* beacon = nullptr;           // shared with a supervising process
 };
 
 struct RunResult {
@@ -154,18 +176,23 @@ struct RunResult {
   std::string message;  // cause of divergence or failure
   std::filesystem::path output;
   json summary;
+  std::string summary_error;  // summary.json could not be written (the disk refused): why
 };
 
-// Runs the experiment: writes <output>/results.csv as it goes (flushed at least every 50 ms of
-// wall time, and completely when run() returns) and
-// <output>/summary.json at the end, whatever the outcome.
+// The content of summary.json while a run is under way: status "running".
+json running_summary(const Experiment& experiment);
+
+// Runs the experiment: writes <output>/results.csv as it goes (whole rows, at least every 50 ms
+// of wall time, and completely when run() returns) and <output>/summary.json at the end,
+// whatever the outcome. Throws OutputError when the folder cannot be used (no folder given).
 RunResult run(Experiment& experiment, const RunOptions& options);
 
 // A subsystem's time after a step, as the masters keep it. A time is a sum of steps; where it
 // lies within 1e-9 h of a point t0 + k h of the subsystem's own grid it is set to that point,
 // so that round-off does not accumulate: over 10^4 steps the drift of a plain sum outgrows any
 // fixed tolerance, and a subsystem on the macro grid would take a second step in one macro step.
-double on_grid(double t, double t0, double h);
+// `taken` is the step just taken (shorter than h when it was cut at a communication point).
+double on_grid(double t, double t0, double h, double taken = std::numeric_limits<double>::infinity());
 
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);

@@ -1,0 +1,63 @@
+// Reading JSON a user hands to Stride (manifests, --set values, sweep files) within limits:
+// a bounded file size, a bounded nesting depth, no duplicate keys, and syntax errors with line
+// and column. Every problem is a Diagnostic naming the file and, where there is one, the JSON
+// pointer; nothing recursive ever runs on a document deeper than the limit.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <stride/stride.hpp>
+
+namespace stride::host {
+
+// One problem in a manifest: the file, the JSON pointer of the offending value, and what was
+// expected and found (message).
+struct Diagnostic {
+  std::string file;
+  std::string pointer;
+  std::string message;
+  std::string str() const { return file + ": " + (pointer.empty() ? "(document)" : pointer) + ": " + message; }
+};
+
+class ManifestError : public std::runtime_error {
+ public:
+  explicit ManifestError(std::vector<Diagnostic> d);
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+struct JsonLimits {
+  std::size_t max_bytes = std::size_t(16) << 20;  // a manifest is kilobytes; 16 MiB is generous
+  std::size_t max_depth = 64;                      // the deepest shipped manifest nests 6 levels
+};
+
+// The whole content of a regular file of at most limits.max_bytes (never reads more than
+// that: /dev/zero, a FIFO or a directory is refused, not read until memory runs out).
+// Throws ManifestError naming the file.
+std::string read_text_file(const std::filesystem::path& file, const JsonLimits& limits = {});
+
+// Parses `text`; problems are appended to `diags` (labelled `file`, pointers relative to
+// `base_pointer`) and nullopt is returned when the text cannot be used. Duplicate keys are
+// reported with their pointer but do not stop the parse.
+std::optional<json> parse_json(const std::string& text, const std::string& file, std::vector<Diagnostic>& diags,
+                               const JsonLimits& limits = {}, const std::string& base_pointer = "");
+
+// A key escaped for a JSON pointer ("~" -> "~0", "/" -> "~1").
+std::string pointer_escape(const std::string& key);
+
+// "integer 3", "string \"a\"", "an object": what was found, for messages.
+std::string type_name(const json& v);
+
+// A number as a person writes it: shortest round-trip form ("0.01", "1e+08").
+std::string number_text(double x);
+
+// A JSON value as text for a message or a file: never throws, invalid UTF-8 is replaced.
+std::string dump_safe(const json& v, int indent = -1);
+
+}  // namespace stride::host

@@ -1,0 +1,48 @@
+// The results folder of one run. Nothing in it may be read as valid when it is not:
+//  - the folder is locked for the run (a second run into it is refused, naming the holder);
+//  - an earlier run's results.csv is removed and its summary.json replaced, before anything
+//    runs, by a summary with status "running" (a run that is killed leaves that marker, never
+//    an earlier run's "completed");
+//  - summary.json is written whole or not at all (a temporary file renamed into place).
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <stride/stride.hpp>
+
+namespace stride::host {
+
+// The folder cannot be used (cannot be created, not writable, locked by another run, summary
+// path is a folder): a bad-input error, reported before anything runs.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `text` to `file` through a temporary file in the same folder and a rename; returns
+// "" or what went wrong (the temporary file is removed, `file` keeps its old content).
+std::string write_file_atomically(const std::filesystem::path& file, const std::string& text);
+
+class OutputFolder {
+ public:
+  // Creates the folder, takes its lock and marks it: summary.json becomes `running` (a summary
+  // with status "running"), results.csv is removed. Throws OutputError.
+  OutputFolder(const std::filesystem::path& dir, const json& running);
+  ~OutputFolder();
+  OutputFolder(const OutputFolder&) = delete;
+  OutputFolder& operator=(const OutputFolder&) = delete;
+
+  const std::filesystem::path& path() const { return dir_; }
+  std::filesystem::path results() const { return dir_ / "results.csv"; }
+  std::filesystem::path summary() const { return dir_ / "summary.json"; }
+  // summary.json, atomically; "" or the error.
+  std::string write_summary(const json& summary) const;
+
+ private:
+  std::filesystem::path dir_;
+  int lock_fd_ = -1;
+};
+
+}  // namespace stride::host

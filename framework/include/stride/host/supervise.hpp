@@ -1,0 +1,84 @@
+// Running an experiment in a child process so that nothing a plugin does can take the report
+// with it: a crash (SIGSEGV, abort), a call to exit(), a step that never returns. The child runs
+// and writes its own summary; when it ends without one, the parent writes it from what the
+// child left: the rows of results.csv (a torn last row is cut) and the beacon, a page shared
+// with the child that says which subsystem was stepping, at what time.
+//
+// Signals: INT, TERM, HUP and PIPE ask the run to stop (status "interrupted", with a complete
+// last row and a summary). When the child has not ended `grace` seconds after the first one,
+// or at a second INT/TERM/HUP, it is told to flush its rows and is then killed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <stride/stride.hpp>
+
+namespace stride::host {
+
+class Experiment;
+class OutputFolder;
+struct RunOptions;
+
+// Shared between a run process and its supervisor (lock-free atomics in a MAP_SHARED page).
+struct RunBeacon {
+  std::atomic<int> node{-1};              // index of the subsystem inside a plugin call, -1 none
+  std::atomic<double> node_time{0.0};     // its time at the call
+  std::atomic<double> time_reached{0.0};  // every subsystem has reached this time
+  std::atomic<std::uint64_t> rows{0};     // rows of results.csv written whole
+  std::atomic<int> phase{0};              // 0 building, 1 initializing, 2 stepping, 3 summary
+  std::atomic<int> link{-1};              // index of the connection whose extrapolator is called
+  std::atomic<int> stop_signal{0};        // the signal that asked the run to stop
+};
+static_assert(std::atomic<double>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free);
+
+// A beacon in memory shared with children forked later; never null (throws).
+RunBeacon* make_beacon();
+void free_beacon(RunBeacon*);
+
+// Called in a freshly forked run process: stop requests (INT, TERM, HUP, PIPE) set the flag
+// RunOptions::stop points to; SIGUSR1 (from the supervisor) writes the rows held in memory and
+// ends the process. Returns the flag.
+const volatile int* install_run_signals(RunBeacon* beacon);
+// Called first in main: signals ignored by whoever started Stride (nohup) stay ignored.
+void note_inherited_signals();
+// The rows held in memory that SIGUSR1 writes (set by the results writer, cleared at its end).
+struct PendingRows {
+  int fd = -1;
+  const char* data = nullptr;
+  std::size_t size = 0;
+  volatile int busy = 0;  // the writer is changing data/size: leave them alone
+};
+extern PendingRows g_pending_rows;
+
+// How a run process ended.
+struct ChildEnd {
+  int wait_status = 0;
+  int stop_signal = 0;       // the first signal the supervisor received (0: none)
+  bool grace_expired = false;
+  bool forced = false;       // a second signal
+};
+
+// Waits for `child`, forwarding INT/TERM/HUP to it and enforcing the grace period. The caller
+// blocks SIGCHLD, INT, TERM, HUP before forking (block_supervisor_signals) so none is lost.
+ChildEnd supervise(pid_t child, double grace, const RunBeacon& beacon);
+void block_supervisor_signals();
+void unblock_signals();
+
+// The summary of a run that ended without writing one: from the running marker in
+// summary.json, the beacon and results.csv (cut after its last complete row). Returns it after
+// writing it; `reason` is "" when the summary the run wrote is valid (then it is returned).
+json conclude(const OutputFolder& folder, const ChildEnd& end, const RunBeacon& beacon);
+
+// "SIGINT", "SIGSEGV", ... (or "signal N").
+std::string signal_name(int signal);
+
+// Exit code of `stride run` for a summary: 0 completed, 1 otherwise.
+int exit_code_of(const json& summary);
+
+}  // namespace stride::host

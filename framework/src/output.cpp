@@ -1,0 +1,93 @@
+#include "stride/host/output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "stride/host/json_input.hpp"
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+// write(2) until everything is written; false with errno on failure.
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string write_file_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.parent_path() / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot write " + file.string() + ": " + std::strerror(errno);
+  const bool written = write_all(fd, text.data(), text.size());
+  const int err = errno;
+  if (::close(fd) != 0 || !written) {
+    ::unlink(tmp.c_str());
+    return "cannot write " + file.string() + ": " + std::strerror(written ? errno : err);
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return "cannot write " + file.string() + ": " + std::strerror(e);
+  }
+  return "";
+}
+
+OutputFolder::OutputFolder(const fs::path& dir, const json& running) : dir_(dir) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec || !fs::is_directory(dir_))
+    throw OutputError("cannot create the results folder " + dir_.string() + ": " +
+                      (ec ? ec.message() : std::string("a file of that name exists")));
+  const fs::path lock = dir_ / ".stride.lock";
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw OutputError("cannot use the results folder " + dir_.string() + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char holder[512] = {};
+    const ssize_t n = ::pread(lock_fd_, holder, sizeof holder - 1, 0);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw OutputError("the results folder " + dir_.string() + " is in use by another run (" +
+                        (n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : std::string("unknown process")) +
+                        "); wait for it to end or choose another folder with --out");
+    throw OutputError("cannot lock the results folder " + dir_.string() + ": " + std::strerror(e));
+  }
+  // Who holds the lock, for the message of a second run.
+  const std::string who = "pid " + std::to_string(::getpid()) + ", " + running.value("manifest", std::string("?"));
+  if (::ftruncate(lock_fd_, 0) != 0 || !write_all(lock_fd_, who.data(), who.size())) {
+    // The lock holds without its description; nothing is lost.
+  }
+  if (fs::is_directory(summary(), ec))
+    throw OutputError("cannot write " + summary().string() + ": it is a folder");
+  if (auto err = write_summary(running); !err.empty()) throw OutputError(err);
+  if (::unlink(results().c_str()) != 0 && errno != ENOENT)
+    throw OutputError("cannot replace " + results().string() + ": " + std::strerror(errno));
+}
+
+OutputFolder::~OutputFolder() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
+}
+
+std::string OutputFolder::write_summary(const json& summary) const {
+  return write_file_atomically(this->summary(), dump_safe(summary, 2) + "\n");
+}
+
+}  // namespace stride::host
