@@ -30,6 +30,27 @@ std::string pointer_escape(const std::string& key) {
   return out;
 }
 
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    auto d = distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
 std::string number_text(double x) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, x);

@@ -21,7 +21,6 @@ namespace {
 using namespace stride;
 using namespace stride::host;
 
-constexpr int kSummaryNotWritten = 124;  // exit code of a run process whose summary the disk refused
 
 void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn) {
   auto dirs = PluginRegistry::default_search_path();
@@ -185,7 +184,11 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* sweep_cmd = app.add_subcommand("sweep", "run a grid of manifest variants in parallel and find the largest stable step");
   sweep_cmd->add_option("sweep", sweep_path, "sweep description (JSON)")->required();
-  sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)");
+  sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)")->check(CLI::Range(1, 1024));
+  SweepOptions sweep_opt;
+  sweep_cmd->add_option("--max-runs", sweep_opt.max_runs, "largest grid run without asking (default 10000)")
+      ->check(CLI::Range(1.0, 1e12));
+  sweep_cmd->add_option("--grace", sweep_opt.grace, "seconds a run may take to stop after Ctrl-C")->check(CLI::Range(0.0, 3600.0));
 
   auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
   plugins_cmd->add_flag("--json", as_json, "machine-readable output");
@@ -200,7 +203,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
-  if (sweep_cmd->parsed()) return run_sweep(sweep_path, std::filesystem::read_symlink("/proc/self/exe"), jobs);
+  if (sweep_cmd->parsed()) {
+    sweep_opt.jobs = jobs;
+    return run_sweep(sweep_path, sweep_opt);
+  }
 
   PluginRegistry reg;
   if (plugins_cmd->parsed()) {
@@ -257,14 +263,14 @@ int main(int argc, char** argv) {
     report(r.summary);
     if (!r.summary_error.empty()) {
       std::cerr << "error: " << r.summary_error << "\n";
-      return kSummaryNotWritten;
+      return kExitSummaryNotWritten;
     }
     return exit_code_of(r.summary);
   };
   if (in_process) {
     RunBeacon* beacon = make_beacon();
     const int rc = run_here(install_run_signals(beacon), beacon);
-    return rc == kSummaryNotWritten ? 1 : rc;
+    return rc == kExitSummaryNotWritten ? 1 : rc;
   }
 
   RunBeacon* beacon = make_beacon();
@@ -283,11 +289,13 @@ int main(int argc, char** argv) {
     std::fflush(nullptr);
     ::_exit(rc);
   }
-  const ChildEnd end = supervise(child, grace, *beacon);
-  if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kSummaryNotWritten) return 1;
-  const json s = conclude(*folder, end, *beacon);
-  const bool concluded_here = !(WIFEXITED(end.wait_status) && s.value("status", "") != "running" && s.contains("wall_time_s"));
-  if (concluded_here) report(s);
+  Supervisor supervisor(grace);
+  supervisor.add(child);
+  const auto ended = supervisor.wait();
+  const ChildEnd end = ended ? ended->second : ChildEnd{};
+  if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kExitSummaryNotWritten) return 1;
+  const json s = conclude(folder->path(), end, *beacon);
+  if (!s.contains("wall_time_s")) report(s);  // written here: the run process could not say it
   if (s.contains("summary_error")) std::cerr << "error: " << s.value("summary_error", "") << "\n";
   return exit_code_of(s);
 }

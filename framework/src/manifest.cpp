@@ -10,91 +10,12 @@
 namespace stride::host {
 namespace fs = std::filesystem;
 
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  };
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    auto d = distance(word, c);
-    if (d < best_d) best_d = d, best = c;
-  }
-  return best;
-}
-
 namespace {
 
 std::string escape(const std::string& key) { return pointer_escape(key); }
 
 // Collects diagnostics while walking the document.
-struct Checker {
-  std::string file;
-  std::vector<Diagnostic> diags;
-
-  void error(const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); }
-
-  // Unknown keys get a "did you mean"; missing required keys are reported.
-  bool object(const json& v, const std::string& ptr, const std::vector<std::string>& allowed,
-              const std::vector<std::string>& required) {
-    if (!v.is_object()) {
-      error(ptr, "expected an object, found " + type_name(v));
-      return false;
-    }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
-      std::string msg = "unknown key \"" + it.key() + "\"";
-      if (auto c = closest(it.key(), allowed); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      std::string all;
-      for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
-      error(ptr + "/" + escape(it.key()), msg + "; allowed keys: " + all);
-    }
-    for (const auto& r : required)
-      if (!v.contains(r)) error(ptr + "/" + escape(r), "required key \"" + r + "\" is missing");
-    return true;
-  }
-
-  std::optional<double> number(const json& obj, const std::string& ptr, const std::string& key,
-                               const char* expected, bool positive, std::optional<double> def = {}) {
-    if (!obj.contains(key)) return def;
-    const json& v = obj[key];
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || (positive && v.get<double>() <= 0)) {
-      error(ptr + "/" + key, std::string("expected ") + expected + ", found " + type_name(v));
-      return std::nullopt;
-    }
-    return v.get<double>();
-  }
-
-  std::optional<std::string> string(const json& obj, const std::string& ptr, const std::string& key,
-                                    const std::vector<std::string>& choices = {}) {
-    if (!obj.contains(key)) return std::nullopt;
-    const json& v = obj[key];
-    std::string allowed;
-    for (const auto& c : choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
-    if (!allowed.empty()) allowed += "\"";
-    if (!v.is_string()) {
-      error(ptr + "/" + key, "expected a string" + (allowed.empty() ? "" : " (one of " + allowed + ")") +
-                                 ", found " + type_name(v));
-      return std::nullopt;
-    }
-    auto s = v.get<std::string>();
-    if (!choices.empty() && std::find(choices.begin(), choices.end(), s) == choices.end()) {
-      std::string msg = "expected one of " + allowed + ", found \"" + s + "\"";
-      if (auto c = closest(s, choices); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      error(ptr + "/" + key, msg);
-      return std::nullopt;
-    }
-    return s;
-  }
-
+struct Checker : DocumentChecker {
   // "name" or {"plugin": "name", "parameters": {...}}
   std::optional<PluginRef> plugin_ref(const json& obj, const std::string& ptr, const std::string& key) {
     if (!obj.contains(key)) return std::nullopt;

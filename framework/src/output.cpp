@@ -49,42 +49,45 @@ std::string write_file_atomically(const fs::path& file, const std::string& text)
   return "";
 }
 
-OutputFolder::OutputFolder(const fs::path& dir, const json& running) : dir_(dir) {
+FolderLock::FolderLock(const fs::path& dir, const std::string& holder) {
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec || !fs::is_directory(dir_))
-    throw OutputError("cannot create the results folder " + dir_.string() + ": " +
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw OutputError("cannot create the results folder " + dir.string() + ": " +
                       (ec ? ec.message() : std::string("a file of that name exists")));
-  const fs::path lock = dir_ / ".stride.lock";
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) throw OutputError("cannot use the results folder " + dir_.string() + ": " + std::strerror(errno));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+  const fs::path lock = dir / ".stride.lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError("cannot use the results folder " + dir.string() + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
-    char holder[512] = {};
-    const ssize_t n = ::pread(lock_fd_, holder, sizeof holder - 1, 0);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
+    char who[512] = {};
+    const ssize_t n = ::pread(fd_, who, sizeof who - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
     if (e == EWOULDBLOCK)
-      throw OutputError("the results folder " + dir_.string() + " is in use by another run (" +
-                        (n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : std::string("unknown process")) +
+      throw OutputError("the results folder " + dir.string() + " is in use by another run (" +
+                        (n > 0 ? std::string(who, static_cast<std::size_t>(n)) : std::string("unknown process")) +
                         "); wait for it to end or choose another folder with --out");
-    throw OutputError("cannot lock the results folder " + dir_.string() + ": " + std::strerror(e));
+    throw OutputError("cannot lock the results folder " + dir.string() + ": " + std::strerror(e));
   }
-  // Who holds the lock, for the message of a second run.
-  const std::string who = "pid " + std::to_string(::getpid()) + ", " + running.value("manifest", std::string("?"));
-  if (::ftruncate(lock_fd_, 0) != 0 || !write_all(lock_fd_, who.data(), who.size())) {
-    // The lock holds without its description; nothing is lost.
-  }
-  if (fs::is_directory(summary(), ec))
-    throw OutputError("cannot write " + summary().string() + ": it is a folder");
+  // Who holds the lock, for the message of a second run (the lock holds without it).
+  if (::ftruncate(fd_, 0) == 0) write_all(fd_, holder.data(), holder.size());
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+OutputFolder::OutputFolder(const fs::path& dir, const json& running)
+    : dir_(dir), lock_(dir, "stride run, pid " + std::to_string(::getpid()) + ", " + running.value("manifest", std::string("?"))) {
+  std::error_code ec;
+  if (fs::is_directory(summary(), ec)) throw OutputError("cannot write " + summary().string() + ": it is a folder");
   if (auto err = write_summary(running); !err.empty()) throw OutputError(err);
   if (::unlink(results().c_str()) != 0 && errno != ENOENT)
     throw OutputError("cannot replace " + results().string() + ": " + std::strerror(errno));
 }
 
-OutputFolder::~OutputFolder() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
-}
+OutputFolder::~OutputFolder() = default;
 
 std::string OutputFolder::write_summary(const json& summary) const {
   return write_file_atomically(this->summary(), dump_safe(summary, 2) + "\n");

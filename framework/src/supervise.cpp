@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
 #include <new>
 #include <vector>
 
@@ -185,53 +186,76 @@ void unblock_signals() {
   ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
-ChildEnd supervise(pid_t child, double grace, const RunBeacon&) {
-  ChildEnd end;
-  const sigset_t set = supervisor_set();
-  std::chrono::steady_clock::time_point first{}, flush_asked{};
-  bool flush_requested = false, killed = false;
-  for (;;) {
-    int st = 0;
-    const pid_t r = ::waitpid(child, &st, WNOHANG);
-    if (r == child) {
-      end.wait_status = st;
-      return end;
+void Supervisor::add(pid_t child) {
+  Child c;
+  c.pid = child;
+  children_.push_back(c);
+  if (stop_signal_) ::kill(child, stop_signal_);  // started before the signal was seen
+}
+
+// After the grace period (or at a second signal): ask for the rows, then kill.
+void Supervisor::escalate() {
+  if (!stop_signal_) return;
+  for (Child& c : children_) {
+    if (!c.flush_requested && (forced_ || seconds_since(first_) > grace_)) {
+      ::kill(c.pid, SIGUSR1);
+      c.flush_requested = true;
+      c.flush_asked = std::chrono::steady_clock::now();
     }
-    if (r < 0 && errno != EINTR) {  // lost the child: nothing to wait for
-      end.wait_status = 0;
-      return end;
-    }
-    // Escalation: ask for the rows, then kill.
-    if (end.stop_signal && !flush_requested && (end.forced || seconds_since(first) > grace)) {
-      end.grace_expired = !end.forced;
-      ::kill(child, SIGUSR1);
-      flush_requested = true;
-      flush_asked = std::chrono::steady_clock::now();
-    }
-    if (flush_requested && !killed && seconds_since(flush_asked) > 1.0) {
-      ::kill(child, SIGKILL);
-      killed = true;
-    }
-    timespec timeout{0, 50'000'000};
-    if (!end.stop_signal) timeout = {1, 0};  // a SIGCHLD wakes us at once
-    siginfo_t info{};
-    const int sig = ::sigtimedwait(&set, &info, &timeout);
-    if (sig <= 0 || sig == SIGCHLD) continue;
-    if (!end.stop_signal) {
-      end.stop_signal = sig;
-      first = std::chrono::steady_clock::now();
-      ::kill(child, sig);
-    } else if (sig != SIGPIPE) {
-      end.forced = true;
+    if (c.flush_requested && !c.killed && seconds_since(c.flush_asked) > 1.0) {
+      ::kill(c.pid, SIGKILL);
+      c.killed = true;
     }
   }
 }
 
-json conclude(const OutputFolder& folder, const ChildEnd& end, const RunBeacon& beacon) {
+std::optional<std::pair<pid_t, ChildEnd>> Supervisor::wait(bool poll) {
+  const sigset_t set = supervisor_set();
+  for (;;) {
+    if (children_.empty()) return std::nullopt;
+    int st = 0;
+    const pid_t r = ::waitpid(-1, &st, WNOHANG);
+    if (r > 0) {
+      auto it = std::find_if(children_.begin(), children_.end(), [&](const Child& c) { return c.pid == r; });
+      if (it == children_.end()) continue;  // not one of ours (e.g. gnuplot)
+      ChildEnd end;
+      end.wait_status = st;
+      end.stop_signal = stop_signal_;
+      end.forced = forced_;
+      end.grace_expired = it->flush_requested && !forced_;
+      children_.erase(it);
+      return std::make_pair(r, end);
+    }
+    if (r < 0 && errno == ECHILD) {  // lost track of them: nothing left to wait for
+      children_.clear();
+      return std::nullopt;
+    }
+    escalate();
+    timespec timeout{0, 50'000'000};
+    if (!stop_signal_) timeout = poll ? timespec{0, 0} : timespec{1, 0};  // a SIGCHLD wakes us at once
+    siginfo_t info{};
+    const int sig = ::sigtimedwait(&set, &info, &timeout);
+    if (sig <= 0) {
+      if (poll && !stop_signal_) return std::nullopt;
+      continue;
+    }
+    if (sig == SIGCHLD) continue;
+    if (!stop_signal_) {
+      stop_signal_ = sig;
+      first_ = std::chrono::steady_clock::now();
+      for (const Child& c : children_) ::kill(c.pid, sig);
+    } else if (sig != SIGPIPE) {
+      forced_ = true;
+    }
+  }
+}
+
+json conclude(const fs::path& dir, const ChildEnd& end, const RunBeacon& beacon) {
+  const fs::path summary = dir / "summary.json";
   std::vector<Diagnostic> ignored;
   json written;
   try {
-    if (auto j = parse_json(read_text_file(folder.summary()), folder.summary().string(), ignored)) written = *j;
+    if (auto j = parse_json(read_text_file(summary), summary.string(), ignored)) written = *j;
   } catch (const std::exception&) {
   }
   const bool normal_exit = WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) != kFlushedExit;
@@ -239,12 +263,14 @@ json conclude(const OutputFolder& folder, const ChildEnd& end, const RunBeacon& 
     return written;
 
   json s = written.is_object() ? written : json::object();
-  const auto [rows, last_time] = repair_table(folder.results());
+  const auto [rows, last_time] = repair_table(dir / "results.csv");
   std::string why;
   if (WIFSIGNALED(end.wait_status)) {
     const int sig = WTERMSIG(end.wait_status);
     why = sig == SIGKILL && end.stop_signal ? "the run process did not stop and was killed"
                                             : "the run process was killed by " + signal_name(sig) + " (" + strsignal(sig) + ")";
+  } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kExitSummaryNotWritten) {
+    why = "the run process could not write summary.json";
   } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kFlushedExit) {
     why = "the run process did not stop and was ended after writing its rows";
   } else {
@@ -283,7 +309,7 @@ json conclude(const OutputFolder& folder, const ChildEnd& end, const RunBeacon& 
   s["rows"] = rows;
   if (WIFSIGNALED(end.wait_status)) s["signal"] = signal_name(WTERMSIG(end.wait_status));
   s.erase("pid");
-  if (auto err = folder.write_summary(s); !err.empty()) s["summary_error"] = err;
+  if (auto err = write_file_atomically(summary, dump_safe(s, 2) + "\n"); !err.empty()) s["summary_error"] = err;
   return s;
 }
 

@@ -8,13 +8,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
 #include "stride/host/experiment.hpp"
+#include "stride/host/output.hpp"
+#include "stride/host/supervise.hpp"
 
 extern char** environ;
 
@@ -23,28 +27,175 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct AxisValue {
-  std::string label;
-  std::string manifest;  // replaces the sweep's manifest when not empty
-  std::vector<std::pair<std::string, json>> sets;  // pointer -> value
-  double number = std::nan("");                    // for the step axis
-};
-struct Axis {
-  std::string name;
-  std::vector<AxisValue> values;
-};
-struct Run {
-  std::size_t index;
+std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : dump_safe(v); }
+
+// A pointer of a "set": a valid JSON pointer that --set can carry (no '=').
+bool check_pointer(DocumentChecker& chk, const std::string& where, const std::string& p) {
+  std::string why;
+  if (p.empty() || p[0] != '/') why = "expected a JSON pointer starting with '/'";
+  else if (p.find('=') != std::string::npos) why = "a pointer may not contain '='";
+  else
+    try {
+      json::json_pointer jp(p);
+    } catch (const json::exception&) {
+      why = "not a valid JSON pointer ('~' must be followed by 0 or 1)";
+    }
+  if (why.empty()) return true;
+  chk.error(where, why + ", found \"" + p + "\"");
+  return false;
+}
+
+// {"/pointer": value, ...}
+std::vector<std::pair<std::string, json>> sets_of(DocumentChecker& chk, const json& v, const std::string& ptr) {
+  std::vector<std::pair<std::string, json>> out;
+  if (!v.is_object()) {
+    chk.error(ptr, "expected {\"/json/pointer\": value, ...}, found " + type_name(v));
+    return out;
+  }
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (check_pointer(chk, ptr + "/" + pointer_escape(it.key()), it.key())) out.emplace_back(it.key(), *it);
+  return out;
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
+  DocumentChecker chk{file.string(), {}};
+  auto parsed = parse_json(text, file.string(), chk.diags);
+  if (!parsed) throw ManifestError(chk.diags);
+  const json& d = *parsed;
+  if (!d.is_object()) throw ManifestError({{file.string(), "", "expected a sweep object {...}, found " + type_name(d)}});
+  SweepSpec s;
+  s.file = file;
+  const fs::path base = file.parent_path();
+  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "set", "output"},
+             {"manifest", "axes"});
+  if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
+    chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
+  for (const char* k : {"title", "description"})
+    if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
+  auto path_of = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : base / p; };
+  if (auto m = chk.string(d, "", "manifest")) {
+    if (m->empty()) chk.error("/manifest", "expected a manifest file name, found \"\"");
+    s.manifest = path_of(*m);
+  }
+  if (d.contains("reference")) {
+    const json& r = d["reference"];
+    if (chk.object(r, "/reference", {"manifest", "columns"}, {"manifest", "columns"})) {
+      if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
+      if (r.contains("columns")) {
+        const json& c = r["columns"];
+        if (!c.is_object() || c.empty())
+          chk.error("/reference/columns", "expected {\"run column\": \"reference column\", ...}, found " + type_name(c));
+        else
+          for (auto it = c.begin(); it != c.end(); ++it) {
+            if (!it->is_string()) chk.error("/reference/columns/" + pointer_escape(it.key()), "expected a column name, found " + type_name(*it));
+            else s.columns.emplace_back(it.key(), it->get<std::string>());
+          }
+      }
+    }
+  }
+  if (d.contains("set")) s.sets = sets_of(chk, d["set"], "/set");
+  if (auto e = chk.number(d, "", "stable_error", "a positive error bound", true)) s.stable_error = *e;
+  if (auto o = chk.string(d, "", "output")) {
+    if (o->empty()) chk.error("/output", "expected a folder name, found \"\"");
+    s.output = *o;
+  } else {
+    s.output = fs::path("out") / file.stem();
+  }
+
+  s.runs = 1;
+  if (d.contains("axes")) {
+    const json& axes = d["axes"];
+    if (!axes.is_array() || axes.empty()) chk.error("/axes", "expected a non-empty array of axes, found " + type_name(axes));
+    else
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        const json& a = axes[i];
+        const std::string p = "/axes/" + std::to_string(i);
+        if (!chk.object(a, p, {"name", "pointers", "values", "description"}, {"name", "values"})) continue;
+        SweepAxis ax;
+        if (auto n = chk.string(a, p, "name")) ax.name = *n;
+        if (ax.name.empty() && a.contains("name") && a["name"].is_string()) chk.error(p + "/name", "expected a non-empty name");
+        for (const auto& other : s.axes)
+          if (!ax.name.empty() && other.name == ax.name) chk.error(p + "/name", "axis \"" + ax.name + "\" is named twice");
+        std::vector<std::string> pointers;
+        if (a.contains("pointers")) {
+          const json& ps = a["pointers"];
+          if (!ps.is_array()) chk.error(p + "/pointers", "expected an array of JSON pointers, found " + type_name(ps));
+          else
+            for (std::size_t k = 0; k < ps.size(); ++k) {
+              const std::string pp = p + "/pointers/" + std::to_string(k);
+              if (!ps[k].is_string()) chk.error(pp, "expected a JSON pointer, found " + type_name(ps[k]));
+              else if (check_pointer(chk, pp, ps[k].get<std::string>())) pointers.push_back(ps[k].get<std::string>());
+            }
+        }
+        const json& vs = a.contains("values") ? a["values"] : json();
+        if (!vs.is_array() || vs.empty()) {
+          if (a.contains("values")) chk.error(p + "/values", "expected a non-empty array of values, found " + type_name(vs));
+          continue;
+        }
+        std::set<std::string> labels;
+        for (std::size_t k = 0; k < vs.size(); ++k) {
+          const json& v = vs[k];
+          const std::string vp = p + "/values/" + std::to_string(k);
+          SweepAxisValue av;
+          if (v.is_object() && (v.contains("set") || v.contains("manifest"))) {
+            if (!chk.object(v, vp, {"label", "set", "manifest", "value"}, {})) continue;
+            if (v.contains("set")) av.sets = sets_of(chk, v["set"], vp + "/set");
+            if (auto m = chk.string(v, vp, "manifest")) av.manifest = path_of(*m).string();
+            if (auto n = chk.number(v, vp, "value", "a number (the value on the step axis)", false)) av.number = *n;
+            if (auto l = chk.string(v, vp, "label")) av.label = *l;
+            else av.label = !av.manifest.empty() ? fs::path(av.manifest).filename().string() : value_label(v.value("set", json::object()));
+          } else {
+            if (pointers.empty()) chk.error(p + "/pointers", "values that are not {\"label\", \"set\"} objects need \"pointers\"");
+            av.label = value_label(v);
+            for (const auto& q : pointers) av.sets.emplace_back(q, v);
+            if (v.is_number()) av.number = v.get<double>();
+          }
+          if (!labels.insert(av.label).second) chk.error(vp, "axis \"" + ax.name + "\" has the label \"" + av.label + "\" twice");
+          ax.values.push_back(std::move(av));
+        }
+        s.runs *= static_cast<double>(ax.values.size());
+        s.axes.push_back(std::move(ax));
+      }
+  }
+  std::string step_axis;
+  if (d.contains("step_axis")) step_axis = chk.string(d, "", "step_axis").value_or("");
+  else if (!s.axes.empty()) step_axis = s.axes[0].name;
+  if (!s.axes.empty() && (d.contains("step_axis") ? d["step_axis"].is_string() : true)) {
+    auto it = std::find_if(s.axes.begin(), s.axes.end(), [&](const SweepAxis& a) { return a.name == step_axis; });
+    if (it == s.axes.end()) {
+      std::vector<std::string> names;
+      for (const auto& a : s.axes) names.push_back(a.name);
+      std::string msg = "expected the name of an axis, found \"" + step_axis + "\"";
+      if (auto c = closest(step_axis, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      chk.error("/step_axis", msg);
+    } else {
+      s.step_axis = static_cast<std::size_t>(it - s.axes.begin());
+      for (const auto& v : it->values)
+        if (!std::isfinite(v.number))
+          chk.error("/step_axis", "axis \"" + step_axis + "\" has the value " + v.label +
+                                      ", which is not a number (give it a \"value\")");
+    }
+  }
+  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  return s;
+}
+
+namespace {
+
+struct Point {
+  std::size_t index = 0;
   std::vector<std::size_t> choice;  // per axis
-  std::vector<std::string> args;
+  fs::path manifest;
+  std::vector<std::string> sets;    // "POINTER=VALUE"
   fs::path out;
   std::string status = "not run", message;
-  double end_time = 0, wall = 0, error = std::nan(""), residual = std::nan("");
+  double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
 };
 
-std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-// Reads a CSV into time -> column -> value for the given columns.
+// Reads a CSV into time -> column -> value for the given columns (rows cut by a crash are
+// not read).
 std::map<long long, std::map<std::string, double>> read_csv(const fs::path& file, const std::set<std::string>& want) {
   std::map<long long, std::map<std::string, double>> rows;
   std::ifstream in(file);
@@ -62,75 +213,16 @@ std::map<long long, std::map<std::string, double>> read_csv(const fs::path& file
     std::size_t i = 0;
     long long key = 0;
     std::map<std::string, double> row;
-    bool complete = true;
     while (std::getline(ss, c, ',')) {
       if (i >= header.size()) break;
       double v = std::strtod(c.c_str(), nullptr);
-      if (i == 0) key = std::llround(v * 1e9);
+      if (i == 0) key = std::abs(v) < 9e9 ? std::llround(v * 1e9) : std::llround(std::min(std::abs(v), 9e18) * (v < 0 ? -1 : 1));
       else if (want.count(header[i])) row[header[i]] = v;
       ++i;
     }
-    if (i != header.size()) complete = false;  // a row cut by a crash
-    if (complete) rows[key] = std::move(row);
+    if (i == header.size()) rows[key] = std::move(row);
   }
   return rows;
-}
-
-int spawn_and_wait_all(std::vector<Run>& runs, const fs::path& exe, int jobs, std::size_t total) {
-  std::map<pid_t, Run*> active;
-  std::size_t next = 0, done = 0;
-  auto launch = [&](Run& r) {
-    std::vector<std::string> argv = {exe.string()};
-    argv.insert(argv.end(), r.args.begin(), r.args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    fs::create_directories(r.out);
-    const std::string log = (r.out / "stderr.log").string();
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, cargv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-      r.status = "failed";
-      r.message = "could not start stride";
-      ++done;
-      return;
-    }
-    active[pid] = &r;
-  };
-  while (done < runs.size()) {
-    while (next < runs.size() && static_cast<int>(active.size()) < jobs) launch(runs[next++]);
-    if (active.empty()) continue;
-    int st = 0;
-    pid_t pid = waitpid(-1, &st, 0);
-    if (pid <= 0) break;
-    auto it = active.find(pid);
-    if (it == active.end()) continue;
-    Run& r = *it->second;
-    active.erase(it);
-    ++done;
-    std::ifstream sf(r.out / "summary.json");
-    json s = json::parse(sf, nullptr, false);
-    if (s.is_discarded()) {
-      r.status = WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "invalid" : "failed";
-      std::ifstream lf(r.out / "stderr.log");
-      std::stringstream b;
-      b << lf.rdbuf();
-      r.message = b.str();
-    } else {
-      r.status = s.value("status", "failed");
-      r.message = s.value("message", "");
-      r.end_time = s.value("end_time_reached", 0.0);
-      r.wall = s.value("wall_time_s", 0.0);
-      r.residual = s.value("energy_residual_J", std::nan(""));
-    }
-    std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, r.index, r.status.c_str());
-  }
-  return 0;
 }
 
 std::string csv_escape(std::string s) {
@@ -144,182 +236,245 @@ std::string csv_escape(std::string s) {
   return s;
 }
 
-}  // namespace
+std::string num(double x) {
+  if (std::isnan(x)) return "–";
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
 
-int run_sweep(const fs::path& file, const fs::path& exe, int jobs) {
-  const std::string fname = file.string();
-  std::vector<Diagnostic> diags;
-  auto error = [&](const std::string& ptr, const std::string& msg) { diags.push_back({fname, ptr, msg}); };
-  std::ifstream in(file);
-  if (!in) {
-    std::cerr << "error: " << fname << ": cannot open the file\n";
-    return 2;
-  }
-  json d = json::parse(in, nullptr, false);
-  if (d.is_discarded() || !d.is_object()) {
-    std::cerr << "error: " << fname << ": not a JSON object\n";
-    return 2;
-  }
-  const std::vector<std::string> keys = {"format", "title", "manifest", "reference", "axes", "step_axis", "stable_error", "set", "output"};
-  for (auto it = d.begin(); it != d.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-      std::string msg = "unknown key \"" + it.key() + "\"";
-      if (auto c = closest(it.key(), keys); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      error("/" + it.key(), msg);
+// One run of the grid in this (forked) process; returns its exit code.
+int run_point(const Point& p, const PluginRegistry& reg, RunBeacon* beacon) {
+  std::error_code ec;
+  fs::create_directories(p.out, ec);
+  const int log = ::open((p.out / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log >= 0) ::dup2(log, 2);
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null >= 0) ::dup2(null, 1);
+  const volatile int* stop = install_run_signals(beacon);
+  try {
+    OutputFolder folder(p.out, json{{"status", "running"}, {"manifest", fs::absolute(p.manifest).string()}});
+    std::unique_ptr<Experiment> ex;
+    try {
+      ex = std::make_unique<Experiment>(read_manifest(p.manifest, p.sets), reg);
+    } catch (const ManifestError& e) {
+      std::string msg;
+      for (const auto& d : e.diagnostics()) msg += (msg.empty() ? "" : "\n") + d.str();
+      folder.write_summary({{"status", "invalid"}, {"message", msg}});
+      std::cerr << msg << "\n";
+      return 2;
     }
-  const fs::path base = file.parent_path();
-  if (!d.contains("manifest") || !d["manifest"].is_string()) error("/manifest", "expected the manifest file name");
-  if (!d.contains("axes") || !d["axes"].is_array() || d["axes"].empty()) error("/axes", "expected a non-empty array of axes");
-  std::vector<Axis> axes;
-  if (d.contains("axes") && d["axes"].is_array())
-    for (std::size_t i = 0; i < d["axes"].size(); ++i) {
-      const json& a = d["axes"][i];
-      const std::string p = "/axes/" + std::to_string(i);
-      if (!a.is_object() || !a.contains("name") || !a["name"].is_string() || !a.contains("values") ||
-          !a["values"].is_array() || a["values"].empty()) {
-        error(p, "expected {\"name\": ..., \"pointers\": [...], \"values\": [...]}");
+    folder.write_summary(running_summary(*ex));
+    RunOptions o;
+    o.folder = &folder;
+    o.progress = false;
+    o.stop = stop;
+    o.beacon = beacon;
+    const RunResult r = run(*ex, o);
+    if (!r.summary_error.empty()) {
+      std::cerr << "error: " << r.summary_error << "\n";
+      return kExitSummaryNotWritten;
+    }
+    return exit_code_of(r.summary);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+// Runs `points` in forked processes, at most `jobs` at a time; false when interrupted.
+bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
+                std::size_t& done) {
+  block_supervisor_signals();
+  Supervisor sup(grace);
+  std::vector<RunBeacon*> free_beacons;
+  for (int i = 0; i < jobs; ++i) free_beacons.push_back(make_beacon());
+  std::map<pid_t, std::pair<Point*, RunBeacon*>> active;
+  std::size_t next = 0;
+  for (;;) {
+    while (!sup.stop_signal() && next < points.size() && !free_beacons.empty()) {
+      Point& p = *points[next++];
+      RunBeacon* b = free_beacons.back();
+      free_beacons.pop_back();
+      b->reset();
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid == 0) ::_exit(run_point(p, reg, b));
+      if (pid < 0) {
+        p.status = "failed";
+        p.message = std::string("cannot start the run process: ") + std::strerror(errno);
+        free_beacons.push_back(b);
         continue;
       }
-      Axis ax{a["name"].get<std::string>(), {}};
-      std::vector<std::string> pointers;
-      if (a.contains("pointers")) {
-        if (!a["pointers"].is_array()) error(p + "/pointers", "expected an array of JSON pointers");
-        else
-          for (const auto& q : a["pointers"])
-            if (q.is_string()) pointers.push_back(q.get<std::string>());
-      }
-      for (std::size_t k = 0; k < a["values"].size(); ++k) {
-        const json& v = a["values"][k];
-        AxisValue av;
-        if (v.is_object() && (v.contains("set") || v.contains("manifest"))) {
-          const json set = v.value("set", json::object());
-          av.label = v.value("label", v.value("manifest", set.dump()));
-          if (v.contains("manifest")) av.manifest = v["manifest"].get<std::string>();
-          if (v.contains("value") && v["value"].is_number()) av.number = v["value"].get<double>();
-          if (!set.is_object()) error(p + "/values/" + std::to_string(k) + "/set", "expected {\"/pointer\": value}");
-          else
-            for (auto it = set.begin(); it != set.end(); ++it) av.sets.push_back({it.key(), *it});
-        } else {
-          if (pointers.empty()) error(p + "/pointers", "values that are not {\"label\", \"set\"} objects need \"pointers\"");
-          av.label = value_label(v);
-          for (const auto& q : pointers) av.sets.push_back({q, v});
-          if (v.is_number()) av.number = v.get<double>();
-        }
-        ax.values.push_back(av);
-      }
-      axes.push_back(ax);
+      sup.add(pid);
+      active[pid] = {&p, b};
     }
-  std::string step_axis = d.value("step_axis", axes.empty() ? "" : axes[0].name);
-  int step_index = -1;
-  for (std::size_t i = 0; i < axes.size(); ++i)
-    if (axes[i].name == step_axis) step_index = static_cast<int>(i);
-  if (step_index < 0) error("/step_axis", "expected the name of an axis with numeric values, found \"" + step_axis + "\"");
-  else
-    for (const auto& v : axes[step_index].values)
-      if (std::isnan(v.number)) error("/step_axis", "axis \"" + step_axis + "\" has a non-numeric value " + v.label);
-  const double stable_error = d.value("stable_error", std::numeric_limits<double>::infinity());
-  if (!diags.empty()) {
-    std::cerr << "error: the sweep file is not valid:\n";
-    for (const auto& x : diags) std::cerr << "  " << x.str() << "\n";
+    auto ended = sup.wait();
+    if (!ended) break;
+    auto it = active.find(ended->first);
+    if (it == active.end()) continue;
+    auto [p, b] = it->second;
+    active.erase(it);
+    const json s = conclude(p->out, ended->second, *b);
+    free_beacons.push_back(b);
+    p->status = s.value("status", "failed");
+    if (p->status == "running") p->status = "failed";
+    p->message = s.value("message", "");
+    p->end_time = s.value("end_time_reached", std::nan(""));
+    p->wall = s.value("wall_time_s", std::nan(""));
+    p->residual = s.value("energy_residual_J", std::nan(""));
+    ++done;
+    std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p->index, p->status.c_str());
+  }
+  for (RunBeacon* b : free_beacons) free_beacon(b);
+  const bool interrupted = sup.stop_signal() != 0;
+  unblock_signals();
+  return !interrupted;
+}
+
+}  // namespace
+
+int run_sweep(const fs::path& file, const SweepOptions& opt) {
+  SweepSpec spec;
+  auto report = [](const char* what, const ManifestError& e) {
+    std::cerr << "error: " << what << " (" << e.diagnostics().size() << " problem" << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
+  };
+  try {
+    spec = parse_sweep(read_text_file(file), file);
+  } catch (const ManifestError& e) {
+    report("the sweep file is not valid", e);
     return 2;
   }
-  const fs::path manifest = base / d["manifest"].get<std::string>();
-  const fs::path out = d.contains("output") ? fs::path(d["output"].get<std::string>()) : fs::path("out") / file.stem();
-  fs::create_directories(out);
-  std::vector<std::string> common;
-  if (d.contains("set") && d["set"].is_object())
-    for (auto it = d["set"].begin(); it != d["set"].end(); ++it) common.push_back(it.key() + "=" + it->dump());
+  if (spec.runs > opt.max_runs) {
+    std::cerr << "error: " << file.string() << ": the grid has " << num(spec.runs) << " runs, more than the limit of "
+              << num(opt.max_runs) << "; pass --max-runs " << num(spec.runs) << " to run it\n";
+    return 2;
+  }
+  const std::vector<SweepAxis>& axes = spec.axes;
 
-  // The manifest of a grid point: the last axis value naming one, else the sweep's.
+  // The grid, last axis slowest.
+  std::vector<Point> points;
+  points.reserve(static_cast<std::size_t>(spec.runs));
+  std::vector<std::string> common;
+  for (const auto& [p, v] : spec.sets) common.push_back(p + "=" + dump_safe(v));
   auto manifest_of = [&](const std::vector<std::size_t>& ch) {
-    fs::path m = manifest;
+    fs::path m = spec.manifest;
     for (std::size_t a = 0; a < axes.size(); ++a)
-      if (!axes[a].values[ch[a]].manifest.empty()) m = base / axes[a].values[ch[a]].manifest;
+      if (!axes[a].values[ch[a]].manifest.empty()) m = axes[a].values[ch[a]].manifest;
     return m;
   };
-  // Validate one grid point per manifest before launching anything.
-  {
-    std::vector<std::size_t> ch(axes.size(), 0);
-    std::set<fs::path> checked;
+  auto sets_for = [&](const std::vector<std::size_t>& ch) {
+    std::vector<std::string> sets = common;
     for (std::size_t a = 0; a < axes.size(); ++a)
-      for (std::size_t k = 0; k < axes[a].values.size(); ++k) {
-        ch.assign(axes.size(), 0);
-        ch[a] = k;
-        const fs::path m = manifest_of(ch);
-        if (!checked.insert(m).second) continue;
-        std::vector<std::string> sets = common;
-        for (std::size_t b = 0; b < axes.size(); ++b)
-          for (const auto& [ptr, v] : axes[b].values[ch[b]].sets) sets.push_back(ptr + "=" + v.dump());
-        try {
-          load_manifest(m, sets);
-        } catch (const ManifestError& e) {
-          std::cerr << "error: a manifest of the sweep is not valid:\n";
-          for (const auto& x : e.diagnostics()) std::cerr << "  " << x.str() << "\n";
-          return 2;
-        }
+      for (const auto& [p, v] : axes[a].values[ch[a]].sets) sets.push_back(p + "=" + dump_safe(v));
+    return sets;
+  };
+  {
+    std::vector<std::size_t> choice(axes.size(), 0);
+    for (;;) {
+      Point r;
+      r.index = points.size();
+      r.choice = choice;
+      char name[32];
+      std::snprintf(name, sizeof name, "run_%04zu", r.index);
+      r.out = spec.output / name;
+      r.manifest = manifest_of(choice);
+      r.sets = sets_for(choice);
+      points.push_back(std::move(r));
+      std::size_t a = 0;
+      for (; a < axes.size(); ++a) {
+        if (++choice[a] < axes[a].values.size()) break;
+        choice[a] = 0;
       }
+      if (a == axes.size()) break;
+    }
   }
 
-  // Grid.
-  std::vector<Run> runs;
-  std::vector<std::size_t> choice(axes.size(), 0);
-  for (;;) {
-    Run r;
-    r.index = runs.size();
-    r.choice = choice;
-    char name[32];
-    std::snprintf(name, sizeof name, "run_%04zu", r.index);
-    r.out = out / name;
-    r.args = {"run", manifest_of(choice).string(), "--out", r.out.string(), "--quiet"};
-    for (const auto& s : common) r.args.insert(r.args.end(), {"--set", s});
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      for (const auto& [ptr, v] : axes[a].values[choice[a]].sets) r.args.insert(r.args.end(), {"--set", ptr + "=" + v.dump()});
-    runs.push_back(r);
-    std::size_t a = 0;
-    for (; a < axes.size(); ++a) {
-      if (++choice[a] < axes[a].values.size()) break;
-      choice[a] = 0;
+  // Plugins once, for every run; then one grid point per axis value is checked completely
+  // (plugins, parameters, ports) before anything runs.
+  PluginRegistry reg;
+  try {
+    std::vector<fs::path> dirs = PluginRegistry::default_search_path();
+    std::set<fs::path> seen;
+    for (const auto& p : points)
+      if (seen.insert(p.manifest).second) {
+        const Manifest m = read_manifest(p.manifest, p.sets);
+        dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+      }
+    if (!spec.reference.empty()) {
+      const Manifest m = read_manifest(spec.reference);
+      dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
     }
-    if (a == axes.size()) break;
+    reg.scan(dirs);
+    std::set<std::pair<std::size_t, std::size_t>> checked;
+    for (const auto& p : points) {
+      bool fresh = points.size() == 1;
+      for (std::size_t a = 0; a < axes.size(); ++a) fresh |= checked.insert({a, p.choice[a]}).second;
+      if (!fresh) continue;
+      try {
+        Experiment ex(read_manifest(p.manifest, p.sets), reg);
+      } catch (const ManifestError& e) {
+        std::string where;
+        for (std::size_t a = 0; a < axes.size(); ++a) where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
+        report(("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid").c_str(), e);
+        return 2;
+      }
+    }
+    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference), reg);
+  } catch (const ManifestError& e) {
+    report("a manifest of the sweep is not valid", e);
+    return 2;
   }
+
+  std::unique_ptr<FolderLock> lock;
+  try {
+    lock = std::make_unique<FolderLock>(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  // Tables of an earlier sweep must not outlive this one's start.
+  for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
+
+  const int jobs = std::max(1, opt.jobs);
+  std::cerr << "sweep: " << points.size() << " runs, " << jobs << " at a time, results in " << spec.output.string() << "\n";
 
   // Reference.
-  std::map<std::string, std::string> columns;
   std::map<long long, std::map<std::string, double>> ref;
-  if (d.contains("reference")) {
-    const json& r = d["reference"];
-    Run rr;
-    rr.index = 0;
-    rr.out = out / "reference";
-    rr.args = {"run", (base / r.value("manifest", "")).string(), "--out", rr.out.string(), "--quiet"};
-    if (r.contains("columns"))
-      for (auto it = r["columns"].begin(); it != r["columns"].end(); ++it) columns[it.key()] = it->get<std::string>();
-    std::vector<Run> one{rr};
-    std::fprintf(stderr, "reference: %s\n", rr.args[1].c_str());
-    spawn_and_wait_all(one, exe, 1, 1);
-    if (one[0].status != "completed") {
-      std::cerr << "error: the reference run did not complete (" << one[0].status << "): " << one[0].message << "\n";
+  std::size_t done = 0;
+  if (!spec.reference.empty()) {
+    Point rr;
+    rr.manifest = spec.reference;
+    rr.out = spec.output / "reference";
+    std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
+    std::size_t ref_done = 0;
+    const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
+    if (!finished || rr.status != "completed") {
+      std::cerr << "error: the reference run did not complete (" << rr.status << "): " << rr.message << "\n";
       return 1;
     }
     std::set<std::string> want;
-    for (auto& [a, b] : columns) want.insert(b);
+    for (auto& [a, b] : spec.columns) want.insert(b);
     ref = read_csv(rr.out / "results.csv", want);
   }
 
-  spawn_and_wait_all(runs, exe, std::max(1, jobs), runs.size());
+  std::vector<Point*> todo;
+  for (auto& p : points) todo.push_back(&p);
+  const bool finished = run_points(todo, reg, jobs, opt.grace, points.size(), done);
 
   // Errors against the reference: largest absolute difference over the common record times.
-  for (auto& r : runs) {
-    if (columns.empty()) continue;
+  for (auto& r : points) {
+    if (spec.columns.empty() || r.status == "not run" || r.status == "invalid") continue;
     std::set<std::string> want;
-    for (auto& [a, b] : columns) want.insert(a);
+    for (auto& [a, b] : spec.columns) want.insert(a);
     auto rows = read_csv(r.out / "results.csv", want);
     double e = 0;
     std::size_t n = 0;
     for (auto& [t, row] : rows) {
       auto it = ref.find(t);
       if (it == ref.end()) continue;
-      for (auto& [a, b] : columns)
+      for (auto& [a, b] : spec.columns)
         if (row.count(a) && it->second.count(b)) e = std::max(e, std::abs(row[a] - it->second[b])), ++n;
     }
     r.error = n ? e : std::nan("");
@@ -327,51 +482,61 @@ int run_sweep(const fs::path& file, const fs::path& exe, int jobs) {
 
   // sweep.csv
   {
-    std::ofstream csv(out / "sweep.csv");
+    std::ostringstream csv;
     csv << "run";
     for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
     csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
-    for (const auto& r : runs) {
+    for (const auto& r : points) {
       csv << r.index;
       for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
       csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
           << csv_escape(r.message) << "\n";
     }
+    if (auto err = write_file_atomically(spec.output / "sweep.csv", csv.str()); !err.empty()) {
+      std::cerr << "error: " << err << "\n";
+      return 1;
+    }
   }
 
   // Stability per configuration: the largest step such that every run with a step up to it
-  // completed (and, with stable_error, stayed within it).
-  std::map<std::vector<std::size_t>, std::vector<const Run*>> configs;
-  for (const auto& r : runs) {
+  // completed (and, with stable_error, stayed within it). A configuration with a run that
+  // did not finish (interrupted, not run) is incomplete beyond it.
+  const std::size_t si = spec.step_axis;
+  std::map<std::vector<std::size_t>, std::vector<const Point*>> configs;
+  for (const auto& r : points) {
     auto key = r.choice;
-    key[step_index] = 0;
+    key[si] = 0;
     configs[key].push_back(&r);
   }
   std::ostringstream md;
   md << "| ";
   for (std::size_t a = 0; a < axes.size(); ++a)
-    if (int(a) != step_index) md << axes[a].name << " | ";
-  md << "largest stable " << step_axis << " | first unstable " << step_axis << " | error at largest stable |\n|";
+    if (a != si) md << axes[a].name << " | ";
+  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |\n|";
   for (std::size_t a = 0; a < axes.size(); ++a)
-    if (int(a) != step_index) md << "---|";
+    if (a != si) md << "---|";
   md << "---|---|---|\n";
-  std::ofstream plotdata(out / "plot.dat");
+  std::ostringstream plotdata;
   std::vector<std::string> config_labels;
   for (auto& [key, rs] : configs) {
-    std::sort(rs.begin(), rs.end(), [&](const Run* x, const Run* y) {
-      return axes[step_index].values[x->choice[step_index]].number < axes[step_index].values[y->choice[step_index]].number;
+    std::sort(rs.begin(), rs.end(), [&](const Point* x, const Point* y) {
+      return axes[si].values[x->choice[si]].number < axes[si].values[y->choice[si]].number;
     });
     std::string label;
     for (std::size_t a = 0; a < axes.size(); ++a)
-      if (int(a) != step_index) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
+      if (a != si) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
     if (label.empty()) label = "all";
     config_labels.push_back(label);
-    double best = std::nan(""), first_bad = std::nan(""), best_err = std::nan("");
-    for (const Run* r : rs) {
-      const double h = axes[step_index].values[r->choice[step_index]].number;
-      const bool ok = r->status == "completed" && !(r->error > stable_error);
-      if (!ok) {
-        first_bad = h;
+    double best = std::nan(""), best_err = std::nan("");
+    std::string first_bad;
+    for (const Point* r : rs) {
+      const double h = axes[si].values[r->choice[si]].number;
+      if (r->status == "not run" || r->status == "interrupted") {
+        first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
+        break;
+      }
+      if (r->status != "completed" || r->error > spec.stable_error) {
+        first_bad = num(h);
         break;
       }
       best = h;
@@ -379,45 +544,57 @@ int run_sweep(const fs::path& file, const fs::path& exe, int jobs) {
     }
     md << "| ";
     for (std::size_t a = 0; a < axes.size(); ++a)
-      if (int(a) != step_index) md << axes[a].values[key[a]].label << " | ";
-    auto num = [](double x) {
-      if (std::isnan(x)) return std::string("–");
-      std::ostringstream o;
-      o << x;
-      return o.str();
-    };
-    md << num(best) << " | " << (std::isnan(first_bad) ? "none up to " + num(axes[step_index].values.back().number) : num(first_bad))
-       << " | " << num(best_err) << " |\n";
+      if (a != si) md << axes[a].values[key[a]].label << " | ";
+    md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad) << " | "
+       << num(best_err) << " |\n";
     plotdata << "# " << label << "\n";
-    for (const Run* r : rs)
+    for (const Point* r : rs)
       if (r->status == "completed" && !std::isnan(r->error))
-        plotdata << axes[step_index].values[r->choice[step_index]].number << " " << r->error << "\n";
+        plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
     plotdata << "\n\n";
   }
-  plotdata.close();
-  std::ofstream(out / "stability.md") << md.str();
+  if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
+  for (const auto& [name, text] : {std::pair<const char*, std::string>{"plot.dat", plotdata.str()}, {"stability.md", md.str()}})
+    if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
+      std::cerr << "error: " << err << "\n";
+      return 1;
+    }
   std::cout << md.str();
 
-  // Plot with gnuplot when available.
-  if (!columns.empty() && std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-    std::ofstream gp(out / "plot.gp");
+  // Plot with gnuplot when available (run without a shell: the folder name is the user's).
+  auto quoted = [](const fs::path& p) {  // a gnuplot single-quoted string
+    std::string s = "'";
+    for (char c : p.string()) s += c == '\'' ? std::string("''") : std::string(1, c);
+    return s + "'";
+  };
+  if (finished && !spec.columns.empty() && std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    std::ofstream gp(spec.output / "plot.gp");
     const int rows = static_cast<int>((config_labels.size() + 2) / 3);
-    gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output '"
-       << (out / "error.png").string() << "'\n"
-       << "set logscale xy\nset xlabel '" << step_axis << "'\nset ylabel 'largest |error| against the reference'\n"
+    gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
+       << quoted(spec.output / "error.png") << "\n"
+       << "set logscale xy\nset xlabel '" << axes[si].name << "'\nset ylabel 'largest |error| against the reference'\n"
        << "set key outside below maxrows " << rows << "\nset grid\nplot ";
     for (std::size_t i = 0; i < config_labels.size(); ++i)
-      gp << (i ? ", " : "") << "'" << (out / "plot.dat").string() << "' index " << i << " with linespoints title '"
-         << config_labels[i] << "'";
+      gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
+         << quoted(config_labels[i]);
     gp << "\n";
     gp.close();
-    if (std::system(("gnuplot '" + (out / "plot.gp").string() + "' 2>/dev/null").c_str()) == 0)
-      std::cerr << "plot: " << (out / "error.png").string() << "\n";
-  } else if (!columns.empty()) {
-    std::cerr << "note: gnuplot not found, plot data in " << (out / "plot.dat").string() << "\n";
+    const std::string script = (spec.output / "plot.gp").string();
+    char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    int st = 1;
+    if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  } else if (finished && !spec.columns.empty()) {
+    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
   }
-  std::cerr << "sweep: " << runs.size() << " runs, table in " << (out / "sweep.csv").string() << "\n";
-  return 0;
+  std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
+            << (spec.output / "sweep.csv").string() << "\n";
+  return finished ? 0 : 1;
 }
 
 }  // namespace stride::host

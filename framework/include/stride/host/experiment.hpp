@@ -194,7 +194,5 @@ RunResult run(Experiment& experiment, const RunOptions& options);
 // `taken` is the step just taken (shorter than h when it was cut at a communication point).
 double on_grid(double t, double t0, double h, double taken = std::numeric_limits<double>::infinity());
 
-// Levenshtein-closest candidate, or "" when nothing is close.
-std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace stride::host

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +55,70 @@ std::string pointer_escape(const std::string& key);
 
 // "integer 3", "string \"a\"", "an object": what was found, for messages.
 std::string type_name(const json& v);
+
+// Levenshtein-closest candidate, or "" when nothing is close.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+// Checks a document's structure and collects every problem with its pointer.
+struct DocumentChecker {
+  std::string file;
+  std::vector<Diagnostic> diags;
+
+  void error(const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); }
+
+  // Unknown keys get a "did you mean"; missing required keys are reported.
+  bool object(const json& v, const std::string& ptr, const std::vector<std::string>& allowed,
+              const std::vector<std::string>& required) {
+    if (!v.is_object()) {
+      error(ptr, "expected an object, found " + type_name(v));
+      return false;
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+      std::string msg = "unknown key \"" + it.key() + "\"";
+      if (auto c = closest(it.key(), allowed); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      std::string all;
+      for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
+      error(ptr + "/" + pointer_escape(it.key()), msg + "; allowed keys: " + all);
+    }
+    for (const auto& r : required)
+      if (!v.contains(r)) error(ptr + "/" + pointer_escape(r), "required key \"" + r + "\" is missing");
+    return true;
+  }
+
+  std::optional<double> number(const json& obj, const std::string& ptr, const std::string& key,
+                               const char* expected, bool positive, std::optional<double> def = {}) {
+    if (!obj.contains(key)) return def;
+    const json& v = obj[key];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || (positive && v.get<double>() <= 0)) {
+      error(ptr + "/" + key, std::string("expected ") + expected + ", found " + type_name(v));
+      return std::nullopt;
+    }
+    return v.get<double>();
+  }
+
+  std::optional<std::string> string(const json& obj, const std::string& ptr, const std::string& key,
+                                    const std::vector<std::string>& choices = {}) {
+    if (!obj.contains(key)) return std::nullopt;
+    const json& v = obj[key];
+    std::string allowed;
+    for (const auto& c : choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
+    if (!allowed.empty()) allowed += "\"";
+    if (!v.is_string()) {
+      error(ptr + "/" + key, "expected a string" + (allowed.empty() ? "" : " (one of " + allowed + ")") +
+                                 ", found " + type_name(v));
+      return std::nullopt;
+    }
+    auto s = v.get<std::string>();
+    if (!choices.empty() && std::find(choices.begin(), choices.end(), s) == choices.end()) {
+      std::string msg = "expected one of " + allowed + ", found \"" + s + "\"";
+      if (auto c = closest(s, choices); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      error(ptr + "/" + key, msg);
+      return std::nullopt;
+    }
+    return s;
+  }
+};
 
 // A number as a person writes it: shortest round-trip form ("0.01", "1e+08").
 std::string number_text(double x);

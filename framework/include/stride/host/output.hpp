@@ -25,6 +25,20 @@ class OutputError : public std::runtime_error {
 // "" or what went wrong (the temporary file is removed, `file` keeps its old content).
 std::string write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
+// An exclusive lock on a folder for as long as the object lives (flock(2) on
+// <dir>/.stride.lock, released by the kernel when the process ends however it ends). Creates
+// the folder. Throws OutputError naming the holder when another process has it.
+class FolderLock {
+ public:
+  FolderLock(const std::filesystem::path& dir, const std::string& holder);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 class OutputFolder {
  public:
   // Creates the folder, takes its lock and marks it: summary.json becomes `running` (a summary
@@ -42,7 +56,7 @@ class OutputFolder {
 
  private:
   std::filesystem::path dir_;
-  int lock_fd_ = -1;
+  FolderLock lock_;
 };
 
 }  // namespace stride::host

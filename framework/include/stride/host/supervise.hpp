@@ -12,6 +12,8 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
+#include <vector>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -34,7 +36,19 @@ struct RunBeacon {
   std::atomic<int> phase{0};              // 0 building, 1 initializing, 2 stepping, 3 summary
   std::atomic<int> link{-1};              // index of the connection whose extrapolator is called
   std::atomic<int> stop_signal{0};        // the signal that asked the run to stop
+  void reset() {
+    node = -1;
+    node_time = 0.0;
+    time_reached = 0.0;
+    rows = 0;
+    phase = 0;
+    link = -1;
+    stop_signal = 0;
+  }
 };
+
+// Exit code of a run process that ran but could not write its summary.json.
+constexpr int kExitSummaryNotWritten = 124;
 static_assert(std::atomic<double>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free);
 
 // A beacon in memory shared with children forked later; never null (throws).
@@ -64,16 +78,40 @@ struct ChildEnd {
   bool forced = false;       // a second signal
 };
 
-// Waits for `child`, forwarding INT/TERM/HUP to it and enforcing the grace period. The caller
-// blocks SIGCHLD, INT, TERM, HUP before forking (block_supervisor_signals) so none is lost.
-ChildEnd supervise(pid_t child, double grace, const RunBeacon& beacon);
+// Waits for run processes, forwarding INT/TERM/HUP/PIPE to them and enforcing the grace
+// period. Block the signals (block_supervisor_signals) before forking the first child so that
+// none is lost.
+class Supervisor {
+ public:
+  explicit Supervisor(double grace) : grace_(grace) {}
+  void add(pid_t child);
+  std::size_t running() const { return children_.size(); }
+  // Waits until one child ends and returns it; nullopt when none is left. With `poll`, returns
+  // at once when no child has ended (after handling pending signals).
+  std::optional<std::pair<pid_t, ChildEnd>> wait(bool poll = false);
+  // The first stop signal received (0: none): stop starting new runs.
+  int stop_signal() const { return stop_signal_; }
+
+ private:
+  struct Child {
+    pid_t pid;
+    bool flush_requested = false, killed = false;
+    std::chrono::steady_clock::time_point flush_asked{};
+  };
+  void escalate();
+  double grace_;
+  std::vector<Child> children_;
+  int stop_signal_ = 0;
+  bool forced_ = false;
+  std::chrono::steady_clock::time_point first_{};
+};
 void block_supervisor_signals();
 void unblock_signals();
 
-// The summary of a run that ended without writing one: from the running marker in
-// summary.json, the beacon and results.csv (cut after its last complete row). Returns it after
-// writing it; `reason` is "" when the summary the run wrote is valid (then it is returned).
-json conclude(const OutputFolder& folder, const ChildEnd& end, const RunBeacon& beacon);
+// The summary of the run in folder `dir` after its process ended: the one it wrote, or, when it
+// ended without one, a summary written here from the running marker in summary.json, the
+// beacon and results.csv (cut after its last complete row).
+json conclude(const std::filesystem::path& dir, const ChildEnd& end, const RunBeacon& beacon);
 
 // "SIGINT", "SIGSEGV", ... (or "signal N").
 std::string signal_name(int signal);

@@ -21,14 +21,57 @@
 // }
 // Writes <output>/sweep.csv (one row per run), <output>/stability.md and, when gnuplot is on
 // the PATH, <output>/error.png.
+//
+// Every run is a process of its own, forked from the sweep after the plugins are loaded: a run
+// that crashes is marked failed with its signal and the time its table reached, and the others
+// go on. Ctrl-C stops the runs under way (status "interrupted") and still writes the tables
+// for the runs that finished.
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <stride/stride.hpp>
 
 namespace stride::host {
 
-// Returns the process exit code: 0 when every run ended (whatever its status), 2 for a bad
-// sweep file.
-int run_sweep(const std::filesystem::path& sweep_file, const std::filesystem::path& stride_exe, int jobs);
+struct SweepAxisValue {
+  std::string label;
+  std::string manifest;                            // replaces the sweep's manifest when not empty
+  std::vector<std::pair<std::string, json>> sets;  // pointer -> value
+  double number = std::numeric_limits<double>::quiet_NaN();  // for the step axis
+};
+struct SweepAxis {
+  std::string name;
+  std::vector<SweepAxisValue> values;
+};
+struct SweepSpec {
+  std::filesystem::path file;
+  std::filesystem::path manifest;                  // absolute or relative to the working folder
+  std::filesystem::path reference;                 // empty: no reference run
+  std::vector<std::pair<std::string, std::string>> columns;  // run column -> reference column
+  std::vector<SweepAxis> axes;
+  std::size_t step_axis = 0;
+  double stable_error = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<std::string, json>> sets;  // applied to every run
+  std::filesystem::path output;
+  double runs = 0;                                 // size of the grid (a double: it may be huge)
+};
+
+// Reads a sweep file's text (`file` labels diagnostics and anchors relative paths). Throws
+// ManifestError with every problem, each with its JSON pointer.
+SweepSpec parse_sweep(const std::string& text, const std::filesystem::path& file);
+
+struct SweepOptions {
+  int jobs = 1;
+  double max_runs = 10000;  // a larger grid needs an explicit --max-runs
+  double grace = 3.0;       // seconds a run may take to stop after Ctrl-C
+};
+
+// Returns the process exit code: 0 when every run ended (whatever its status), 1 when the
+// sweep was interrupted or its reference failed, 2 for a bad sweep file or manifest.
+int run_sweep(const std::filesystem::path& sweep_file, const SweepOptions& options);
 
 }  // namespace stride::host
