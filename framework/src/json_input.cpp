@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -111,7 +112,11 @@ namespace {
 class Checker final : public nlohmann::json_sax<json> {
  public:
   Checker(std::string file, std::vector<Diagnostic>& diags, const JsonLimits& limits, std::string base)
-      : file_(std::move(file)), diags_(diags), limits_(limits), base_(std::move(base)) {}
+      : file_(std::move(file)),
+        diags_(diags),
+        limits_(limits),
+        base_(std::move(base)),
+        base_depth_(static_cast<std::size_t>(std::count(base_.begin(), base_.end(), '/'))) {}
   bool fatal = false;
 
   bool null() override { return value(); }
@@ -128,7 +133,7 @@ class Checker final : public nlohmann::json_sax<json> {
   bool key(string_t& k) override {
     Frame& f = stack_.back();
     if (!f.keys.insert(k).second) {
-      diags_.push_back({file_, pointer() + "/" + pointer_escape(k),
+      diags_.push_back({file_, pointer(false) + "/" + pointer_escape(k),
                         "duplicate key \"" + k + "\" (each key may appear once in an object; a second one would silently replace the first)"});
       fatal = true;
     }
@@ -156,7 +161,7 @@ class Checker final : public nlohmann::json_sax<json> {
   }
   bool open(bool object) {
     value();
-    if (stack_.size() >= limits_.max_depth) {
+    if (base_depth_ + stack_.size() >= limits_.max_depth) {
       diags_.push_back({file_, pointer(), "nesting deeper than " + std::to_string(limits_.max_depth) +
                                               " levels of objects and arrays (the limit for a Stride document)"});
       fatal = true;
@@ -170,9 +175,13 @@ class Checker final : public nlohmann::json_sax<json> {
     stack_.pop_back();
     return true;
   }
-  std::string pointer() const {
+  // The pointer of the value being read (of the innermost container itself without `inner`).
+  std::string pointer(bool inner = true) const {
     std::string p = base_;
-    for (const Frame& f : stack_) p += "/" + (f.object ? pointer_escape(f.key) : std::to_string(f.index - 1));
+    for (std::size_t i = 0; i + (inner ? 0 : 1) < stack_.size(); ++i) {
+      const Frame& f = stack_[i];
+      p += "/" + (f.object ? pointer_escape(f.key) : std::to_string(f.index - 1));
+    }
     return p;
   }
 
@@ -180,6 +189,7 @@ class Checker final : public nlohmann::json_sax<json> {
   std::vector<Diagnostic>& diags_;
   const JsonLimits& limits_;
   std::string base_;
+  std::size_t base_depth_;  // containers above the text's root (a --set value's pointer)
   std::vector<Frame> stack_;
   std::string error_;
   bool depth_exceeded_ = false;

@@ -130,14 +130,10 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
   const std::string ptr = text.substr(0, eq), value = text.substr(eq + 1);
   try {
     json::json_pointer jp(ptr);
-    std::size_t tokens = 0;
-    for (json::json_pointer q = jp; !q.empty(); q.pop_back()) ++tokens;
     // The value may nest only as deep as the document's limit leaves below the pointer.
-    JsonLimits inner = limits;
-    inner.max_depth = tokens < limits.max_depth ? limits.max_depth - tokens : 0;
     std::vector<Diagnostic> problems;
     json v;
-    if (auto parsed = parse_json(value, chk.file, problems, inner, ptr)) {
+    if (auto parsed = parse_json(value, chk.file, problems, limits, ptr)) {
       v = std::move(*parsed);
     } else {
       const bool syntax_only = std::all_of(problems.begin(), problems.end(), [](const Diagnostic& d) {

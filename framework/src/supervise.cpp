@@ -49,6 +49,9 @@ void write_pending_rows() {
   }
 }
 
+// A plugin called exit(): the rows computed so far still reach the file.
+extern "C" void write_pending_rows_at_exit() { write_pending_rows(); }
+
 // The supervisor gave up waiting: write the rows held in memory, whole, and end.
 extern "C" void on_flush_signal(int) {
   write_pending_rows();
@@ -171,6 +174,8 @@ const volatile int* install_run_signals(RunBeacon* beacon) {
   sa.sa_handler = on_crash_signal;
   sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
   for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(s, &sa, nullptr);
+  static bool at_exit = false;
+  if (!at_exit) at_exit = std::atexit(write_pending_rows_at_exit) == 0;
   ::signal(SIGCHLD, SIG_DFL);
   unblock_signals();
   return &g_stop_signal;

@@ -99,6 +99,18 @@ Table read_csv(const fs::path& p) {
 
 json read_json(const fs::path& p) { return json::parse(slurp(p)); }
 
+// Rows every `dt` of the ramp through the gain: src.y = 2 t, amp.y = 6 t.
+void check_ramp_gain_rows_every(const Table& t, double dt) {
+  REQUIRE(t.header == std::vector<std::string>{"time", "src.y", "amp.y"});
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& r = t.rows[i];
+    CAPTURE(i);
+    CHECK(r[0] == doctest::Approx(dt * static_cast<double>(i)).epsilon(1e-9));
+    CHECK(r[1] == doctest::Approx(2.0 * r[0]).epsilon(1e-9));
+    CHECK(r[2] == doctest::Approx(6.0 * r[0]).epsilon(1e-9));
+  }
+}
+
 // Every row satisfies amp.y = k·slope·t and src.y = slope·t (columns time, src.y, amp.y).
 void check_ramp_gain_rows(const Table& t) {
   REQUIRE(t.header == std::vector<std::string>{"time", "src.y", "amp.y"});
@@ -327,6 +339,77 @@ TEST_CASE("cli: plugins, plugins --json and plugins describe") {
   CHECK(contains(o.err, "did you mean \"rk4\""));
 }
 
+// `stride ARGS...` started in the background (its own process group), stderr to a file.
+struct Background {
+  pid_t pid = -1;
+  int status = 0;
+  bool ended = false;
+  Background(const Scratch& s, std::vector<std::string> args) {
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      setpgid(0, 0);
+      setenv("STRIDE_PLUGIN_PATH", STRIDE_TEST_RUNTIME_DIR, 1);
+      const std::string err = (s.dir / "stderr.txt").string();
+      if (std::freopen(err.c_str(), "w", stderr) == nullptr) _exit(126);
+      std::vector<char*> argv{const_cast<char*>("stride")};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(STRIDE_EXE, argv.data());
+      _exit(127);
+    }
+  }
+  ~Background() {
+    if (!ended) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+  }
+  // Waits until `file` has more than `lines` lines (at most 20 s); returns the count seen.
+  static std::size_t wait_lines(const fs::path& file, std::size_t lines) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t seen = 0;
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+      std::ifstream in(file);
+      seen = 0;
+      for (std::string line; std::getline(in, line);) ++seen;
+      if (seen > lines) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return seen;
+  }
+  // Waits for the end (at most `seconds`); true when it ended.
+  bool wait(double seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!ended && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
+      ended = waitpid(pid, &status, WNOHANG) == pid;
+      if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return ended;
+  }
+  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+};
+
+// An interrupted long run: complete rows amp.y = 6 t every 0.01 s, and a summary that says so.
+void check_interrupted(const fs::path& out, std::size_t seen, const std::string& cause) {
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "interrupted");
+  CHECK(contains(sum.at("message").get<std::string>(), cause));
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.complete);
+  CHECK(t.rows.size() + 1 >= seen);  // every row seen before the signal is still there
+  CHECK(sum.at("rows") == t.rows.size());
+  REQUIRE(t.header == std::vector<std::string>{"time", "src.y", "amp.y"});
+  for (std::size_t i = 0; i < t.rows.size(); i += 7) {
+    CHECK(t.rows[i][0] == doctest::Approx(0.01 * static_cast<double>(i)).epsilon(1e-9));
+    CHECK(t.rows[i][2] == doctest::Approx(6.0 * t.rows[i][0]).epsilon(1e-9));
+  }
+  const double reached = sum.at("end_time_reached").get<double>();
+  CHECK(reached > 0.0);
+  CHECK(reached < 1e5);
+  if (!t.rows.empty()) CHECK(reached >= t.rows.back()[0]);
+}
+
 TEST_CASE("cli: SIGINT stops a long run with status interrupted and keeps the rows") {
   Scratch s;
   const fs::path out = s.dir / "long";
@@ -380,4 +463,210 @@ TEST_CASE("cli: SIGINT stops a long run with status interrupted and keeps the ro
   const double reached = sum.at("end_time_reached").get<double>();
   CHECK(reached > 0.0);
   CHECK(reached < 1e5);
+}
+
+TEST_CASE("cli: SIGTERM, SIGHUP and SIGPIPE end a run like SIGINT: interrupted, whole rows, a summary") {
+  for (int sig : {SIGTERM, SIGHUP, SIGPIPE}) {
+    CAPTURE(sig);
+    Scratch s;
+    const fs::path out = s.dir / "long";
+    Background b(s, {"run", kDir + "long_run.json", "--out", out.string(), "--quiet"});
+    const std::size_t seen = Background::wait_lines(out / "results.csv", 50);
+    kill(b.pid, sig);
+    REQUIRE(b.wait(10));
+    CHECK(b.exit_code() == 1);
+    check_interrupted(out, seen, sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGPIPE");
+  }
+}
+
+TEST_CASE("cli: stderr closed under a run (stride run ... 2>&1 | head -1) ends it with a summary") {
+  Scratch s;
+  const fs::path out = s.dir / "piped";
+  // Progress lines (one per 10 %) go to the pipe; head leaves after the first one.
+  const std::string cmd = kRuntimeEnv + "'" + STRIDE_EXE + "' run '" + kDir + "long_run.json' --out '" + out.string() +
+                          "' --set /coupling/end=400 2>&1 | head -1 >/dev/null";
+  std::system(cmd.c_str());
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "interrupted");
+  CHECK(contains(sum.at("message").get<std::string>(), "SIGPIPE"));
+  CHECK(read_csv(out / "results.csv").complete);
+  CHECK(sum.at("end_time_reached").get<double>() < 400);
+}
+
+TEST_CASE("cli: a step that never returns is stopped after the grace period; a second Ctrl-C stops at once") {
+  for (bool twice : {false, true}) {
+    CAPTURE(twice);
+    Scratch s;
+    const fs::path out = s.dir / "hang";
+    Background b(s, {"run", kDir + "fault.json", "--out", out.string(), "--quiet", "--grace", twice ? "60" : "0.5",
+                     "--set", "/subsystems/src/parameters/fault=\"hang\"", "--set", "/subsystems/src/parameters/fail_at=3",
+                     "--set", "/coupling/end=10", "--set", "/coupling/macro_step=0.01", "--set", "/record/interval=0.01"});
+    // The rows up to the hang are held in memory; wait for the hang itself.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto t0 = std::chrono::steady_clock::now();
+    kill(b.pid, SIGINT);
+    if (twice) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      kill(b.pid, SIGINT);
+    }
+    REQUIRE(b.wait(10));
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(took < 3.0);
+    CHECK(b.exit_code() == 1);
+    const json sum = read_json(out / "summary.json");
+    CHECK(sum.at("status") == "interrupted");
+    const std::string msg = sum.at("message");
+    CHECK(contains(msg, "SIGINT"));
+    CHECK(contains(msg, twice ? "a second signal" : "grace period"));
+    CHECK(contains(msg, "subsystem \"src\""));
+    // Rows up to the hang at t = 2.99 s were flushed on the way out: 0 .. 2.99, whole.
+    const Table t = read_csv(out / "results.csv");
+    CHECK(t.complete);
+    CHECK(t.rows.size() == 300);
+    check_ramp_gain_rows_every(t, 0.01);
+    CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(2.99));
+    CHECK(sum.at("rows") == 300);
+  }
+}
+
+TEST_CASE("cli: plugins that throw non-exceptions, exit, crash or abort end with a summary naming them") {
+  struct Case {
+    std::string fault;
+    const char* message;
+  };
+  for (const Case& c : {Case{"throw_int", "threw an exception that is not a std::exception"},
+                       Case{"throw_cstring", "threw an exception that is not a std::exception"},
+                       Case{"exit0", "exited with code 0 without writing its summary"},
+                       Case{"segfault", "killed by SIGSEGV"}, Case{"abort", "killed by SIGABRT"},
+                       Case{"bad_utf8", "invalid byte"}}) {
+    CAPTURE(c.fault);
+    Scratch s;
+    const fs::path out = s.dir / c.fault;
+    INFO("fault: " << c.fault);
+    auto o = stride(s, "run '" + kDir + "fault.json' --out '" + out.string() + "' --quiet --set /subsystems/src/parameters/fault=" + c.fault);
+    CHECK(o.code == 1);
+    const json sum = read_json(out / "summary.json");
+    CHECK(sum.at("status") == "failed");
+    const std::string msg = sum.at("message");
+    CHECK(contains(msg, c.message));
+    CHECK((contains(msg, "test_fault") || contains(msg, "subsystem \"src\"")));
+    // The source fails in the step ending at 0.56 s: every subsystem reached 0.5 s.
+    CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(0.5));
+    const Table t = read_csv(out / "results.csv");
+    CHECK(t.complete);
+    CHECK(t.rows.size() == 6);  // written even by a crash
+    check_ramp_gain_rows(t);
+    CHECK(sum.at("rows") == 6);
+  }
+}
+
+TEST_CASE("cli: a refused write ends the run failed, keeping the rows written whole") {
+  Scratch s;
+  const fs::path out = s.dir / "full";
+  // A file-size limit of 8 KiB refuses writes the way a full disk does.
+  const std::string cmd = "ulimit -f 8; " + kRuntimeEnv + "'" + STRIDE_EXE + "' run '" + kDir + "long_run.json' --out '" +
+                          out.string() + "' --quiet --set /coupling/end=100 2>/dev/null";
+  const int st = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(st) == 1);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "failed");
+  CHECK(contains(sum.at("message").get<std::string>(), "cannot write"));
+  CHECK(contains(sum.at("message").get<std::string>(), "File too large"));
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.complete);
+  CHECK(t.rows.size() > 100);
+  CHECK(sum.at("rows") == t.rows.size());
+  CHECK(fs::file_size(out / "results.csv") <= 8192);
+  check_ramp_gain_rows_every(t, 0.01);
+}
+
+TEST_CASE("cli: the results folder: locked, never stale, errors before running exit 2") {
+  Scratch s;
+  const fs::path out = s.dir / "folder";
+  // A completed run, then a run killed with SIGKILL (no chance to write anything): what is
+  // left says "running", never the earlier "completed", and holds no earlier rows.
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet");
+  REQUIRE(o.code == 0);
+  {
+    Background b(s, {"run", kDir + "long_run.json", "--out", out.string(), "--quiet"});
+    Background::wait_lines(out / "results.csv", 50);
+    // A second run into the same folder is refused, naming the holder.
+    o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet");
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "is in use by another run (stride run, pid "));
+    CHECK(contains(o.err, "long_run.json"));
+    kill(-b.pid, SIGKILL);
+    REQUIRE(b.wait(10));
+  }
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "running");
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.rows.size() > 50);
+  CHECK(t.rows[10][0] == doctest::Approx(0.1));  // long_run's 0.01 s rows, not ramp_gain's 0.1 s
+
+  // summary.json that is a folder, a results folder under a file: exit 2, nothing run.
+  const fs::path dir_summary = s.dir / "dir_summary";
+  fs::create_directories(dir_summary / "summary.json");
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + dir_summary.string() + "' --quiet");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "summary.json: it is a folder"));
+  CHECK_FALSE(fs::exists(dir_summary / "results.csv"));
+  std::ofstream(s.dir / "a_file") << "x";
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + (s.dir / "a_file" / "out").string() + "' --quiet");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "cannot create the results folder"));
+  if (geteuid() != 0) {  // root writes anywhere
+    const fs::path ro = s.dir / "read_only";
+    fs::create_directories(ro);
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+    o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + ro.string() + "' --quiet");
+    CHECK(o.code == 2);
+    fs::permissions(ro, fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("cli: bytes that are not UTF-8 in a path or a message still give a valid summary") {
+  Scratch s;
+  const fs::path odd = s.dir / "ramp\xff\xfe.json";
+  fs::copy_file(kDir + "ramp_gain.json", odd);
+  const fs::path out = s.dir / "odd\xff";
+  auto o = stride(s, "run '" + odd.string() + "' --out '" + out.string() + "' --quiet");
+  CHECK(o.code == 0);
+  const json sum = read_json(out / "summary.json");
+  CHECK(sum.at("status") == "completed");
+  CHECK(contains(sum.at("manifest").get<std::string>(), "ramp\xef\xbf\xbd"));  // U+FFFD
+}
+
+TEST_CASE("cli: hostile command lines and inputs exit 2 with the place named") {
+  Scratch s;
+  std::string deep(100000, '[');
+  auto o = stride(s, "validate '" + kDir + "ramp_gain.json' --set '/title=" + deep + "'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "nesting deeper than 64 levels"));
+  o = stride(s, "validate /dev/zero");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/dev/zero: (document): expected a regular file"));
+  o = stride(s, "validate '" + kDir + "ramp_gain.json' --set '/connections/0/to=amp.u[-1]'");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/connections/0/to: expected \"subsystem.port\""));
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + (s.dir / "x").string() + "' --set /coupling/macro_step=1e-300");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/coupling/macro_step: expected a macro step of at least"));
+  CHECK_FALSE(fs::exists(s.dir / "x"));
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --grace -1");
+  CHECK(o.code == 2);
+}
+
+TEST_CASE("cli: steps far longer than the run are one step, not a stuck run") {
+  Scratch s;
+  for (const char* set : {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7", "/subsystems/src/step=1e5"}) {
+    CAPTURE(set);
+    const fs::path out = s.dir / "long_steps";
+    auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet --set " + set);
+    CHECK(o.code == 0);
+    const json sum = read_json(out / "summary.json");
+    CHECK(sum.at("status") == "completed");
+    CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(2.0));
+    CHECK(read_csv(out / "results.csv").rows.size() == 21);
+  }
 }

@@ -6,6 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -33,7 +36,7 @@ const PluginRegistry& registry() {
 // Everything the host reports for `file` with `overrides` (empty when the manifest is valid).
 std::vector<Diagnostic> problems(const std::string& file, const std::vector<std::string>& overrides = {}) {
   try {
-    Manifest m = load_manifest(file, overrides);
+    Manifest m = read_manifest(file, overrides);  // as `stride validate`: every stage reports
     Experiment ex(std::move(m), registry());
   } catch (const ManifestError& e) {
     CHECK(std::string(e.what()) == [&] {  // what() lists every diagnostic, one a line
@@ -228,4 +231,154 @@ TEST_CASE("validation: every problem is reported, not only the first") {
   expect(d, kBase, "/subsystems/amp/parameters/k", {"found 5000"});
   expect(d, kBase, "/subsystems/src/parameters/slope", {"found \"steep\""});
   expect(d, kBase, "/connections/0/extrapolator", {"did you mean \"zoh\""});
+}
+
+// ---- Hostile input: sizes, depth, selectors, duplicates, stages ----
+
+namespace {
+
+// A manifest written to a scratch file (removed with the process's temp folder).
+std::string scratch_manifest(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / ("stride_validation_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto f = dir / name;
+  std::ofstream(f) << text;
+  return f.string();
+}
+
+std::string slurp(const std::string& f) {
+  std::ifstream in(f);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("validation: the README's two problems in different stages are both reported") {
+  auto d = problems(kBase, {"/coupling/sheme=\"jacobi\"", "/subsystems/amp/parameters/k=-3000"});
+  CHECK(d.size() == 2);
+  expect(d, kBase, "/coupling/sheme", {"unknown key \"sheme\"", "did you mean \"scheme\""});
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"found -3000"});
+}
+
+TEST_CASE("validation: element selectors are digits within the port, never wrapped") {
+  for (const char* sel : {"[-1]", "[+0]", "[ 0]", "[0x1]", "[18446744073709551615]", "[1:0]", "[0:-1]", "[]", "[0][0]"}) {
+    CAPTURE(sel);
+    auto d = problems(kBase, {std::string("/connections/0/from=src.y") + sel});
+    expect(d, kBase, "/connections/0/from", {"expected \"subsystem.port\", \"subsystem.port[i]\""});
+    d = problems(kBase, {std::string("/connections/0/to=amp.u") + sel});
+    expect(d, kBase, "/connections/0/to", {"expected \"subsystem.port\""});
+  }
+  // In range of the digits, out of range of the port: the bounds check is overflow-safe.
+  for (const char* sel : {"[1]", "[999999999]", "[0:999999999]", "[999999998:999999999]"}) {
+    CAPTURE(sel);
+    auto d = problems(kBase, {std::string("/connections/0/from=src.y") + sel});
+    expect(d, kBase, "/connections/0/from", {"out of range", "src.y has 1 elements"});
+  }
+  auto ok = problems(kBase, {"/connections/0/from=src.y[0]", "/connections/0/to=amp.u[0:1]"});
+  CHECK(ok.empty());
+}
+
+TEST_CASE("validation: JSON nesting deeper than the limit is refused with its pointer") {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "[";
+  auto d = problems(kBase, {"/title=" + deep});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].pointer.size() == std::string("/title").size() + 63 * 2);  // the 64th level
+  CHECK(contains(d[0].message, "--set: nesting deeper than 64 levels"));
+  const std::string f = scratch_manifest("deep.json", "{\"format\": 1, \"title\": " + deep);
+  d = problems(f);
+  REQUIRE(d.size() == 1);
+  CHECK(contains(d[0].message, "nesting deeper than 64 levels"));
+  // Unterminated but not deep: a plain string on the command line, rejected where used.
+  d = problems(kBase, {"/coupling/end=[[1]"});
+  expect(d, kBase, "/coupling/end", {"expected an end time", "found string \"[[1]\""});
+}
+
+TEST_CASE("validation: duplicate keys are refused, not silently replaced") {
+  std::string text = slurp(kBase);
+  text.replace(text.find("\"step\": 0.01}"), 13, "\"step\": 0.01, \"step\": 5}");
+  const std::string f = scratch_manifest("duplicate.json", text);
+  auto d = problems(f);
+  expect(d, f, "/subsystems/src/step", {"duplicate key \"step\""});
+  d = problems(kBase, {"/subsystems/amp/parameters={\"k\": 1, \"k\": 2}"});
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"--set", "duplicate key \"k\""});
+}
+
+TEST_CASE("validation: files that are not manifests are refused without reading them whole") {
+  for (const char* f : {"/dev/zero", "/dev/null", "/tmp"}) {
+    CAPTURE(f);
+    try {
+      read_manifest(f);
+      FAIL("accepted");
+    } catch (const ManifestError& e) {
+      REQUIRE(e.diagnostics().size() == 1);
+      CHECK(e.diagnostics()[0].file == f);
+      CHECK((contains(e.what(), "expected a regular file") || contains(e.what(), "expected a file, found a directory") ||
+             contains(e.what(), "invalid JSON")));
+    }
+  }
+  const std::string big = scratch_manifest("big.json", std::string(17u << 20, ' '));
+  try {
+    read_manifest(big);
+    FAIL("accepted");
+  } catch (const ManifestError& e) {
+    CHECK(contains(e.what(), "more than the limit of 16777216 bytes"));
+  }
+}
+
+TEST_CASE("validation: --set cannot grow an array or write into a value") {
+  auto d = problems(kBase, {"/connections/100000000={\"from\": \"src.y\", \"to\": \"amp.u\"}"});
+  expect(d, kBase, "/connections/100000000", {"expected an index of /connections from 0 to 1"});
+  d = problems(kBase, {"/coupling/end/x=1"});
+  expect(d, kBase, "/coupling/end/x", {"is number 2.0, not an object or array"});
+  d = problems(kBase, {"/connections/-={\"from\": \"src.y\", \"to\": \"amp.u\"}"});
+  expect(d, kBase, "/connections/1/to", {"already fed by /connections/0"});
+}
+
+TEST_CASE("validation: times and sizes a run could not reach are refused before running") {
+  auto d = problems(kBase, {"/coupling/macro_step=1e-300"});
+  expect(d, kBase, "/coupling/macro_step", {"expected a macro step of at least", "cannot advance time"});
+  d = problems(kBase, {"/coupling/start=1e17", "/coupling/end=1.000000000000001e17"});
+  expect(d, kBase, "/coupling/macro_step", {"expected a macro step of at least 16000 s", "consecutive doubles are 16 s apart"});
+  expect(d, kBase, "/subsystems/src/step", {"cannot advance time"});
+  d = problems(kBase, {"/coupling/end=1e9", "/coupling/macro_step=0.05", "/record/interval=100", "/subsystems/amp/step=1"});
+  expect(d, kBase, "/coupling/macro_step", {"expected at most 1e+10 steps", "takes 2e+10"});
+  expect(d, kBase, "/subsystems/src/step", {"expected at most 1e+10 steps", "takes 1e+11"});
+  d = problems(kBase, {"/coupling/start=-1.7e308", "/coupling/end=1.7e308"});
+  expect(d, kBase, "/coupling/end", {"longer than a double can hold"});
+  d = problems(kBase, {"/record/interval=1e-9"});
+  expect(d, kBase, "/record/interval", {"expected at most 1e+08 rows", "gives 2e+09"});
+  // A step that spans more rows than are held while it is under way (multirate: not cut at
+  // the macro step).
+  d = problems(kBase, {"/coupling/scheme=multirate", "/coupling/end=1e5", "/record/interval=0.001",
+                       "/subsystems/amp/step=1e4"});
+  expect(d, kBase, "/subsystems/amp/step", {"spans 1e+07 record intervals", "more than the 1e+06 rows"});
+  // Steps far beyond the run are fine: a single step.
+  CHECK(problems(kBase, {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7"}).empty());
+}
+
+TEST_CASE("validation: a bad variable value is reported at the variable and where it is used") {
+  auto d = problems(kBase, {"/variables={\"h\": \"fast\"}", "/coupling/macro_step=\"$h\"", "/subsystems/src/step=\"$h\""});
+  expect(d, kBase, "/coupling/macro_step", {"found string \"fast\"", "(the value of variable \"h\", /variables/h)"});
+  expect(d, kBase, "/subsystems/src/step", {"(the value of variable \"h\", /variables/h)"});
+  expect(d, kBase, "/variables/h", {"the value string \"fast\" is rejected where it is used", "/coupling/macro_step",
+                                    "/subsystems/src/step"});
+  // The same inside a plugin's parameters (checked in the second stage).
+  d = problems(kBase, {"/variables={\"gain\": 5000}", "/subsystems/amp/parameters/k=\"$gain\""});
+  expect(d, kBase, "/subsystems/amp/parameters/k", {"found 5000", "variable \"gain\""});
+  expect(d, kBase, "/variables/gain", {"rejected where it is used: /subsystems/amp/parameters/k"});
+}
+
+TEST_CASE("validation: monitor bounds, as [min, max] or {min, max}, with element selectors") {
+  CHECK(problems(kBase, {"/monitor={\"bounds\": {\"src.y\": [0, 10], \"amp.y[0]\": {\"max\": 100}}}"}).empty());
+  auto d = problems(kBase, {"/monitor={\"bounds\": {\"src.y\": {\"min\": 0, \"mx\": 1}}}"});
+  expect(d, kBase, "/monitor/bounds/src.y/mx", {"unknown key \"mx\"", "did you mean \"max\""});
+  d = problems(kBase, {"/monitor={\"bounds\": {\"src.y[-1]\": [0, 1]}}"});
+  expect(d, kBase, "/monitor/bounds/src.y[-1]", {"expected a key \"subsystem.port\""});
+  d = problems(kBase, {"/monitor={\"bounds\": {\"src.y[3]\": [0, 1]}}"});
+  expect(d, kBase, "/monitor/bounds/src.y[3]", {"out of range", "src.y has 1 elements"});
+  d = problems(kBase, {"/monitor={\"bounds\": {\"src.y\": [2, 1]}}"});
+  expect(d, kBase, "/monitor/bounds/src.y", {"expected min <= max"});
+  d = problems(kBase, {"/monitor={\"bounds\": {\"src.y\": [0, \"1\"]}}"});
+  expect(d, kBase, "/monitor/bounds/src.y/1", {"expected a number or null"});
 }
