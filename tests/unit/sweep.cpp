@@ -1,0 +1,258 @@
+// `stride sweep` under faults: a malformed sweep file is refused with the pointer of every
+// problem; a run that crashes marks only itself failed (with the signal and the time its table
+// reached); a sweep run again into the same folder reports its own runs, never the earlier
+// ones; a grid beyond the limit needs --max-runs; Ctrl-C writes the tables of the runs that
+// finished. The runs are the ramp-through-gain graph of tests/manifests/fault.json.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("stride_sweep_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Writes `sweep` to <scratch>/sweep.json (output under scratch) and runs `stride sweep` on it.
+Outcome sweep(const Scratch& s, json spec, const std::string& args = "--jobs 2") {
+  if (!spec.contains("output")) spec["output"] = (s.dir / "out").string();
+  const fs::path file = s.dir / "sweep.json";
+  std::ofstream(file) << spec.dump(2);
+  const std::string cmd = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' '" + STRIDE_EXE + "' sweep '" +
+                          file.string() + "' " + args + " >'" + (s.dir / "stdout.txt").string() + "' 2>'" +
+                          (s.dir / "stderr.txt").string() + "'";
+  const int st = std::system(cmd.c_str());
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(s.dir / "stdout.txt"), slurp(s.dir / "stderr.txt")};
+}
+
+// sweep.csv rows as column -> value (values are simple: no quoted commas but in "message").
+std::vector<std::map<std::string, std::string>> read_sweep_csv(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::vector<std::string> header;
+  std::getline(in, line);
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) header.push_back(c);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::map<std::string, std::string> r;
+    std::size_t i = 0, pos = 0;
+    while (i < header.size() && pos <= line.size()) {
+      std::string cell;
+      if (line[pos] == '"') {  // quoted: up to the closing quote
+        ++pos;
+        while (pos < line.size() && !(line[pos] == '"' && (pos + 1 >= line.size() || line[pos + 1] != '"'))) {
+          if (line[pos] == '"') ++pos;
+          cell += line[pos++];
+        }
+        pos += 2;
+      } else {
+        const auto comma = header.size() == i + 1 ? line.size() : line.find(',', pos);
+        cell = line.substr(pos, comma - pos);
+        pos = comma == std::string::npos ? line.size() + 1 : comma + 1;
+      }
+      r[header[i++]] = cell;
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// The grid: fail_at in {0.555, 100} x fault in {segfault, throw_int, hang-free "none"}.
+json fault_sweep(const std::string& step_axis_name = "fail_at") {
+  return {{"format", 1},
+          {"manifest", kDir + "fault.json"},
+          {"axes",
+           {{{"name", step_axis_name}, {"pointers", {"/subsystems/src/parameters/fail_at"}}, {"values", {0.555, 100}}},
+            {{"name", "fault"},
+             {"values",
+              {{{"label", "segfault"}, {"set", {{"/subsystems/src/parameters/fault", "segfault"}}}},
+               {{"label", "throw_int"}, {"set", {{"/subsystems/src/parameters/fault", "throw_int"}}}}}}}}},
+          {"step_axis", step_axis_name}};
+}
+
+}  // namespace
+
+TEST_CASE("sweep: a malformed sweep file is refused with the pointer of every problem") {
+  Scratch s;
+  struct Case {
+    json patch;  // merged into a valid sweep
+    std::string pointer, part;
+  };
+  const std::vector<Case> cases = {
+      {{{"manifest", 42}}, "/manifest", "expected a string"},
+      {{{"step_axis", 3}}, "/step_axis", "expected a string"},
+      {{{"set", 5}}, "/set", "expected {\"/json/pointer\": value"},
+      {{{"set", {{"coupling/end", 1}}}}, "/set/coupling~1end", "expected a JSON pointer starting with '/'"},
+      {{{"stable_error", "small"}}, "/stable_error", "expected a positive error bound"},
+      {{{"output", ""}}, "/output", "expected a folder name"},
+      {{{"axes", json::array()}}, "/axes", "expected a non-empty array"},
+      {{{"axes", {{{"name", "x"}, {"values", {1, 2}}}}}}, "/axes/0/pointers", "need \"pointers\""},
+      {{{"axes", {{{"name", 7}, {"pointers", {"/a"}}, {"values", {1}}}}}}, "/axes/0/name", "expected a string"},
+      {{{"axes", {{{"name", "x"}, {"pointers", {"/a"}}, {"values", {1}}, {"valeus", 1}}}}}, "/axes/0/valeus",
+       "did you mean \"values\""},
+      {{{"axes", {{{"name", "x"}, {"pointers", {"/a"}}, {"values", {1, 1}}}}}}, "/axes/0/values/1", "label \"1\" twice"},
+      {{{"axes", {{{"name", "x"}, {"values", {{{"label", "a"}, {"set", 3}}}}}}}}, "/axes/0/values/0/set",
+       "expected {\"/json/pointer\": value"},
+      {{{"reference", {{"manifest", "r.json"}, {"columns", {{"a", 1}}}}}}, "/reference/columns/a", "expected a column name"},
+      {{{"sweep_axis", "fail_at"}}, "/sweep_axis", "unknown key"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.pointer);
+    json spec = fault_sweep();
+    spec.merge_patch(c.patch);
+    auto o = sweep(s, spec);
+    CHECK(o.code == 2);
+    INFO(o.err);
+    CHECK(contains(o.err, "sweep.json: " + c.pointer + ": "));
+    CHECK(contains(o.err, c.part));
+    CHECK_FALSE(fs::exists(s.dir / "out" / "run_0000"));
+  }
+  // Not JSON, too deep, duplicate keys.
+  std::ofstream(s.dir / "bad.json") << "{\"manifest\": \"a\", \"manifest\": \"b\", \"axes\": []}";
+  const std::string cmd = std::string("'") + STRIDE_EXE + "' sweep '" + (s.dir / "bad.json").string() + "' 2>'" +
+                          (s.dir / "e.txt").string() + "'";
+  CHECK(WEXITSTATUS(std::system(cmd.c_str())) == 2);
+  CHECK(contains(slurp(s.dir / "e.txt"), "bad.json: /manifest: duplicate key"));
+}
+
+TEST_CASE("sweep: a crashing run is failed with its signal and time; the others complete") {
+  Scratch s;
+  auto o = sweep(s, fault_sweep());
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const auto rows = read_sweep_csv(s.dir / "out" / "sweep.csv");
+  REQUIRE(rows.size() == 4);
+  for (const auto& r : rows) {
+    CAPTURE(r.at("run"));
+    if (r.at("fail_at") == "100") {
+      CHECK(r.at("status") == "completed");
+      CHECK(std::stod(r.at("end_time_reached")) == doctest::Approx(2.0));
+    } else {
+      CHECK(r.at("status") == "failed");
+      CHECK(std::stod(r.at("end_time_reached")) == doctest::Approx(0.5));
+      CHECK(contains(r.at("message"), r.at("fault") == "segfault" ? "killed by SIGSEGV" : "not a std::exception"));
+      CHECK(contains(r.at("message"), "\"src\""));
+    }
+  }
+  // The crashed run's own folder: a summary written for it, and the rows before the crash.
+  const json sum = json::parse(slurp(s.dir / "out" / "run_0000" / "summary.json"));
+  CHECK(sum.at("status") == "failed");
+  CHECK(sum.at("signal") == "SIGSEGV");
+  CHECK(sum.at("rows") == 6);
+  CHECK(contains(slurp(s.dir / "out" / "stability.md"), "| segfault | – | 0.555 |"));
+}
+
+TEST_CASE("sweep: a second sweep into the same folder reports its own runs") {
+  Scratch s;
+  json all_complete = fault_sweep();
+  all_complete["axes"][0]["values"] = {100, 200};
+  REQUIRE(sweep(s, all_complete).code == 0);
+  for (const auto& r : read_sweep_csv(s.dir / "out" / "sweep.csv")) CHECK(r.at("status") == "completed");
+  // Same folder, same run names; now half of them crash.
+  REQUIRE(sweep(s, fault_sweep()).code == 0);
+  int failed = 0;
+  for (const auto& r : read_sweep_csv(s.dir / "out" / "sweep.csv")) failed += r.at("status") == "failed";
+  CHECK(failed == 2);
+  const json sum = json::parse(slurp(s.dir / "out" / "run_0000" / "summary.json"));
+  CHECK(sum.at("status") == "failed");
+}
+
+TEST_CASE("sweep: a grid beyond the limit needs --max-runs") {
+  Scratch s;
+  auto o = sweep(s, fault_sweep(), "--max-runs 3");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "the grid has 4 runs, more than the limit of 3; pass --max-runs 4"));
+  CHECK_FALSE(fs::exists(s.dir / "out" / "run_0000"));
+  json huge = fault_sweep();
+  json many = json::array();
+  for (int i = 0; i < 1000; ++i) many.push_back(i + 1);
+  huge["axes"] = {{{"name", "a"}, {"pointers", {"/title"}}, {"values", many}},
+                  {{"name", "b"}, {"pointers", {"/description"}}, {"values", many}}};
+  huge["step_axis"] = "a";
+  o = sweep(s, huge);
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "the grid has 1e+06 runs"));
+  CHECK(sweep(s, fault_sweep(), "--max-runs 4").code == 0);
+}
+
+TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those that finished") {
+  Scratch s;
+  json spec = fault_sweep();
+  // Run 0 ends at once (a crash); the others are long runs that only a signal ends.
+  spec["manifest"] = kDir + "long_run.json";
+  spec["axes"] = {{{"name", "h"}, {"pointers", {"/subsystems/src/step"}}, {"values", {0.0001, 0.0002, 0.0005}}}};
+  spec["step_axis"] = "h";
+  spec["output"] = (s.dir / "out").string();
+  std::ofstream(s.dir / "sweep.json") << spec.dump();
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("STRIDE_PLUGIN_PATH", STRIDE_TEST_RUNTIME_DIR, 1);
+    const std::string err = (s.dir / "stderr.txt").string();
+    if (!std::freopen(err.c_str(), "w", stderr) || !std::freopen("/dev/null", "w", stdout)) _exit(126);
+    execl(STRIDE_EXE, "stride", "sweep", (s.dir / "sweep.json").c_str(), "--jobs", "2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Both jobs are running when their results tables have rows.
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20) &&
+         !(fs::exists(s.dir / "out" / "run_0001" / "results.csv") && fs::file_size(s.dir / "out" / "run_0001" / "results.csv") > 1000))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGINT);
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  CHECK(WEXITSTATUS(st) == 1);
+  const auto rows = read_sweep_csv(s.dir / "out" / "sweep.csv");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].at("status") == "interrupted");
+  CHECK(rows[1].at("status") == "interrupted");
+  CHECK(rows[2].at("status") == "not run");
+  CHECK(std::stod(rows[0].at("end_time_reached")) > 0.0);
+  const std::string md = slurp(s.dir / "out" / "stability.md");
+  CHECK(contains(md, "incomplete"));
+  CHECK(contains(md, "The sweep was interrupted: 2 of 3 runs finished."));
+}
