@@ -1,5 +1,7 @@
 #include "stride/host/registry.hpp"
 
+#include "elf_section.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
@@ -104,8 +106,32 @@ bool PluginRegistry::load(const fs::path& file) {
     refusals_.push_back({file, std::move(why)});
     return false;
   };
-  for (const auto& [name, p] : plugins_)
-    if (fs::equivalent(p.file, file)) return true;  // same file listed twice in the path
+  for (const auto& [name, p] : plugins_) {
+    std::error_code ec;
+    if (fs::equivalent(p.file, file, ec)) return true;  // same file listed twice in the path
+  }
+
+  // The handshake from the file first: a library refused here never runs any code.
+  std::string elf_error;
+  const auto text = read_elf_section(file, ".stride_handshake", elf_error);
+  if (!text) {
+    if (!elf_error.empty()) return refuse("cannot be loaded: " + elf_error);
+    return refuse("missing entry point 'stride_plugin' and its handshake section .stride_handshake (not built with "
+                  "STRIDE_PLUGIN, or against an SDK older than ABI " + std::to_string(STRIDE_ABI_VERSION) + ")");
+  }
+  {
+    const std::string note(text->c_str());  // up to the terminating NUL
+    const std::string prefix = "stride-plugin;abi=";
+    const auto semi = note.find(';', prefix.size());
+    if (note.rfind(prefix, 0) != 0 || semi == std::string::npos)
+      return refuse("malformed handshake section .stride_handshake");
+    const std::string abi = note.substr(prefix.size(), semi - prefix.size());
+    if (abi != std::to_string(STRIDE_ABI_VERSION))
+      return refuse("SDK ABI version " + abi + ", host expects " + std::to_string(STRIDE_ABI_VERSION) +
+                    ": rebuild the plugin against this SDK");
+    if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, note.substr(semi + 1)); !diff.empty())
+      return refuse("build fingerprint differs (" + diff + ")");
+  }
 
   auto lib = std::make_shared<boost::dll::shared_library>();
   std::error_code ec;

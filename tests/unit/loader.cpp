@@ -10,8 +10,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <dlfcn.h>
+#include <unistd.h>
+#include <stdlib.h>
+
+#include "elf_section.hpp"
 #include "stride/host/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -122,7 +128,7 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
   }
   SUBCASE("the good plugins are unaffected") {
     CHECK(reg.plugins().size() == loaded_before);  // nothing from the broken folder got in
-    CHECK(reg.refusals().size() - refused_before == 5);  // every library in the broken folder
+    CHECK(reg.refusals().size() - refused_before == 6);  // every library in the broken folder
     // RK4 on dx/dt = -x, h = 0.1: global error ~3e-7 at t = 1 (fourth order).
     auto rk4 = reg.create_integrator("rk4", stride::json::object());
     const double x1 = integrate_decay(*rk4);
@@ -143,6 +149,60 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
     CHECK(u[0] == 3.0);
     CHECK(u[1] == 4.0);
   }
+}
+
+TEST_CASE("loader: a library refused by its handshake section never runs any of its code") {
+  const fs::path mark = fs::temp_directory_path() / ("stride_ctor_mark_" + std::to_string(::getpid()));
+  fs::remove(mark);
+  ::setenv("STRIDE_TEST_CONSTRUCTOR_MARK", mark.c_str(), 1);
+  const fs::path lib = fs::path(STRIDE_TEST_LOAD_DIR) / "stride_broken_abi_constructor.so";
+  {
+    PluginRegistry reg;
+    reg.scan({STRIDE_TEST_LOAD_DIR});
+    const Refusal* r = refusal_of(reg, lib.filename().string());
+    REQUIRE(r != nullptr);
+    CHECK(contains(r->reason, "ABI version 999"));
+  }
+  CHECK_FALSE(fs::exists(mark));
+  CHECK_FALSE(library_mapped(lib.filename().string()));
+  // Control: loading the library does run its constructor, so the check above can fail.
+  void* h = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h != nullptr);
+  CHECK(fs::exists(mark));
+  ::dlclose(h);
+  fs::remove(mark);
+  ::unsetenv("STRIDE_TEST_CONSTRUCTOR_MARK");
+}
+
+TEST_CASE("loader: the handshake section reader refuses truncated and corrupted files without reading out of bounds") {
+  const fs::path lib = fs::path(STRIDE_TEST_LOAD_DIR) / "stride_broken_abi.so";
+  std::ifstream in(lib, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 4096);
+  std::string error;
+  const auto whole = stride::host::read_elf_section(bytes, ".stride_handshake", error);
+  REQUIRE(whole.has_value());
+  CHECK(contains(*whole, "stride-plugin;abi=999;"));
+  // The section headers sit at the end of a shared library: every truncation is refused with a reason.
+  std::size_t refused = 0;
+  for (std::size_t n = 0; n < bytes.size(); n += 97) {
+    error.clear();
+    const auto part = stride::host::read_elf_section(bytes.substr(0, n), ".stride_handshake", error);
+    refused += !part && !error.empty();
+  }
+  CHECK(refused == (bytes.size() + 96) / 97);
+  // Header fields pointing outside the file: section table offset, entry size, count, name table index.
+  const std::pair<std::size_t, std::size_t> fields[] = {{0x28, 8}, {0x3a, 2}, {0x3c, 2}, {0x3e, 2}};
+  for (const auto& [at, width] : fields) {
+    std::string bad = bytes;
+    for (std::size_t k = 0; k < width; ++k) bad[at + k] = static_cast<char>(0xff);
+    error.clear();
+    CHECK_FALSE(stride::host::read_elf_section(bad, ".stride_handshake", error).has_value());
+    CHECK_FALSE(error.empty());
+  }
+  error.clear();
+  CHECK_FALSE(stride::host::read_elf_section(std::string("\x7f" "ELF"), ".stride_handshake", error).has_value());
+  CHECK_FALSE(error.empty());
 }
 
 TEST_CASE("loader: with the broken folder first, the shipped duplicate is the one refused") {

@@ -1,10 +1,15 @@
 // ABI handshake between the Stride host and a plugin library.
 //
-// Every plugin library exports exactly one C symbol, `stride_plugin`, returning a
-// StrideHandshake. The host reads `abi_version` first (its offset never changes), then
-// `struct_size`, then compares `fingerprint` field by field; only when all three match
-// does it call `plugin()`. Plugins exchange C++ objects with the host, so compiler,
-// standard library and the layout-affecting options of nlohmann::json must agree.
+// Every plugin library carries its handshake twice:
+//  - as text in the ELF section ".stride_handshake" ("stride-plugin;abi=N;<fingerprint>"),
+//    which the host reads from the file before loading it, so that a library it refuses never
+//    runs any code (not even its static constructors);
+//  - through its one exported C symbol, `stride_plugin`, returning a StrideHandshake. After
+//    loading, the host reads `abi_version` first (its offset never changes), then
+//    `struct_size`, then compares `fingerprint` field by field; only when all match does it
+//    call `plugin()`.
+// Plugins exchange C++ objects with the host, so compiler, standard library and the
+// layout-affecting options of nlohmann::json must agree.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +21,8 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#define STRIDE_ABI_VERSION 2u
+// 3: the handshake section (read before loading).
+#define STRIDE_ABI_VERSION 3
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)
@@ -67,9 +73,15 @@ struct StrideHandshake {
 };
 }
 
+// The handshake section; `abi` is the ABI version as a literal (a test plugin may lie).
+#define STRIDE_HANDSHAKE_SECTION(abi)                                                          \
+  extern "C" __attribute__((section(".stride_handshake"), used, visibility("hidden")))         \
+  const char stride_handshake_text[] = "stride-plugin;abi=" STRIDE_STR(abi) ";" STRIDE_FINGERPRINT;
+
 // Defines the library's single entry point for the plugin class `PluginClass`
-// (default-constructible, derived from stride::Plugin).
+// (default-constructible, derived from stride::Plugin), and its handshake section.
 #define STRIDE_REGISTER_PLUGIN(PluginClass)                                            \
+  STRIDE_HANDSHAKE_SECTION(STRIDE_ABI_VERSION)                                         \
   extern "C" STRIDE_EXPORT const StrideHandshake* stride_plugin() {                    \
     static const StrideHandshake handshake{                                            \
         STRIDE_ABI_VERSION, static_cast<std::uint32_t>(sizeof(StrideHandshake)),       \

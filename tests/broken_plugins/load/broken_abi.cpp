@@ -24,6 +24,9 @@ class FutureZoh final : public stride::Extrapolator {
 
 }  // namespace
 
+// Its handshake section says the same; the host refuses it from the file, before loading it.
+STRIDE_HANDSHAKE_SECTION(999)
+
 extern "C" STRIDE_EXPORT const StrideHandshake* stride_plugin() {
   static const StrideHandshake handshake{999u, static_cast<std::uint32_t>(sizeof(StrideHandshake)),
                                          STRIDE_FINGERPRINT, []() -> const stride::Plugin* {
