@@ -381,7 +381,8 @@ TEST_CASE("step() neither allocates nor evaluates the system beyond t + h") {
       beyond = beyond || sys.latest > end;
     }
     const long during = stride_test::allocations.load() - before;
-    INFO(name, " ", params.dump());
+    const std::string plugin = name + " " + params.dump();  // a structured binding cannot be captured (clang 14)
+    INFO(plugin);
     CHECK(during == 0);
     CHECK_FALSE(beyond);
   }

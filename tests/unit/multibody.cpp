@@ -115,8 +115,9 @@ TEST_CASE("the equilibrium actuator force holds both crane models at rest") {
   for (const auto& [name, form] : {std::pair{"crane_independent", "independent"}, {"crane_dependent", "ali3p"},
                                    {"crane_dependent", "ali1"}, {"crane_independent", "ali3p"}}) {
     for (int p : {1, 2}) {
-      CAPTURE(std::string(name));
-      CAPTURE(std::string(form));
+      const std::string model_name = name, formulation = form;  // bindings cannot be captured (clang 14)
+      CAPTURE(model_name);
+      CAPTURE(formulation);
       CAPTURE(p);
       CraneRun run(name, p, form, json::object(), in);
       CHECK(run.out("s", 0) == doctest::Approx(0.5).epsilon(1e-12));
