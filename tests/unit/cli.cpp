@@ -498,11 +498,15 @@ TEST_CASE("cli: a step that never returns is stopped after the grace period; a s
     CAPTURE(twice);
     Scratch s;
     const fs::path out = s.dir / "hang";
+    const fs::path hanging = s.dir / "hanging";
+    setenv("STRIDE_TEST_HANG_MARK", hanging.c_str(), 1);
     Background b(s, {"run", kDir + "fault.json", "--out", out.string(), "--quiet", "--grace", twice ? "60" : "0.5",
                      "--set", "/subsystems/src/parameters/fault=\"hang\"", "--set", "/subsystems/src/parameters/fail_at=3",
                      "--set", "/coupling/end=10", "--set", "/coupling/macro_step=0.01", "--set", "/record/interval=0.01"});
-    // The rows up to the hang are held in memory; wait for the hang itself.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The rows up to the hang are held in memory; wait for the hang itself (at most 20 s).
+    for (int i = 0; i < 2000 && !fs::exists(hanging); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    unsetenv("STRIDE_TEST_HANG_MARK");
+    REQUIRE(fs::exists(hanging));
     const auto t0 = std::chrono::steady_clock::now();
     kill(b.pid, SIGINT);
     if (twice) {

@@ -4,6 +4,7 @@
 // UTF-8. The host must end every one of these with a summary and the rows written before.
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -28,8 +29,12 @@ class TestFault final : public stride_test::Ramp {
       if (fault_ == "exit0") std::exit(0);
       if (fault_ == "segfault") std::raise(SIGSEGV);
       if (fault_ == "abort") std::abort();
-      if (fault_ == "hang")
+      if (fault_ == "hang") {
+        // Tells a waiting test that the step now hangs (STRIDE_TEST_HANG_MARK names a file).
+        if (const char* f = std::getenv("STRIDE_TEST_HANG_MARK"))
+          if (std::FILE* out = std::fopen(f, "w")) std::fclose(out);
         for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
       if (fault_ == "bad_utf8") throw std::runtime_error("invalid byte \xff\xfe in a message");
     }
     return Ramp::step(t, h);
