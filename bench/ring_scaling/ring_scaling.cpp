@@ -45,6 +45,7 @@ namespace {
 constexpr double h_fast = 0.01, h_slow = 0.02;
 
 struct Scheme {
+  const char* key;
   const char* label;
   json coupling;
 };
@@ -143,6 +144,8 @@ int main(int argc, char** argv) {
   double total_steps = 400000;
   app.add_option("--sizes", sizes, "numbers of subsystems (even)")->delimiter(',');
   app.add_option("--repeat", repeat, "runs per case (median shown)")->check(CLI::Range(1, 1000));
+  std::vector<std::string> only;
+  app.add_option("--schemes", only, "jacobi, slowest_first, fastest_first, chain (default: all)")->delimiter(',');
   app.add_option("--steps", total_steps, "subsystem steps per run (sets the end time)")->check(CLI::Range(1e3, 1e9));
   CLI11_PARSE(app, argc, argv);
   for (auto n : sizes)
@@ -164,14 +167,16 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
 
   const std::vector<Scheme> schemes = {
-      {"jacobi", {{"scheme", "jacobi"}, {"macro_step", h_slow}}},
-      {"multirate slowest-first", {{"scheme", "multirate"}, {"macro_step", h_slow}, {"synchronization", "slowest_first"}}},
-      {"multirate fastest-first", {{"scheme", "multirate"}, {"macro_step", h_slow}, {"synchronization", "fastest_first"}}},
+      {"jacobi", "jacobi", {{"scheme", "jacobi"}, {"macro_step", h_slow}}},
+      {"slowest_first", "multirate slowest-first", {{"scheme", "multirate"}, {"macro_step", h_slow}, {"synchronization", "slowest_first"}}},
+      {"fastest_first", "multirate fastest-first", {{"scheme", "multirate"}, {"macro_step", h_slow}, {"synchronization", "fastest_first"}}},
   };
   std::printf("Ring of N two-mass subsystems (rk4, 10 ms / 20 ms, zoh), about %.0f subsystem steps per run, "
               "median of %d runs\n",
               total_steps, repeat);
+  auto selected = [&](const char* key) { return only.empty() || std::find(only.begin(), only.end(), key) != only.end(); };
   for (const auto& sc : schemes) {
+    if (!selected(sc.key)) continue;
     std::printf("\n%s\n%6s %10s %9s %14s %12s %16s %12s\n", sc.label, "N", "end (s)", "build ms", "init ms",
                 "init us/N", "ns/subsys step", "vs N=first");
     double first_step = 0, first_init_per = 0, worst = 0, best = 1e300, worst_init = 0;
@@ -202,7 +207,7 @@ int main(int argc, char** argv) {
                 worst / best, worst_init);
   }
 
-  if (chain) {
+  if (chain && selected("chain")) {
     std::printf("\nFeedthrough chain ramp -> g0 -> ... -> g{N-1} (test gains, each with direct feedthrough; "
                 "the longest chain has N links), median of %d\n%6s %9s %14s %12s\n",
                 repeat, "N", "build ms", "init ms", "init us/N");

@@ -546,19 +546,24 @@ class Master {
     // The subsystems that have not reached the end, in a binary heap ordered by who steps next:
     // O(log N) per step instead of a scan of every subsystem. Keys within eps_ are a tie (they
     // are the same grid time up to round-off), broken by the step and then by the subsystem's
-    // place in the manifest, as a scan in that order would.
-    auto key = [&](const Node* n) { return sf ? n->t : n->t + n->step; };
-    auto later = [&](const Node* a, const Node* b) {  // a steps after b
-      const double ka = key(a), kb = key(b);
-      if (ka > kb + eps_) return true;
-      if (ka < kb - eps_) return false;
-      if (a->step != b->step) return sf ? a->step < b->step : a->step > b->step;
-      return a->index > b->index;
+    // place in the manifest, as a scan in that order would. The heap holds the keys, so that
+    // ordering it reads one array instead of every subsystem it compares.
+    struct Entry {
+      double key;
+      double step;
+      Node* node;
     };
-    std::vector<Node*> heap;
+    auto key = [&](const Node* n) { return sf ? n->t : n->t + n->step; };
+    auto later = [&](const Entry& a, const Entry& b) {  // a steps after b
+      if (a.key > b.key + eps_) return true;
+      if (a.key < b.key - eps_) return false;
+      if (a.step != b.step) return sf ? a.step < b.step : a.step > b.step;
+      return a.node->index > b.node->index;
+    };
+    std::vector<Entry> heap;
     heap.reserve(g_.nodes.size());
     for (auto& n : g_.nodes)
-      if (n->t < c_.end - eps_) heap.push_back(n.get());
+      if (n->t < c_.end - eps_) heap.push_back({key(n.get()), n->step, n.get()});
     std::make_heap(heap.begin(), heap.end(), later);
     // Residuals and the time reached are checked every 64 steps, or once per step of every
     // subsystem when there are more: the check visits every bond and subsystem.
@@ -566,11 +571,15 @@ class Master {
     long count = 0;
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), later);
-      Node* next = heap.back();
+      Node* next = heap.back().node;
       step(*next, std::min(next->step, c_.end - next->t));
       for (Link* l : next->out_links) push(*l, next->t);
-      if (next->t < c_.end - eps_) std::push_heap(heap.begin(), heap.end(), later);
-      else heap.pop_back();
+      if (next->t < c_.end - eps_) {
+        heap.back().key = key(next);
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
       if (++count % check_every == 0) {
         beacon_->time_reached.store(time_reached(), std::memory_order_relaxed);
         check_residuals();
