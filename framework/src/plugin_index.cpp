@@ -189,6 +189,7 @@ class PluginIndex {
 };
 
 bool PluginRegistry::load_named(const std::vector<fs::path>& folders, const std::vector<std::string>& names) {
+  if (const char* off = std::getenv("STRIDE_PLUGIN_INDEX"); off && std::string(off) == "0") return false;
   return PluginIndex::load_named(*this, folders, names);
 }
 

@@ -59,7 +59,8 @@ class PluginRegistry {
   // checked against each library's modification time and size; plugin_index.cpp). Libraries the
   // index does not know yet are loaded to learn their names; every refusal a full scan would
   // record is recorded too. Returns false when a name is in no folder (or the index cannot
-  // tell which library provides it first): the caller then scans everything, into a new registry.
+  // tell which library provides it first), or when STRIDE_PLUGIN_INDEX=0: the caller then scans
+  // everything, into a new registry.
   bool load_named(const std::vector<std::filesystem::path>& folders, const std::vector<std::string>& names);
 
   const LoadedPlugin* find(const std::string& name) const;
