@@ -505,6 +505,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   }
 
   // Gauss–Seidel order.
+  std::vector<bool> ordered(g.nodes.size(), false);
   for (std::size_t i = 0; i < manifest_.coupling.order.size(); ++i) {
     const auto& name = manifest_.coupling.order[i];
     if (!by_name.count(name)) {
@@ -513,14 +514,15 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         if (auto c = closest(name, sub_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
         error("/coupling/order/" + std::to_string(i), msg + "; subsystems: " + list(sub_names));
       }
-    } else if (std::find(g.order.begin(), g.order.end(), by_name[name]) != g.order.end()) {
+    } else if (ordered[static_cast<std::size_t>(by_name[name]->index)]) {
       error("/coupling/order/" + std::to_string(i), "subsystem \"" + name + "\" is listed twice");
     } else {
       g.order.push_back(by_name[name]);
+      ordered[static_cast<std::size_t>(by_name[name]->index)] = true;
     }
   }
   for (auto& n : g.nodes)
-    if (std::find(g.order.begin(), g.order.end(), n.get()) == g.order.end()) g.order.push_back(n.get());
+    if (!ordered[static_cast<std::size_t>(n->index)]) g.order.push_back(n.get());
 
   // Recorded columns.
   auto add_port_columns = [&](Node* n, std::size_t pi) {

@@ -15,18 +15,16 @@ namespace stride::host {
 struct Node;
 
 // One connection: source output port -> destination input port, through an extrapolator.
-struct Link {
-  ConnectionConfig config;
-  int index = 0;  // in Graph::links
+// The fields a push and a read touch come first (the master visits every connection of every
+// subsystem that stepped, each macro step: with thousands of subsystems they are cache misses).
+struct alignas(64) Link {
   Node* src = nullptr;
   std::size_t src_offset = 0;  // into src->y
   std::size_t width = 0;
   Node* dst = nullptr;
   std::size_t dst_input = 0;   // input index at the destination
   std::size_t dst_offset = 0;  // first element of that input fed by this link
-  bool whole_port = false;     // the only link into that input, covering all of it
   std::shared_ptr<Extrapolator> extrapolator;
-  std::vector<double> value;  // last evaluated input
   double last_push = -std::numeric_limits<double>::infinity();
   // `value` is the extrapolator's evaluation at value_time after `pushes` pushes: evaluation
   // is a const function of the pushed samples and t, so a second read at the same time with
@@ -35,6 +33,10 @@ struct Link {
   std::uint64_t pushes = 0;
   std::uint64_t value_pushes = ~std::uint64_t(0);
   double value_time = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> value;  // last evaluated input
+  int index = 0;               // in Graph::links
+  bool whole_port = false;     // the only link into that input, covering all of it
+  ConnectionConfig config;
 
   // Pushes the source's current outputs when newer than the last push.
   void push(double t) {
@@ -82,38 +84,39 @@ class NodeInputs final : public Inputs {
   std::vector<Known> known_;
 };
 
-struct Node {
-  int index = 0;  // in Graph::nodes
+struct alignas(64) Node {
+  struct Bound {
+    std::size_t element;
+    double min, max;
+    std::string label;
+  };
+  // What every step reads and writes, first and together (the master visits every subsystem
+  // each macro step: with thousands of subsystems these are cache misses).
+  double t = 0.0, t_prev = 0.0;
+  double step = 0.0;
+  long steps = 0;
+  std::shared_ptr<Subsystem> sub;
+  std::vector<double> y, y_prev;
+  std::vector<Link*> out_links;
+  std::vector<Bond> bonds;
+  std::vector<Bound> bounds;                 // divergence monitors on outputs
+  std::vector<std::size_t> record_cols;      // CSV column of each recorded output element
+  std::size_t next_record = 0;               // first record index not yet written by this node
+  int index = 0;                             // in Graph::nodes
+  std::vector<std::size_t> record_elem;      // the output element (index into y) of each column
+  NodeInputs input_view{*this};
+
   std::string name;
   std::string plugin;  // plugin(s) for error reports
   std::string pointer;
-  std::shared_ptr<Subsystem> sub;
   std::vector<PortSpec> ports;
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
   std::vector<std::size_t> output_offset;  // per port index (outputs only)
   std::size_t output_width = 0;
   std::vector<std::vector<Link*>> in_links;  // per input index: the links feeding its elements
   std::vector<std::vector<double>> input_value;  // per input index, assembled from several links
-  std::vector<Link*> out_links;
   std::vector<Bond> bond_ports;  // per bonded input port, whole width (expanded per link into bonds)
-  std::vector<Bond> bonds;
-  double step = 0.0;
-  NodeInputs input_view{*this};
-
-  // State during a run.
-  double t = 0.0, t_prev = 0.0;
-  std::vector<double> y, y_prev;
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
-  long steps = 0;
-  struct Bound {
-    std::size_t element;
-    double min, max;
-    std::string label;
-  };
-  std::vector<Bound> bounds;  // divergence monitors on outputs
-  std::size_t next_record = 0;           // first record index not yet written by this node
-  std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
-  std::vector<std::size_t> record_elem;  // the output element (index into y) of each column
 
   int port_index(const std::string& port) const {
     for (std::size_t i = 0; i < ports.size(); ++i)

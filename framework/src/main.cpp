@@ -22,13 +22,37 @@ using namespace stride;
 using namespace stride::host;
 
 
+void warn_refusals(const PluginRegistry& reg) {
+  for (const auto& r : reg.refusals())
+    std::cerr << "warning: plugin library " << r.file.string() << " refused: " << r.reason << "\n";
+}
+
 void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn) {
   auto dirs = PluginRegistry::default_search_path();
   dirs.insert(dirs.end(), extra.begin(), extra.end());
   reg.scan(dirs);
-  if (warn)
-    for (const auto& r : reg.refusals())
-      std::cerr << "warning: plugin library " << r.file.string() << " refused: " << r.reason << "\n";
+  if (warn) warn_refusals(reg);
+}
+
+// The experiment of a manifest with only the plugins it names, found through the index of the
+// plugin folders. A name the index does not find, or any problem in the manifest, loads every
+// plugin and builds again: the diagnostics then list everything that is available.
+std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
+  if (m.problems.empty()) {
+    auto dirs = PluginRegistry::default_search_path();
+    dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+    if (reg.load_named(dirs, plugin_names(m))) {
+      try {
+        auto ex = std::make_unique<Experiment>(m, reg);
+        warn_refusals(reg);
+        return ex;
+      } catch (const ManifestError&) {
+      }
+    }
+  }
+  reg = PluginRegistry{};
+  load_plugins(reg, m.plugin_paths, true);
+  return std::make_unique<Experiment>(std::move(m), reg);
 }
 
 json param_json(const ParamSpec& p) {
@@ -217,9 +241,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Experiment> ex;
   try {
-    Manifest m = read_manifest(manifest_path, sets);
-    load_plugins(reg, m.plugin_paths, true);
-    ex = std::make_unique<Experiment>(std::move(m), reg);
+    ex = build_experiment(reg, read_manifest(manifest_path, sets));
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
               << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";

@@ -497,4 +497,18 @@ void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m) {
   }
 }
 
+std::vector<std::string> plugin_names(const Manifest& m) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const auto& sc : m.subsystems) {
+    add(sc.plugin.plugin);
+    if (sc.integrator) add(sc.integrator->plugin);
+    if (sc.formulation) add(sc.formulation->plugin);
+  }
+  for (const auto& cc : m.connections) add(cc.extrapolator.plugin);
+  return names;
+}
+
 }  // namespace stride::host

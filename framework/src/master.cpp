@@ -251,29 +251,32 @@ class Master {
     for (auto& n : g_.nodes) n->input_view.prepare();
     for (auto& n : g_.nodes) guarded(*n, [&] { n->sub->initialize(t0); });
     for (auto& n : g_.nodes) n->t = n->t_prev = t0;
-    // Feedthrough outputs need their inputs: start every connection from zeros, then
-    // re-evaluate. Without algebraic loops the values are exact after as many passes as the
-    // longest feedthrough chain, which is at most the number of subsystems.
+    // Feedthrough outputs need their inputs: start every connection from zeros, evaluate every
+    // subsystem once (outputs without feedthrough are exact then), and re-evaluate a subsystem
+    // in pass k only when it has a feedthrough output at the end of a chain of k feedthrough
+    // outputs: its inputs are exact after pass k - 1. A graph without feedthrough takes no
+    // further pass; each pass visits only the subsystems of its depth.
     beacon_->phase.store(1);
+    pushed_.assign(g_.links.size(), {});
     for (auto& l : g_.links) {
       std::fill(l->src->y.begin(), l->src->y.end(), 0.0);
-      reset_and_push(*l, t0);
+      push_initial(*l, t0);
     }
-    for (std::size_t pass = 0; pass <= g_.nodes.size(); ++pass) {
-      for (Node* n : g_.order) {
+    const auto passes = feedthrough_passes();
+    for (const auto& pass : passes)
+      for (Node* n : pass) {
         read_outputs(*n);
-        for (Link* l : n->out_links) reset_and_push(*l, t0);
+        for (Link* l : n->out_links) push_initial(*l, t0);
       }
-    }
     // Consistent initialization (e.g. static equilibrium), then fresh outputs.
     for (Node* n : g_.order) {
       guarded(*n, [&] { n->sub->equilibrate(t0); });
       read_outputs(*n);
-      for (Link* l : n->out_links) reset_and_push(*l, t0);
+      for (Link* l : n->out_links) push_initial(*l, t0);
     }
     for (Node* n : g_.order) {
       read_outputs(*n);
-      for (Link* l : n->out_links) reset_and_push(*l, t0);
+      for (Link* l : n->out_links) push_initial(*l, t0);
       n->y_prev = n->y;
       for (Bond& b : n->bonds) {
         b.power = bond_power(*n, b);
@@ -283,10 +286,74 @@ class Master {
             b.rectangle = b.rectangle && std::isfinite(l->extrapolator->holds_from());
       }
     }
+    pushed_ = {};
     for (auto& n : g_.nodes) {
       rec_.advance(*n);
       guarded(*n, [&] { n->energy0 = n->sub->energy(); });
     }
+  }
+
+  // Who is evaluated in each initialization pass: pass 0 every subsystem (in the order), pass k
+  // those with a feedthrough output whose longest chain of feedthrough outputs before it
+  // (through connections) has k - 1 links, i.e. depth k. Depths by Kahn's algorithm over the
+  // feedthrough outputs, O(subsystems + connections · outputs).
+  std::vector<std::vector<Node*>> feedthrough_passes() const {
+    std::vector<std::vector<Node*>> passes(1, g_.order);
+    // Feedthrough outputs of each node, and the output port each link reads.
+    std::vector<std::vector<std::size_t>> ft(g_.nodes.size());
+    std::vector<std::size_t> first(g_.nodes.size() + 1, 0);
+    for (auto& n : g_.nodes) {
+      for (std::size_t i = 0; i < n->ports.size(); ++i)
+        if (n->ports[i].direction == Direction::output && n->ports[i].feedthrough) ft[n->index].push_back(i);
+    }
+    for (std::size_t k = 0; k < g_.nodes.size(); ++k) first[k + 1] = first[k] + ft[k].size();
+    const std::size_t nv = first.back();
+    if (nv == 0) return passes;
+    auto vertex = [&](const Node* n, std::size_t port) -> long {
+      for (std::size_t j = 0; j < ft[n->index].size(); ++j)
+        if (ft[n->index][j] == port) return static_cast<long>(first[n->index] + j);
+      return -1;
+    };
+    // Edge: a feedthrough output feeding a subsystem -> each feedthrough output of that subsystem.
+    std::vector<std::vector<std::size_t>> next(nv);
+    std::vector<std::size_t> indegree(nv, 0);
+    for (auto& l : g_.links) {
+      const Node& s = *l->src;
+      long from = -1;
+      for (std::size_t i = 0; i < s.ports.size(); ++i)
+        if (s.ports[i].direction == Direction::output && l->src_offset >= s.output_offset[i] &&
+            l->src_offset < s.output_offset[i] + s.ports[i].size)
+          from = vertex(&s, i);
+      if (from < 0) continue;
+      for (std::size_t j = 0; j < ft[l->dst->index].size(); ++j) {
+        next[static_cast<std::size_t>(from)].push_back(first[l->dst->index] + j);
+        ++indegree[first[l->dst->index] + j];
+      }
+    }
+    std::vector<std::size_t> depth(nv, 1), queue;
+    for (std::size_t v = 0; v < nv; ++v)
+      if (indegree[v] == 0) queue.push_back(v);
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (std::size_t w : next[queue[q]]) {
+        depth[w] = std::max(depth[w], depth[queue[q]] + 1);
+        if (--indegree[w] == 0) queue.push_back(w);
+      }
+    if (queue.size() < nv) {
+      // A feedthrough cycle (the graph check refuses these): as many passes as subsystems.
+      passes.assign(g_.nodes.size() + 2, g_.order);
+      return passes;
+    }
+    std::size_t longest = 0;
+    for (std::size_t d : depth) longest = std::max(longest, d);
+    passes.resize(longest + 1);
+    for (Node* n : g_.order) {
+      std::vector<std::size_t> ds;
+      for (std::size_t j = 0; j < ft[n->index].size(); ++j) ds.push_back(depth[first[n->index] + j]);
+      std::sort(ds.begin(), ds.end());
+      ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+      for (std::size_t d : ds) passes[d].push_back(n);
+    }
+    return passes;
   }
 
   void run() {
@@ -350,6 +417,15 @@ class Master {
 
   void push(Link& l, double t) {
     if (t > l.last_push) guarded(l, [&] { l.push_now(t); });
+  }
+  // During initialization: a connection's extrapolator restarts from the source's outputs at
+  // t0 only when they differ from what it was last given.
+  void push_initial(Link& l, double t) {
+    auto& last = pushed_[static_cast<std::size_t>(l.index)];
+    const double* y = l.src->y.data() + l.src_offset;
+    if (last.size() == l.width && std::equal(last.begin(), last.end(), y)) return;
+    reset_and_push(l, t);
+    last.assign(y, y + l.width);
   }
   void reset_and_push(Link& l, double t) {
     guarded(l, [&] {
@@ -467,23 +543,44 @@ class Master {
   // behind and interpolate the fast ones (González 2011, Table 1).
   void multirate_loop() {
     const bool sf = c_.synchronization == Synchronization::slowest_first;
+    // The subsystems that have not reached the end, in a binary heap ordered by who steps next:
+    // O(log N) per step instead of a scan of every subsystem. Keys within eps_ are a tie (they
+    // are the same grid time up to round-off), broken by the step and then by the subsystem's
+    // place in the manifest, as a scan in that order would. The heap holds the keys, so that
+    // ordering it reads one array instead of every subsystem it compares.
+    struct Entry {
+      double key;
+      double step;
+      Node* node;
+    };
+    auto key = [&](const Node* n) { return sf ? n->t : n->t + n->step; };
+    auto later = [&](const Entry& a, const Entry& b) {  // a steps after b
+      if (a.key > b.key + eps_) return true;
+      if (a.key < b.key - eps_) return false;
+      if (a.step != b.step) return sf ? a.step < b.step : a.step > b.step;
+      return a.node->index > b.node->index;
+    };
+    std::vector<Entry> heap;
+    heap.reserve(g_.nodes.size());
+    for (auto& n : g_.nodes)
+      if (n->t < c_.end - eps_) heap.push_back({key(n.get()), n->step, n.get()});
+    std::make_heap(heap.begin(), heap.end(), later);
+    // Residuals and the time reached are checked every 64 steps, or once per step of every
+    // subsystem when there are more: the check visits every bond and subsystem.
+    const long check_every = std::max<long>(64, static_cast<long>(g_.nodes.size()));
     long count = 0;
-    for (;;) {
-      Node* next = nullptr;
-      double key_best = 0;
-      for (auto& n : g_.nodes) {
-        if (n->t >= c_.end - eps_) continue;
-        const double key = sf ? n->t : n->t + n->step;
-        if (!next || key < key_best - eps_ ||
-            (std::abs(key - key_best) <= eps_ && (sf ? n->step > next->step : n->step < next->step))) {
-          next = n.get();
-          key_best = key;
-        }
-      }
-      if (!next) break;
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      Node* next = heap.back().node;
       step(*next, std::min(next->step, c_.end - next->t));
       for (Link* l : next->out_links) push(*l, next->t);
-      if (++count % 64 == 0) {
+      if (next->t < c_.end - eps_) {
+        heap.back().key = key(next);
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
+      if (++count % check_every == 0) {
         beacon_->time_reached.store(time_reached(), std::memory_order_relaxed);
         check_residuals();
         if (prog_.enabled()) prog_.update(time_reached());
@@ -500,6 +597,7 @@ class Master {
   RunBeacon* beacon_;
   double eps_;
   double residual_limit_;
+  std::vector<std::vector<double>> pushed_;  // initialization: the values each connection was last given
 };
 
 json statistics_of(Node& n) {
@@ -559,8 +657,12 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   try {
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, capacity, beacon);
     Master master(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon);
+    const auto init0 = std::chrono::steady_clock::now();
     master.initialize();
+    res.initialization_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - init0).count();
+    const auto step0 = std::chrono::steady_clock::now();
     master.run();
+    res.stepping_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - step0).count();
     rec->finish();
     res.status = RunStatus::completed;
   } catch (const Stop& s) {

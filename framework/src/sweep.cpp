@@ -192,6 +192,7 @@ struct Point {
   fs::path out;
   std::string status = "not run", message;
   double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
+  bool reference = false;  // the sweep's reference run, not a point of the grid
 };
 
 // Reads a CSV into time -> column -> value for the given columns (rows cut by a crash are
@@ -323,8 +324,12 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     p->end_time = s.value("end_time_reached", std::nan(""));
     p->wall = s.value("wall_time_s", std::nan(""));
     p->residual = s.value("energy_residual_J", std::nan(""));
-    ++done;
-    std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p->index, p->status.c_str());
+    if (p->reference) {
+      std::fprintf(stderr, "reference: %s\n", p->status.c_str());
+    } else {
+      ++done;
+      std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p->index, p->status.c_str());
+    }
   }
   for (RunBeacon* b : free_beacons) free_beacon(b);
   const bool interrupted = sup.stop_signal() != 0;
@@ -440,28 +445,42 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   const int jobs = std::max(1, opt.jobs);
   std::cerr << "sweep: " << points.size() << " runs, " << jobs << " at a time, results in " << spec.output.string() << "\n";
 
-  // Reference.
+  // Reference. With one job it runs first, and a reference that fails stops the sweep before
+  // any point runs; with more it is the first job of the pool, beside the points (its results
+  // are needed only for the errors, after every point has run).
   std::map<long long, std::map<std::string, double>> ref;
   std::size_t done = 0;
+  Point rr;
+  std::vector<Point*> todo;
+  auto reference_failed = [&] {
+    if (rr.status == "completed") return false;
+    std::cerr << "error: the reference run did not complete (" << rr.status << "): " << rr.message << "\n";
+    return true;
+  };
   if (!spec.reference.empty()) {
-    Point rr;
     rr.manifest = spec.reference;
     rr.out = spec.output / "reference";
+    rr.reference = true;
     std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
-    std::size_t ref_done = 0;
-    const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
-    if (!finished || rr.status != "completed") {
-      std::cerr << "error: the reference run did not complete (" << rr.status << "): " << rr.message << "\n";
-      return 1;
+    if (jobs == 1) {
+      std::size_t ref_done = 0;
+      const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
+      if (!finished || reference_failed()) return 1;
+    } else {
+      todo.push_back(&rr);
     }
+  }
+  const bool reference_in_pool = !todo.empty();
+  for (auto& p : points) todo.push_back(&p);
+  const bool finished = run_points(todo, reg, jobs, opt.grace, points.size(), done);
+  // (Interrupted: the tables of the finished runs are written, without errors if the reference
+  // did not finish.)
+  if (reference_in_pool && reference_failed() && finished) return 1;
+  if (!spec.reference.empty() && rr.status == "completed") {
     std::set<std::string> want;
     for (auto& [a, b] : spec.columns) want.insert(b);
     ref = read_csv(rr.out / "results.csv", want);
   }
-
-  std::vector<Point*> todo;
-  for (auto& p : points) todo.push_back(&p);
-  const bool finished = run_points(todo, reg, jobs, opt.grace, points.size(), done);
 
   // Errors against the reference: largest absolute difference over the common record times.
   for (auto& r : points) {

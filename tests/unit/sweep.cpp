@@ -256,3 +256,37 @@ TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those
   CHECK(contains(md, "incomplete"));
   CHECK(contains(md, "The sweep was interrupted: 2 of 3 runs finished."));
 }
+
+TEST_CASE("sweep: the reference runs beside the points; a reference that fails ends the sweep with an error") {
+  // ramp_gain.json is the fault graph without faults: amp.y = 3·2·t. The runs with fail_at = 100
+  // complete and match it exactly; those failing at 0.555 s stop there.
+  for (const char* jobs : {"--jobs 1", "--jobs 2"}) {
+    CAPTURE(jobs);
+    Scratch s;
+    json spec = fault_sweep();
+    spec["reference"] = {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}};
+    auto o = sweep(s, spec, jobs);
+    CHECK(o.code == 0);
+    CHECK(contains(o.err, "reference: completed"));
+    CHECK(contains(o.err, "[4/4]"));
+    CHECK(!contains(o.err, "[5/4]"));
+    const auto rows = read_sweep_csv(s.dir / "out" / "sweep.csv");
+    REQUIRE(rows.size() == 4);
+    for (const auto& r : rows) {
+      CAPTURE(r.at("fail_at"));
+      if (r.at("fail_at") == "100") {
+        CHECK(r.at("status") == "completed");
+        CHECK(std::stod(r.at("error")) == 0.0);
+      } else {
+        CHECK(r.at("status") == "failed");
+      }
+    }
+
+    Scratch f;
+    spec["reference"]["manifest"] = kDir + "step_failure.json";
+    o = sweep(f, spec, jobs);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "the reference run did not complete (diverged)"));
+    CHECK(!fs::exists(f.dir / "out" / "sweep.csv"));
+  }
+}

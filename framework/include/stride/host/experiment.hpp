@@ -124,6 +124,10 @@ Manifest read_manifest(const std::filesystem::path& file, const std::vector<std:
 Manifest read_manifest_text(const std::string& text, const std::filesystem::path& file,
                             const std::vector<std::string>& overrides = {});
 
+// Every plugin the manifest names (subsystems, integrators, formulations, extrapolators,
+// including the default extrapolator), each once.
+std::vector<std::string> plugin_names(const Manifest& m);
+
 // Adds to each diagnostic at (or under) a place where a variable was substituted the
 // variable's name and pointer, and one diagnostic at the variable itself.
 void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m);
@@ -173,6 +177,8 @@ struct RunResult {
   RunStatus status = RunStatus::completed;
   double end_time_reached = 0.0;
   double wall_time = 0.0;
+  double initialization_time = 0.0;  // wall time of the initialization (part of wall_time)
+  double stepping_time = 0.0;        // wall time of the stepping (part of wall_time)
   std::string message;  // cause of divergence or failure
   std::filesystem::path output;
   json summary;

@@ -54,6 +54,14 @@ class PluginRegistry {
   void scan(const std::vector<std::filesystem::path>& folders);
   // Loads one library file; returns false (and records a Refusal) when it is refused.
   bool load(const std::filesystem::path& file);
+  // Loads from `folders` only the libraries that provide `names`, found through an index of
+  // each folder (plugin name and kind of every library, cached in the user's cache folder and
+  // checked against each library's modification time and size; plugin_index.cpp). Libraries the
+  // index does not know yet are loaded to learn their names; every refusal a full scan would
+  // record is recorded too. Returns false when a name is in no folder (or the index cannot
+  // tell which library provides it first), or when STRIDE_PLUGIN_INDEX=0: the caller then scans
+  // everything, into a new registry.
+  bool load_named(const std::vector<std::filesystem::path>& folders, const std::vector<std::string>& names);
 
   const LoadedPlugin* find(const std::string& name) const;
   std::vector<const LoadedPlugin*> plugins() const;                 // sorted by name
@@ -76,6 +84,7 @@ class PluginRegistry {
  private:
   std::map<std::string, LoadedPlugin> plugins_;
   std::vector<Refusal> refusals_;
+  friend class PluginIndex;
 };
 
 // Checks one parameter value against its spec; returns "" when valid, else what is wrong
