@@ -138,7 +138,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     if (!p) {
       auto avail = names_of(kind);
       std::string msg = std::string("unknown ") + to_string(kind) + " plugin \"" + ref.plugin + "\"";
-      if (auto c = closest(ref.plugin, avail); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      if (auto note = refused_note(reg, ref.plugin); !note.empty()) msg += note;
+      else if (auto c = closest(ref.plugin, avail); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
       error(ptr, msg + "; available: " + list(avail));
       return nullptr;
     }

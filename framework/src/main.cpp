@@ -1,5 +1,6 @@
 // The `stride` command: run, validate, sweep, plugins.
 // Exit codes: 0 success, 1 the simulation diverged, failed or was interrupted, 2 bad input.
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -55,10 +56,16 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
   return std::make_unique<Experiment>(std::move(m), reg);
 }
 
+// A bound as the parameter's type writes it: 4 for an integer, 4.0 for a real.
+json bound_json(const ParamSpec& p, double b) {
+  if (p.type == ParamType::integer && std::abs(b) < 9e15 && b == std::floor(b)) return static_cast<long long>(b);
+  return b;
+}
+
 json param_json(const ParamSpec& p) {
   json j{{"name", p.name}, {"type", to_string(p.type)}, {"default", p.default_value}, {"unit", p.unit}, {"doc", p.doc}};
-  if (p.min) j["min"] = *p.min;
-  if (p.max) j["max"] = *p.max;
+  if (p.min) j["min"] = bound_json(p, *p.min);
+  if (p.max) j["max"] = bound_json(p, *p.max);
   if (!p.choices.empty()) j["choices"] = p.choices;
   return j;
 }
@@ -100,7 +107,8 @@ int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
     std::vector<std::string> names;
     for (auto* q : reg.plugins()) names.push_back(q->info().name);
     std::cerr << "error: unknown plugin \"" << name << "\"";
-    if (auto c = closest(name, names); !c.empty()) std::cerr << " (did you mean \"" << c << "\"?)";
+    if (auto note = refused_note(reg, name); !note.empty()) std::cerr << note;
+    else if (auto c = closest(name, names); !c.empty()) std::cerr << " (did you mean \"" << c << "\"?)";
     std::cerr << "; run `stride plugins` for the list\n";
     return 2;
   }
@@ -130,7 +138,8 @@ int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
     if (!s.unit.empty() && s.unit != "1") std::cout << " [" << s.unit << "]";
     std::cout << " = " << (s.default_value.is_null() ? "(required)" : s.default_value.dump());
     if (s.min || s.max)
-      std::cout << "  in [" << (s.min ? json(*s.min).dump() : "-inf") << ", " << (s.max ? json(*s.max).dump() : "inf") << "]";
+      std::cout << "  in [" << (s.min ? bound_json(s, *s.min).dump() : "-inf") << ", "
+                << (s.max ? bound_json(s, *s.max).dump() : "inf") << "]";
     if (!s.choices.empty()) std::cout << "  one of " << json(s.choices).dump();
     std::cout << "\n      " << s.doc << "\n";
   }

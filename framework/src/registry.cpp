@@ -1,9 +1,11 @@
 #include "stride/host/registry.hpp"
 
 #include "elf_section.hpp"
+#include "stride/host/json_input.hpp"
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include <dlfcn.h>
@@ -102,8 +104,9 @@ void PluginRegistry::scan(const std::vector<fs::path>& folders) {
 }
 
 bool PluginRegistry::load(const fs::path& file) {
+  std::string declared;  // the plugin's name, once known
   auto refuse = [&](std::string why) {
-    refusals_.push_back({file, std::move(why)});
+    refusals_.push_back({file, std::move(why), declared});
     return false;
   };
   for (const auto& [name, p] : plugins_) {
@@ -175,11 +178,36 @@ bool PluginRegistry::load(const fs::path& file) {
   }
   const auto& info = loaded.info();
   if (info.name.empty()) return refuse("plugin declares an empty name");
+  declared = info.name;
+  if (auto why = declaration_problem(info); !why.empty()) return refuse("plugin '" + info.name + "' " + why);
   if (auto it = plugins_.find(info.name); it != plugins_.end())
     return refuse("duplicate plugin name '" + info.name + "' (already provided by " +
                   it->second.file.string() + ")");
   plugins_.emplace(info.name, std::move(loaded));
   return true;
+}
+
+std::string declaration_problem(const PluginInfo& info) {
+  std::set<std::string> names;
+  for (const auto& spec : info.parameters) {
+    const std::string what = "declares parameter '" + spec.name + "'";
+    if (spec.name.empty()) return "declares a parameter without a name";
+    if (!names.insert(spec.name).second) return "declares parameter '" + spec.name + "' twice";
+    if (spec.min && spec.max && !(*spec.min <= *spec.max))
+      return what + " with bounds [" + number_text(*spec.min) + ", " + number_text(*spec.max) + "] that admit no value";
+    if (!spec.default_value.is_null())
+      if (auto why = check_param(spec, spec.default_value); !why.empty())
+        return what + " with a default its own declaration rejects: " + why;
+  }
+  return "";
+}
+
+std::string refused_note(const PluginRegistry& reg, const std::string& name) {
+  for (const auto& r : reg.refusals())
+    if (r.plugin == name || (r.plugin.empty() && r.file.stem() == "stride_" + name))
+      return " (" + r.file.string() + (r.plugin == name ? ", which provides it," : ", which may provide it,") +
+             " was refused at load: " + r.reason + ")";
+  return "";
 }
 
 const LoadedPlugin* PluginRegistry::find(const std::string& name) const {

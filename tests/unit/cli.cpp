@@ -275,6 +275,46 @@ TEST_CASE("cli: validate exit codes") {
   CHECK(contains(o.err, "test_ctor_throws"));
 }
 
+TEST_CASE("cli: a plugin whose declaration contradicts itself is refused at load, and a manifest naming it hears why") {
+  Scratch s;
+  const std::string env = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + ":" + STRIDE_TEST_LOAD_DIR + "' ";
+  auto o = stride(s, "plugins --json", env);
+  REQUIRE(o.code == 0);
+  const json list = json::parse(o.out);
+  std::string reason;
+  for (const auto& r : list.at("refused"))
+    if (contains(r.at("file").get<std::string>(), "stride_broken_default.so")) reason = r.at("reason");
+  CHECK(contains(reason, "plugin 'broken_default' declares parameter 'order'"));
+  CHECK(contains(reason, "expected an integer in [0, 4], found 7"));
+  for (const auto& p : list.at("plugins")) CHECK(p.at("name") != "broken_default");
+
+  const std::string named = " --set '/connections/0/extrapolator={\"plugin\": \"broken_default\"}'";
+  o = stride(s, "validate '" + kDir + "ramp_gain.json'" + named, env);
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/connections/0/extrapolator:"));
+  CHECK(contains(o.err, "unknown extrapolator plugin \"broken_default\""));
+  CHECK(contains(o.err, "which provides it, was refused at load"));
+  CHECK(contains(o.err, "found 7"));
+  o = stride(s, "plugins describe broken_default", env);
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "was refused at load"));
+}
+
+TEST_CASE("cli: plugins describe writes integer bounds as integers") {
+  Scratch s;
+  auto o = stride(s, "plugins describe lagrange");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "in [0, 4]"));
+  CHECK_FALSE(contains(o.out, "4.0"));
+  o = stride(s, "plugins describe lagrange --json");
+  const json d = json::parse(o.out);
+  for (const auto& p : d.at("parameters"))
+    if (p.at("name") == "order") {
+      CHECK(p.at("max").is_number_integer());
+      CHECK(p.at("max") == 4);
+    }
+}
+
 TEST_CASE("cli: plugins, plugins --json and plugins describe") {
   Scratch s;
   auto o = stride(s, "plugins");

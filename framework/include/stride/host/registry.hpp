@@ -29,6 +29,7 @@ struct LoadedPlugin {
 struct Refusal {
   std::filesystem::path file;
   std::string reason;
+  std::string plugin;  // the name it declares, when it was refused after declaring one
 };
 
 // Error raised by plugin code, reported with the plugin's name.
@@ -90,5 +91,11 @@ class PluginRegistry {
 // Checks one parameter value against its spec; returns "" when valid, else what is wrong
 // ("expected a real number in [0, 1] (m), found 3").
 std::string check_param(const ParamSpec& spec, const json& value);
+// What is wrong with a plugin's own declaration (a default its bounds or choices reject, bounds
+// that admit no value, a parameter declared twice); "" when it is sound. Checked at load.
+std::string declaration_problem(const PluginInfo& info);
+// " (FILE, which provides it, was refused at load: REASON)" when a refused library declared
+// `name` or is named after it (stride_NAME.so); "" otherwise. For "unknown plugin" errors.
+std::string refused_note(const PluginRegistry& reg, const std::string& name);
 
 }  // namespace stride::host
