@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "fmu.hpp"
 #include "stride/host/adapters.hpp"
 
 namespace stride::host {
@@ -184,8 +185,20 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
 
   // Subsystems.
   std::map<std::string, Node*> by_name;
-  for (const auto& sc : manifest_.subsystems) {
-    const LoadedPlugin* p = resolve(sc.plugin, Kind::subsystem, sc.pointer + "/plugin");
+  for (SubsystemConfig sc : manifest_.subsystems) {
+    // An FMU is unpacked and checked here, then resolved like a plugin named by its file.
+    const fmi::FmuPlugin* fmu = nullptr;
+    if (!sc.fmu.empty()) {
+      std::string why;
+      const LoadedPlugin* lp = reg.load_fmu(sc.fmu, why);
+      if (!lp) {
+        error(sc.pointer + "/fmu", why);
+        continue;
+      }
+      sc.plugin.plugin = lp->info().name;
+      fmu = lp->fmu.get();
+    }
+    const LoadedPlugin* p = resolve(sc.plugin, Kind::subsystem, sc.pointer + (fmu ? "/fmu" : "/plugin"));
     if (!p) continue;
     auto node = std::make_unique<Node>();
     node->name = sc.name;
@@ -193,7 +206,41 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     node->pointer = sc.pointer;
     node->step = sc.step;
     const Form form = p->info().form;
-    if (form == Form::ode) {
+    if (fmu) {
+      // Co-simulation FMUs step themselves; with an integrator, the model-exchange interface.
+      if (sc.formulation) error(sc.formulation->pointer, "an FMU takes no formulation");
+      const auto& md = fmu->description();
+      if (sc.integrator && !md.has_me) {
+        error(sc.integrator->pointer, "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
+        continue;
+      }
+      if (!sc.integrator && !md.has_cs) {
+        error(sc.pointer + "/integrator", "the FMU is for model exchange only: name an integrator; available: " +
+                                              list(names_of(Kind::integrator)));
+        continue;
+      }
+      if (sc.integrator) {
+        const LoadedPlugin* ip = resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer);
+        if (!ip) continue;
+        node->plugin += " + " + sc.integrator->plugin;
+      }
+      node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
+        const Params prm = reg.make_params(*p, sc.plugin.parameters);
+        std::shared_ptr<Integrator> integ;
+        if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters);
+        auto keep = p->fmu;  // the binary and the unpacked folder outlive the instance
+        auto lib = fmu->library(bool(integ));
+        std::unique_ptr<Subsystem> made;
+        try {
+          made = fmu->create(prm, sc.name, integ);
+        } catch (const PluginError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw PluginError(p->info().name, e.what());
+        }
+        return std::shared_ptr<Subsystem>(made.release(), [keep, lib](Subsystem* o) { delete o; });
+      });
+    } else if (form == Form::ode) {
       if (!sc.integrator) {
         error(sc.pointer + "/integrator", "subsystem plugin \"" + sc.plugin.plugin +
                                               "\" is an ODE system: name an integrator; available: " +

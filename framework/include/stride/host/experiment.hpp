@@ -30,6 +30,7 @@ struct PluginRef {
 struct SubsystemConfig {
   std::string name;
   PluginRef plugin;
+  std::filesystem::path fmu;  // an FMU instead of a plugin (relative paths resolved against the manifest)
   double step = 0.0;
   std::optional<PluginRef> integrator;   // for ode subsystems
   std::optional<PluginRef> formulation;  // for multibody subsystems
