@@ -1,0 +1,118 @@
+/* A minimal FMI 3.0 co-simulation implementation for models whose variables are all Float64,
+ * included by one model file after it defines what fmi2_frame.h asks for (N_REALS, N_STATES,
+ * state_vr, der_vr, model_start, model_initialize, model_derivatives, CS_SUBSTEP_VR).
+ * Steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stride/fmi/fmi3.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef struct {
+  double r[N_REALS];
+  double time;
+  fmi3InstanceEnvironment env;
+  fmi3LogMessageCallback log;
+} Instance;
+
+EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
+
+EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String resources,
+                                                fmi3Boolean visible, fmi3Boolean logging, fmi3Boolean eventMode,
+                                                fmi3Boolean earlyReturn, const fmi3ValueReference req[], size_t nreq,
+                                                fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
+                                                fmi3IntermediateUpdateCallback update) {
+  (void)name, (void)resources, (void)visible, (void)logging, (void)eventMode, (void)earlyReturn, (void)req, (void)nreq,
+      (void)update;
+  if (!token || strcmp(token, MODEL_TOKEN) != 0) {
+    if (log) log(env, fmi3Error, "model", "wrong instantiation token");
+    return NULL;
+  }
+  Instance* m = (Instance*)calloc(1, sizeof(Instance));
+  if (!m) return NULL;
+  m->env = env;
+  m->log = log;
+  model_start(m->r);
+  return m;
+}
+EXPORT void fmi3FreeInstance(fmi3Instance c) { free(c); }
+EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean td, fmi3Float64 tol, fmi3Float64 t0,
+                                              fmi3Boolean sd, fmi3Float64 stop) {
+  (void)td, (void)tol, (void)sd, (void)stop;
+  ((Instance*)c)->time = t0;
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
+  Instance* m = (Instance*)c;
+  model_initialize(m->r);
+  model_derivatives(m->r, m->time);
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3Terminate(fmi3Instance c) { (void)c; return fmi3OK; }
+EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Float64 v[], size_t nv) {
+  Instance* m = (Instance*)c;
+  if (nv != n) return fmi3Error;
+  model_derivatives(m->r, m->time);
+  for (size_t i = 0; i < n; ++i) {
+    if (vr[i] >= N_REALS) return fmi3Error;
+    v[i] = m->r[vr[i]];
+  }
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const fmi3Float64 v[], size_t nv) {
+  Instance* m = (Instance*)c;
+  if (nv != n) return fmi3Error;
+  for (size_t i = 0; i < n; ++i) {
+    if (vr[i] >= N_REALS) return fmi3Error;
+    m->r[vr[i]] = v[i];
+  }
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Int32 v[], size_t nv) {
+  (void)c, (void)vr, (void)v, (void)nv;
+  return n ? fmi3Error : fmi3OK;
+}
+EXPORT fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const fmi3Int32 v[], size_t nv) {
+  (void)c, (void)vr, (void)v, (void)nv;
+  return n ? fmi3Error : fmi3OK;
+}
+EXPORT fmi3Status fmi3GetBoolean(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Boolean v[], size_t nv) {
+  (void)c, (void)vr, (void)v, (void)nv;
+  return n ? fmi3Error : fmi3OK;
+}
+EXPORT fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const fmi3Boolean v[], size_t nv) {
+  (void)c, (void)vr, (void)v, (void)nv;
+  return n ? fmi3Error : fmi3OK;
+}
+
+static void rk4(Instance* m, double h) {
+  double x0[N_STATES], k[4][N_STATES];
+  for (int i = 0; i < N_STATES; ++i) x0[i] = m->r[state_vr[i]];
+  static const double a[4] = {0.0, 0.5, 0.5, 1.0};
+  for (int s = 0; s < 4; ++s) {
+    for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + (s ? a[s] * h * k[s - 1][i] : 0.0);
+    model_derivatives(m->r, m->time + a[s] * h);
+    for (int i = 0; i < N_STATES; ++i) k[s][i] = m->r[der_vr[i]];
+  }
+  for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + h / 6.0 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
+  m->time += h;
+}
+
+EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSet, fmi3Boolean* event,
+                             fmi3Boolean* terminate, fmi3Boolean* early, fmi3Float64* last) {
+  Instance* m = (Instance*)c;
+  (void)noSet;
+  m->time = t;
+  const double hmax = m->r[CS_SUBSTEP_VR] > 0 ? m->r[CS_SUBSTEP_VR] : 1e-3;
+  const int n = (int)ceil(h / hmax - 1e-9);
+  for (int i = 0; i < n; ++i) rk4(m, h / n);
+  m->time = t + h;
+  *event = false;
+  *terminate = false;
+  *early = false;
+  *last = m->time;
+  return fmi3OK;
+}
