@@ -479,6 +479,7 @@ struct Fmu {
 namespace {
 
 const char* const kStatus2[] = {"ok", "warning", "discard", "error", "fatal", "pending"};
+const char* const kStatusName2[] = {"fmi2OK", "fmi2Warning", "fmi2Discard", "fmi2Error", "fmi2Fatal", "fmi2Pending"};
 
 struct LogSink {
   std::string instance;
@@ -623,7 +624,7 @@ class Fmi2Instance {
   fmi2Status check(fmi2Status s, const char* fn, double t) {
     if (s == fmi2Error || s == fmi2Fatal || s < fmi2OK || s > fmi2Pending) {
       if (s == fmi2Fatal) fatal_ = true;
-      throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 5 ? std::string("fmi2") + kStatus2[s] : "status " + std::to_string(int(s))) +
+      throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 5 ? std::string(kStatusName2[s]) : "status " + std::to_string(int(s))) +
                                          " at t = " + fmt_time(t) + log_.tail());
     }
     return s;
@@ -854,6 +855,7 @@ class Fmi2ModelExchange final : public Subsystem {
         std::copy(xt_.begin(), xt_.end(), x_.begin());
         event = true;
         ++state_events_;
+        if (event_times_.size() < kKeptEventTimes) event_times_.push_back(t_new);
       }
     }
     // Step completed: the FMU may ask for an event (step events).
@@ -882,7 +884,7 @@ class Fmi2ModelExchange final : public Subsystem {
   }
   json report() const override {
     return {{"fmu", inst_.fmu().file.string()}, {"fmi_version", inst_.fmu().md.fmi_version}, {"interface", "model exchange"},
-            {"continuous_states", x_.size()}, {"event_indicators", z_.size()}};
+            {"continuous_states", x_.size()}, {"event_indicators", z_.size()}, {"state_event_times", event_times_}};
   }
 
   // Event times are located to this fraction of max(1, |t|) seconds.
@@ -929,6 +931,8 @@ class Fmi2ModelExchange final : public Subsystem {
   double t_ = 0.0;
   bool started_ = false;
   long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
+  static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json
+  std::vector<double> event_times_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -224,7 +224,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         if (!ip) continue;
         node->plugin += " + " + sc.integrator->plugin;
       }
-      node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
+      node->sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
         const Params prm = reg.make_params(*p, sc.plugin.parameters);
         std::shared_ptr<Integrator> integ;
         if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters);

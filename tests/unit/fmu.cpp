@@ -1,0 +1,321 @@
+// FMUs as subsystems, with FMUs built by this project from C sources (examples/fmus, and the
+// broken variants of tests/fmus): a damped oscillator as FMI 2 co-simulation, FMI 2 model
+// exchange and FMI 3 co-simulation against its analytic solution; a bouncing ball (model
+// exchange, state events) against its analytic bounce times; the two-mass problem with one
+// mass as an FMU against the all-plugin run; a feedthrough FMU in an algebraic loop; and every
+// kind of broken FMU, before the run (exit 2, file + pointer + reason) and during it (status
+// failed with the FMU's own message, rows kept, temporary folders removed).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stride_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using stride_test::json;
+using stride_test::Table;
+
+const std::string kFmus = STRIDE_FMU_DIR;           // example FMUs
+const std::string kBroken = STRIDE_TEST_FMU_DIR;    // broken FMUs
+const std::string kManifests = STRIDE_SOURCE_DIR "/tests/manifests/";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A private folder; also the TMPDIR of the commands run in it, so that the FMUs they unpack
+// can be counted afterwards.
+struct Scratch {
+  fs::path dir, tmp;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("stride_fmu_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+    tmp = dir / "tmp";
+    fs::remove_all(dir);
+    fs::create_directories(tmp);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // Unpacked FMU folders left behind in TMPDIR.
+  int leftovers() const {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(tmp))
+      if (e.path().filename().string().rfind("stride-fmu-", 0) == 0) ++n;
+    return n;
+  }
+};
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+  json summary;
+  Table table;
+  std::string status() const { return summary.value("status", std::string("none")); }
+  std::string message() const { return summary.value("message", std::string()); }
+};
+
+// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder.
+Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets) {
+  std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb + " '" + manifest + "'";
+  if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
+  for (const auto& x : sets) cmd += " --set '" + x + "'";
+  cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
+  const int st = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  o.out = slurp(s.dir / "stdout.txt");
+  o.err = slurp(s.dir / "stderr.txt");
+  if (fs::exists(s.dir / "out" / "summary.json")) o.summary = json::parse(slurp(s.dir / "out" / "summary.json"), nullptr, false);
+  if (fs::exists(s.dir / "out" / "results.csv")) o.table = stride_test::read_csv(s.dir / "out" / "results.csv");
+  INFO("command: " << cmd);
+  INFO("stderr: " << o.err.substr(0, 2000));
+  return o;
+}
+
+// x(t) of m x'' + d x' + k x = 0 from x(0) = x0, x'(0) = 0 (underdamped).
+double damped(double t, double m, double k, double d, double x0) {
+  const double w = std::sqrt(k / m), z = d / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
+  return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t));
+}
+
+double oscillator_error(const Table& t) {
+  const double k = 39.47841760435743, d = 0.4;
+  double e = 0.0;
+  const auto& time = t["time"];
+  const auto& x = t["osc.x"];
+  for (std::size_t i = 0; i < time.size(); ++i) e = std::max(e, std::abs(x[i] - damped(time[i], 1.0, k, d, 1.0)));
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: damped oscillator as FMI 2 co-simulation, FMI 2 model exchange and FMI 3 co-simulation vs analytic") {
+  const std::string m = kManifests + "fmu_oscillator.json";
+  struct Case {
+    std::string name;
+    std::vector<std::string> sets;
+    double bound;  // m, from the integration method (below)
+  };
+  // Co-simulation: the FMU integrates with RK4 at 1 ms inside each 10 ms step: error ~1e-9.
+  // Model exchange with Stride's rk4 at 10 ms: (ω h)^4 ≈ 1.6e-5 per unit time scale.
+  const std::vector<Case> cases = {
+      {"FMI 2 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu"}, 1e-8},
+      {"FMI 3 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu"}, 1e-8},
+      {"FMI 2 ME + rk4", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/integrator=rk4"}, 2e-5},
+      {"FMI 2 ME + cvode", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/integrator=cvode"}, 1e-3},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    Scratch s;
+    Outcome o = stride(s, "run", m, c.sets);
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    REQUIRE(o.table.rows() == 201);
+    const double e = oscillator_error(o.table);
+    MESSAGE(c.name << ": largest |x - x_exact| over 2 s = " << e << " m");
+    CHECK(e < c.bound);
+    CHECK(s.leftovers() == 0);
+  }
+}
+
+TEST_CASE("fmu: bouncing ball (model exchange): bounce times within 1e-6 s of the analytic ones") {
+  const double g = 9.81, e = 0.8, h0 = 1.0;
+  // t1 = sqrt(2 h0/g); after bounce k the ball leaves with e^k v1 and is back 2 e^k v1/g later.
+  std::vector<double> exact;
+  const double v1 = std::sqrt(2 * g * h0);
+  double t = std::sqrt(2 * h0 / g);
+  for (int k = 1; t < 3.0; ++k) {
+    exact.push_back(t);
+    t += 2 * std::pow(e, k) * v1 / g;
+  }
+  for (const std::string integrator : {"rk4", "cvode"}) {
+    CAPTURE(integrator);
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_bouncing_ball.json",
+                       {"/subsystems/ball/fmu=" + kFmus + "/bouncing_ball.fmu", "/subsystems/ball/integrator=" + integrator});
+    REQUIRE(o.code == 0);
+    const json times = o.summary["subsystems"]["ball"]["report"]["state_event_times"];
+    REQUIRE(times.size() == exact.size());
+    double worst = 0.0;
+    for (std::size_t i = 0; i < exact.size(); ++i) worst = std::max(worst, std::abs(times[i].get<double>() - exact[i]));
+    MESSAGE(integrator << ": " << exact.size() << " bounces, largest |t - t_exact| = " << worst << " s");
+    CHECK(worst < 1e-6);
+    // The ball never goes through the ground.
+    for (double h : o.table["ball.h"]) CHECK(h > -1e-6);
+  }
+}
+
+TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") {
+  // manifests/two_mass.json (both plugins) against manifests/fmu_two_mass.json (m2 as the
+  // oscillator FMU, the same parameters, the same integrator): the same equations, so the
+  // same numbers up to the Newton tolerance (finite-difference Jacobian for the FMU). The
+  // summary shows the FMU was used: its statistics count FMU derivative evaluations.
+  Scratch a, b;
+  const std::vector<std::string> common = {"/coupling/end=20"};
+  Outcome plugins = stride(a, "run", STRIDE_SOURCE_DIR "/manifests/two_mass.json", common);
+  std::vector<std::string> with_fmu = common;
+  with_fmu.push_back("/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu");
+  Outcome fmu = stride(b, "run", STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json", with_fmu);
+  REQUIRE(plugins.code == 0);
+  REQUIRE(fmu.code == 0);
+  std::size_t n = 0;
+  const double dx1 = stride_test::largest_difference(fmu.table, "fast.x", plugins.table, "fast.x", &n);
+  const double dx2 = stride_test::largest_difference(fmu.table, "slow.x", plugins.table, "slow.x");
+  MESSAGE("largest |x1_fmu - x1_plugin| = " << dx1 << " m, |x2_fmu - x2_plugin| = " << dx2 << " m over " << n << " rows");
+  CHECK(n == 2001);
+  CHECK(contains(fmu.summary["subsystems"]["slow"]["plugin"].get<std::string>(), "oscillator.fmu + trapezoidal"));
+  CHECK(fmu.summary["subsystems"]["slow"]["statistics"]["rhs_evaluations"].get<long>() > 0);
+  // results.csv holds 12 significant digits; the runs differ in the last one at most.
+  CHECK(dx1 < 1e-9);
+  CHECK(dx2 < 1e-9);
+}
+
+TEST_CASE("fmu: a feedthrough FMU in a loop is an algebraic loop for validate") {
+  Scratch s;
+  Outcome o = stride(s, "validate", kManifests + "fmu_gain_loop.json",
+                     {"/subsystems/g1/fmu=" + kFmus + "/gain.fmu", "/subsystems/g2/fmu=" + kFmus + "/gain.fmu"});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "algebraic loop"));
+  CHECK(contains(o.err, "g1.y"));
+  CHECK(contains(o.err, "g2.y"));
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: plugins describe lists an FMU's parameters and ports; parameters are checked like a plugin's") {
+  Scratch s;
+  const std::string cmd = std::string("'") + STRIDE_EXE + "' plugins describe '" + kFmus + "/oscillator.fmu' --json >'" +
+                          (s.dir / "d.json").string() + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const json d = json::parse(slurp(s.dir / "d.json"));
+  CHECK(d["version"] == "FMI 2.0");
+  std::vector<std::string> params, ports;
+  for (const auto& p : d["parameters"]) params.push_back(p["name"]);
+  for (const auto& p : d["ports"]) ports.push_back(p["name"].get<std::string>() + ":" + p["direction"].get<std::string>() + ":" + p["unit"].get<std::string>());
+  CHECK(params == std::vector<std::string>{"m", "k", "d", "k2", "x0", "v0", "h_internal"});
+  CHECK(ports == std::vector<std::string>{"x_other:input:m", "x:output:m", "v:output:m/s"});
+  CHECK(d["parameters"][0]["min"] == 1e-9);
+  // --set on an FMU parameter, out of the FMU's declared range.
+  Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/parameters/m=-1", "/subsystems/osc/parameters/q=1"});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/subsystems/osc/parameters/m: expected a real number in [1e-09, inf] (kg), found -1"));
+  CHECK(contains(o.err, "/subsystems/osc/parameters/q"));
+  // Units are checked at connections: x (m) cannot feed an input in m/s... of another FMU.
+  Outcome u = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/connections/0/from=osc.v"});
+  CHECK(u.code == 2);
+  CHECK(contains(u.err, "unit mismatch: osc.v is in m/s, osc.x_other expects m"));
+}
+
+TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the pointer and the reason") {
+  struct Case {
+    std::string file, reason;
+  };
+  const std::vector<Case> cases = {
+      {kBroken + "/does_not_exist.fmu", "no such file"},
+      {kBroken + "/not_a_zip.fmu", "not an FMU archive (a zip file expected)"},
+      {kBroken + "/no_model_description.fmu", "the archive has no modelDescription.xml"},
+      {kBroken + "/bad_xml.fmu", "malformed XML"},
+      {kBroken + "/fmi1.fmu", "unsupported FMI version \"1.0\"; Stride reads FMI 2.0 and 3.0"},
+      {kBroken + "/no_binary.fmu", "no binary for this platform: binaries/linux64/oscillator.so is missing"},
+      {kBroken + "/missing_function.fmu", "the co-simulation binary lacks required function fmi2DoStep"},
+      {kBroken + "/null_instance.fmu", "fmi2Instantiate returned NULL"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    Scratch s;
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + c.file});
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "fmu_oscillator.json: /subsystems/osc/fmu: "));
+      CHECK(contains(o.err, c.file));
+      CHECK(contains(o.err, c.reason));
+      CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+      CHECK(s.leftovers() == 0);
+    }
+  }
+  // The FMU's own log message reaches the report.
+  Scratch s;
+  Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/null_instance.fmu"});
+  CHECK(contains(o.err, "no licence for this model"));
+  // A malformed modelDescription.xml is reported with its line.
+  o = stride(s, "validate", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/bad_xml.fmu"});
+  CHECK(contains(o.err, "modelDescription.xml: line "));
+}
+
+TEST_CASE("fmu: fmi2Error from a step and a crash inside doStep end the run as failed, rows kept, folders removed") {
+  {
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_error.fmu"});
+    CHECK(o.code == 1);
+    CHECK(o.status() == "failed");
+    CHECK(contains(o.message(), "fmi2DoStep returned fmi2Error at t = 0.5;"));
+    CHECK(contains(o.message(), "the spring broke at t = 0.5"));  // the FMU's log message
+    CHECK(contains(o.err, "fmu \"osc\": error [model]: solver failure: the spring broke"));  // forwarded log
+    CHECK(o.table.rows() == 51);  // t = 0 .. 0.5, the step from 0.5 failed
+    CHECK(s.leftovers() == 0);
+  }
+  {
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_crash.fmu"});
+    CHECK(o.code == 1);
+    CHECK(o.status() == "failed");
+    CHECK(contains(o.message(), "SIGSEGV"));
+    CHECK(o.table.rows() >= 40);
+    CHECK(s.leftovers() == 0);
+  }
+}
+
+TEST_CASE("fmu: fmi2Discard shortens the step; the master continues from where the FMU stopped") {
+  // The FMU accepts at most 4 ms per doStep and says fmi2Discard for the 10-ms steps asked:
+  // the run takes 3 doSteps per 10 ms and still matches the analytic solution.
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/discard.fmu"});
+  REQUIRE(o.code == 0);
+  CHECK(o.summary["subsystems"]["osc"]["statistics"]["discarded_steps"].get<long>() == 400);
+  CHECK(oscillator_error(o.table) < 1e-8);
+}
+
+TEST_CASE("fmu: a sweep with FMUs leaves no unpacked folders, also when a run crashes") {
+  Scratch s;
+  const json spec = {{"format", 1},
+                     {"manifest", kManifests + "fmu_oscillator.json"},
+                     {"axes",
+                      {{{"name", "fmu"},
+                        {"values",
+                         {{{"label", "good"}, {"set", {{"/subsystems/osc/fmu", kFmus + "/oscillator.fmu"}}}},
+                          {{"label", "crash"}, {"set", {{"/subsystems/osc/fmu", kBroken + "/step_crash.fmu"}}}}}}},
+                       {{"name", "h"}, {"pointers", {"/coupling/macro_step", "/subsystems/osc/step"}}, {"values", {0.01, 0.02}}}}},
+                     {"step_axis", "h"},
+                     {"output", (s.dir / "sweep").string()}};
+  std::ofstream(s.dir / "sweep.json") << spec.dump(2);
+  const std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' sweep '" + (s.dir / "sweep.json").string() +
+                          "' --jobs 2 >'" + (s.dir / "o.txt").string() + "' 2>&1";
+  const int st = std::system(cmd.c_str());
+  INFO(slurp(s.dir / "o.txt"));
+  CHECK(WIFEXITED(st));
+  const std::string table = slurp(s.dir / "sweep" / "sweep.csv");
+  CHECK(contains(table, "completed"));
+  CHECK(contains(table, "failed"));
+  CHECK(s.leftovers() == 0);
+}
