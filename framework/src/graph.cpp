@@ -9,11 +9,16 @@
 
 #include "fmu.hpp"
 #include "stride/host/adapters.hpp"
+#include "units.hpp"
 
 namespace stride::host {
 
 void Link::push_now(double t) {
-  const std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  if (convert) {
+    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
+    y = converted;
+  }
   extrapolator->push(t, y);
   last_push = t;
   ++pushes;
@@ -109,6 +114,7 @@ Experiment::~Experiment() = default;
 std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size(); }
+std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
   for (const auto& l : graph_->links)
@@ -406,7 +412,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                                     " element(s), " + cc.to_text + " expects " + std::to_string(d_count));
       ok = false;
     }
-    if (unit_of(so) != unit_of(di)) {
+    const auto conversion = unit_conversion(unit_of(so), unit_of(di));
+    if (unit_of(so) != unit_of(di) && !conversion) {
       error(cc.pointer + "/to", "unit mismatch: " + cc.from_subsystem + "." + so.name + " is in " + unit_of(so) + ", " +
                                     cc.to_subsystem + "." + di.name + " expects " + unit_of(di));
       ok = false;
@@ -429,6 +436,15 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     link->dst_input = k;
     link->dst_offset = d_first;
     link->value.assign(s_count, 0.0);
+    if (conversion) {
+      link->convert = true;
+      link->scale = conversion->scale;
+      link->offset = conversion->offset;
+      link->converted.assign(s_count, 0.0);
+      g.conversions.push_back(cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
+                              number_text(conversion->scale) +
+                              (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
+    }
     link->extrapolator = created(cc.extrapolator.pointer, [&] {
       return reg.create_extrapolator(cc.extrapolator.plugin, cc.extrapolator.parameters);
     });

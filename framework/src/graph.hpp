@@ -26,6 +26,11 @@ struct Link {
   std::size_t dst_offset = 0;  // first element of that input fed by this link
   bool whole_port = false;     // the only link into that input, covering all of it
   std::shared_ptr<Extrapolator> extrapolator;
+  // Unit conversion from the source's unit to the destination's (kN -> N, bar -> Pa): samples
+  // are converted before the extrapolator sees them.
+  bool convert = false;
+  double scale = 1.0, offset = 0.0;
+  std::vector<double> converted;
   std::vector<double> value;  // last evaluated input
   double last_push = -std::numeric_limits<double>::infinity();
   // `value` is the extrapolator's evaluation at value_time after `pushes` pushes: evaluation
@@ -140,6 +145,7 @@ struct Graph {
   std::vector<std::unique_ptr<Link>> links;
   std::vector<std::string> columns;  // CSV columns after "time"
   std::vector<Node*> order;          // Gauss–Seidel order / initialization order
+  std::vector<std::string> conversions;  // connections that convert units, for `validate`
 };
 
 }  // namespace stride::host

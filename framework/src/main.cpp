@@ -244,6 +244,7 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) {
     std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
               << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
+    for (const auto& c : ex->unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
     for (const auto& c : ex->feedthrough_connections())
       std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
     return 0;

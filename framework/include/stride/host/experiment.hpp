@@ -149,6 +149,9 @@ class Experiment {
   std::size_t connection_count() const;
   // Connections whose source output has direct feedthrough ("from -> to").
   std::vector<std::string> feedthrough_connections() const;
+  // Connections between different units of one quantity, converted on the way
+  // ("a.f -> b.f: kN to N (x 1000)").
+  std::vector<std::string> unit_conversions() const;
   Graph& graph() { return *graph_; }
 
  private:
