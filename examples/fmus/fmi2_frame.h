@@ -3,12 +3,15 @@
  *   N_REALS, N_STATES, N_INDICATORS       sizes; every variable is r[valueReference]
  *   state_vr[N_STATES], der_vr[N_STATES]  value references of the states and their derivatives
  *   model_start(double* r)                start values (parameters included)
+ *   model_initialize(double* r)           initial states from the parameters (end of initialization)
  *   model_derivatives(double* r, double t) sets r[der_vr[i]] from states, inputs, parameters
  *   model_indicators(const double* r, double* z)
  *   model_event(double* r)                 event update at an indicator's zero; 1 when states changed
  *   CS_SUBSTEP_VR                          value reference of the internal RK4 step (co-simulation)
  * Co-simulation integrates with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
- * Faults for tests, chosen at compile time (FMU_FAULT_*): see the end of this file. */
+ * Faults for tests, chosen at compile time: FMU_FAULT_NULL_INSTANCE, FMU_FAULT_NO_DOSTEP,
+ * FMU_FAULT_ERROR_AT / _CRASH_AT / _HANG_AT=<t> (doStep returns fmi2Error, crashes, never
+ * returns past t) and FMU_DISCARD_ABOVE=<h> (longer steps are cut there with fmi2Discard). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,6 +202,13 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
   if (t + h > FMU_FAULT_CRASH_AT) {
     volatile int* volatile p = NULL;
     *p = 1; /* a crash inside the FMU */
+  }
+#endif
+#ifdef FMU_FAULT_HANG_AT
+  if (t + h > FMU_FAULT_HANG_AT) {
+    volatile int spin = 1;
+    while (spin) {
+    } /* a doStep that never returns */
   }
 #endif
   double end = t + h;

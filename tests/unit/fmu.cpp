@@ -4,7 +4,8 @@
 // exchange, state events) against its analytic bounce times; the two-mass problem with one
 // mass as an FMU against the all-plugin run; a feedthrough FMU in an algebraic loop; and every
 // kind of broken FMU, before the run (exit 2, file + pointer + reason) and during it (status
-// failed with the FMU's own message, rows kept, temporary folders removed).
+// failed with the FMU's own message, rows kept, temporary folders removed), a hung doStep, and
+// unit conversion at connections.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -17,6 +18,11 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -347,4 +353,35 @@ TEST_CASE("fmu: units that differ by a factor are converted at the connection, a
                        {sets[0], sets[1], "/connections/1/from=osc.v"});
   CHECK(bad.code == 2);
   CHECK(contains(bad.err, "unit mismatch: osc.v is in m/s, g.u expects mm"));
+}
+
+TEST_CASE("fmu: a doStep that never returns is stopped after the grace period; the unpacked folder is removed") {
+  Scratch s;
+  const std::string fmu = "/subsystems/osc/fmu=" + kBroken + "/step_hang.fmu";
+  const std::string out = (s.dir / "out").string(), manifest = kManifests + "fmu_oscillator.json";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("TMPDIR", s.tmp.c_str(), 1);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(STRIDE_EXE, STRIDE_EXE, "run", manifest.c_str(), "--quiet", "--grace", "0.5", "--out", out.c_str(), "--set",
+          fmu.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the hang (the run reaches t = 0.5 s in milliseconds), then Ctrl-C.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(s.leftovers() == 1);  // unpacked by the supervising process, in use by the run
+  kill(pid, SIGINT);
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  CHECK(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 1);
+  const json sum = json::parse(slurp(s.dir / "out" / "summary.json"));
+  CHECK(sum["status"] == "interrupted");
+  CHECK(contains(sum["message"].get<std::string>(), "grace period"));
+  CHECK(contains(sum["message"].get<std::string>(), "subsystem \"osc\""));
+  CHECK(stride_test::read_csv(s.dir / "out" / "results.csv").rows() == 51);
+  CHECK(s.leftovers() == 0);
 }
