@@ -175,18 +175,7 @@ EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSet
 }
 
 /* Co-simulation. */
-static void rk4(Instance* m, double h) {
-  double x0[N_STATES], k[4][N_STATES];
-  for (int i = 0; i < N_STATES; ++i) x0[i] = m->r[state_vr[i]];
-  static const double a[4] = {0.0, 0.5, 0.5, 1.0};
-  for (int s = 0; s < 4; ++s) {
-    for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + (s ? a[s] * h * k[s - 1][i] : 0.0);
-    model_derivatives(m->r, m->time + a[s] * h);
-    for (int i = 0; i < N_STATES; ++i) k[s][i] = m->r[der_vr[i]];
-  }
-  for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + h / 6.0 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-  m->time += h;
-}
+#include "rk4_substeps.h"
 
 #ifndef FMU_FAULT_NO_DOSTEP
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSet) {
@@ -220,10 +209,7 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
     status = fmi2Discard;
   }
 #endif
-  m->time = t;
-  const double hmax = m->r[CS_SUBSTEP_VR] > 0 ? m->r[CS_SUBSTEP_VR] : 1e-3;
-  const int n = (int)ceil((end - t) / hmax - 1e-9);
-  for (int i = 0; i < n; ++i) rk4(m, (end - t) / n);
+  rk4_substeps(m->r, t, end - t);
   m->time = end;
   return status;
 }

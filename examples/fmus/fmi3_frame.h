@@ -88,27 +88,13 @@ EXPORT fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference vr[], 
   return n ? fmi3Error : fmi3OK;
 }
 
-static void rk4(Instance* m, double h) {
-  double x0[N_STATES], k[4][N_STATES];
-  for (int i = 0; i < N_STATES; ++i) x0[i] = m->r[state_vr[i]];
-  static const double a[4] = {0.0, 0.5, 0.5, 1.0};
-  for (int s = 0; s < 4; ++s) {
-    for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + (s ? a[s] * h * k[s - 1][i] : 0.0);
-    model_derivatives(m->r, m->time + a[s] * h);
-    for (int i = 0; i < N_STATES; ++i) k[s][i] = m->r[der_vr[i]];
-  }
-  for (int i = 0; i < N_STATES; ++i) m->r[state_vr[i]] = x0[i] + h / 6.0 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-  m->time += h;
-}
+#include "rk4_substeps.h"
 
 EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSet, fmi3Boolean* event,
                              fmi3Boolean* terminate, fmi3Boolean* early, fmi3Float64* last) {
   Instance* m = (Instance*)c;
   (void)noSet;
-  m->time = t;
-  const double hmax = m->r[CS_SUBSTEP_VR] > 0 ? m->r[CS_SUBSTEP_VR] : 1e-3;
-  const int n = (int)ceil(h / hmax - 1e-9);
-  for (int i = 0; i < n; ++i) rk4(m, h / n);
+  rk4_substeps(m->r, t, h);
   m->time = t + h;
   *event = false;
   *terminate = false;

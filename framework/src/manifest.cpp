@@ -295,7 +295,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
         if (auto name = chk.string(*it, p, "plugin")) s.plugin = PluginRef{*name, json::object(), p + "/plugin"};
         if (auto f = chk.string(*it, p, "fmu")) {
           if (f->empty()) chk.error(p + "/fmu", "expected the path of an FMU file, found an empty string");
-          else s.fmu = fs::path(*f).is_absolute() ? fs::path(*f) : base / *f;
+          else s.fmu = (fs::path(*f).is_absolute() ? fs::path(*f) : base / *f).lexically_normal();
         }
         if (it->contains("parameters")) {
           if (!(*it)["parameters"].is_object())
