@@ -224,6 +224,12 @@ TEST_CASE("fmu: plugins describe lists an FMU's parameters and ports; parameters
   CHECK(params == std::vector<std::string>{"m", "k", "d", "k2", "x0", "v0", "h_internal"});
   CHECK(ports == std::vector<std::string>{"x_other:input:m", "x:output:m", "v:output:m/s"});
   CHECK(d["parameters"][0]["min"] == 1e-9);
+  // A broken FMU is refused by describe too.
+  const std::string broken = std::string("'") + STRIDE_EXE + "' plugins describe '" + kBroken + "/not_a_zip.fmu' 2>'" +
+                             (s.dir / "e.txt").string() + "'";
+  const int st = std::system(broken.c_str());
+  CHECK(WEXITSTATUS(st) == 2);
+  CHECK(contains(slurp(s.dir / "e.txt"), "not_a_zip.fmu: not an FMU archive"));
   // --set on an FMU parameter, out of the FMU's declared range.
   Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
                      {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/parameters/m=-1", "/subsystems/osc/parameters/q=1"});
@@ -384,4 +390,19 @@ TEST_CASE("fmu: a doStep that never returns is stopped after the grace period; t
   CHECK(contains(sum["message"].get<std::string>(), "subsystem \"osc\""));
   CHECK(stride_test::read_csv(s.dir / "out" / "results.csv").rows() == 51);
   CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: an FMU that cannot change its step size runs on a fixed grid and refuses a shortened step") {
+  Scratch s;
+  const std::string fmu = "/subsystems/osc/fmu=" + kBroken + "/fixed_step.fmu";
+  // 10 ms steps on a 10 ms macro grid: the same step throughout.
+  Outcome ok = stride(s, "run", kManifests + "fmu_oscillator.json", {fmu});
+  CHECK(ok.code == 0);
+  CHECK(oscillator_error(ok.table) < 1e-8);
+  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms.
+  Outcome bad = stride(s, "run", kManifests + "fmu_oscillator.json",
+                       {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
+  CHECK(bad.code == 1);
+  CHECK(contains(bad.message(), "cannot handle a variable communication step size"));
+  CHECK(contains(bad.message(), "a step of 0.02 s follows steps of 0.03 s"));
 }
