@@ -132,6 +132,10 @@ TEST_CASE("fmu: damped oscillator as FMI 2 co-simulation, FMI 2 model exchange a
        {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
         R"(/subsystems/osc/integrator={"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
        1e-7},
+      {"FMI 2 ME + arkode (implicit)",
+       {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+        R"(/subsystems/osc/integrator={"plugin": "arkode", "parameters": {"method": "implicit", "rtol": 1e-10, "atol": 1e-12}})"},
+       1e-7},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
