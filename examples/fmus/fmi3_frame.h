@@ -1,7 +1,6 @@
-/* A minimal FMI 3.0 co-simulation implementation for models whose variables are all Float64,
- * included by one model file after it defines what fmi2_frame.h asks for (N_REALS, N_STATES,
- * state_vr, der_vr, model_start, model_initialize, model_derivatives, CS_SUBSTEP_VR).
- * Steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held. */
+/* A minimal FMI 3.0 implementation (co-simulation and model exchange) for models whose variables
+ * are all Float64, included by one model file after it defines what fmi2_frame.h asks for.
+ * Co-simulation steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@ typedef struct {
   double time;
   fmi3InstanceEnvironment env;
   fmi3LogMessageCallback log;
+  int event_pending;
 } Instance;
 
 EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
@@ -100,5 +100,60 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
   *terminate = false;
   *early = false;
   *last = m->time;
+  return fmi3OK;
+}
+
+/* Model exchange. */
+EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String name, fmi3String token, fmi3String resources,
+                                                 fmi3Boolean visible, fmi3Boolean logging,
+                                                 fmi3InstanceEnvironment env, fmi3LogMessageCallback log) {
+  return fmi3InstantiateCoSimulation(name, token, resources, visible, logging, false, false, NULL, 0, env, log, NULL);
+}
+EXPORT fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 t) {
+  ((Instance*)c)->time = t;
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance c, const fmi3Float64 x[], size_t n) {
+  Instance* m = (Instance*)c;
+  if (n != N_STATES) return fmi3Error;
+  for (size_t i = 0; i < n; ++i) m->r[state_vr[i]] = x[i];
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3GetContinuousStates(fmi3Instance c, fmi3Float64 x[], size_t n) {
+  Instance* m = (Instance*)c;
+  if (n != N_STATES) return fmi3Error;
+  for (size_t i = 0; i < n; ++i) x[i] = m->r[state_vr[i]];
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance c, fmi3Float64 dx[], size_t n) {
+  Instance* m = (Instance*)c;
+  if (n != N_STATES) return fmi3Error;
+  model_derivatives(m->r, m->time);
+  for (size_t i = 0; i < n; ++i) dx[i] = m->r[der_vr[i]];
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3GetEventIndicators(fmi3Instance c, fmi3Float64 z[], size_t n) {
+  if (n != N_INDICATORS) return fmi3Error;
+  model_indicators(((Instance*)c)->r, z);
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) {
+  ((Instance*)c)->event_pending = 1;
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean* again, fmi3Boolean* terminate,
+                                           fmi3Boolean* nominals, fmi3Boolean* values, fmi3Boolean* defined,
+                                           fmi3Float64* next) {
+  Instance* m = (Instance*)c;
+  *values = m->event_pending ? model_event(m->r) != 0 : false;
+  m->event_pending = 0;
+  *again = false, *terminate = false, *nominals = false, *defined = false, *next = 0.0;
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c) { (void)c; return fmi3OK; }
+EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSet, fmi3Boolean* enter,
+                                              fmi3Boolean* terminate) {
+  (void)c, (void)noSet;
+  *enter = false, *terminate = false;
   return fmi3OK;
 }

@@ -5,6 +5,7 @@
  * Every variable is r[valueReference]; see oscillator.xml / oscillator3.xml. */
 #define N_REALS 12
 #define N_STATES 2
+#define N_INDICATORS 0
 #define CS_SUBSTEP_VR 11
 enum { X, V, DER_X, DER_V, M, K, D, K2, X0, V0, X_OTHER, H_INTERNAL };
 static const unsigned state_vr[N_STATES] = {X, V};
@@ -20,3 +21,6 @@ static void model_derivatives(double* r, double t) {
   r[DER_X] = r[V];
   r[DER_V] = (-r[K] * r[X] - r[D] * r[V] + r[K2] * (r[X_OTHER] - r[X])) / r[M];
 }
+/* No events. */
+static void model_indicators(const double* r, double* z) { (void)r, (void)z; }
+static int model_event(double* r) { (void)r; return 0; }

@@ -390,7 +390,8 @@ struct Fmi2Api {
 };
 
 struct Fmi3Api {
-  fmi3InstantiateCoSimulationTYPE* instantiate = nullptr;
+  fmi3InstantiateCoSimulationTYPE* instantiate = nullptr;      // co-simulation
+  fmi3InstantiateModelExchangeTYPE* instantiate_me = nullptr;  // model exchange
   fmi3FreeInstanceTYPE* free_instance = nullptr;
   fmi3EnterInitializationModeTYPE* enter_initialization = nullptr;
   fmi3ExitInitializationModeTYPE* exit_initialization = nullptr;
@@ -402,6 +403,16 @@ struct Fmi3Api {
   fmi3GetBooleanTYPE* get_boolean = nullptr;
   fmi3SetBooleanTYPE* set_boolean = nullptr;
   fmi3DoStepTYPE* do_step = nullptr;
+  // model exchange
+  fmi3SetTimeTYPE* set_time = nullptr;
+  fmi3SetContinuousStatesTYPE* set_states = nullptr;
+  fmi3GetContinuousStateDerivativesTYPE* get_derivatives = nullptr;
+  fmi3GetEventIndicatorsTYPE* get_event_indicators = nullptr;
+  fmi3GetContinuousStatesTYPE* get_states = nullptr;
+  fmi3EnterEventModeTYPE* enter_event_mode = nullptr;
+  fmi3UpdateDiscreteStatesTYPE* update_discrete_states = nullptr;
+  fmi3EnterContinuousTimeModeTYPE* enter_continuous_time_mode = nullptr;
+  fmi3CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
 };
 
 // Looks up functions, collecting the names of the missing required ones.
@@ -460,6 +471,19 @@ void lookup_common2(Lookup& l, Fmi2Api& a) {
   l(a.set_string, "fmi2SetString");
 }
 
+void lookup_common3(Lookup& l, Fmi3Api& a) {
+  l(a.free_instance, "fmi3FreeInstance");
+  l(a.enter_initialization, "fmi3EnterInitializationMode");
+  l(a.exit_initialization, "fmi3ExitInitializationMode");
+  l(a.terminate, "fmi3Terminate");
+  l(a.get_float64, "fmi3GetFloat64");
+  l(a.set_float64, "fmi3SetFloat64");
+  l(a.get_int32, "fmi3GetInt32");
+  l(a.set_int32, "fmi3SetInt32");
+  l(a.get_boolean, "fmi3GetBoolean");
+  l(a.set_boolean, "fmi3SetBoolean");
+}
+
 }  // namespace
 
 struct Fmu {
@@ -469,7 +493,7 @@ struct Fmu {
   ModelDescription md;
   std::shared_ptr<boost::dll::shared_library> cs_lib, me_lib;
   Fmi2Api cs2, me2;
-  Fmi3Api cs3;
+  Fmi3Api cs3, me3;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -751,51 +775,286 @@ class Fmi2CoSimulation final : public Subsystem {
 };
 
 // ---------------------------------------------------------------------------------------------
-// FMI 2 model exchange: the FMU's continuous states, stepped by a Stride integrator.
+// Model exchange, FMI 2 and FMI 3: the calls of each version behind one adapter, so that the
+// event handling below is written once.
+
+struct Discrete {
+  bool again = false, terminate = false, values_changed = false, next_defined = false;
+  double next = 0.0;
+};
+
+class Fmi2Me {
+ public:
+  Fmi2Me(std::shared_ptr<const Fmu> fmu, const Params& p, const std::string& name)
+      : inst_(fmu, fmu->me2, fmi2ModelExchange, p, name) {}
+  void start(double t0) { inst_.start(t0); }
+  void set_time(double t) { inst_.check(api().set_time(c(), t), "fmi2SetTime", t); }
+  void set_states(std::span<const double> x, double t) {
+    inst_.check(api().set_states(c(), x.data(), x.size()), "fmi2SetContinuousStates", t);
+  }
+  void set_inputs(Inputs& in, double t) { inst_.set_inputs(in, t); }
+  void derivatives(std::span<double> dx, double t) {
+    inst_.check(api().get_derivatives(c(), dx.data(), dx.size()), "fmi2GetDerivatives", t);
+  }
+  void indicators(std::span<double> z, double t) {
+    inst_.check(api().get_event_indicators(c(), z.data(), z.size()), "fmi2GetEventIndicators", t);
+  }
+  void states(std::span<double> x, double t) {
+    inst_.check(api().get_states(c(), x.data(), x.size()), "fmi2GetContinuousStates", t);
+  }
+  void outputs(std::span<double> y, double t) { inst_.get_outputs(y, t); }
+  void completed_step(double t, bool& enter, bool& terminate) {
+    fmi2Boolean e = fmi2False, x = fmi2False;
+    inst_.check(api().completed_integrator_step(c(), fmi2True, &e, &x), "fmi2CompletedIntegratorStep", t);
+    enter = e, terminate = x;
+  }
+  void enter_event_mode(double t) { inst_.check(api().enter_event_mode(c()), "fmi2EnterEventMode", t); }
+  Discrete update_discrete(double t) {
+    fmi2EventInfo info{};
+    inst_.check(api().new_discrete_states(c(), &info), "fmi2NewDiscreteStates", t);
+    return {bool(info.newDiscreteStatesNeeded), bool(info.terminateSimulation), bool(info.valuesOfContinuousStatesChanged),
+            bool(info.nextEventTimeDefined), info.nextEventTime};
+  }
+  void enter_continuous_time_mode(double t) {
+    inst_.check(api().enter_continuous_time_mode(c()), "fmi2EnterContinuousTimeMode", t);
+  }
+  bool has_inputs() const { return !inst_.io().in.empty(); }
+  std::string log_tail() const { return inst_.log().tail(); }
+  const Fmu& fmu() const { return inst_.fmu(); }
+
+ private:
+  const Fmi2Api& api() const { return inst_.fmu().me2; }
+  fmi2Component c() const { return inst_.component(); }
+  Fmi2Instance inst_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// FMI 3 instance (either interface).
+
+const char* const kStatus3[] = {"fmi3OK", "fmi3Warning", "fmi3Discard", "fmi3Error", "fmi3Fatal"};
+
+class Fmi3Instance {
+ public:
+  Fmi3Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
+      : fmu_(std::move(fmu)), me_(model_exchange), io_(fmu_->md), params_(p) {
+    log_.instance = name;
+    resources_ = (fmu_->folder->path() / "resources").string() + "/";
+    instantiate();
+  }
+  ~Fmi3Instance() { release(); }
+  Fmi3Instance(const Fmi3Instance&) = delete;
+  Fmi3Instance& operator=(const Fmi3Instance&) = delete;
+
+  // A fresh instance with the parameters set, through initialization mode at t0.
+  void start(double t0) {
+    if (started_) {
+      release();
+      instantiate();
+    }
+    started_ = true;
+    check(api().enter_initialization(c_, false, 0.0, t0, false, 0.0), "fmi3EnterInitializationMode", t0);
+    set_parameters(t0);
+    check(api().exit_initialization(c_), "fmi3ExitInitializationMode", t0);
+  }
+  fmi3Status check(fmi3Status s, const char* fn, double t) {
+    if (s == fmi3Error || s == fmi3Fatal || s < fmi3OK || s > fmi3Fatal) {
+      if (s == fmi3Fatal) fatal_ = true;
+      throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 4 ? kStatus3[s] : "an unknown status") +
+                                         " at t = " + fmt_time(t) + log_.tail());
+    }
+    return s;
+  }
+  void set_inputs(Inputs& inputs, double t) {
+    for (std::size_t k = 0; k < io_.in.size(); ++k) {
+      const double u = inputs.at(k, t)[0];
+      const fmi3ValueReference vr = io_.in[k].vr;
+      switch (io_.in[k].type) {
+        case VarType::real: check(api().set_float64(c_, &vr, 1, &u, 1), "fmi3SetFloat64", t); break;
+        case VarType::integer:
+        case VarType::enumeration: {
+          const fmi3Int32 i = fmi3Int32(std::lround(u));
+          check(api().set_int32(c_, &vr, 1, &i, 1), "fmi3SetInt32", t);
+          break;
+        }
+        case VarType::boolean: {
+          const fmi3Boolean b = u > 0.5;
+          check(api().set_boolean(c_, &vr, 1, &b, 1), "fmi3SetBoolean", t);
+          break;
+        }
+        case VarType::string: break;
+      }
+    }
+  }
+  void get_outputs(std::span<double> y, double t) {
+    for (std::size_t k = 0; k < io_.out.size(); ++k) {
+      const fmi3ValueReference vr = io_.out[k].vr;
+      switch (io_.out[k].type) {
+        case VarType::real: check(api().get_float64(c_, &vr, 1, &y[k], 1), "fmi3GetFloat64", t); break;
+        case VarType::integer:
+        case VarType::enumeration: {
+          fmi3Int32 i = 0;
+          check(api().get_int32(c_, &vr, 1, &i, 1), "fmi3GetInt32", t);
+          y[k] = double(i);
+          break;
+        }
+        case VarType::boolean: {
+          fmi3Boolean b = false;
+          check(api().get_boolean(c_, &vr, 1, &b, 1), "fmi3GetBoolean", t);
+          y[k] = b ? 1.0 : 0.0;
+          break;
+        }
+        case VarType::string: y[k] = 0.0; break;
+      }
+    }
+  }
+  const Fmi3Api& api() const { return me_ ? fmu_->me3 : fmu_->cs3; }
+  fmi3Instance component() const { return c_; }
+  const Interface& io() const { return io_; }
+  const LogSink& log() const { return log_; }
+  const Fmu& fmu() const { return *fmu_; }
+
+ private:
+  void instantiate() {
+    const auto& md = fmu_->md;
+    c_ = me_ ? api().instantiate_me(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, &log_,
+                                    stride_fmi3_logger)
+             : api().instantiate(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, false, false,
+                                 nullptr, 0, &log_, stride_fmi3_logger, nullptr);
+    if (!c_)
+      throw PluginError(fmu_->label, std::string(me_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation") +
+                                         " returned NULL (the FMU refused to create an instance)" + log_.tail());
+    fatal_ = false;
+  }
+  void release() noexcept {
+    if (c_ && !fatal_) api().free_instance(c_);  // after fmi3Fatal no function may be called
+    c_ = nullptr;
+  }
+  void set_parameters(double t) {
+    for (const auto& v : fmu_->md.variables) {
+      if (v.causality != "parameter" || !params_.values().contains(v.name)) continue;
+      const json& val = params_.values()[v.name];
+      const fmi3ValueReference vr = v.value_reference;
+      switch (v.type) {
+        case VarType::real: {
+          const fmi3Float64 x = val.get<double>();
+          check(api().set_float64(c_, &vr, 1, &x, 1), "fmi3SetFloat64", t);
+          break;
+        }
+        case VarType::integer:
+        case VarType::enumeration: {
+          const fmi3Int32 x = fmi3Int32(val.get<long>());
+          check(api().set_int32(c_, &vr, 1, &x, 1), "fmi3SetInt32", t);
+          break;
+        }
+        case VarType::boolean: {
+          const fmi3Boolean x = val.get<bool>();
+          check(api().set_boolean(c_, &vr, 1, &x, 1), "fmi3SetBoolean", t);
+          break;
+        }
+        case VarType::string: break;  // not offered as a parameter (see parameter_specs)
+      }
+    }
+  }
+
+  std::shared_ptr<const Fmu> fmu_;
+  bool me_;
+  Interface io_;
+  Params params_;
+  LogSink log_;
+  std::string resources_;
+  fmi3Instance c_ = nullptr;
+  bool started_ = false, fatal_ = false;
+};
+
+class Fmi3Me {
+ public:
+  Fmi3Me(std::shared_ptr<const Fmu> fmu, const Params& p, const std::string& name) : inst_(std::move(fmu), true, p, name) {}
+  void start(double t0) { inst_.start(t0); }
+  void set_time(double t) { inst_.check(api().set_time(c(), t), "fmi3SetTime", t); }
+  void set_states(std::span<const double> x, double t) {
+    inst_.check(api().set_states(c(), x.data(), x.size()), "fmi3SetContinuousStates", t);
+  }
+  void set_inputs(Inputs& in, double t) { inst_.set_inputs(in, t); }
+  void derivatives(std::span<double> dx, double t) {
+    inst_.check(api().get_derivatives(c(), dx.data(), dx.size()), "fmi3GetContinuousStateDerivatives", t);
+  }
+  void indicators(std::span<double> z, double t) {
+    inst_.check(api().get_event_indicators(c(), z.data(), z.size()), "fmi3GetEventIndicators", t);
+  }
+  void states(std::span<double> x, double t) {
+    inst_.check(api().get_states(c(), x.data(), x.size()), "fmi3GetContinuousStates", t);
+  }
+  void outputs(std::span<double> y, double t) { inst_.get_outputs(y, t); }
+  void completed_step(double t, bool& enter, bool& terminate) {
+    fmi3Boolean e = false, x = false;
+    inst_.check(api().completed_integrator_step(c(), true, &e, &x), "fmi3CompletedIntegratorStep", t);
+    enter = e, terminate = x;
+  }
+  void enter_event_mode(double t) { inst_.check(api().enter_event_mode(c()), "fmi3EnterEventMode", t); }
+  Discrete update_discrete(double t) {
+    fmi3Boolean again = false, terminate = false, nominals = false, values = false, defined = false;
+    fmi3Float64 next = 0.0;
+    inst_.check(api().update_discrete_states(c(), &again, &terminate, &nominals, &values, &defined, &next),
+                "fmi3UpdateDiscreteStates", t);
+    return {again, terminate, values, defined, next};
+  }
+  void enter_continuous_time_mode(double t) {
+    inst_.check(api().enter_continuous_time_mode(c()), "fmi3EnterContinuousTimeMode", t);
+  }
+  bool has_inputs() const { return !inst_.io().in.empty(); }
+  std::string log_tail() const { return inst_.log().tail(); }
+  const Fmu& fmu() const { return inst_.fmu(); }
+
+ private:
+  const Fmi3Api& api() const { return inst_.fmu().me3; }
+  fmi3Instance c() const { return inst_.component(); }
+  Fmi3Instance inst_;
+};
 
 // The FMU as dx/dt = f(t, x, u) for the integrator.
-class Fmi2Ode final : public OdeSystem {
+template <class Me>
+class MeOde final : public OdeSystem {
  public:
-  Fmi2Ode(Fmi2Instance& inst, std::vector<PortSpec> ports) : inst_(inst), ports_(std::move(ports)) {}
+  MeOde(Me& me, std::vector<PortSpec> ports) : me_(me), ports_(std::move(ports)) {}
   std::vector<PortSpec> ports() const override { return ports_; }
-  std::size_t state_size() const override { return inst_.fmu().md.state_count; }
+  std::size_t state_size() const override { return me_.fmu().md.state_count; }
   void initial_state(double, std::span<double>) override {}  // the subsystem sets it
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
     at(t, x);
     ++evaluations_;
-    inst_.check(api().get_derivatives(inst_.component(), dxdt.data(), dxdt.size()), "fmi2GetDerivatives", t);
+    me_.derivatives(dxdt, t);
   }
   void outputs(double t, std::span<const double> x, std::span<double> y) override {
     at(t, x);
-    inst_.get_outputs(y, t);
+    me_.outputs(y, t);
   }
   void indicators(double t, std::span<const double> x, std::span<double> z) {
     at(t, x);
-    if (!z.empty()) inst_.check(api().get_event_indicators(inst_.component(), z.data(), z.size()), "fmi2GetEventIndicators", t);
+    if (!z.empty()) me_.indicators(z, t);
   }
   // Time, states and inputs of the FMU set to (t, x).
   void at(double t, std::span<const double> x) {
-    inst_.check(api().set_time(inst_.component(), t), "fmi2SetTime", t);
-    if (!x.empty()) inst_.check(api().set_states(inst_.component(), x.data(), x.size()), "fmi2SetContinuousStates", t);
-    if (!inst_.io().in.empty()) inst_.set_inputs(inputs(), t);
+    me_.set_time(t);
+    if (!x.empty()) me_.set_states(x, t);
+    if (me_.has_inputs()) me_.set_inputs(inputs(), t);
   }
   long evaluations() const { return evaluations_; }
 
  private:
-  const Fmi2Api& api() const { return inst_.fmu().me2; }
-  Fmi2Instance& inst_;
+  Me& me_;
   std::vector<PortSpec> ports_;
   long evaluations_ = 0;
 };
 
-class Fmi2ModelExchange final : public Subsystem {
+// The FMU's continuous states stepped by a Stride integrator, with time events, state events
+// (event indicators; the first sign change located by bisection, re-integrating from the step
+// start), event iteration, re-initialization and completed-step events.
+template <class Me>
+class ModelExchange final : public Subsystem {
  public:
-  Fmi2ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
-                    std::shared_ptr<Integrator> integrator)
-      : inst_(fmu, fmu->me2, fmi2ModelExchange, p, name),
-        ode_(inst_, ports),
-        integ_(std::move(integrator)),
-        ports_(std::move(ports)) {
+  ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
+                std::shared_ptr<Integrator> integrator)
+      : me_(fmu, p, name), ode_(me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
     const std::size_t n = fmu->md.state_count, m = fmu->md.event_indicator_count;
     x_.assign(n, 0.0);
     x0_.assign(n, 0.0);
@@ -811,7 +1070,7 @@ class Fmi2ModelExchange final : public Subsystem {
   }
   void initialize(double t0) override {
     if (!integ_) throw std::logic_error("a model-exchange FMU needs an integrator");
-    inst_.start(t0);
+    me_.start(t0);  // the FMU is in event mode after initialization
     t_ = t0;
     event_iteration(t0);
     get_states(t0);
@@ -860,15 +1119,14 @@ class Fmi2ModelExchange final : public Subsystem {
     }
     // Step completed: the FMU may ask for an event (step events).
     ode_.at(t_new, x_);
-    fmi2Boolean enter = fmi2False, terminate = fmi2False;
-    inst_.check(api().completed_integrator_step(inst_.component(), fmi2True, &enter, &terminate),
-                "fmi2CompletedIntegratorStep", t_new);
-    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t_new) + inst_.log().tail());
+    bool enter = false, terminate = false;
+    me_.completed_step(t_new, enter, terminate);
+    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t_new) + me_.log_tail());
     if (time_event && event) ++time_events_;
     if (enter) ++step_events_;
     t_ = t_new;
     if (event || enter) {
-      inst_.check(api().enter_event_mode(inst_.component()), "fmi2EnterEventMode", t_new);
+      me_.enter_event_mode(t_new);
       event_iteration(t_new);
       get_states(t_new);
       restart(t_new);
@@ -883,7 +1141,7 @@ class Fmi2ModelExchange final : public Subsystem {
             {"step_events", step_events_}, {"bisection_steps", bisections_}, {"integrator", integ_ ? integ_->statistics() : json()}};
   }
   json report() const override {
-    return {{"fmu", inst_.fmu().file.string()}, {"fmi_version", inst_.fmu().md.fmi_version}, {"interface", "model exchange"},
+    return {{"fmu", me_.fmu().file.string()}, {"fmi_version", me_.fmu().md.fmi_version}, {"interface", "model exchange"},
             {"continuous_states", x_.size()}, {"event_indicators", z_.size()}, {"state_event_times", event_times_}};
   }
 
@@ -891,8 +1149,7 @@ class Fmi2ModelExchange final : public Subsystem {
   static constexpr double event_tolerance = 1e-12;
 
  private:
-  const Fmi2Api& api() const { return inst_.fmu().me2; }
-  // FMI 2 §3.1: an event indicator changes domain between z > 0 and z <= 0.
+  // An event indicator changes domain between z > 0 and z <= 0 (FMI 2 §3.1).
   static bool crossed(const std::vector<double>& a, const std::vector<double>& b) {
     for (std::size_t i = 0; i < a.size(); ++i)
       if ((a[i] > 0) != (b[i] > 0)) return true;
@@ -900,21 +1157,20 @@ class Fmi2ModelExchange final : public Subsystem {
   }
   // Event mode: new discrete states until the FMU is done, then continuous-time mode.
   void event_iteration(double t) {
-    fmi2EventInfo info{};
-    info.newDiscreteStatesNeeded = fmi2True;
+    Discrete d;
+    d.again = true;
     int rounds = 0;
-    while (info.newDiscreteStatesNeeded) {
+    while (d.again) {
       if (++rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
-      inst_.check(api().new_discrete_states(inst_.component(), &info), "fmi2NewDiscreteStates", t);
-      if (info.terminateSimulation)
-        throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t) + inst_.log().tail());
+      d = me_.update_discrete(t);
+      if (d.terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t) + me_.log_tail());
     }
     next_event_.reset();
-    if (info.nextEventTimeDefined) next_event_ = info.nextEventTime;
-    inst_.check(api().enter_continuous_time_mode(inst_.component()), "fmi2EnterContinuousTimeMode", t);
+    if (d.next_defined) next_event_ = d.next;
+    me_.enter_continuous_time_mode(t);
   }
   void get_states(double t) {
-    if (!x_.empty()) inst_.check(api().get_states(inst_.component(), x_.data(), x_.size()), "fmi2GetContinuousStates", t);
+    if (!x_.empty()) me_.states(x_, t);
   }
   void restart(double t) {
     integ_->reset(ode_, t, x_);
@@ -922,8 +1178,8 @@ class Fmi2ModelExchange final : public Subsystem {
     started_ = true;
   }
 
-  Fmi2Instance inst_;
-  Fmi2Ode ode_;
+  Me me_;
+  MeOde<Me> ode_;
   std::shared_ptr<Integrator> integ_;
   std::vector<PortSpec> ports_;
   std::vector<double> x_, x0_, xt_, z_, zt_;
@@ -938,45 +1194,32 @@ class Fmi2ModelExchange final : public Subsystem {
 // ---------------------------------------------------------------------------------------------
 // FMI 3 co-simulation.
 
-const char* const kStatus3[] = {"fmi3OK", "fmi3Warning", "fmi3Discard", "fmi3Error", "fmi3Fatal"};
-
 class Fmi3CoSimulation final : public Subsystem {
  public:
   Fmi3CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
-      : fmu_(std::move(fmu)), io_(fmu_->md), params_(p), ports_(std::move(ports)) {
-    log_.instance = name;
-    resources_ = (fmu_->folder->path() / "resources").string() + "/";
-    instantiate();
-  }
-  ~Fmi3CoSimulation() override { release(); }
+      : inst_(std::move(fmu), false, p, name), ports_(std::move(ports)) {}
 
   std::vector<PortSpec> ports() const override { return ports_; }
   void initialize(double t0) override {
-    if (started_) {
-      release();
-      instantiate();
-    }
-    started_ = true;
-    check(api().enter_initialization(c_, false, 0.0, t0, false, 0.0), "fmi3EnterInitializationMode", t0);
-    set_parameters(t0);
-    check(api().exit_initialization(c_), "fmi3ExitInitializationMode", t0);
+    inst_.start(t0);
     t_ = t0;
     first_h_ = 0.0;
   }
   double step(double t, double h) override {
     if (first_h_ == 0.0) first_h_ = h;
-    else if (!fmu_->md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
+    else if (!inst_.fmu().md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
       throw StepFailure("the FMU cannot handle a variable communication step size, but a step of " + fmt_time(h) +
                         " s follows steps of " + fmt_time(first_h_) + " s; make the macro step a multiple of the subsystem's step");
-    set_inputs(t);
+    inst_.set_inputs(inputs(), t);
     fmi3Boolean event = false, terminate = false, early = false;
     fmi3Float64 last = t;
-    const fmi3Status s = check(api().do_step(c_, t, h, true, &event, &terminate, &early, &last), "fmi3DoStep", t);
+    const fmi3Status s =
+        inst_.check(inst_.api().do_step(inst_.component(), t, h, true, &event, &terminate, &early, &last), "fmi3DoStep", t);
     ++steps_;
-    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(last) + log_.tail());
+    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(last) + inst_.log().tail());
     if (s == fmi3Discard || early) {
       ++discarded_;
-      if (!(last > t)) throw StepFailure("fmi3DoStep returned early from t = " + fmt_time(t) + " without progress" + log_.tail());
+      if (!(last > t)) throw StepFailure("fmi3DoStep returned early from t = " + fmt_time(t) + " without progress" + inst_.log().tail());
       t_ = std::min(last, t + h);
       return t_;
     }
@@ -984,110 +1227,18 @@ class Fmi3CoSimulation final : public Subsystem {
     return t_;
   }
   void outputs(std::span<double> y) override {
-    if (io_.any_feedthrough) set_inputs(t_);
-    for (std::size_t k = 0; k < io_.out.size(); ++k) {
-      const fmi3ValueReference vr = io_.out[k].vr;
-      switch (io_.out[k].type) {
-        case VarType::real: check(api().get_float64(c_, &vr, 1, &y[k], 1), "fmi3GetFloat64", t_); break;
-        case VarType::integer:
-        case VarType::enumeration: {
-          fmi3Int32 i = 0;
-          check(api().get_int32(c_, &vr, 1, &i, 1), "fmi3GetInt32", t_);
-          y[k] = double(i);
-          break;
-        }
-        case VarType::boolean: {
-          fmi3Boolean b = false;
-          check(api().get_boolean(c_, &vr, 1, &b, 1), "fmi3GetBoolean", t_);
-          y[k] = b ? 1.0 : 0.0;
-          break;
-        }
-        case VarType::string: y[k] = 0.0; break;
-      }
-    }
+    if (inst_.io().any_feedthrough) inst_.set_inputs(inputs(), t_);
+    inst_.get_outputs(y, t_);
   }
   json statistics() const override { return {{"steps", steps_}, {"discarded_steps", discarded_}}; }
   json report() const override {
-    return {{"fmu", fmu_->file.string()}, {"fmi_version", fmu_->md.fmi_version}, {"interface", "co-simulation"}};
+    return {{"fmu", inst_.fmu().file.string()}, {"fmi_version", inst_.fmu().md.fmi_version}, {"interface", "co-simulation"}};
   }
 
  private:
-  const Fmi3Api& api() const { return fmu_->cs3; }
-  fmi3Status check(fmi3Status s, const char* fn, double t) {
-    if (s == fmi3Error || s == fmi3Fatal || s < fmi3OK || s > fmi3Fatal) {
-      if (s == fmi3Fatal) fatal_ = true;
-      throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 4 ? kStatus3[s] : "an unknown status") +
-                                         " at t = " + fmt_time(t) + log_.tail());
-    }
-    return s;
-  }
-  void instantiate() {
-    c_ = api().instantiate(log_.instance.c_str(), fmu_->md.token.c_str(), resources_.c_str(), false, false, false, false,
-                           nullptr, 0, &log_, stride_fmi3_logger, nullptr);
-    if (!c_) throw PluginError(fmu_->label, "fmi3InstantiateCoSimulation returned NULL (the FMU refused to create an instance)" + log_.tail());
-    fatal_ = false;
-  }
-  void release() noexcept {
-    if (c_ && !fatal_) api().free_instance(c_);
-    c_ = nullptr;
-  }
-  void set_inputs(double t) {
-    for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const double u = inputs().at(k, t)[0];
-      const fmi3ValueReference vr = io_.in[k].vr;
-      switch (io_.in[k].type) {
-        case VarType::real: check(api().set_float64(c_, &vr, 1, &u, 1), "fmi3SetFloat64", t); break;
-        case VarType::integer:
-        case VarType::enumeration: {
-          const fmi3Int32 i = fmi3Int32(std::lround(u));
-          check(api().set_int32(c_, &vr, 1, &i, 1), "fmi3SetInt32", t);
-          break;
-        }
-        case VarType::boolean: {
-          const fmi3Boolean b = u > 0.5;
-          check(api().set_boolean(c_, &vr, 1, &b, 1), "fmi3SetBoolean", t);
-          break;
-        }
-        case VarType::string: break;
-      }
-    }
-  }
-  void set_parameters(double t) {
-    for (const auto& v : fmu_->md.variables) {
-      if (v.causality != "parameter" || !params_.values().contains(v.name)) continue;
-      const json& val = params_.values()[v.name];
-      const fmi3ValueReference vr = v.value_reference;
-      switch (v.type) {
-        case VarType::real: {
-          const fmi3Float64 x = val.get<double>();
-          check(api().set_float64(c_, &vr, 1, &x, 1), "fmi3SetFloat64", t);
-          break;
-        }
-        case VarType::integer:
-        case VarType::enumeration: {
-          const fmi3Int32 x = fmi3Int32(val.get<long>());
-          check(api().set_int32(c_, &vr, 1, &x, 1), "fmi3SetInt32", t);
-          break;
-        }
-        case VarType::boolean: {
-          const fmi3Boolean x = val.get<bool>();
-          check(api().set_boolean(c_, &vr, 1, &x, 1), "fmi3SetBoolean", t);
-          break;
-        }
-        case VarType::string: break;  // declared as not tunable from the manifest (see parameter_specs)
-      }
-    }
-  }
-
-  std::shared_ptr<const Fmu> fmu_;
-  Interface io_;
-  Params params_;
+  Fmi3Instance inst_;
   std::vector<PortSpec> ports_;
-  LogSink log_;
-  std::string resources_;
-  fmi3Instance c_ = nullptr;
   double t_ = 0.0, first_h_ = 0.0;
-  bool started_ = false, fatal_ = false;
   long steps_ = 0, discarded_ = 0;
 };
 
@@ -1173,8 +1324,8 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
   const auto& md = fmu_->md;
   if (integrator || !md.has_cs) {
     if (!md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
-    if (md.version == 3) throw std::invalid_argument("FMI 3 model exchange is not supported yet; use the co-simulation interface");
-    return std::make_unique<Fmi2ModelExchange>(fmu_, ports(), p, name, std::move(integrator));
+    if (md.version == 3) return std::make_unique<ModelExchange<Fmi3Me>>(fmu_, ports(), p, name, std::move(integrator));
+    return std::make_unique<ModelExchange<Fmi2Me>>(fmu_, ports(), p, name, std::move(integrator));
   }
   if (md.version == 3) return std::make_unique<Fmi3CoSimulation>(fmu_, ports(), p, name);
   return std::make_unique<Fmi2CoSimulation>(fmu_, ports(), p, name);
@@ -1195,8 +1346,6 @@ std::shared_ptr<FmuPlugin> load_fmu(const fs::path& file) {
   unpack(file, fmu->folder->path(), fmu->label);
   fmu->md = read_model_description(fmu->folder->path() / "modelDescription.xml", fmu->label);
   const auto& md = fmu->md;
-  if (md.version == 3 && !md.has_cs)
-    throw FmuError(fmu->label + ": FMI 3 model exchange is not supported yet (the FMU has no <CoSimulation>)");
   if (md.has_cs) {
     fmu->cs_lib = load_binary(fmu->folder->path(), md, md.cs_identifier, fmu->label);
     Lookup l{*fmu->cs_lib, {}};
@@ -1205,25 +1354,32 @@ std::shared_ptr<FmuPlugin> load_fmu(const fs::path& file) {
       l(fmu->cs2.do_step, "fmi2DoStep");
       l(fmu->cs2.get_real_status, "fmi2GetRealStatus", false);
     } else {
-      auto& a = fmu->cs3;
-      l(a.instantiate, "fmi3InstantiateCoSimulation");
-      l(a.free_instance, "fmi3FreeInstance");
-      l(a.enter_initialization, "fmi3EnterInitializationMode");
-      l(a.exit_initialization, "fmi3ExitInitializationMode");
-      l(a.terminate, "fmi3Terminate");
-      l(a.get_float64, "fmi3GetFloat64");
-      l(a.set_float64, "fmi3SetFloat64");
-      l(a.get_int32, "fmi3GetInt32");
-      l(a.set_int32, "fmi3SetInt32");
-      l(a.get_boolean, "fmi3GetBoolean");
-      l(a.set_boolean, "fmi3SetBoolean");
-      l(a.do_step, "fmi3DoStep");
+      lookup_common3(l, fmu->cs3);
+      l(fmu->cs3.instantiate, "fmi3InstantiateCoSimulation");
+      l(fmu->cs3.do_step, "fmi3DoStep");
     }
     require(l, fmu->label, "co-simulation");
   }
-  if (md.has_me && md.version == 2) {
+  if (md.has_me)
     fmu->me_lib = md.has_cs && md.me_identifier == md.cs_identifier ? fmu->cs_lib
                                                                      : load_binary(fmu->folder->path(), md, md.me_identifier, fmu->label);
+  if (md.has_me && md.version == 3) {
+    Lookup l{*fmu->me_lib, {}};
+    auto& a = fmu->me3;
+    lookup_common3(l, a);
+    l(a.instantiate_me, "fmi3InstantiateModelExchange");
+    l(a.set_time, "fmi3SetTime");
+    l(a.set_states, "fmi3SetContinuousStates");
+    l(a.get_derivatives, "fmi3GetContinuousStateDerivatives");
+    l(a.get_event_indicators, "fmi3GetEventIndicators");
+    l(a.get_states, "fmi3GetContinuousStates");
+    l(a.enter_event_mode, "fmi3EnterEventMode");
+    l(a.update_discrete_states, "fmi3UpdateDiscreteStates");
+    l(a.enter_continuous_time_mode, "fmi3EnterContinuousTimeMode");
+    l(a.completed_integrator_step, "fmi3CompletedIntegratorStep");
+    require(l, fmu->label, "model-exchange");
+  }
+  if (md.has_me && md.version == 2) {
     Lookup l{*fmu->me_lib, {}};
     auto& a = fmu->me2;
     lookup_common2(l, a);

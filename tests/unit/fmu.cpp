@@ -1,7 +1,7 @@
 // FMUs as subsystems, with FMUs built by this project from C sources (examples/fmus, and the
-// broken variants of tests/fmus): a damped oscillator as FMI 2 co-simulation, FMI 2 model
-// exchange and FMI 3 co-simulation against its analytic solution; a bouncing ball (model
-// exchange, state events) against its analytic bounce times; the two-mass problem with one
+// broken variants of tests/fmus): a damped oscillator as co-simulation and model exchange FMU,
+// FMI 2 and FMI 3, against its analytic solution; a bouncing ball (model exchange, state
+// events, FMI 2 and FMI 3) against its analytic bounce times; the two-mass problem with one
 // mass as an FMU against the all-plugin run; a feedthrough FMU in an algebraic loop; and every
 // kind of broken FMU, before the run (exit 2, file + pointer + reason) and during it (status
 // failed with the FMU's own message, rows kept, temporary folders removed), a hung doStep, and
@@ -115,7 +115,7 @@ double oscillator_error(const Table& t) {
 
 }  // namespace
 
-TEST_CASE("fmu: damped oscillator as FMI 2 co-simulation, FMI 2 model exchange and FMI 3 co-simulation vs analytic") {
+TEST_CASE("fmu: damped oscillator as co-simulation and model-exchange FMU, FMI 2 and FMI 3, vs analytic") {
   const std::string m = kManifests + "fmu_oscillator.json";
   struct Case {
     std::string name;
@@ -128,6 +128,7 @@ TEST_CASE("fmu: damped oscillator as FMI 2 co-simulation, FMI 2 model exchange a
       {"FMI 2 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu"}, 1e-8},
       {"FMI 3 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu"}, 1e-8},
       {"FMI 2 ME + rk4", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/integrator=rk4"}, 2e-5},
+      {"FMI 3 ME + rk4", {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu", "/subsystems/osc/integrator=rk4"}, 2e-5},
       {"FMI 2 ME + cvode",
        {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
         R"(/subsystems/osc/integrator={"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
@@ -161,18 +162,25 @@ TEST_CASE("fmu: bouncing ball (model exchange): bounce times within 1e-6 s of th
     exact.push_back(t);
     t += 2 * std::pow(e, k) * v1 / g;
   }
-  // RK4 integrates the parabola exactly; CVODE (BDF) to its tolerance.
-  for (const std::string integrator : {"\"rk4\"", R"({"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"}) {
+  // RK4 integrates the parabola exactly; CVODE (BDF) to its tolerance. FMI 2 and FMI 3.
+  struct Case {
+    std::string fmu, integrator;
+  };
+  const std::vector<Case> cases = {{"bouncing_ball.fmu", "\"rk4\""},
+                                   {"bouncing_ball.fmu", R"({"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
+                                   {"bouncing_ball3.fmu", "\"rk4\""}};
+  for (const auto& [file, integrator] : cases) {
+    CAPTURE(file);
     CAPTURE(integrator);
     Scratch s;
     Outcome o = stride(s, "run", kManifests + "fmu_bouncing_ball.json",
-                       {"/subsystems/ball/fmu=" + kFmus + "/bouncing_ball.fmu", "/subsystems/ball/integrator=" + integrator});
+                       {"/subsystems/ball/fmu=" + kFmus + "/" + file, "/subsystems/ball/integrator=" + integrator});
     REQUIRE(o.code == 0);
     const json times = o.summary["subsystems"]["ball"]["report"]["state_event_times"];
     REQUIRE(times.size() == exact.size());
     double worst = 0.0;
     for (std::size_t i = 0; i < exact.size(); ++i) worst = std::max(worst, std::abs(times[i].get<double>() - exact[i]));
-    MESSAGE(integrator << ": " << exact.size() << " bounces, largest |t - t_exact| = " << worst << " s");
+    MESSAGE(file << " + " << integrator << ": " << exact.size() << " bounces, largest |t - t_exact| = " << worst << " s");
     CHECK(worst < 1e-6);
     // The ball never goes through the ground.
     for (double h : o.table["ball.h"]) CHECK(h > -1e-6);

@@ -1,6 +1,6 @@
 /* The FMI 3.0 C API (Functional Mock-up Interface 3.0, Modelica Association), declared here
  * from the text of the standard (section 2.2): the types and the function types of what
- * Stride calls for co-simulation FMUs. Written for Stride; usable from C and C++. */
+ * Stride calls for co-simulation and model-exchange FMUs. Written for Stride; usable from C and C++. */
 #ifndef STRIDE_FMI3_H
 #define STRIDE_FMI3_H
 
@@ -56,6 +56,26 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance, fmi3Float64 currentCommunication
                                   fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                   fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
                                   fmi3Boolean* earlyReturn, fmi3Float64* lastSuccessfulTime);
+
+/* Model exchange. */
+typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instanceName, fmi3String instantiationToken,
+                                                      fmi3String resourcePath, fmi3Boolean visible,
+                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3LogMessageCallback logMessage);
+typedef fmi3Status fmi3EnterEventModeTYPE(fmi3Instance);
+typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(fmi3Instance, fmi3Boolean* discreteStatesNeedUpdate,
+                                                fmi3Boolean* terminateSimulation,
+                                                fmi3Boolean* nominalsOfContinuousStatesChanged,
+                                                fmi3Boolean* valuesOfContinuousStatesChanged,
+                                                fmi3Boolean* nextEventTimeDefined, fmi3Float64* nextEventTime);
+typedef fmi3Status fmi3EnterContinuousTimeModeTYPE(fmi3Instance);
+typedef fmi3Status fmi3CompletedIntegratorStepTYPE(fmi3Instance, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi3Boolean* enterEventMode, fmi3Boolean* terminateSimulation);
+typedef fmi3Status fmi3SetTimeTYPE(fmi3Instance, fmi3Float64 time);
+typedef fmi3Status fmi3SetContinuousStatesTYPE(fmi3Instance, const fmi3Float64[], size_t);
+typedef fmi3Status fmi3GetContinuousStateDerivativesTYPE(fmi3Instance, fmi3Float64[], size_t);
+typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance, fmi3Float64[], size_t);
+typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance, fmi3Float64[], size_t);
 
 #ifdef __cplusplus
 }
