@@ -97,7 +97,44 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
   for (size_t i = 0; i < n; ++i) m->r[vr[i]] = v[i];
   return fmi2OK;
 }
-/* No Integer, Boolean or String variables: any reference is an error. */
+/* Integer and Boolean variables live in r[] too (a model lists them in is_integer[] and
+ * is_boolean[] when it has any: MODEL_HAS_DISCRETE); any other reference is an error. */
+#ifdef MODEL_HAS_DISCRETE
+static int discrete_ok(Instance* m, const fmi2ValueReference vr[], size_t n, const int* kind, const char* what) {
+  for (size_t i = 0; i < n; ++i)
+    if (vr[i] >= N_REALS || !kind[vr[i]]) {
+      say(m, fmi2Error, what, (double)vr[i]);
+      return 0;
+    }
+  return 1;
+}
+EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
+  Instance* m = (Instance*)c;
+  if (!discrete_ok(m, vr, n, is_integer, "no Integer variable %g")) return fmi2Error;
+  model_derivatives(m->r, m->time);
+  for (size_t i = 0; i < n; ++i) v[i] = (fmi2Integer)m->r[vr[i]];
+  return fmi2OK;
+}
+EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
+  Instance* m = (Instance*)c;
+  if (!discrete_ok(m, vr, n, is_integer, "no Integer variable %g")) return fmi2Error;
+  for (size_t i = 0; i < n; ++i) m->r[vr[i]] = v[i];
+  return fmi2OK;
+}
+EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
+  Instance* m = (Instance*)c;
+  if (!discrete_ok(m, vr, n, is_boolean, "no Boolean variable %g")) return fmi2Error;
+  model_derivatives(m->r, m->time);
+  for (size_t i = 0; i < n; ++i) v[i] = m->r[vr[i]] != 0 ? fmi2True : fmi2False;
+  return fmi2OK;
+}
+EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
+  Instance* m = (Instance*)c;
+  if (!discrete_ok(m, vr, n, is_boolean, "no Boolean variable %g")) return fmi2Error;
+  for (size_t i = 0; i < n; ++i) m->r[vr[i]] = v[i] ? 1.0 : 0.0;
+  return fmi2OK;
+}
+#else
 EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
   (void)vr, (void)v;
   return n ? (say((Instance*)c, fmi2Error, "no Integer variables (%g asked)", (double)n), fmi2Error) : fmi2OK;
@@ -114,6 +151,7 @@ EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[],
   (void)vr, (void)v;
   return n ? (say((Instance*)c, fmi2Error, "no Boolean variables (%g asked)", (double)n), fmi2Error) : fmi2OK;
 }
+#endif
 EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
   (void)vr, (void)v;
   return n ? (say((Instance*)c, fmi2Error, "no String variables (%g asked)", (double)n), fmi2Error) : fmi2OK;

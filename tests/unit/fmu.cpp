@@ -418,3 +418,34 @@ TEST_CASE("fmu: an FMU that cannot change its step size runs on a fixed grid and
   CHECK(contains(bad.message(), "cannot handle a variable communication step size"));
   CHECK(contains(bad.message(), "a step of 0.02 s follows steps of 0.03 s"));
 }
+
+TEST_CASE("fmu: Integer and Boolean variables are numbers: an Integer parameter, a Boolean input, an Integer output") {
+  // h.sign = sign(x) (Integer output) switches g (Boolean input): g.y = x > 0 ? n k x : 0 with
+  // n = 4 (Integer parameter), k = 2; g.n_out = 4 (Integer output) keeps h switched on.
+  // Gauss–Seidel in the order osc, h, g: each reads the values of the same point.
+  Scratch s;
+  const std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+                                         "/subsystems/h/fmu=" + kFmus + "/switched_gain.fmu",
+                                         "/subsystems/g/fmu=" + kFmus + "/switched_gain.fmu"};
+  Outcome o = stride(s, "run", kManifests + "fmu_switched_gain.json", sets);
+  REQUIRE(o.code == 0);
+  const auto &x = o.table["osc.x"], &hs = o.table["h.sign"], &y = o.table["g.y"], &gs = o.table["g.sign"];
+  REQUIRE(x.size() == 101);
+  int on = 0, off = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(i);
+    const double sign = x[i] > 0 ? 1.0 : x[i] < 0 ? -1.0 : 0.0;
+    CHECK(hs[i] == sign);
+    CHECK(gs[i] == sign);
+    (sign > 0 ? on : off) += 1;
+    CHECK(y[i] == doctest::Approx(sign > 0 ? 8.0 * x[i] : 0.0).epsilon(1e-9));
+  }
+  CHECK(on > 10);
+  CHECK(off > 10);
+  // The Integer parameter's type and declared range are checked.
+  for (const std::string value : {"2.5", "11"}) {
+    Outcome bad = stride(s, "validate", kManifests + "fmu_switched_gain.json", {sets[0], sets[1], sets[2], "/subsystems/g/parameters/n=" + value});
+    CHECK(bad.code == 2);
+    CHECK(contains(bad.err, "/subsystems/g/parameters/n: expected an integer in [0, 10], found " + value));
+  }
+}
