@@ -268,6 +268,8 @@ TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the
       {kBroken + "/no_binary.fmu", "no binary for this platform: binaries/linux64/oscillator.so is missing"},
       {kBroken + "/missing_function.fmu", "the co-simulation binary lacks required function fmi2DoStep"},
       {kBroken + "/null_instance.fmu", "fmi2Instantiate returned NULL"},
+      {kBroken + "/duplicate_variable.fmu", "modelDescription.xml: variable 9 \"k\": declared twice"},
+      {kBroken + "/unknown_type.fmu", "modelDescription.xml: variable 1 \"x\": unknown declaredType \"Distance\""},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
