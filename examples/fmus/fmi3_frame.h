@@ -52,24 +52,35 @@ EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
   return fmi3OK;
 }
 EXPORT fmi3Status fmi3Terminate(fmi3Instance c) { (void)c; return fmi3OK; }
+/* Arrays: a model defines MODEL_ARRAYS and variable_size(vr); an array occupies
+ * r[vr] .. r[vr + size - 1]. */
+#ifndef MODEL_ARRAYS
+static size_t variable_size(unsigned vr) { (void)vr; return 1; }
+#endif
 EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Float64 v[], size_t nv) {
   Instance* m = (Instance*)c;
-  if (nv != n) return fmi3Error;
   model_derivatives(m->r, m->time);
+  size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (vr[i] >= N_REALS) return fmi3Error;
-    v[i] = m->r[vr[i]];
+    if (vr[i] + variable_size(vr[i]) > N_REALS) return fmi3Error;
+    for (size_t j = 0; j < variable_size(vr[i]); ++j) {
+      if (k >= nv) return fmi3Error;
+      v[k++] = m->r[vr[i] + j];
+    }
   }
-  return fmi3OK;
+  return k == nv ? fmi3OK : fmi3Error;
 }
 EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const fmi3Float64 v[], size_t nv) {
   Instance* m = (Instance*)c;
-  if (nv != n) return fmi3Error;
+  size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (vr[i] >= N_REALS) return fmi3Error;
-    m->r[vr[i]] = v[i];
+    if (vr[i] + variable_size(vr[i]) > N_REALS) return fmi3Error;
+    for (size_t j = 0; j < variable_size(vr[i]); ++j) {
+      if (k >= nv) return fmi3Error;
+      m->r[vr[i] + j] = v[k++];
+    }
   }
-  return fmi3OK;
+  return k == nv ? fmi3OK : fmi3Error;
 }
 EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Int32 v[], size_t nv) {
   (void)c, (void)vr, (void)v, (void)nv;

@@ -294,8 +294,21 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
                        " (Stride exchanges Float64/Real, Int32/Integer, Boolean, String and Enumeration)");
       continue;
     }
-    if (md.version == 3 && sv.child("Dimension") && (v.causality == "input" || v.causality == "output" || v.causality == "parameter"))
-      throw FmuError(where + ": array variables are not supported yet as " + v.causality);
+    if (md.version == 3 && sv.child("Dimension")) {
+      // An array: a port of that many elements (Float64 only); fixed dimensions only.
+      for (auto dim : sv.children("Dimension")) {
+        if (!dim.attribute("start"))
+          throw FmuError(where + ": an array dimension set by a structural parameter is not supported; give it a fixed start");
+        const long long n = dim.attribute("start").as_llong();
+        if (n < 1 || n > 1000000 || v.size * std::size_t(n) > 1000000)
+          throw FmuError(where + ": array dimension start=\"" + dim.attribute("start").value() +
+                         "\" (expected arrays of 1 to 1000000 elements)");
+        v.size *= std::size_t(n);
+      }
+      if (v.causality == "parameter") throw FmuError(where + ": array parameters are not supported yet");
+      if (v.type != VarType::real && (v.causality == "input" || v.causality == "output"))
+        throw FmuError(where + ": only Float64 arrays are supported as ports");
+    }
     std::string declared = tn.attribute("declaredType").value();
     if (!declared.empty()) {
       auto it = types.find(declared);
@@ -307,7 +320,7 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
     if (tn.attribute("unit")) v.unit = tn.attribute("unit").value();
     if (auto x = attr_number(tn, "min", where)) v.min = x;
     if (auto x = attr_number(tn, "max", where)) v.max = x;
-    if (auto s = tn.attribute("start")) v.start = start_value(v.type, s.value(), where);
+    if (auto s = tn.attribute("start"); s && v.size == 1) v.start = start_value(v.type, s.value(), where);
     by_vr.emplace(v.value_reference, md.variables.size());
     md.variables.push_back(std::move(v));
     if (md.version == 2) by_vr.erase(md.variables.back().value_reference);  // FMI 2 uses indices
@@ -545,6 +558,8 @@ extern "C" void stride_fmi3_logger(fmi3InstanceEnvironment env, fmi3Status statu
 struct Io {
   unsigned vr = 0;
   VarType type = VarType::real;
+  std::size_t size = 1;    // elements (FMI 3 arrays)
+  std::size_t offset = 0;  // outputs: first element in the subsystem's outputs
 };
 
 // Values of the FMU's ports and parameters, shared by every instance kind.
@@ -553,10 +568,12 @@ struct Interface {
   bool any_feedthrough = false;
   explicit Interface(const ModelDescription& md) {
     for (const auto& v : md.variables)
-      if (v.causality == "input") in.push_back({v.value_reference, v.type});
+      if (v.causality == "input") in.push_back({v.value_reference, v.type, v.size, 0});
+    std::size_t offset = 0;
     for (const auto& v : md.variables)
       if (v.causality == "output") {
-        out.push_back({v.value_reference, v.type});
+        out.push_back({v.value_reference, v.type, v.size, offset});
+        offset += v.size;
         any_feedthrough = any_feedthrough || v.feedthrough;
       }
   }
@@ -625,21 +642,21 @@ class Fmi2Instance {
     for (std::size_t k = 0; k < io_.out.size(); ++k) {
       const fmi2ValueReference vr = io_.out[k].vr;
       switch (io_.out[k].type) {
-        case VarType::real: check(api_.get_real(c_, &vr, 1, &y[k]), "fmi2GetReal", t); break;
+        case VarType::real: check(api_.get_real(c_, &vr, 1, &y[io_.out[k].offset]), "fmi2GetReal", t); break;
         case VarType::integer:
         case VarType::enumeration: {
           fmi2Integer i = 0;
           check(api_.get_integer(c_, &vr, 1, &i), "fmi2GetInteger", t);
-          y[k] = double(i);
+          y[io_.out[k].offset] = double(i);
           break;
         }
         case VarType::boolean: {
           fmi2Boolean b = 0;
           check(api_.get_boolean(c_, &vr, 1, &b), "fmi2GetBoolean", t);
-          y[k] = b ? 1.0 : 0.0;
+          y[io_.out[k].offset] = b ? 1.0 : 0.0;
           break;
         }
-        case VarType::string: y[k] = 0.0; break;
+        case VarType::string: y[io_.out[k].offset] = 0.0; break;
       }
     }
   }
@@ -866,10 +883,11 @@ class Fmi3Instance {
   }
   void set_inputs(Inputs& inputs, double t) {
     for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const double u = inputs.at(k, t)[0];
+      const std::span<const double> value = inputs.at(k, t);
+      const double u = value[0];
       const fmi3ValueReference vr = io_.in[k].vr;
       switch (io_.in[k].type) {
-        case VarType::real: check(api().set_float64(c_, &vr, 1, &u, 1), "fmi3SetFloat64", t); break;
+        case VarType::real: check(api().set_float64(c_, &vr, 1, value.data(), value.size()), "fmi3SetFloat64", t); break;
         case VarType::integer:
         case VarType::enumeration: {
           const fmi3Int32 i = fmi3Int32(std::lround(u));
@@ -888,22 +906,23 @@ class Fmi3Instance {
   void get_outputs(std::span<double> y, double t) {
     for (std::size_t k = 0; k < io_.out.size(); ++k) {
       const fmi3ValueReference vr = io_.out[k].vr;
+      const std::size_t at = io_.out[k].offset;
       switch (io_.out[k].type) {
-        case VarType::real: check(api().get_float64(c_, &vr, 1, &y[k], 1), "fmi3GetFloat64", t); break;
+        case VarType::real: check(api().get_float64(c_, &vr, 1, &y[at], io_.out[k].size), "fmi3GetFloat64", t); break;
         case VarType::integer:
         case VarType::enumeration: {
           fmi3Int32 i = 0;
           check(api().get_int32(c_, &vr, 1, &i, 1), "fmi3GetInt32", t);
-          y[k] = double(i);
+          y[at] = double(i);
           break;
         }
         case VarType::boolean: {
           fmi3Boolean b = false;
           check(api().get_boolean(c_, &vr, 1, &b, 1), "fmi3GetBoolean", t);
-          y[k] = b ? 1.0 : 0.0;
+          y[at] = b ? 1.0 : 0.0;
           break;
         }
-        case VarType::string: y[k] = 0.0; break;
+        case VarType::string: y[at] = 0.0; break;
       }
     }
   }
@@ -1281,12 +1300,12 @@ std::vector<PortSpec> port_specs(const ModelDescription& md) {
   for (const auto& v : md.variables)
     if (v.causality == "input") {
       if (v.type == VarType::string) throw FmuError("input \"" + v.name + "\" is a String: Stride exchanges numbers only");
-      out.push_back(input(v.name, 1, unit(v), doc(v)));
+      out.push_back(input(v.name, v.size, unit(v), doc(v)));
     }
   for (const auto& v : md.variables)
     if (v.causality == "output") {
       if (v.type == VarType::string) throw FmuError("output \"" + v.name + "\" is a String: Stride exchanges numbers only");
-      out.push_back(output(v.name, 1, unit(v), doc(v), v.feedthrough));
+      out.push_back(output(v.name, v.size, unit(v), doc(v), v.feedthrough));
     }
   return out;
 }

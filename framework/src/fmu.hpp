@@ -45,6 +45,7 @@ struct Variable {
   std::string unit;  // after the declared type, "" when none
   json start;        // null when none
   std::optional<double> min, max;
+  std::size_t size = 1;  // FMI 3 arrays: the product of the fixed dimensions
   // Outputs only: depends on inputs at the same time (ModelStructure).
   bool feedthrough = false;
 };

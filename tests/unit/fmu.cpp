@@ -451,3 +451,20 @@ TEST_CASE("fmu: Integer and Boolean variables are numbers: an Integer parameter,
     CHECK(contains(bad.err, "/subsystems/g/parameters/n: expected an integer in [0, 10], found " + value));
   }
 }
+
+TEST_CASE("fmu: an FMI 3 array output is a port vector") {
+  // oscillator3's "state" is a Float64 array [x, v]: one port of two elements, recorded as
+  // state.0 and state.1, equal to the scalar outputs x and v.
+  Scratch s;
+  for (const std::string integrator : {"", "rk4"}) {
+    CAPTURE(integrator);
+    std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu",
+                                     R"(/record/variables=["osc.x", "osc.v", "osc.state"])"};
+    if (!integrator.empty()) sets.push_back("/subsystems/osc/integrator=" + integrator);
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", sets);
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 201);
+    CHECK(o.table["osc.state.0"] == o.table["osc.x"]);
+    CHECK(o.table["osc.state.1"] == o.table["osc.v"]);
+  }
+}
