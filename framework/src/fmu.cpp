@@ -24,7 +24,9 @@
 
 #include "stride/fmi/fmi2.h"
 #include "stride/fmi/fmi3.h"
+#include "stride/host/json_input.hpp"
 #include "stride/host/registry.hpp"
+#include "units.hpp"
 
 namespace stride::host::fmi {
 namespace fs = std::filesystem;
@@ -245,6 +247,21 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
     std::optional<double> min, max;
   };
   std::map<std::string, TypeDef> types;
+  // Unit definitions: name -> SI unit name, factor, offset (when Stride has a name for it).
+  struct UnitDef {
+    std::string si;
+    double factor = 1.0, offset = 0.0;
+  };
+  std::map<std::string, UnitDef> units;
+  for (auto u : root.child("UnitDefinitions").children("Unit")) {
+    pugi::xml_node b = u.child("BaseUnit");
+    if (!b) continue;
+    std::map<std::string, int> exponents;
+    for (const char* base : {"kg", "m", "s", "A", "K", "mol", "cd", "rad"}) exponents[base] = b.attribute(base).as_int(0);
+    const std::string where = file + ": unit \"" + std::string(u.attribute("name").value()) + "\"";
+    units[u.attribute("name").value()] = {si_unit_name(exponents), attr_number(b, "factor", where).value_or(1.0),
+                                          attr_number(b, "offset", where).value_or(0.0)};
+  }
   for (auto t : root.child("TypeDefinitions").children()) {
     if (md.version == 2) {
       pugi::xml_node v = t.first_child();
@@ -318,6 +335,18 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
       v.max = it->second.max;
     }
     if (tn.attribute("unit")) v.unit = tn.attribute("unit").value();
+    // A port in a unit Stride does not know, defined by the FMU from SI base units: the port is
+    // offered in SI and converted at the FMU's boundary.
+    if (v.type == VarType::real && (v.causality == "input" || v.causality == "output") && !v.unit.empty() &&
+        !known_unit(v.unit)) {
+      auto u = units.find(v.unit);
+      if (u != units.end() && !u->second.si.empty() && u->second.factor != 0.0) {
+        v.fmu_unit = v.unit;
+        v.unit = u->second.si;
+        v.unit_factor = u->second.factor;
+        v.unit_offset = u->second.offset;
+      }
+    }
     if (auto x = attr_number(tn, "min", where)) v.min = x;
     if (auto x = attr_number(tn, "max", where)) v.max = x;
     if (auto s = tn.attribute("start"); s && v.size == 1) v.start = start_value(v.type, s.value(), where);
@@ -560,24 +589,42 @@ struct Io {
   VarType type = VarType::real;
   std::size_t size = 1;    // elements (FMI 3 arrays)
   std::size_t offset = 0;  // outputs: first element in the subsystem's outputs
+  double factor = 1.0, shift = 0.0;  // port value = FMU value * factor + shift (unit conversion)
+  bool converted() const { return factor != 1.0 || shift != 0.0; }
 };
 
 // Values of the FMU's ports and parameters, shared by every instance kind.
 struct Interface {
   std::vector<Io> in, out;
   bool any_feedthrough = false;
+  std::size_t scratch_size = 1;  // the widest input (converted values are written there)
   explicit Interface(const ModelDescription& md) {
     for (const auto& v : md.variables)
-      if (v.causality == "input") in.push_back({v.value_reference, v.type, v.size, 0});
+      if (v.causality == "input") {
+        in.push_back({v.value_reference, v.type, v.size, 0, v.unit_factor, v.unit_offset});
+        scratch_size = std::max(scratch_size, v.size);
+      }
     std::size_t offset = 0;
     for (const auto& v : md.variables)
       if (v.causality == "output") {
-        out.push_back({v.value_reference, v.type, v.size, offset});
+        out.push_back({v.value_reference, v.type, v.size, offset, v.unit_factor, v.unit_offset});
         offset += v.size;
         any_feedthrough = any_feedthrough || v.feedthrough;
       }
   }
 };
+
+// An input in the FMU's unit: `u` itself when no conversion applies, else converted into `buf`.
+std::span<const double> to_fmu(const Io& io, std::span<const double> u, std::vector<double>& buf) {
+  if (!io.converted()) return u;
+  for (std::size_t i = 0; i < u.size(); ++i) buf[i] = (u[i] - io.shift) / io.factor;
+  return {buf.data(), u.size()};
+}
+// Outputs read in the FMU's unit, converted in place.
+void from_fmu(const Io& io, std::span<double> y) {
+  if (!io.converted()) return;
+  for (std::size_t i = 0; i < io.size; ++i) y[io.offset + i] = y[io.offset + i] * io.factor + io.shift;
+}
 
 std::string fmt_time(double t) {
   std::ostringstream o;
@@ -618,7 +665,7 @@ class Fmi2Instance {
 
   void set_inputs(Inputs& inputs, double t) {
     for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const double u = inputs.at(k, t)[0];
+      const double u = to_fmu(io_.in[k], inputs.at(k, t), scratch_)[0];
       const fmi2ValueReference vr = io_.in[k].vr;
       switch (io_.in[k].type) {
         case VarType::real: check(api_.set_real(c_, &vr, 1, &u), "fmi2SetReal", t); break;
@@ -642,7 +689,10 @@ class Fmi2Instance {
     for (std::size_t k = 0; k < io_.out.size(); ++k) {
       const fmi2ValueReference vr = io_.out[k].vr;
       switch (io_.out[k].type) {
-        case VarType::real: check(api_.get_real(c_, &vr, 1, &y[io_.out[k].offset]), "fmi2GetReal", t); break;
+        case VarType::real:
+          check(api_.get_real(c_, &vr, 1, &y[io_.out[k].offset]), "fmi2GetReal", t);
+          from_fmu(io_.out[k], y);
+          break;
         case VarType::integer:
         case VarType::enumeration: {
           fmi2Integer i = 0;
@@ -725,6 +775,7 @@ class Fmi2Instance {
   const Fmi2Api& api_;
   fmi2Type type_;
   Interface io_;
+  std::vector<double> scratch_ = std::vector<double>(io_.scratch_size);
   Params params_;
   LogSink log_;
   fmi2CallbackFunctions callbacks_{};
@@ -883,7 +934,7 @@ class Fmi3Instance {
   }
   void set_inputs(Inputs& inputs, double t) {
     for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const std::span<const double> value = inputs.at(k, t);
+      const std::span<const double> value = to_fmu(io_.in[k], inputs.at(k, t), scratch_);
       const double u = value[0];
       const fmi3ValueReference vr = io_.in[k].vr;
       switch (io_.in[k].type) {
@@ -908,7 +959,10 @@ class Fmi3Instance {
       const fmi3ValueReference vr = io_.out[k].vr;
       const std::size_t at = io_.out[k].offset;
       switch (io_.out[k].type) {
-        case VarType::real: check(api().get_float64(c_, &vr, 1, &y[at], io_.out[k].size), "fmi3GetFloat64", t); break;
+        case VarType::real:
+          check(api().get_float64(c_, &vr, 1, &y[at], io_.out[k].size), "fmi3GetFloat64", t);
+          from_fmu(io_.out[k], y);
+          break;
         case VarType::integer:
         case VarType::enumeration: {
           fmi3Int32 i = 0;
@@ -978,6 +1032,7 @@ class Fmi3Instance {
   std::shared_ptr<const Fmu> fmu_;
   bool me_;
   Interface io_;
+  std::vector<double> scratch_ = std::vector<double>(io_.scratch_size);
   Params params_;
   LogSink log_;
   std::string resources_;
@@ -1294,8 +1349,12 @@ std::vector<PortSpec> port_specs(const ModelDescription& md) {
   auto unit = [](const Variable& v) { return v.type == VarType::real ? (v.unit.empty() ? "1" : v.unit) : "1"; };
   auto doc = [](const Variable& v) {
     const char* type = v.type == VarType::real ? "real" : v.type == VarType::boolean ? "boolean (0 or 1)" : "integer";
-    return (v.description.empty() ? std::string() : v.description + "; ") + type + ", value reference " +
-           std::to_string(v.value_reference);
+    std::string d = (v.description.empty() ? std::string() : v.description + "; ") + type + ", value reference " +
+                    std::to_string(v.value_reference);
+    if (!v.fmu_unit.empty())
+      d += "; in the FMU: " + v.fmu_unit + " = " + number_text(v.unit_factor) + " " + v.unit +
+           (v.unit_offset != 0.0 ? " + " + number_text(v.unit_offset) : std::string()) + ", converted";
+    return d;
   };
   for (const auto& v : md.variables)
     if (v.causality == "input") {

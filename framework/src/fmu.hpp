@@ -42,7 +42,11 @@ struct Variable {
   std::string causality = "local";
   std::string variability = "continuous";
   std::string description;
-  std::string unit;  // after the declared type, "" when none
+  std::string unit;  // after the declared type, "" when none; SI for ports when converted (below)
+  // Ports whose unit Stride does not know but the FMU defines with a <BaseUnit>: the port is in
+  // the SI unit and value_SI = value_FMU * unit_factor + unit_offset; fmu_unit is the FMU's name.
+  std::string fmu_unit;
+  double unit_factor = 1.0, unit_offset = 0.0;
   json start;        // null when none
   std::optional<double> min, max;
   std::size_t size = 1;  // FMI 3 arrays: the product of the fixed dimensions

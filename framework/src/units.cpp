@@ -58,4 +58,30 @@ std::optional<UnitConversion> unit_conversion(const std::string& from, const std
   return c;
 }
 
+bool known_unit(const std::string& name) { return table().count(name) > 0; }
+
+std::string si_unit_name(const std::map<std::string, int>& exponents) {
+  using E = std::map<std::string, int>;
+  static const std::map<E, std::string> names = {
+      {{{"m", 1}}, "m"},
+      {{{"kg", 1}}, "kg"},
+      {{{"s", 1}}, "s"},
+      {{{"K", 1}}, "K"},
+      {{{"rad", 1}}, "rad"},
+      {{{"m", 1}, {"s", -1}}, "m/s"},
+      {{{"m", 1}, {"s", -2}}, "m/s^2"},
+      {{{"rad", 1}, {"s", -1}}, "rad/s"},
+      {{{"kg", 1}, {"m", 1}, {"s", -2}}, "N"},
+      {{{"kg", 1}, {"m", -1}, {"s", -2}}, "Pa"},
+      {{{"kg", 1}, {"m", 2}, {"s", -2}}, "J"},
+      {{{"kg", 1}, {"m", 2}, {"s", -3}}, "W"},
+      {{{"m", 3}, {"s", -1}}, "m^3/s"},
+  };
+  E e;
+  for (const auto& [k, v] : exponents)
+    if (v != 0) e[k] = v;
+  auto it = names.find(e);
+  return it == names.end() ? "" : it->second;
+}
+
 }  // namespace stride::host

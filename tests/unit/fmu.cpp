@@ -350,7 +350,7 @@ TEST_CASE("fmu: a sweep with FMUs leaves no unpacked folders, also when a run cr
   CHECK(s.leftovers() == 0);
 }
 
-TEST_CASE("fmu: units that differ by a factor are converted at the connection, and validate says so") {
+TEST_CASE("fmu: units that differ by a factor are converted (at the connection, or at an FMU's own unit definitions)") {
   // osc.x is in m, g.u and g.y in mm; Gauss–Seidel in the order osc, g, so g reads the x of the
   // same communication point: g.y = k · 1000 · x.
   Scratch s;
@@ -368,6 +368,16 @@ TEST_CASE("fmu: units that differ by a factor are converted at the connection, a
   for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(y[i] - 2000.0 * x[i]));
   MESSAGE("largest |g.y - 2000 osc.x| = " << worst << " mm");
   CHECK(worst < 1e-7);  // results.csv has 12 significant digits: 1e-8 mm at 2000 mm
+  // Units the FMU defines itself from SI base units (in and ft): its ports are offered in m
+  // and converted at its boundary. The FMU computes y[ft] = k u[in], so y = k x (0.3048/0.0254)
+  // = 12 k x in m: the two conversions do not cancel, a wrong direction would show.
+  Outcome d = stride(s, "validate", kManifests + "fmu_unit_conversion.json",
+                     {sets[0], "/subsystems/g/fmu=" + kBroken + "/gain_in_ft.fmu"});
+  CHECK(d.code == 0);
+  CHECK(!contains(d.out, "unit conversion"));  // m to m at the connection
+  Outcome f = stride(s, "run", kManifests + "fmu_unit_conversion.json", {sets[0], "/subsystems/g/fmu=" + kBroken + "/gain_in_ft.fmu"});
+  REQUIRE(f.code == 0);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(f.table["g.y"][i] == doctest::Approx(24.0 * f.table["osc.x"][i]).epsilon(1e-10));
   // Units that are not the same quantity stay an error.
   Outcome bad = stride(s, "validate", kManifests + "fmu_unit_conversion.json",
                        {sets[0], sets[1], "/connections/1/from=osc.v"});
