@@ -7,6 +7,8 @@
  *   model_derivatives(double* r, double t) sets r[der_vr[i]] from states, inputs, parameters
  *   model_indicators(const double* r, double* z)
  *   model_event(double* r)                 event update at an indicator's zero; 1 when states changed
+ *   model_time_event(double* r, double t, double* next)   with MODEL_TIME_EVENTS: update at time
+ *                                         events, set the next event time, 1 when there is one
  *   CS_SUBSTEP_VR                          value reference of the internal RK4 step (co-simulation)
  * Co-simulation integrates with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
  * Faults for tests, chosen at compile time: FMU_FAULT_NULL_INSTANCE, FMU_FAULT_NO_DOSTEP,
@@ -201,6 +203,13 @@ EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* info) {
   memset(info, 0, sizeof *info);
   if (m->event_pending) info->valuesOfContinuousStatesChanged = model_event(m->r) ? fmi2True : fmi2False;
   m->event_pending = 0;
+#ifdef MODEL_TIME_EVENTS
+  /* Time events: the model updates its discrete states at or after its next event time and
+   * says when the next one is. */
+  double next = 0.0;
+  info->nextEventTimeDefined = model_time_event(m->r, m->time, &next) ? fmi2True : fmi2False;
+  info->nextEventTime = next;
+#endif
   return fmi2OK;
 }
 EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { (void)c; return fmi2OK; }
