@@ -242,6 +242,11 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
 #endif
 #ifdef FMU_FAULT_HANG_AT
   if (t + h > FMU_FAULT_HANG_AT) {
+    /* Tell the test that the hang has begun: $TMPDIR/hanging. */
+    char marker[4096];
+    snprintf(marker, sizeof marker, "%s/hanging", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    FILE* f = fopen(marker, "w");
+    if (f) fclose(f);
     volatile int spin = 1;
     while (spin) {
     } /* a doStep that never returns */

@@ -400,8 +400,9 @@ TEST_CASE("fmu: a doStep that never returns is stopped after the grace period; t
           fmu.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait for the hang (the run reaches t = 0.5 s in milliseconds), then Ctrl-C.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Wait for the hang (the FMU marks it with $TMPDIR/hanging), then Ctrl-C.
+  for (int i = 0; i < 1000 && !fs::exists(s.tmp / "hanging"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fs::exists(s.tmp / "hanging"));
   CHECK(s.leftovers() == 1);  // unpacked by the supervising process, in use by the run
   kill(pid, SIGINT);
   int st = 0;
