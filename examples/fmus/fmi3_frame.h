@@ -1,6 +1,8 @@
 /* A minimal FMI 3.0 implementation (co-simulation and model exchange) for models whose variables
  * are all Float64, included by one model file after it defines what fmi2_frame.h asks for.
- * Co-simulation steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held. */
+ * Co-simulation steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
+ * Faults for tests: FMU_FAULT_ERROR_AT=<t> (fmi3DoStep returns fmi3Error past t) and
+ * FMU_DISCARD_ABOVE=<h> (longer steps return early there). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,11 +107,24 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
                              fmi3Boolean* terminate, fmi3Boolean* early, fmi3Float64* last) {
   Instance* m = (Instance*)c;
   (void)noSet;
-  rk4_substeps(m->r, t, h);
-  m->time = t + h;
   *event = false;
   *terminate = false;
   *early = false;
+#ifdef FMU_FAULT_ERROR_AT
+  if (t + h > FMU_FAULT_ERROR_AT) {
+    if (m->log) m->log(m->env, fmi3Error, "model", "solver failure: the spring broke");
+    return fmi3Error;
+  }
+#endif
+#ifdef FMU_DISCARD_ABOVE
+  /* Steps longer than FMU_DISCARD_ABOVE return early there. */
+  if (h > FMU_DISCARD_ABOVE * (1 + 1e-12)) {
+    h = FMU_DISCARD_ABOVE;
+    *early = true;
+  }
+#endif
+  rk4_substeps(m->r, t, h);
+  m->time = t + h;
   *last = m->time;
   return fmi3OK;
 }

@@ -316,14 +316,29 @@ TEST_CASE("fmu: fmi2Error from a step and a crash inside doStep end the run as f
   }
 }
 
-TEST_CASE("fmu: fmi2Discard shortens the step; the master continues from where the FMU stopped") {
-  // The FMU accepts at most 4 ms per doStep and says fmi2Discard for the 10-ms steps asked:
-  // the run takes 3 doSteps per 10 ms and still matches the analytic solution.
+TEST_CASE("fmu: fmi2Discard and FMI 3 early return shorten the step; the master continues from where the FMU stopped") {
+  // The FMU accepts at most 4 ms per doStep and says fmi2Discard (FMI 3: returns early) for
+  // the 10-ms steps asked: the run takes 3 doSteps per 10 ms and still matches the analytic
+  // solution.
+  for (const std::string fmu : {"discard.fmu", "discard3.fmu"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/" + fmu});
+    REQUIRE(o.code == 0);
+    CHECK(o.summary["subsystems"]["osc"]["statistics"]["discarded_steps"].get<long>() == 400);
+    CHECK(oscillator_error(o.table) < 1e-8);
+  }
+}
+
+TEST_CASE("fmu: fmi3Error from fmi3DoStep ends the run as failed with the FMU's message") {
   Scratch s;
-  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/discard.fmu"});
-  REQUIRE(o.code == 0);
-  CHECK(o.summary["subsystems"]["osc"]["statistics"]["discarded_steps"].get<long>() == 400);
-  CHECK(oscillator_error(o.table) < 1e-8);
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_error3.fmu"});
+  CHECK(o.code == 1);
+  CHECK(o.status() == "failed");
+  CHECK(contains(o.message(), "fmi3DoStep returned fmi3Error at t = 0.5;"));
+  CHECK(contains(o.message(), "the spring broke"));
+  CHECK(o.table.rows() == 51);
+  CHECK(s.leftovers() == 0);
 }
 
 TEST_CASE("fmu: a sweep with FMUs leaves no unpacked folders, also when a run crashes") {
