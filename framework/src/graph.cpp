@@ -7,12 +7,18 @@
 #include <map>
 #include <set>
 
+#include "fmu.hpp"
 #include "stride/host/adapters.hpp"
+#include "units.hpp"
 
 namespace stride::host {
 
 void Link::push_now(double t) {
-  const std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  if (convert) {
+    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
+    y = converted;
+  }
   extrapolator->push(t, y);
   last_push = t;
   ++pushes;
@@ -108,6 +114,7 @@ Experiment::~Experiment() = default;
 std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size(); }
+std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
   for (const auto& l : graph_->links)
@@ -185,8 +192,20 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
 
   // Subsystems.
   std::map<std::string, Node*> by_name;
-  for (const auto& sc : manifest_.subsystems) {
-    const LoadedPlugin* p = resolve(sc.plugin, Kind::subsystem, sc.pointer + "/plugin");
+  for (SubsystemConfig sc : manifest_.subsystems) {
+    // An FMU is unpacked and checked here, then resolved like a plugin named by its file.
+    const fmi::FmuPlugin* fmu = nullptr;
+    if (!sc.fmu.empty()) {
+      std::string why;
+      const LoadedPlugin* lp = reg.load_fmu(sc.fmu, why);
+      if (!lp) {
+        error(sc.pointer + "/fmu", why);
+        continue;
+      }
+      sc.plugin.plugin = lp->info().name;
+      fmu = lp->fmu.get();
+    }
+    const LoadedPlugin* p = resolve(sc.plugin, Kind::subsystem, sc.pointer + (fmu ? "/fmu" : "/plugin"));
     if (!p) continue;
     auto node = std::make_unique<Node>();
     node->name = sc.name;
@@ -194,7 +213,41 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     node->pointer = sc.pointer;
     node->step = sc.step;
     const Form form = p->info().form;
-    if (form == Form::ode) {
+    if (fmu) {
+      // Co-simulation FMUs step themselves; with an integrator, the model-exchange interface.
+      if (sc.formulation) error(sc.formulation->pointer, "an FMU takes no formulation");
+      const auto& md = fmu->description();
+      if (sc.integrator && !md.has_me) {
+        error(sc.integrator->pointer, "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
+        continue;
+      }
+      if (!sc.integrator && !md.has_cs) {
+        error(sc.pointer + "/integrator", "the FMU is for model exchange only: name an integrator; available: " +
+                                              list(names_of(Kind::integrator)));
+        continue;
+      }
+      if (sc.integrator) {
+        const LoadedPlugin* ip = resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer);
+        if (!ip) continue;
+        node->plugin += " + " + sc.integrator->plugin;
+      }
+      node->sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
+        const Params prm = reg.make_params(*p, sc.plugin.parameters);
+        std::shared_ptr<Integrator> integ;
+        if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters);
+        auto keep = p->fmu;  // the binary and the unpacked folder outlive the instance
+        auto lib = fmu->library(bool(integ));
+        std::unique_ptr<Subsystem> made;
+        try {
+          made = fmu->create(prm, sc.name, integ);
+        } catch (const PluginError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw PluginError(p->info().name, e.what());
+        }
+        return std::shared_ptr<Subsystem>(made.release(), [keep, lib](Subsystem* o) { delete o; });
+      });
+    } else if (form == Form::ode) {
       if (!sc.integrator) {
         error(sc.pointer + "/integrator", "subsystem plugin \"" + sc.plugin.plugin +
                                               "\" is an ODE system: name an integrator; available: " +
@@ -360,7 +413,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                                     " element(s), " + cc.to_text + " expects " + std::to_string(d_count));
       ok = false;
     }
-    if (unit_of(so) != unit_of(di)) {
+    const auto conversion = unit_conversion(unit_of(so), unit_of(di));
+    if (unit_of(so) != unit_of(di) && !conversion) {
       error(cc.pointer + "/to", "unit mismatch: " + cc.from_subsystem + "." + so.name + " is in " + unit_of(so) + ", " +
                                     cc.to_subsystem + "." + di.name + " expects " + unit_of(di));
       ok = false;
@@ -383,6 +437,15 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     link->dst_input = k;
     link->dst_offset = d_first;
     link->value.assign(s_count, 0.0);
+    if (conversion) {
+      link->convert = true;
+      link->scale = conversion->scale;
+      link->offset = conversion->offset;
+      link->converted.assign(s_count, 0.0);
+      g.conversions.push_back(cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
+                              number_text(conversion->scale) +
+                              (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
+    }
     link->extrapolator = created(cc.extrapolator.pointer, [&] {
       return reg.create_extrapolator(cc.extrapolator.plugin, cc.extrapolator.parameters);
     });

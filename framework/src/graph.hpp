@@ -36,6 +36,11 @@ struct alignas(64) Link {
   std::vector<double> value;  // last evaluated input
   int index = 0;               // in Graph::links
   bool whole_port = false;     // the only link into that input, covering all of it
+  // Unit conversion from the source's unit to the destination's (kN -> N, bar -> Pa): samples
+  // are converted before the extrapolator sees them.
+  bool convert = false;
+  double scale = 1.0, offset = 0.0;
+  std::vector<double> converted;
   ConnectionConfig config;
 
   // Pushes the source's current outputs when newer than the last push.
@@ -143,6 +148,7 @@ struct Graph {
   std::vector<std::unique_ptr<Link>> links;
   std::vector<std::string> columns;  // CSV columns after "time"
   std::vector<Node*> order;          // Gauss–Seidel order / initialization order
+  std::vector<std::string> conversions;  // connections that convert units, for `validate`
 };
 
 }  // namespace stride::host

@@ -12,6 +12,7 @@
 
 #include <thread>
 
+#include "fmu.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
@@ -85,6 +86,7 @@ json port_json(const PortSpec& p) {
 // Ports of a subsystem plugin with default parameters (ports may depend on parameters).
 std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, const LoadedPlugin& p, std::string& err) {
   try {
+    if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
     switch (p.info().form) {
       case Form::stepper: return reg.create_subsystem(p.info().name, json::object())->ports();
       case Form::ode: return reg.create_ode(p.info().name, json::object())->ports();
@@ -103,6 +105,15 @@ std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, co
 
 int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
   const LoadedPlugin* p = reg.find(name);
+  // An FMU file: its parameters and ports, like a plugin's.
+  if (!p && name.size() > 4 && name.compare(name.size() - 4, 4, ".fmu") == 0) {
+    std::string why;
+    p = reg.load_fmu(name, why);
+    if (!p) {
+      std::cerr << "error: " << why << "\n";
+      return 2;
+    }
+  }
   if (!p) {
     std::vector<std::string> names;
     for (auto* q : reg.plugins()) names.push_back(q->info().name);
@@ -264,6 +275,7 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) {
     std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
               << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
+    for (const auto& c : ex->unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
     for (const auto& c : ex->feedthrough_connections())
       std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
     return 0;

@@ -281,13 +281,22 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
           chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + it.key() + "\"");
           continue;
         }
-        if (!chk.object(*it, p, {"plugin", "parameters", "step", "integrator", "formulation", "description"},
-                        {"plugin", "step"}))
+        if (!chk.object(*it, p, {"plugin", "fmu", "parameters", "step", "integrator", "formulation", "description"},
+                        {"step"}))
           continue;
         SubsystemConfig s;
         s.name = it.key();
         s.pointer = p;
+        // A plugin by name, or an FMU file (relative to the manifest's folder).
+        if (it->contains("plugin") == it->contains("fmu"))
+          chk.error(p + (it->contains("plugin") ? "/fmu" : "/plugin"),
+                    "a subsystem names either a plugin (\"plugin\": name) or an FMU file (\"fmu\": \"path/model.fmu\"), " +
+                        std::string(it->contains("plugin") ? "not both" : "found neither"));
         if (auto name = chk.string(*it, p, "plugin")) s.plugin = PluginRef{*name, json::object(), p + "/plugin"};
+        if (auto f = chk.string(*it, p, "fmu")) {
+          if (f->empty()) chk.error(p + "/fmu", "expected the path of an FMU file, found an empty string");
+          else s.fmu = (fs::path(*f).is_absolute() ? fs::path(*f) : base / *f).lexically_normal();
+        }
         if (it->contains("parameters")) {
           if (!(*it)["parameters"].is_object())
             chk.error(p + "/parameters", "expected an object, found " + type_name((*it)["parameters"]));

@@ -13,6 +13,8 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "fmu.hpp"
+
 namespace stride::host {
 namespace fs = std::filesystem;
 
@@ -212,7 +214,27 @@ std::string refused_note(const PluginRegistry& reg, const std::string& name) {
 
 const LoadedPlugin* PluginRegistry::find(const std::string& name) const {
   auto it = plugins_.find(name);
-  return it == plugins_.end() ? nullptr : &it->second;
+  if (it != plugins_.end()) return &it->second;
+  auto f = fmus_.find(name);
+  return f == fmus_.end() ? nullptr : &f->second;
+}
+
+const LoadedPlugin* PluginRegistry::load_fmu(const fs::path& file, std::string& error) const {
+  const std::string key = file.string();
+  if (auto it = fmus_.find(key); it != fmus_.end()) return &it->second;
+  if (auto it = fmu_errors_.find(key); it != fmu_errors_.end()) {
+    error = it->second;
+    return nullptr;
+  }
+  try {
+    auto fmu = fmi::load_fmu(file);
+    LoadedPlugin lp{file, fmu->library(false), fmu.get(), fmu};
+    return &fmus_.emplace(key, std::move(lp)).first->second;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  fmu_errors_[key] = error;
+  return nullptr;
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::plugins() const {

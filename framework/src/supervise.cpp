@@ -14,6 +14,7 @@
 #include <new>
 #include <vector>
 
+#include "fmu.hpp"
 #include "stride/host/json_input.hpp"
 #include "stride/host/output.hpp"
 
@@ -50,7 +51,11 @@ void write_pending_rows() {
 }
 
 // A plugin called exit(): the rows computed so far still reach the file.
-extern "C" void write_pending_rows_at_exit() { write_pending_rows(); }
+// FMUs unpacked by this process are removed too (their owners' destructors do not run).
+extern "C" void write_pending_rows_at_exit() {
+  write_pending_rows();
+  fmi::remove_temporary_fmu_folders();
+}
 
 // The supervisor gave up waiting: write the rows held in memory, whole, and end.
 extern "C" void on_flush_signal(int) {

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "fmu.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
@@ -300,7 +301,11 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
       b->reset();
       std::fflush(nullptr);
       const pid_t pid = ::fork();
-      if (pid == 0) ::_exit(run_point(p, reg, b));
+      if (pid == 0) {
+        const int rc = run_point(p, reg, b);
+        fmi::remove_temporary_fmu_folders();  // FMUs this run unpacked itself (_exit skips destructors)
+        ::_exit(rc);
+      }
       if (pid < 0) {
         p.status = "failed";
         p.message = std::string("cannot start the run process: ") + std::strerror(errno);

@@ -30,6 +30,7 @@ struct PluginRef {
 struct SubsystemConfig {
   std::string name;
   PluginRef plugin;
+  std::filesystem::path fmu;  // an FMU instead of a plugin (relative paths resolved against the manifest)
   double step = 0.0;
   std::optional<PluginRef> integrator;   // for ode subsystems
   std::optional<PluginRef> formulation;  // for multibody subsystems
@@ -152,6 +153,9 @@ class Experiment {
   std::size_t connection_count() const;
   // Connections whose source output has direct feedthrough ("from -> to").
   std::vector<std::string> feedthrough_connections() const;
+  // Connections between different units of one quantity, converted on the way
+  // ("a.f -> b.f: kN to N (x 1000)").
+  std::vector<std::string> unit_conversions() const;
   Graph& graph() { return *graph_; }
 
  private:

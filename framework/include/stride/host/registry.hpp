@@ -16,11 +16,16 @@ class shared_library;
 
 namespace stride::host {
 
-// A plugin library that passed the handshake.
+namespace fmi {
+class FmuPlugin;
+}
+
+// A plugin library that passed the handshake, or an FMU (then `fmu` owns the plugin object).
 struct LoadedPlugin {
   std::filesystem::path file;
   std::shared_ptr<boost::dll::shared_library> library;
   const Plugin* plugin = nullptr;
+  std::shared_ptr<const fmi::FmuPlugin> fmu;
   const PluginInfo& info() const { return plugin->info(); }
 };
 
@@ -64,6 +69,13 @@ class PluginRegistry {
   // everything, into a new registry.
   bool load_named(const std::vector<std::filesystem::path>& folders, const std::vector<std::string>& names);
 
+  // Unpacks and checks an FMU (once per file; later calls return the same entry, or the same
+  // error). Its name is the file as given. Returns nullptr and sets `error` when it is broken.
+  // FMUs are loaded when a manifest names them, so this is const; the temporary folder is
+  // removed when the registry and every subsystem made from the FMU are gone.
+  const LoadedPlugin* load_fmu(const std::filesystem::path& file, std::string& error) const;
+
+  // A plugin library by name, or an FMU loaded already by its file name.
   const LoadedPlugin* find(const std::string& name) const;
   std::vector<const LoadedPlugin*> plugins() const;                 // sorted by name
   std::vector<const LoadedPlugin*> plugins(Kind kind) const;        // sorted by name
@@ -85,6 +97,8 @@ class PluginRegistry {
  private:
   std::map<std::string, LoadedPlugin> plugins_;
   std::vector<Refusal> refusals_;
+  mutable std::map<std::string, LoadedPlugin> fmus_;
+  mutable std::map<std::string, std::string> fmu_errors_;
   friend class PluginIndex;
 };
 

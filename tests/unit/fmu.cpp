@@ -1,0 +1,515 @@
+// FMUs as subsystems, with FMUs built by this project from C sources (examples/fmus, and the
+// broken variants of tests/fmus): a damped oscillator as co-simulation and model exchange FMU,
+// FMI 2 and FMI 3, against its analytic solution; a bouncing ball (model exchange, state
+// events, FMI 2 and FMI 3) against its analytic bounce times; the two-mass problem with one
+// mass as an FMU against the all-plugin run; a feedthrough FMU in an algebraic loop; and every
+// kind of broken FMU, before the run (exit 2, file + pointer + reason) and during it (status
+// failed with the FMU's own message, rows kept, temporary folders removed), a hung doStep, and
+// unit conversion at connections.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stride_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using stride_test::json;
+using stride_test::Table;
+
+const std::string kFmus = STRIDE_FMU_DIR;           // example FMUs
+const std::string kBroken = STRIDE_TEST_FMU_DIR;    // broken FMUs
+const std::string kManifests = STRIDE_SOURCE_DIR "/tests/manifests/";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A private folder; also the TMPDIR of the commands run in it, so that the FMUs they unpack
+// can be counted afterwards.
+struct Scratch {
+  fs::path dir, tmp;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("stride_fmu_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+    tmp = dir / "tmp";
+    fs::remove_all(dir);
+    fs::create_directories(tmp);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // Unpacked FMU folders left behind in TMPDIR.
+  int leftovers() const {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(tmp))
+      if (e.path().filename().string().rfind("stride-fmu-", 0) == 0) ++n;
+    return n;
+  }
+};
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+  json summary;
+  Table table;
+  std::string status() const { return summary.value("status", std::string("none")); }
+  std::string message() const { return summary.value("message", std::string()); }
+};
+
+// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder.
+Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets) {
+  std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb + " '" + manifest + "'";
+  if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
+  for (const auto& x : sets) cmd += " --set '" + x + "'";
+  cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
+  const int st = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  o.out = slurp(s.dir / "stdout.txt");
+  o.err = slurp(s.dir / "stderr.txt");
+  if (fs::exists(s.dir / "out" / "summary.json")) o.summary = json::parse(slurp(s.dir / "out" / "summary.json"), nullptr, false);
+  if (fs::exists(s.dir / "out" / "results.csv")) o.table = stride_test::read_csv(s.dir / "out" / "results.csv");
+  INFO("command: " << cmd);
+  INFO("stderr: " << o.err.substr(0, 2000));
+  return o;
+}
+
+// x(t) of m x'' + d x' + k x = 0 from x(0) = x0, x'(0) = 0 (underdamped).
+double damped(double t, double m, double k, double d, double x0) {
+  const double w = std::sqrt(k / m), z = d / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
+  return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t));
+}
+
+double oscillator_error(const Table& t) {
+  const double k = 39.47841760435743, d = 0.4;
+  double e = 0.0;
+  const auto& time = t["time"];
+  const auto& x = t["osc.x"];
+  for (std::size_t i = 0; i < time.size(); ++i) e = std::max(e, std::abs(x[i] - damped(time[i], 1.0, k, d, 1.0)));
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: damped oscillator as co-simulation and model-exchange FMU, FMI 2 and FMI 3, vs analytic") {
+  const std::string m = kManifests + "fmu_oscillator.json";
+  struct Case {
+    std::string name;
+    std::vector<std::string> sets;
+    double bound;  // m, from the integration method (below)
+  };
+  // Co-simulation: the FMU integrates with RK4 at 1 ms inside each 10 ms step: error ~1e-9.
+  // Model exchange with Stride's rk4 at 10 ms: (ω h)^4 ≈ 1.6e-5 per unit time scale.
+  const std::vector<Case> cases = {
+      {"FMI 2 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu"}, 1e-8},
+      {"FMI 3 CS", {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu"}, 1e-8},
+      {"FMI 2 ME + rk4", {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/integrator=rk4"}, 2e-5},
+      {"FMI 3 ME + rk4", {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu", "/subsystems/osc/integrator=rk4"}, 2e-5},
+      {"FMI 2 ME + cvode",
+       {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+        R"(/subsystems/osc/integrator={"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
+       1e-7},
+      {"FMI 2 ME + arkode (implicit)",
+       {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+        R"(/subsystems/osc/integrator={"plugin": "arkode", "parameters": {"method": "implicit", "rtol": 1e-10, "atol": 1e-12}})"},
+       1e-7},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    Scratch s;
+    Outcome o = stride(s, "run", m, c.sets);
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    REQUIRE(o.table.rows() == 201);
+    const double e = oscillator_error(o.table);
+    MESSAGE(c.name << ": largest |x - x_exact| over 2 s = " << e << " m");
+    CHECK(e < c.bound);
+    CHECK(s.leftovers() == 0);
+  }
+}
+
+TEST_CASE("fmu: bouncing ball (model exchange): bounce times within 1e-6 s of the analytic ones") {
+  const double g = 9.81, e = 0.8, h0 = 1.0;
+  // t1 = sqrt(2 h0/g); after bounce k the ball leaves with e^k v1 and is back 2 e^k v1/g later.
+  std::vector<double> exact;
+  const double v1 = std::sqrt(2 * g * h0);
+  double t = std::sqrt(2 * h0 / g);
+  for (int k = 1; t < 3.0; ++k) {
+    exact.push_back(t);
+    t += 2 * std::pow(e, k) * v1 / g;
+  }
+  // RK4 integrates the parabola exactly; CVODE (BDF) to its tolerance. FMI 2 and FMI 3.
+  struct Case {
+    std::string fmu, integrator;
+  };
+  const std::vector<Case> cases = {{"bouncing_ball.fmu", "\"rk4\""},
+                                   {"bouncing_ball.fmu", R"({"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
+                                   {"bouncing_ball3.fmu", "\"rk4\""}};
+  for (const auto& [file, integrator] : cases) {
+    CAPTURE(file);
+    CAPTURE(integrator);
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_bouncing_ball.json",
+                       {"/subsystems/ball/fmu=" + kFmus + "/" + file, "/subsystems/ball/integrator=" + integrator});
+    REQUIRE(o.code == 0);
+    const json times = o.summary["subsystems"]["ball"]["report"]["state_event_times"];
+    REQUIRE(times.size() == exact.size());
+    double worst = 0.0;
+    for (std::size_t i = 0; i < exact.size(); ++i) worst = std::max(worst, std::abs(times[i].get<double>() - exact[i]));
+    MESSAGE(file << " + " << integrator << ": " << exact.size() << " bounces, largest |t - t_exact| = " << worst << " s");
+    CHECK(worst < 1e-6);
+    // The ball never goes through the ground.
+    for (double h : o.table["ball.h"]) CHECK(h > -1e-6);
+  }
+}
+
+TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") {
+  // manifests/two_mass.json (both plugins) against manifests/fmu_two_mass.json (m2 as the
+  // oscillator FMU, the same parameters, the same integrator): the same equations, so the
+  // same numbers up to the Newton tolerance (finite-difference Jacobian for the FMU). The
+  // summary shows the FMU was used: its statistics count FMU derivative evaluations.
+  Scratch a, b;
+  const std::vector<std::string> common = {"/coupling/end=20"};
+  Outcome plugins = stride(a, "run", STRIDE_SOURCE_DIR "/manifests/two_mass.json", common);
+  std::vector<std::string> with_fmu = common;
+  with_fmu.push_back("/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu");
+  Outcome fmu = stride(b, "run", STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json", with_fmu);
+  REQUIRE(plugins.code == 0);
+  REQUIRE(fmu.code == 0);
+  std::size_t n = 0;
+  const double dx1 = stride_test::largest_difference(fmu.table, "fast.x", plugins.table, "fast.x", &n);
+  const double dx2 = stride_test::largest_difference(fmu.table, "slow.x", plugins.table, "slow.x");
+  MESSAGE("largest |x1_fmu - x1_plugin| = " << dx1 << " m, |x2_fmu - x2_plugin| = " << dx2 << " m over " << n << " rows");
+  CHECK(n == 2001);
+  CHECK(contains(fmu.summary["subsystems"]["slow"]["plugin"].get<std::string>(), "oscillator.fmu + trapezoidal"));
+  CHECK(fmu.summary["subsystems"]["slow"]["statistics"]["rhs_evaluations"].get<long>() > 0);
+  // results.csv holds 12 significant digits; the runs differ in the last one at most.
+  CHECK(dx1 < 1e-9);
+  CHECK(dx2 < 1e-9);
+}
+
+TEST_CASE("fmu: a feedthrough FMU in a loop is an algebraic loop for validate") {
+  Scratch s;
+  Outcome o = stride(s, "validate", kManifests + "fmu_gain_loop.json",
+                     {"/subsystems/g1/fmu=" + kFmus + "/gain.fmu", "/subsystems/g2/fmu=" + kFmus + "/gain.fmu"});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "algebraic loop"));
+  CHECK(contains(o.err, "g1.y"));
+  CHECK(contains(o.err, "g2.y"));
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: plugins describe lists an FMU's parameters and ports; parameters are checked like a plugin's") {
+  Scratch s;
+  const std::string cmd = std::string("'") + STRIDE_EXE + "' plugins describe '" + kFmus + "/oscillator.fmu' --json >'" +
+                          (s.dir / "d.json").string() + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const json d = json::parse(slurp(s.dir / "d.json"));
+  CHECK(d["version"] == "FMI 2.0");
+  std::vector<std::string> params, ports;
+  for (const auto& p : d["parameters"]) params.push_back(p["name"]);
+  for (const auto& p : d["ports"]) ports.push_back(p["name"].get<std::string>() + ":" + p["direction"].get<std::string>() + ":" + p["unit"].get<std::string>());
+  CHECK(params == std::vector<std::string>{"m", "k", "d", "k2", "x0", "v0", "h_internal"});
+  CHECK(ports == std::vector<std::string>{"x_other:input:m", "x:output:m", "v:output:m/s"});
+  CHECK(d["parameters"][0]["min"] == 1e-9);
+  // A broken FMU is refused by describe too.
+  const std::string broken = std::string("'") + STRIDE_EXE + "' plugins describe '" + kBroken + "/not_a_zip.fmu' 2>'" +
+                             (s.dir / "e.txt").string() + "'";
+  const int st = std::system(broken.c_str());
+  CHECK(WEXITSTATUS(st) == 2);
+  CHECK(contains(slurp(s.dir / "e.txt"), "not_a_zip.fmu: not an FMU archive"));
+  // --set on an FMU parameter, out of the FMU's declared range.
+  Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/subsystems/osc/parameters/m=-1", "/subsystems/osc/parameters/q=1"});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/subsystems/osc/parameters/m: expected a real number in [1e-09, inf] (kg), found -1"));
+  CHECK(contains(o.err, "/subsystems/osc/parameters/q"));
+  // Units are checked at connections: x (m) cannot feed an input in m/s... of another FMU.
+  Outcome u = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu", "/connections/0/from=osc.v"});
+  CHECK(u.code == 2);
+  CHECK(contains(u.err, "unit mismatch: osc.v is in m/s, osc.x_other expects m"));
+}
+
+TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the pointer and the reason") {
+  struct Case {
+    std::string file, reason;
+  };
+  const std::vector<Case> cases = {
+      {kBroken + "/does_not_exist.fmu", "no such file"},
+      {kBroken + "/not_a_zip.fmu", "not an FMU archive (a zip file expected)"},
+      {kBroken + "/no_model_description.fmu", "the archive has no modelDescription.xml"},
+      {kBroken + "/bad_xml.fmu", "malformed XML"},
+      {kBroken + "/fmi1.fmu", "unsupported FMI version \"1.0\"; Stride reads FMI 2.0 and 3.0"},
+      {kBroken + "/no_binary.fmu", "no binary for this platform: binaries/linux64/oscillator.so is missing"},
+      {kBroken + "/missing_function.fmu", "the co-simulation binary lacks required function fmi2DoStep"},
+      {kBroken + "/null_instance.fmu", "fmi2Instantiate returned NULL"},
+      {kBroken + "/duplicate_variable.fmu", "modelDescription.xml: variable 9 \"k\": declared twice"},
+      {kBroken + "/unknown_type.fmu", "modelDescription.xml: variable 1 \"x\": unknown declaredType \"Distance\""},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    Scratch s;
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + c.file});
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "fmu_oscillator.json: /subsystems/osc/fmu: "));
+      CHECK(contains(o.err, c.file));
+      CHECK(contains(o.err, c.reason));
+      CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+      CHECK(s.leftovers() == 0);
+    }
+  }
+  // The FMU's own log message reaches the report.
+  Scratch s;
+  Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/null_instance.fmu"});
+  CHECK(contains(o.err, "no licence for this model"));
+  // A malformed modelDescription.xml is reported with its line.
+  o = stride(s, "validate", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/bad_xml.fmu"});
+  CHECK(contains(o.err, "modelDescription.xml: line "));
+}
+
+TEST_CASE("fmu: fmi2Error from a step and a crash inside doStep end the run as failed, rows kept, folders removed") {
+  {
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_error.fmu"});
+    CHECK(o.code == 1);
+    CHECK(o.status() == "failed");
+    CHECK(contains(o.message(), "fmi2DoStep returned fmi2Error at t = 0.5;"));
+    CHECK(contains(o.message(), "the spring broke at t = 0.5"));  // the FMU's log message
+    CHECK(contains(o.err, "fmu \"osc\": error [model]: solver failure: the spring broke"));  // forwarded log
+    CHECK(o.table.rows() == 51);  // t = 0 .. 0.5, the step from 0.5 failed
+    CHECK(s.leftovers() == 0);
+  }
+  {
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_crash.fmu"});
+    CHECK(o.code == 1);
+    CHECK(o.status() == "failed");
+    CHECK(contains(o.message(), "SIGSEGV"));
+    CHECK(o.table.rows() >= 40);
+    CHECK(s.leftovers() == 0);
+  }
+}
+
+TEST_CASE("fmu: fmi2Discard and FMI 3 early return shorten the step; the master continues from where the FMU stopped") {
+  // The FMU accepts at most 4 ms per doStep and says fmi2Discard (FMI 3: returns early) for
+  // the 10-ms steps asked: the run takes 3 doSteps per 10 ms and still matches the analytic
+  // solution.
+  for (const std::string fmu : {"discard.fmu", "discard3.fmu"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/" + fmu});
+    REQUIRE(o.code == 0);
+    CHECK(o.summary["subsystems"]["osc"]["statistics"]["discarded_steps"].get<long>() == 400);
+    CHECK(oscillator_error(o.table) < 1e-8);
+  }
+}
+
+TEST_CASE("fmu: fmi3Error from fmi3DoStep ends the run as failed with the FMU's message") {
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/step_error3.fmu"});
+  CHECK(o.code == 1);
+  CHECK(o.status() == "failed");
+  CHECK(contains(o.message(), "fmi3DoStep returned fmi3Error at t = 0.5;"));
+  CHECK(contains(o.message(), "the spring broke"));
+  CHECK(o.table.rows() == 51);
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: a sweep with FMUs leaves no unpacked folders, also when a run crashes") {
+  Scratch s;
+  const json spec = {{"format", 1},
+                     {"manifest", kManifests + "fmu_oscillator.json"},
+                     {"axes",
+                      {{{"name", "fmu"},
+                        {"values",
+                         {{{"label", "good"}, {"set", {{"/subsystems/osc/fmu", kFmus + "/oscillator.fmu"}}}},
+                          {{"label", "crash"}, {"set", {{"/subsystems/osc/fmu", kBroken + "/step_crash.fmu"}}}}}}},
+                       {{"name", "h"}, {"pointers", {"/coupling/macro_step", "/subsystems/osc/step"}}, {"values", {0.01, 0.02}}}}},
+                     {"step_axis", "h"},
+                     {"output", (s.dir / "sweep").string()}};
+  std::ofstream(s.dir / "sweep.json") << spec.dump(2);
+  const std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' sweep '" + (s.dir / "sweep.json").string() +
+                          "' --jobs 2 >'" + (s.dir / "o.txt").string() + "' 2>&1";
+  const int st = std::system(cmd.c_str());
+  INFO(slurp(s.dir / "o.txt"));
+  CHECK(WIFEXITED(st));
+  const std::string table = slurp(s.dir / "sweep" / "sweep.csv");
+  CHECK(contains(table, "completed"));
+  CHECK(contains(table, "failed"));
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: units that differ by a factor are converted (at the connection, or at an FMU's own unit definitions)") {
+  // osc.x is in m, g.u and g.y in mm; Gauss–Seidel in the order osc, g, so g reads the x of the
+  // same communication point: g.y = k · 1000 · x.
+  Scratch s;
+  const std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+                                         "/subsystems/g/fmu=" + kBroken + "/gain_mm.fmu"};
+  Outcome v = stride(s, "validate", kManifests + "fmu_unit_conversion.json", sets);
+  CHECK(v.code == 0);
+  CHECK(contains(v.out, "unit conversion: osc.x -> g.u: m to mm (x 1000)"));
+  Outcome o = stride(s, "run", kManifests + "fmu_unit_conversion.json", sets);
+  REQUIRE(o.code == 0);
+  const auto& x = o.table["osc.x"];
+  const auto& y = o.table["g.y"];
+  REQUIRE(x.size() == 101);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(y[i] - 2000.0 * x[i]));
+  MESSAGE("largest |g.y - 2000 osc.x| = " << worst << " mm");
+  CHECK(worst < 1e-7);  // results.csv has 12 significant digits: 1e-8 mm at 2000 mm
+  // Units the FMU defines itself from SI base units (in and ft): its ports are offered in m
+  // and converted at its boundary. The FMU computes y[ft] = k u[in], so y = k x (0.3048/0.0254)
+  // = 12 k x in m: the two conversions do not cancel, a wrong direction would show.
+  Outcome d = stride(s, "validate", kManifests + "fmu_unit_conversion.json",
+                     {sets[0], "/subsystems/g/fmu=" + kBroken + "/gain_in_ft.fmu"});
+  CHECK(d.code == 0);
+  CHECK(!contains(d.out, "unit conversion"));  // m to m at the connection
+  Outcome f = stride(s, "run", kManifests + "fmu_unit_conversion.json", {sets[0], "/subsystems/g/fmu=" + kBroken + "/gain_in_ft.fmu"});
+  REQUIRE(f.code == 0);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(f.table["g.y"][i] == doctest::Approx(24.0 * f.table["osc.x"][i]).epsilon(1e-10));
+  // Units that are not the same quantity stay an error.
+  Outcome bad = stride(s, "validate", kManifests + "fmu_unit_conversion.json",
+                       {sets[0], sets[1], "/connections/1/from=osc.v"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "unit mismatch: osc.v is in m/s, g.u expects mm"));
+}
+
+TEST_CASE("fmu: a doStep that never returns is stopped after the grace period; the unpacked folder is removed") {
+  Scratch s;
+  const std::string fmu = "/subsystems/osc/fmu=" + kBroken + "/step_hang.fmu";
+  const std::string out = (s.dir / "out").string(), manifest = kManifests + "fmu_oscillator.json";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("TMPDIR", s.tmp.c_str(), 1);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(STRIDE_EXE, STRIDE_EXE, "run", manifest.c_str(), "--quiet", "--grace", "0.5", "--out", out.c_str(), "--set",
+          fmu.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the hang (the FMU marks it with $TMPDIR/hanging), then Ctrl-C.
+  for (int i = 0; i < 1000 && !fs::exists(s.tmp / "hanging"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fs::exists(s.tmp / "hanging"));
+  CHECK(s.leftovers() == 1);  // unpacked by the supervising process, in use by the run
+  kill(pid, SIGINT);
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  CHECK(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 1);
+  const json sum = json::parse(slurp(s.dir / "out" / "summary.json"));
+  CHECK(sum["status"] == "interrupted");
+  CHECK(contains(sum["message"].get<std::string>(), "grace period"));
+  CHECK(contains(sum["message"].get<std::string>(), "subsystem \"osc\""));
+  CHECK(stride_test::read_csv(s.dir / "out" / "results.csv").rows() == 51);
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: an FMU that cannot change its step size runs on a fixed grid and refuses a shortened step") {
+  Scratch s;
+  const std::string fmu = "/subsystems/osc/fmu=" + kBroken + "/fixed_step.fmu";
+  // 10 ms steps on a 10 ms macro grid: the same step throughout.
+  Outcome ok = stride(s, "run", kManifests + "fmu_oscillator.json", {fmu});
+  CHECK(ok.code == 0);
+  CHECK(oscillator_error(ok.table) < 1e-8);
+  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms.
+  Outcome bad = stride(s, "run", kManifests + "fmu_oscillator.json",
+                       {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
+  CHECK(bad.code == 1);
+  CHECK(contains(bad.message(), "cannot handle a variable communication step size"));
+  CHECK(contains(bad.message(), "a step of 0.02 s follows steps of 0.03 s"));
+}
+
+TEST_CASE("fmu: Integer and Boolean variables are numbers: an Integer parameter, a Boolean input, an Integer output") {
+  // h.sign = sign(x) (Integer output) switches g (Boolean input): g.y = x > 0 ? n k x : 0 with
+  // n = 4 (Integer parameter), k = 2; g.n_out = 4 (Integer output) keeps h switched on.
+  // Gauss–Seidel in the order osc, h, g: each reads the values of the same point.
+  Scratch s;
+  const std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+                                         "/subsystems/h/fmu=" + kFmus + "/switched_gain.fmu",
+                                         "/subsystems/g/fmu=" + kFmus + "/switched_gain.fmu"};
+  Outcome o = stride(s, "run", kManifests + "fmu_switched_gain.json", sets);
+  REQUIRE(o.code == 0);
+  const auto &x = o.table["osc.x"], &hs = o.table["h.sign"], &y = o.table["g.y"], &gs = o.table["g.sign"];
+  REQUIRE(x.size() == 101);
+  int on = 0, off = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(i);
+    const double sign = x[i] > 0 ? 1.0 : x[i] < 0 ? -1.0 : 0.0;
+    CHECK(hs[i] == sign);
+    CHECK(gs[i] == sign);
+    (sign > 0 ? on : off) += 1;
+    CHECK(y[i] == doctest::Approx(sign > 0 ? 8.0 * x[i] : 0.0).epsilon(1e-9));
+  }
+  CHECK(on > 10);
+  CHECK(off > 10);
+  // The Integer parameter's type and declared range are checked.
+  for (const std::string value : {"2.5", "11"}) {
+    Outcome bad = stride(s, "validate", kManifests + "fmu_switched_gain.json", {sets[0], sets[1], sets[2], "/subsystems/g/parameters/n=" + value});
+    CHECK(bad.code == 2);
+    CHECK(contains(bad.err, "/subsystems/g/parameters/n: expected an integer in [0, 10], found " + value));
+  }
+}
+
+TEST_CASE("fmu: an FMI 3 array output is a port vector") {
+  // oscillator3's "state" is a Float64 array [x, v]: one port of two elements, recorded as
+  // state.0 and state.1, equal to the scalar outputs x and v.
+  Scratch s;
+  for (const std::string integrator : {"", "rk4"}) {
+    CAPTURE(integrator);
+    std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator3.fmu",
+                                     R"(/record/variables=["osc.x", "osc.v", "osc.state"])"};
+    if (!integrator.empty()) sets.push_back("/subsystems/osc/integrator=" + integrator);
+    Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", sets);
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 201);
+    CHECK(o.table["osc.state.0"] == o.table["osc.x"]);
+    CHECK(o.table["osc.state.1"] == o.table["osc.v"]);
+  }
+}
+
+TEST_CASE("fmu: time events (model exchange): steps end at the FMU's event times") {
+  // dx/dt = ±1 switched every 0.125 s, with 10-ms steps: the events fall inside steps, so the
+  // triangle wave is exact only when each step is cut at the event.
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_square_wave.json", {"/subsystems/wave/fmu=" + kFmus + "/square_wave.fmu"});
+  REQUIRE(o.code == 0);
+  const auto &t = o.table["time"], &x = o.table["wave.x"];
+  REQUIRE(t.size() == 101);
+  const double T = 0.25;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double p = std::fmod(t[i] + 1e-12, T);
+    worst = std::max(worst, std::abs(x[i] - (p < T / 2 ? p : T - p)));
+  }
+  MESSAGE("largest |x - x_exact| = " << worst);
+  CHECK(worst < 1e-9);
+  CHECK(o.summary["subsystems"]["wave"]["statistics"]["time_events"].get<long>() == 8);
+}
