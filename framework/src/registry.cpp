@@ -221,6 +221,9 @@ std::string check_param(const ParamSpec& spec, const json& v) {
         if (!e.is_number() || !in_bounds(e.get<double>()))
           return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
       return "";
+    case ParamType::object:
+      if (!v.is_object()) return "expected an object," + found;
+      return "";
   }
   return "";
 }
