@@ -302,3 +302,229 @@ TEST_CASE("spherical pendulum: energy, constraint and the motion of the rigid-bo
     if (std::string(form) == "ali3p") CHECK(dE < 1e-6);
   }
 }
+
+// ---- Terramechanics wheel (Peiret 2018 Eq. 56-61) ------------------------------------------
+
+#include "../../plugins/forces/terramechanics_wheel/terramechanics.hpp"
+
+namespace {
+
+namespace tm = stride::terramechanics;
+
+// Composite Simpson with many intervals: an independent reference for the Gauss rule.
+template <class F>
+double simpson(F f, double a, double b, int N = 20000) {
+  const double h = (b - a) / N;
+  double s = f(a) + f(b);
+  for (int i = 1; i < N; ++i) s += (i % 2 ? 4.0 : 2.0) * f(a + i * h);
+  return s * h / 3.0;
+}
+
+}  // namespace
+
+TEST_CASE("terramechanics: Eq. 58-61 by Gauss-Legendre against closed forms (n = 1) and Simpson; quadrature error") {
+  const tm::Soil soil;
+  const tm::Wheel wh;
+  const double k = soil.k_c / wh.b + soil.k_phi;
+  for (const auto& [z, slip] : {std::pair{0.01, 0.0}, {0.03, 0.2}, {0.06, 0.7}, {0.03, -0.4}}) {
+    const double th1 = std::acos(1 - z / wh.r), c1 = std::cos(th1);
+    // n = 1: σ = k r (cos θ − cos θ1), so
+    //   ∫ σ cos θ = k r [θ/2 + sin 2θ/4 − c1 sin θ],   ∫ σ sin θ = k r [sin²θ/2 + c1 cos θ]   over [0, θ1].
+    const double Ic = k * wh.r * (th1 / 2 + std::sin(2 * th1) / 4 - c1 * std::sin(th1));
+    const double Is = k * wh.r * (std::sin(th1) * std::sin(th1) / 2 + c1 * c1 - c1);
+    auto tau = [&](double th) { return tm::tau(soil, wh, th, th1, slip); };
+    const double Its = simpson([&](double th) { return tau(th) * std::sin(th); }, 0, th1);
+    const double Itc = simpson([&](double th) { return tau(th) * std::cos(th); }, 0, th1);
+    const double It = simpson(tau, 0, th1);
+    std::string errs;
+    for (int N : {2, 4, 8, 16, 32}) {
+      std::vector<double> x, w;
+      tm::gauss_legendre(N, x, w);
+      const tm::Integrals I = tm::integrate(soil, wh, th1, 0.0, slip, x, w);
+      const double err = std::max({std::abs(I.sigma_cos - Ic) / Ic, std::abs(I.sigma_sin - Is) / Is, std::abs(I.tau_sin - Its) / std::abs(Its),
+                                   std::abs(I.tau_cos - Itc) / std::abs(Itc), std::abs(I.tau - It) / std::abs(It)});
+      errs += " N=" + std::to_string(N) + ": " + std::to_string(err);
+      if (N == 16) CHECK(err < 1e-10);  // the plugin's default
+      if (N == 2) CHECK(err > 1e-6);    // the comparison can fail
+    }
+    // Forces from the integrals (Eq. 58-61) at this state, with ζ̇ = 0.
+    std::vector<double> x, w;
+    tm::gauss_legendre(16, x, w);
+    const double v = 0.5, omega = (slip >= 0 ? v / (1 - slip) : v * (1 + slip)) / wh.r;
+    const tm::Contact C = tm::contact(soil, wh, 0.0, 0.01, z, 0.0, v, omega, x, w);
+    CHECK(C.slip == doctest::Approx(slip).epsilon(1e-12));
+    CHECK(C.Fn == doctest::Approx(wh.r * wh.b * (Its + Ic)).epsilon(1e-9));
+    CHECK(C.Ft == doctest::Approx(wh.r * wh.b * Itc).epsilon(1e-9));
+    CHECK(C.Rc == doctest::Approx(wh.r * wh.b * Is).epsilon(1e-9));
+    CHECK(C.Tr == doctest::Approx(wh.r * wh.r * wh.b * It).epsilon(1e-9));
+    MESSAGE("z = " << z << " m, s = " << slip << ": Fn = " << C.Fn << " N, Ft = " << C.Ft << " N, Rc = " << C.Rc << " N, Tr = " << C.Tr
+                   << " N m; max relative quadrature error" << errs);
+  }
+}
+
+TEST_CASE("terramechanics wheel plugin: a wheel on a vertical slide settles where Eq. 58 carries its weight") {
+  // 75 kg wheel body (a quarter of a loaded rover), free to move vertically only; c_z at 0.1 %
+  // of the terrain stiffness so that it settles within the 1 s simulated (with the paper's 10 %
+  // the sinkage creeps with a time constant of seconds).
+  const double m = 75.0, g = 9.81, r = 0.2795;
+  json d = {{"gravity", {0, -g, 0}},
+            {"bodies", {{{"name", "wheel"}, {"mass", m}, {"inertia", {1, 1, 2}}, {"position", {0, r - 0.02, 0}}}}},
+            {"joints", {{{"name", "slide"}, {"type", "prismatic"}, {"bodies", {"ground", "wheel"}}, {"point", {0, r - 0.02, 0}}, {"axis", {0, 1, 0}}}}},
+            {"forces", {{{"type", "plugin"}, {"plugin", "terramechanics_wheel"}, {"body", "wheel"}, {"point", {0, r - 0.02, 0}},
+                         {"parameters", {{"axis", {0, 0, 1}}, {"damping_fraction", 0.001}}}}}},
+            {"points", {{{"name", "centre"}, {"body", "wheel"}, {"point", {0, r - 0.02, 0}}}}}};
+  NoInputs in;
+  stride_test::MultibodyRun run("mechanism", {{"description", d}}, "ali3p", json::object(), in);
+  for (int k = 0; k < 1000; ++k) run.step(1e-3);
+  const double z = r - run.out("centre", 1);
+  // Reference: bisection on the header's F_n(z) = m g at zero slip and ζ̇ = 0, 64-point rule.
+  std::vector<double> x, w;
+  tm::gauss_legendre(64, x, w);
+  double lo = 1e-6, hi = 0.2;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (tm::contact({}, {}, 0, 0.01, mid, 0, 0, 0, x, w).Fn < m * g ? lo : hi) = mid;
+  }
+  MESSAGE("static sinkage: simulated " << z << " m, Eq. 58 root " << lo << " m; velocity " << run.out("centre_dot", 1) << " m/s");
+  CHECK(z == doctest::Approx(lo).epsilon(1e-6));
+  CHECK(std::abs(run.out("centre_dot", 1)) < 1e-6);
+}
+
+TEST_CASE("force-element plugins: unknown plugin, unknown parameter and wrong values are errors with pointers") {
+  json d = {{"bodies", {{{"name", "wheel"}, {"mass", 1}, {"inertia", {1, 1, 1}}, {"position", {0, 0, 0}}}}},
+            {"forces", {{{"type", "plugin"}, {"plugin", "terramechanics_wheel"}, {"body", "wheel"}, {"point", {0, 0, 0}}}}}};
+  auto message = [&](const json& desc) -> std::pair<std::string, std::string> {
+    try {
+      registry().create_model("mechanism", {{"description", desc}});
+    } catch (const stride::ParameterError& e) {
+      return {e.pointer(), e.what()};
+    } catch (const std::exception& e) {
+      return {"?", e.what()};
+    }
+    return {"", ""};
+  };
+  json bad = d;
+  bad["forces"][0]["plugin"] = "no_such_law";
+  auto [p1, m1] = message(bad);
+  CHECK(p1 == "/description/forces/0/plugin");
+  CHECK(m1.find("stride_force_no_such_law.so") != std::string::npos);
+  bad = d;
+  bad["forces"][0]["parameters"] = {{"radiuss", 0.3}};
+  auto [p2, m2] = message(bad);
+  CHECK(p2 == "/description/forces/0/parameters/radiuss");
+  bad = d;
+  bad["forces"][0]["parameters"] = {{"radius", -1.0}};
+  auto [p3, m3] = message(bad);
+  CHECK(p3 == "/description/forces/0/parameters/radius");
+  bad = d;
+  bad["forces"][0]["parameters"] = {{"axis", {0, 0}}};
+  auto [p4, m4] = message(bad);
+  CHECK(p4 == "/description/forces/0/parameters/axis");
+  MESSAGE(m1 << "\n" << m2 << "\n" << m3 << "\n" << m4);
+}
+
+TEST_CASE("mechanism descriptions: every error names the manifest, the JSON pointer, what was expected and found") {
+  const json good = crane_description(1);
+  struct Case {
+    std::string what;
+    std::function<void(json&)> spoil;
+    std::string pointer, text;
+  };
+  const std::vector<Case> cases = {
+      {"unknown body in a joint", [](json& d) { d["joints"][1]["bodies"][1] = "tipp"; }, "/description/joints/1/bodies/1", "one of ground, boom, tip"},
+      {"non-positive-definite inertia", [](json& d) { d["bodies"][1]["inertia"] = {1.0, -1.0, 1.0}; }, "/description/bodies/1/inertia", "positive-definite"},
+      {"impossible inertia", [](json& d) { d["bodies"][1]["inertia"] = {1.0, 1.0, 3.0}; }, "/description/bodies/1/inertia", "triangle inequality"},
+      {"joint axis of zero length", [](json& d) { d["joints"][0]["axis"] = {0, 0, 0}; }, "/description/joints/0/axis", "non-zero length"},
+      {"an assembly that cannot close",
+       [](json& d) {  // a point of the tip 2.2 m from the elbow pinned to O, 1 m from the elbow
+         d["joints"].push_back({{"name", "pin"}, {"type", "spherical"}, {"bodies", {"ground", "tip"}}, {"point", {0, 0, 0}}, {"point_j", {3.0, 0, 0}}});
+       },
+       "/description/joints/2", "cannot close"},
+      {"wrong type", [](json& d) { d["bodies"][0]["mass"] = "heavy"; }, "/description/bodies/0/mass", "expected a number"},
+      {"negative mass", [](json& d) { d["bodies"][0]["mass"] = -3; }, "/description/bodies/0/mass", "found -3"},
+      {"unknown key", [](json& d) { d["joints"][0]["axes"] = {0, 0, 1}; }, "/description/joints/0/axes", "allowed keys"},
+      {"unknown joint type", [](json& d) { d["joints"][0]["type"] = "hinge"; }, "/description/joints/0/type", "revolute"},
+      {"coupler on a spherical joint",
+       [](json& d) {
+         d["joints"][1]["type"] = "spherical";
+         d["couplers"] = {{{"joints", {"O", "Q"}}, {"coefficients", {1, 1}}}};
+       },
+       "/description/couplers/0/joints/1", "revolute or prismatic"},
+      {"two bodies with one name", [](json& d) { d["bodies"][1]["name"] = "boom"; }, "/description/bodies/1/name", "used twice"},
+  };
+  const auto dir = stride_test::scratch() / "mechanism_errors";
+  std::filesystem::create_directories(dir);
+  json manifest = json::parse(std::ifstream(std::string(STRIDE_SOURCE_DIR) + "/manifests/mechanism/crane1_zoh.json"));
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    json d = good;
+    c.spoil(d);
+    json m = manifest;
+    m["subsystems"]["crane"]["parameters"]["description"] = d;
+    const auto file = dir / "bad.json";
+    std::ofstream(file) << m.dump(1);
+    const auto out = dir / "out";
+    const std::string cmd = std::string("'") + STRIDE_EXE + "' validate '" + file.string() + "' > '" + (dir / "log.txt").string() + "' 2>&1";
+    const int st = std::system(cmd.c_str());
+    std::ifstream lf(dir / "log.txt");
+    const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+    CAPTURE(log);
+    CHECK(st != 0);
+    CHECK(log.find(file.string() + ": /subsystems/crane/parameters" + c.pointer + ": ") != std::string::npos);
+    CHECK(log.find(c.text) != std::string::npos);
+  }
+}
+
+TEST_CASE("mechanism: the Newton assembly closes a loop given with a gap and is reported; redundant constraints are counted") {
+  // The crane with joint Q's point on the tip given 2 cm off: Newton projects onto Φ = 0 and
+  // onto Φ_q v = 0 for a start velocity that violates the joints.
+  json d = crane_description(1);
+  d["joints"][1]["point_j"] = {d["joints"][1]["point"][0].get<double>() + 0.02, d["joints"][1]["point"][1].get<double>(), 0.0};
+  d["bodies"][1]["velocity"] = {0.3, 0.1, 0.0};
+  auto model = registry().create_model("mechanism", {{"description", d}});
+  const json r = model->report()["initial_assembly"];
+  MESSAGE("assembly report: " << r.dump());
+  CHECK(r["residual_before"].get<double>() > 0.01);
+  CHECK(r["residual_after"].get<double>() < 1e-10);
+  CHECK(r["newton_iterations"].get<int>() >= 2);
+  CHECK(r["velocity_residual_before"].get<double>() > 0.01);
+  CHECK(r["velocity_residual_after"].get<double>() < 1e-10);
+  // A planar four-bar with four parallel revolutes: 3 of its 20 joint rows are redundant in 3D.
+  json fb = {{"gravity", {0, -9.81, 0}},
+             {"bodies", {{{"name", "crank"}, {"mass", 1}, {"inertia", {0.01, 0.01, 0.01}}, {"position", {0, 0.5, 0}}},
+                         {{"name", "coupler"}, {"mass", 1}, {"inertia", {0.01, 0.01, 0.01}}, {"position", {0.5, 1, 0}}},
+                         {{"name", "rocker"}, {"mass", 1}, {"inertia", {0.01, 0.01, 0.01}}, {"position", {1, 0.5, 0}}}}},
+             {"joints", {{{"name", "A"}, {"type", "revolute"}, {"bodies", {"ground", "crank"}}, {"point", {0, 0, 0}}, {"axis", {0, 0, 1}}},
+                         {{"name", "B"}, {"type", "revolute"}, {"bodies", {"crank", "coupler"}}, {"point", {0, 1, 0}}, {"axis", {0, 0, 1}}},
+                         {{"name", "C"}, {"type", "revolute"}, {"bodies", {"coupler", "rocker"}}, {"point", {1, 1, 0}}, {"axis", {0, 0, 1}}},
+                         {{"name", "D"}, {"type", "revolute"}, {"bodies", {"rocker", "ground"}}, {"point", {1, 0, 0}}, {"axis", {0, 0, 1}}}}}};
+  auto four_bar = registry().create_model("mechanism", {{"description", fb}});
+  CHECK(four_bar->report()["degrees_of_freedom"] == 1);
+  CHECK(four_bar->report()["redundant_constraints"] == 3);
+}
+
+TEST_CASE("unilateral contact with Coulomb friction (mlcp): a sliding ball lands in rolling at 5/7 of its speed") {
+  // Solid ball, m = 1 kg, ρ = 0.1 m, I = 2/5 m ρ², touching the ground y = 0 and sliding at
+  // v0 = 2 m/s without spin, μ = 0.3: friction μ m g slows it and spins it up until v = ρ ω,
+  // at t* = 2 v0 / (7 μ g) = 0.194 s, after which it rolls at 5/7 v0 (no rolling resistance).
+  const double m = 1.0, rho = 0.1, I = 0.4 * m * rho * rho, v0 = 2.0, mu = 0.3, g = 9.81;
+  json d = {{"gravity", {0, -g, 0}},
+            {"bodies", {{{"name", "ball"}, {"mass", m}, {"inertia", {I, I, I}}, {"position", {0, rho, 0}}, {"velocity", {v0, 0, 0}}}}},
+            {"contacts", {{{"name", "ground"}, {"body", "ball"}, {"point", {0, rho, 0}}, {"radius", rho}, {"friction", mu}}}},
+            {"points", {{{"name", "centre"}, {"body", "ball"}, {"point", {0, rho, 0}}}}}};
+  NoInputs in;
+  stride_test::MultibodyRun run("mechanism", {{"description", d}}, "mlcp", json::object(), in);
+  const double h = 1e-3;
+  double v_at_half_tstar = 0;
+  const double tstar = 2 * v0 / (7 * mu * g);
+  for (int k = 0; k < 1000; ++k) {
+    run.step(h);
+    if (std::abs(run.t - 0.5 * tstar) < 0.5 * h) v_at_half_tstar = run.out("centre_dot", 0);
+  }
+  MESSAGE("ball: v(t*/2) = " << v_at_half_tstar << " m/s (sliding: " << v0 - mu * g * 0.5 * tstar << "), v(1 s) = " << run.out("centre_dot", 0)
+                             << " m/s (rolling: " << 5.0 / 7.0 * v0 << "), height " << run.out("centre", 1));
+  CHECK(v_at_half_tstar == doctest::Approx(v0 - mu * g * 0.5 * tstar).epsilon(2e-3));
+  CHECK(run.out("centre_dot", 0) == doctest::Approx(5.0 / 7.0 * v0).epsilon(2e-3));
+  CHECK(std::abs(run.out("centre", 1) - rho) < 1e-4);
+  CHECK(std::abs(run.out("centre_dot", 2)) < 1e-9);
+}

@@ -9,8 +9,9 @@
 //   τ(θ) = (c + σ tan φ) (1 − exp(−j(θ)/K)),  j = r (θ1 − θ − (1 − s)(sin θ1 − sin θ))   (57)
 //   F_n = r b (∫ τ sin θ + ∫ σ cos θ) + c_z ζ̇      (58)   F_t = r b ∫ τ cos θ   (59)
 //   R_c = r b ∫ σ sin θ                             (60)   T_r = r² b ∫ τ       (61)
-// over [θ2, θ1]. Slip s = (r ω − v)/(r ω) is regularized where r ω is small:
-// s = (r ω − v)/max(|r ω|, |v|, v_eps) keeps |s| ≤ 1 + ... bounded through standstill.
+// over [θ2, θ1]. Slip s = (r ω − v)/(r ω) for travel with r ω + v ≥ 0 is regularized as
+// s = (r ω − v)/max(|r ω|, |v|, v_eps): equal to the paper's when driving (r ω ≥ v ≥ 0), the
+// skid (r ω − v)/v when braking, and bounded (|s| ≤ 2) through standstill.
 // The integrals are evaluated by Gauss–Legendre quadrature with N points on [θ2, θ1]; the
 // integrands are smooth (analytic for integer n) on that interval, so the error falls
 // exponentially with N (measured in tests/unit/mechanism.cpp and reported in summary.json).

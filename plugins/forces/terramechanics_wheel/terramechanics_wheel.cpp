@@ -3,7 +3,8 @@
 // Terrain: the plane through `ground_point` with upward normal `up`. The wheel spins about
 // `axis` (body coordinates). With a = the spin axis projected on the terrain plane (unit),
 // the rolling direction is e_t = a × up, the forward speed v = ċ·e_t, the spin ω = ω·a,
-// the sinkage z = r − (c − ground_point)·up and its rate ż = −ċ·up. Wrench at the centre:
+// the sinkage z = r − (c − ground_point)·up and its rate ż = −ċ·up; when r ω + v < 0 the wheel
+// travels backwards and a is reversed (the law is written for forward travel). Wrench at the centre:
 // force F_n up + (F_t − R_c) e_t (lateral force zero, as in the paper), torque −T_r a.
 #include <stride/force_element.hpp>
 #include <stride/stride.hpp>
@@ -87,11 +88,14 @@ class TerramechanicsWheel final : public ForceElement {
     const double an = a.norm();
     if (an < 1e-9) return;  // wheel lying flat: no rolling contact modelled
     a /= an;
-    const Eigen::Vector3d e_t = a.cross(up_);
     const double z = wheel_.r - (st.position - ground_).dot(up_);
     if (z <= 0) return;
+    Eigen::Vector3d e_t = a.cross(up_);
+    double v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a);
+    // Eq. 57 assumes travel along e_t (entry angle ahead): for travel the other way, mirror.
+    if (wheel_.r * omega + v < 0) a = -a, e_t = -e_t, v = -v, omega = -omega;
     const double z_dot = -st.velocity.dot(up_);
-    const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, st.velocity.dot(e_t), st.angular_velocity.dot(a), x_, w_);
+    const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_);
     out.force = c.Fn * up_ + (c.Ft - c.Rc) * e_t;
     out.torque = -c.Tr * a;
   }

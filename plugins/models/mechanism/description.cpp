@@ -126,7 +126,7 @@ void perpendiculars(const Vec3& a, Vec3& b, Vec3& c) {
 Description read_description(const json& d, const std::string& base) {
   Checker chk;
   Description out;
-  if (!chk.object(d, base, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points"}, {"bodies"}))
+  if (!chk.object(d, base, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "doc"}, {"bodies"}))
     chk.raise();
   out.gravity = chk.vec3(d, base, "gravity", Vec3::Zero()).value_or(Vec3::Zero());
   out.pressure = chk.string(d, base, "coupling", {"force", "pressure"}).value_or("force") == "pressure";
@@ -497,6 +497,36 @@ Description read_description(const json& d, const std::string& base) {
       a.at = *at;
       out.actuators.push_back(a);
     }
+  }
+
+  // Contacts.
+  const json cts = d.value("contacts", json::array());
+  if (!cts.is_array()) chk.error(base + "/contacts", "expected a list of contacts, found " + found(cts));
+  for (std::size_t k = 0; cts.is_array() && k < cts.size(); ++k) {
+    const std::string p = base + "/contacts/" + std::to_string(k);
+    const json& o = cts[k];
+    if (!chk.object(o, p, {"name", "body", "point", "radius", "normal", "plane_point", "friction", "stiffness", "relaxation", "doc"},
+                    {"body", "point"}))
+      continue;
+    Contact c;
+    c.name = o.value("name", "contact" + std::to_string(k));
+    auto b = body_of(o["body"], p + "/body");
+    auto x = chk.vec3(o, p, "point", std::nullopt);
+    auto nrm = chk.vec3(o, p, "normal", Vec3::UnitY(), true);
+    c.plane_point = chk.vec3(o, p, "plane_point", Vec3::Zero()).value_or(Vec3::Zero());
+    c.radius = chk.number(o, p, "radius", 0.0, 0.0).value_or(0.0);
+    c.friction = chk.number(o, p, "friction", 0.0, 0.0).value_or(0.0);
+    c.stiffness = chk.number(o, p, "stiffness", 1e9, 0.0, INFINITY, true).value_or(1e9);
+    c.relaxation = chk.number(o, p, "relaxation", 0.0, 0.0).value_or(0.0);
+    if (!b || !x || !nrm) continue;
+    if (*b == kGround) {
+      chk.error(p + "/body", "a contact needs a moving body, found \"ground\"");
+      continue;
+    }
+    c.centre = point_on(*b, *x);
+    c.normal = *nrm;
+    perpendiculars(c.normal, c.t1, c.t2);
+    out.contacts.push_back(c);
   }
 
   // Output points.

@@ -100,6 +100,15 @@ struct Actuator {
   double area = 0.0, friction = 0.0;  // velocity-pressure coupling: λ = (p2 − p1) area − friction ṡ
 };
 
+// Unilateral contact of a sphere (radius ≥ 0; 0: a point) fixed to a body with a plane of the
+// ground, Coulomb friction μ (two orthogonal friction rows; nonsmooth.hpp), for `mlcp`.
+struct Contact {
+  std::string name;
+  Probe centre;
+  Vec3 normal = Vec3::UnitY(), plane_point = Vec3::Zero(), t1 = Vec3::UnitX(), t2 = Vec3::UnitZ();
+  double radius = 0.0, friction = 0.0, stiffness = 1e9, relaxation = 0.0;
+};
+
 struct OutputPoint {
   std::string name;
   Probe at;
@@ -114,6 +123,7 @@ struct Description {
   std::vector<ExternalForce> external;
   std::vector<Actuator> actuators;
   std::vector<OutputPoint> points;
+  std::vector<Contact> contacts;
   std::vector<std::string> effort_inputs;  // element names of the "joint_efforts" input port
   Vec3 gravity = Vec3::Zero();
   bool pressure = false;  // velocity-pressure coupling

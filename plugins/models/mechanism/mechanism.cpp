@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <stride/nonsmooth.hpp>
+
 #include "description.hpp"
 #include "force_elements.hpp"
 
@@ -28,7 +30,7 @@ struct ProbeValue {
   Mat34 Jp = Mat34::Zero();
 };
 
-class Mechanism final : public MultibodyModel {
+class Mechanism final : public NonsmoothModel {
  public:
   static PluginInfo describe() {
     PluginInfo i;
@@ -310,6 +312,39 @@ class Mechanism final : public MultibodyModel {
   }
 
   json report() const override { return report_; }
+
+  // ---- Unilateral contacts (mlcp): per contact a normal row and two friction rows ------------
+  std::vector<ContactRow> contact_rows() const override {
+    std::vector<ContactRow> rows;
+    for (const auto& c : d_.contacts) {
+      const std::size_t normal = rows.size();
+      rows.push_back({ContactKind::normal, 0, c.stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
+    }
+    return rows;
+  }
+  void contacts(double, ConstVectorRef q, ConstVectorRef v, MatrixRef J, VectorRef gap, VectorRef mu) override {
+    J.setZero();
+    Eigen::Index r = 0;
+    for (const auto& c : d_.contacts) {
+      const ProbeValue C = eval(c.centre, q, v);
+      gap[r] = (C.x - c.plane_point).dot(c.normal) - c.radius;
+      mu[r] = 0.0;
+      add_gradient(J, r, c.centre, C, c.normal);
+      // Slip of the sphere's lowest point: ċ + ω × (−ρ n), so t·slip = t·ċ − ρ (n × t)·ω.
+      const Eigen::Index o = Eigen::Index(7 * std::size_t(c.centre.body) + 3);
+      const Mat34 E2 = 2.0 * E_matrix(q.segment<4>(o));
+      for (const Vec3& t : {c.t1, c.t2}) {
+        ++r;
+        gap[r] = 0.0;
+        mu[r] = c.friction;
+        add_gradient(J, r, c.centre, C, t);
+        J.block<1, 4>(r, o) -= c.radius * c.normal.cross(t).transpose() * E2;
+      }
+      ++r;
+    }
+  }
 
  private:
   // ---- Kinematic primitives -----------------------------------------------------------------
