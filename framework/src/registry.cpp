@@ -57,6 +57,8 @@ auto guarded(const LoadedPlugin& p, Fn&& fn) -> decltype(fn()) {
     return fn();
   } catch (const PluginError&) {
     throw;
+  } catch (const ParameterError&) {
+    throw;  // names the parameter; reported with its pointer
   } catch (const std::exception& e) {
     throw PluginError(p.info().name, e.what());
   } catch (...) {

@@ -3,8 +3,8 @@
 // Terrain: the plane through `ground_point` with upward normal `up`. The wheel spins about
 // `axis` (body coordinates). With a = the spin axis projected on the terrain plane (unit),
 // the rolling direction is e_t = a × up, the forward speed v = ċ·e_t, the spin ω = ω·a,
-// the sinkage z = r − (c − ground_point)·up and its rate ż = −ċ·up; when r ω + v < 0 the wheel
-// travels backwards and a is reversed (the law is written for forward travel). Wrench at the centre:
+// the sinkage z = r − (c − ground_point)·up and its rate ż = −ċ·up; travelling backwards the law
+// is mirrored (a and e_t reversed), blended smoothly through standstill. Wrench at the centre:
 // force F_n up + (F_t − R_c) e_t (lateral force zero, as in the paper), torque −T_r a.
 #include <stride/force_element.hpp>
 #include <stride/stride.hpp>
@@ -90,14 +90,25 @@ class TerramechanicsWheel final : public ForceElement {
     a /= an;
     const double z = wheel_.r - (st.position - ground_).dot(up_);
     if (z <= 0) return;
-    Eigen::Vector3d e_t = a.cross(up_);
-    double v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a);
-    // Eq. 57 assumes travel along e_t (entry angle ahead): for travel the other way, mirror.
-    if (wheel_.r * omega + v < 0) a = -a, e_t = -e_t, v = -v, omega = -omega;
-    const double z_dot = -st.velocity.dot(up_);
-    const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_);
-    out.force = c.Fn * up_ + (c.Ft - c.Rc) * e_t;
-    out.torque = -c.Tr * a;
+    const Eigen::Vector3d e_t = a.cross(up_);
+    const double v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a), z_dot = -st.velocity.dot(up_);
+    // Eq. 57 is written for travel along e_t (entry angle ahead); travelling the other way the
+    // law is mirrored. Near standstill the two are blended (weight ½ (1 + tanh(u / v_eps)),
+    // u = r ω + v) so the force stays continuous: Newton iterations in implicit formulations
+    // cross u = 0 at every step of a vehicle at rest.
+    const double u = wheel_.r * omega + v;
+    const double wf = 0.5 * (1.0 + std::tanh(u / v_eps_));
+    double Fn = 0, Fx = 0, Tr = 0;
+    if (wf > 1e-12) {
+      const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_);
+      Fn += wf * c.Fn, Fx += wf * (c.Ft - c.Rc), Tr += wf * c.Tr;
+    }
+    if (wf < 1.0 - 1e-12) {  // mirrored: axis −a, rolling direction −e_t
+      const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, -v, -omega, x_, w_);
+      Fn += (1 - wf) * c.Fn, Fx -= (1 - wf) * (c.Ft - c.Rc), Tr -= (1 - wf) * c.Tr;
+    }
+    out.force = Fn * up_ + Fx * e_t;
+    out.torque = -Tr * a;
   }
 
   json report() const override {

@@ -509,27 +509,21 @@ class Mechanism final : public NonsmoothModel {
     }
     const double phi1 = phi.cwiseAbs().maxCoeff();
     if (!(phi1 <= tol)) {
-      Eigen::Index worst;
-      phi.cwiseAbs().maxCoeff(&worst);
-      std::string where = "/description/joints";
-      std::string what = "the normalization of a body";
+      // Name the joint (or coupler) with the largest residual; the normalization rows only
+      // follow the others.
+      std::string where = "/description/joints", what = "the joints";
+      double worst = -1.0;
       Eigen::Index r = Eigen::Index(nb_);
-      if (worst >= r) {
-        for (const auto& j : d_.joints) {
-          if (worst < r + Eigen::Index(j.rows.size())) {
-            where = j.pointer, what = "joint \"" + j.name + "\"";
-            break;
-          }
-          r += Eigen::Index(j.rows.size());
-        }
-        if (worst >= r) {
-          const auto& c = d_.couplers[std::size_t(worst - r) < d_.couplers.size() ? std::size_t(worst - r) : 0];
-          if (!d_.couplers.empty()) where = c.pointer, what = "coupler \"" + c.name + "\"";
-        }
+      for (const auto& j : d_.joints)
+        for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
+          if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
+      for (const auto& c : d_.couplers) {
+        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
+        ++r;
       }
       throw ParameterError(where, "the assembly cannot close: after " + std::to_string(it) +
-                                      " Newton iterations the largest constraint residual is " + std::to_string(phi1) + " (at " + what +
-                                      "; expected at most " + std::to_string(tol) + "); check the joint points and axes");
+                                      " Newton iterations the constraint residual is " + std::to_string(phi1) + ", largest at " + what +
+                                      " (expected at most " + std::to_string(tol) + "); check the joint points and axes");
     }
     constraint_jacobian(0.0, q0_, J);
     cod.compute(J);
