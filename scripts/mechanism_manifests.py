@@ -92,7 +92,9 @@ if __name__ == "__main__":
 #  - cylinder 2 from link 1, 0.2 m before the elbow Q, to link 2, e = 0.1 m below Q: with link 2
 #    hanging its static force is zero, as Table 4's equal pressures say;
 #  - initial sinkage: every wheel starts sunk to the depth whose Eq. 58 load carries a quarter
-#    of the total weight at zero slip, so the rover starts near rest on the soil.
+#    of the total weight at zero slip; the mechanism plugin then solves the static equilibrium
+#    on the soil with the cylinders locked ("static_equilibrium": true), so the cylinders'
+#    Eq. 41 initialization sees the static forces.
 
 import math
 
@@ -187,6 +189,7 @@ def rover_description(g=9.81):
     return {
         "gravity": [0.0, -g, 0.0],
         "coupling": "force",
+        "static_equilibrium": True,
         "bodies": bodies,
         "joints": joints,
         "couplers": [{"name": "differential", "joints": ["bogie_port", "bogie_starboard"], "coefficients": [1.0, 1.0],

@@ -126,10 +126,16 @@ void perpendiculars(const Vec3& a, Vec3& b, Vec3& c) {
 Description read_description(const json& d, const std::string& base) {
   Checker chk;
   Description out;
-  if (!chk.object(d, base, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "doc"}, {"bodies"}))
+  if (!chk.object(d, base, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "static_equilibrium", "doc"}, {"bodies"}))
     chk.raise();
   out.gravity = chk.vec3(d, base, "gravity", Vec3::Zero()).value_or(Vec3::Zero());
   out.pressure = chk.string(d, base, "coupling", {"force", "pressure"}).value_or("force") == "pressure";
+  if (d.contains("static_equilibrium")) {
+    if (!d["static_equilibrium"].is_boolean())
+      chk.error(base + "/static_equilibrium", "expected true or false, found " + found(d["static_equilibrium"]));
+    else
+      out.static_equilibrium = d["static_equilibrium"].get<bool>();
+  }
 
   std::map<std::string, int> body_index{{"ground", kGround}};
   // Bodies.

@@ -127,6 +127,9 @@ struct Description {
   std::vector<std::string> effort_inputs;  // element names of the "joint_efforts" input port
   Vec3 gravity = Vec3::Zero();
   bool pressure = false;  // velocity-pressure coupling
+  // Start from static equilibrium with the actuators locked at their lengths (Newton on the
+  // force balance; the actuator forces that hold it are reported).
+  bool static_equilibrium = false;
 };
 
 // `d` is the value of the "description" parameter; `base` its JSON pointer ("/description").

@@ -62,6 +62,11 @@ class Mechanism final : public NonsmoothModel {
     bias_.setZero(Eigen::Index(p_));
     forces_ = load_force_elements(d_);
     assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
+    if (d_.static_equilibrium) {
+      q_assembled_ = q0_;
+      settle(int(prm.integer("assembly_iterations")));
+      report_["static_equilibrium"] = static_report_;
+    }
   }
 
   // ---- Ports --------------------------------------------------------------------------------
@@ -156,7 +161,7 @@ class Mechanism final : public NonsmoothModel {
       switch (e.law) {
         case JointEffort::Law::spring_damper: tau = e.preload - e.stiffness * (x - e.position) - e.damping * xd; break;
         case JointEffort::Law::table: tau = table(e, t); break;
-        case JointEffort::Law::input: tau = inputs().at(effort_port(), t)[e.input]; break;
+        case JointEffort::Law::input: tau = static_solve_ ? 0.0 : inputs().at(effort_port(), t)[e.input]; break;
       }
       coordinate(j, q, v, x, xd, &f, nullptr, tau);
     }
@@ -556,6 +561,83 @@ class Mechanism final : public NonsmoothModel {
     for (const auto& f : forces_) fe.push_back({{"name", d_.external[f.index].name}, {"plugin", d_.external[f.index].plugin}, {"report", f.element->report()}});
     if (!fe.empty()) report_["force_elements"] = fe;
   }
+
+  // Static equilibrium with the actuators locked: unknowns x = [q, λ, μ], residual
+  //   f(0, q, 0) + Φ_qᵀ λ + D_iᵀ μ = 0,   Φ(q) = 0,   s(q) = s(q_start);
+  // Newton with a finite-difference ∂f/∂q and minimum-norm steps (directions nothing resists,
+  // like a vehicle's horizontal position on level ground, stay where they are).
+  void settle(int max_it) {
+    const auto n = Eigen::Index(n_), m = Eigen::Index(m_), p = Eigen::Index(p_);
+    static_solve_ = true;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    Eigen::VectorXd q = q0_, s0(p), s(p), f(n), f2(n), phi(m), R(n + m + p), x(n + m + p);
+    Eigen::MatrixXd Jq(m, n), D(p, n), Jn(n + m + p, n + m + p);
+    auto lengths = [&](const Eigen::VectorXd& qq, Eigen::VectorXd& out) {
+      for (std::size_t k = 0; k < p_; ++k) {
+        double sd;
+        pair(d_.actuators[k].at, qq, zero, out[Eigen::Index(k)], sd, nullptr, nullptr);
+      }
+    };
+    lengths(q, s0);
+    Eigen::VectorXd lam = Eigen::VectorXd::Zero(m), mu = Eigen::VectorXd::Zero(p);
+    auto residual = [&](const Eigen::VectorXd& qq, Eigen::VectorXd& out) {
+      applied_forces(0.0, qq, zero, f);
+      constraint_jacobian(0.0, qq, Jq);
+      interface_jacobian(qq, D);
+      out.head(n) = f + Jq.transpose() * lam + D.transpose() * mu;
+      constraints(0.0, qq, phi);
+      out.segment(n, m) = phi;
+      lengths(qq, s);
+      out.tail(p) = s - s0;
+    };
+    double weight = 0.0;
+    for (const auto& b : d_.bodies) weight += b.mass * d_.gravity.norm();
+    weight = std::max(weight, 1.0);
+    int it = 0;
+    double res = 0.0;
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    for (; it < max_it; ++it) {
+      residual(q, R);
+      res = std::max(R.head(n).cwiseAbs().maxCoeff() / weight, R.tail(m + p).cwiseAbs().maxCoeff());
+      if (res < 1e-10) break;
+      Jn.setZero();
+      const Eigen::VectorXd R0 = R;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        const double dq = 1e-7 * std::max(1.0, std::abs(q[j]));
+        Eigen::VectorXd qp = q;
+        qp[j] += dq;
+        residual(qp, R);
+        Jn.col(j) = (R - R0) / dq;
+      }
+      constraint_jacobian(0.0, q, Jq);
+      interface_jacobian(q, D);
+      Jn.block(0, n, n, m) = Jq.transpose();
+      Jn.block(0, n + m, n, p) = D.transpose();
+      // Rows scaled so forces and lengths weigh alike.
+      Eigen::VectorXd Rs = R0;
+      Rs.head(n) /= weight;
+      Jn.topRows(n) /= weight;
+      cod.setThreshold(1e-12);
+      cod.compute(Jn);
+      x = cod.solve(Rs);
+      q -= x.head(n);
+      lam -= x.segment(n, m);
+      mu -= x.tail(p);
+    }
+    static_solve_ = false;
+    if (!(res < 1e-8))
+      throw ParameterError("/description/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
+                                                                    " Newton iterations the relative force residual is " + std::to_string(res));
+    q0_ = q;
+    v0_.setZero();
+    static_report_ = {{"newton_iterations", it}, {"relative_residual", res},
+                      {"actuator_forces", std::vector<double>(mu.data(), mu.data() + p)},
+                      {"max_position_change", (q - q_assembled_).cwiseAbs().maxCoeff()}};
+  }
+
+  bool static_solve_ = false;
+  Eigen::VectorXd q_assembled_;
+  json static_report_;
 
   Description d_;
   std::size_t nb_ = 0, n_ = 0, m_ = 0, p_ = 0;
