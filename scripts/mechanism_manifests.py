@@ -98,6 +98,7 @@ if __name__ == "__main__":
 
 import math
 
+SLIP = 0.1  # m/s: slip regularization and the standstill blend of the wheel law (terramechanics_wheel)
 TABLE8 = dict(n=1.0, c=220.0, phi=math.radians(33.1), k_c=1.4e3, k_phi=2000e3, K=0.015)
 R_WHEEL, B_WHEEL = 0.2795, 0.2340
 
@@ -177,7 +178,7 @@ def rover_description(g=9.81):
             forces.append({"type": "joint_effort", "name": f"motor_{end}_{side}", "joint": name,
                            "table": {"t": t, "values": tables[side]}})
             forces.append({"type": "plugin", "plugin": "terramechanics_wheel", "name": f"soil_{end}_{side}", "body": name,
-                           "point": centre, "parameters": {"axis": [0, 0, 1], "up": [0, 1, 0], "ground_point": [0, 0, 0]}})
+                           "point": centre, "parameters": {"axis": [0, 0, 1], "up": [0, 1, 0], "ground_point": [0, 0, 0], "slip_speed": SLIP}})
     bodies += [
         {"name": "link1", "mass": m1, "inertia": [31.25e-4, 56.25e-3, 56.25e-3], "position": c1, "orientation": {"axis": [0, 0, 1], "angle": th1}},
         {"name": "link2", "mass": m2, "inertia": [2.08e-4, 10.42e-3, 10.42e-3], "position": c2, "orientation": {"axis": [0, 0, 1], "angle": th2}},
