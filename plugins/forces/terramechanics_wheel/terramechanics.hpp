@@ -78,10 +78,16 @@ inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double
                            const std::vector<double>& w) {
   Integrals I;
   const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    const double th = mid + half * x[k], wk = half * w[k];
-    const double sg = sigma(s, wh, th, theta1), tu = tau(s, wh, th, theta1, slip);
+  // Per-state constants hoisted out of the node loop (σ and τ as in sigma() and tau()).
+  const double k = s.k_c / wh.b + s.k_phi, tan_phi = std::tan(s.phi), c1 = std::cos(theta1), s1 = std::sin(theta1);
+  const bool linear = s.n == 1.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double th = mid + half * x[i], wk = half * w[i];
     const double st = std::sin(th), ct = std::cos(th);
+    const double zeta = wh.r * (ct - c1);
+    const double sg = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
+    const double j = wh.r * (theta1 - th - (1.0 - slip) * (s1 - st));
+    const double tu = (s.c + sg * tan_phi) * (1.0 - std::exp(-j / s.K));
     I.tau_sin += wk * tu * st;
     I.sigma_cos += wk * sg * ct;
     I.tau_cos += wk * tu * ct;
