@@ -61,6 +61,7 @@ class Mechanism final : public NonsmoothModel {
     sd_.setZero(Eigen::Index(p_));
     bias_.setZero(Eigen::Index(p_));
     forces_ = load_force_elements(d_);
+    memo_.resize(d_.external.size());
     assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
@@ -168,6 +169,13 @@ class Mechanism final : public NonsmoothModel {
     for (auto& fe : forces_) {
       const ExternalForce& x = d_.external[fe.index];
       const auto o = Eigen::Index(7 * std::size_t(x.body));
+      // A force element depends only on its body's state: formulations that differentiate
+      // by perturbing one coordinate at a time re-evaluate it only for its own body.
+      Memo& memo = memo_[fe.index];
+      if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) {
+        f.segment<7>(o) += memo.f;
+        continue;
+      }
       const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
       const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
       ForceState st{t, P.x, P.xd, rotation(p), 2.0 * E_matrix(p) * pd};
@@ -175,8 +183,10 @@ class Mechanism final : public NonsmoothModel {
       fe.element->evaluate(st, w);
       if (!w.force.allFinite() || !w.torque.allFinite())
         throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
-      f.segment<3>(o) += w.force;
-      f.segment<4>(o + 3) += P.Jp.transpose() * w.force + 2.0 * E_matrix(p).transpose() * w.torque;
+      memo.f.head<3>() = w.force;
+      memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E_matrix(p).transpose() * w.torque;
+      memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
+      f.segment<7>(o) += memo.f;
     }
   }
 
@@ -353,21 +363,27 @@ class Mechanism final : public NonsmoothModel {
 
  private:
   // ---- Kinematic primitives -----------------------------------------------------------------
-  ProbeValue eval(const Probe& pr, ConstVectorRef q, ConstVectorRef v) const {
+  // What an evaluation needs: the value always; the p-Jacobian, the velocity, the bias on request
+  // (constraints need values only, their Jacobian no velocities: this is the innermost loop).
+  enum Need : unsigned { value = 0, jacobian = 1, velocity = 2, bias_term = 4, all = 7 };
+  ProbeValue eval(const Probe& pr, ConstVectorRef q, ConstVectorRef v, unsigned need = all) const {
     ProbeValue r;
     if (pr.body == kGround) {
       r.x = pr.s;
       return r;
     }
     const auto o = Eigen::Index(7 * std::size_t(pr.body));
-    const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+    const Vec4 p = q.segment<4>(o + 3);
     r.x = rotation(p) * pr.s;
-    r.Jp = rotation_jacobian(p, pr.s);
-    r.xd = r.Jp * pd;
-    r.xb = rotation_jacobian(pd, pr.s) * pd;
+    if (need & (jacobian | velocity)) r.Jp = rotation_jacobian(p, pr.s);
+    if (need & velocity) r.xd = r.Jp * v.segment<4>(o + 3);
+    if (need & bias_term) {
+      const Vec4 pd = v.segment<4>(o + 3);
+      r.xb = rotation_jacobian(pd, pr.s) * pd;
+    }
     if (pr.point) {
       r.x += q.segment<3>(o);
-      r.xd += v.segment<3>(o);
+      if (need & velocity) r.xd += v.segment<3>(o);
     }
     return r;
   }
@@ -389,12 +405,12 @@ class Mechanism final : public NonsmoothModel {
     ProbeValue a, b;
     Vec3 x, xd, xb;
   };
-  DiffValue eval(const Difference& d, ConstVectorRef q, ConstVectorRef v) const {
+  DiffValue eval(const Difference& d, ConstVectorRef q, ConstVectorRef v, unsigned need = all) const {
     DiffValue r;
-    r.a = eval(d.a, q, v);
+    r.a = eval(d.a, q, v, need);
     r.x = r.a.x, r.xd = r.a.xd, r.xb = r.a.xb;
     if (d.has_b) {
-      r.b = eval(d.b, q, v);
+      r.b = eval(d.b, q, v, need);
       r.x -= r.b.x, r.xd -= r.b.xd, r.xb -= r.b.xb;
     }
     return r;
@@ -410,7 +426,8 @@ class Mechanism final : public NonsmoothModel {
 
   // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0).
   double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias) const {
-    const DiffValue a = eval(row.d1, q, v), b = eval(row.d2, q, v);
+    const unsigned need = (J ? jacobian : value) | (bias ? velocity | bias_term : value);
+    const DiffValue a = eval(row.d1, q, v, need), b = eval(row.d2, q, v, need);
     if (J) {
       add_gradient(*J, r, row.d1, a, b.x);
       add_gradient(*J, r, row.d2, b, a.x);
@@ -423,7 +440,8 @@ class Mechanism final : public NonsmoothModel {
   // generalized forces, the gradient (times `scale`) into row r of J, or the bias s̈ at v̇ = 0.
   void pair(const PointPair& pp, ConstVectorRef q, ConstVectorRef v, double& s, double& sd, VectorRef* f, double* bias,
             double F = 0.0, MatrixRef* J = nullptr, Eigen::Index r = 0) const {
-    const ProbeValue a = eval(pp.from, q, v), b = eval(pp.to, q, v);
+    const unsigned need = velocity | (f || J ? jacobian : value) | (bias ? bias_term : value);
+    const ProbeValue a = eval(pp.from, q, v, need), b = eval(pp.to, q, v, need);
     const Vec3 d = b.x - a.x, dd = b.xd - a.xd;
     s = d.norm();
     const Vec3 u = d / s;
@@ -457,7 +475,7 @@ class Mechanism final : public NonsmoothModel {
       }
       return;
     }
-    const ProbeValue ai = eval(j.axis_i, q, v), bi = eval(j.ref_i, q, v), bj = eval(j.ref_j, q, v);
+    const ProbeValue ai = eval(j.axis_i, q, v, value), bi = eval(j.ref_i, q, v, value), bj = eval(j.ref_j, q, v, value);
     x = std::atan2(ai.x.dot(bi.x.cross(bj.x)), bi.x.dot(bj.x));
     Vec3 wi = Vec3::Zero(), wj = Vec3::Zero();
     if (j.body_i != kGround) wi = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3))) * v.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3));
@@ -634,6 +652,14 @@ class Mechanism final : public NonsmoothModel {
                       {"actuator_forces", std::vector<double>(mu.data(), mu.data() + p)},
                       {"max_position_change", (q - q_assembled_).cwiseAbs().maxCoeff()}};
   }
+
+  // Last evaluation of each force element (a pure function of t and its body's q, v).
+  struct Memo {
+    bool valid = false;
+    double t = 0.0;
+    Eigen::Matrix<double, 7, 1> q, v, f;
+  };
+  std::vector<Memo> memo_;
 
   bool static_solve_ = false;
   Eigen::VectorXd q_assembled_;
