@@ -160,8 +160,8 @@ Description read_description(const json& d, const std::string& base) {
     // Inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] (tensor components, kg m²).
     const json& I = b["inertia"];
     if (!I.is_array() || (I.size() != 3 && I.size() != 6) ||
-        !std::all_of(I.begin(), I.end(), [](const json& x) { return x.is_number() && std::isfinite(x.get<double>()); })) {
-      chk.error(p + "/inertia", "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg*m^2, found " + found(I));
+        !std::all_of(I.begin(), I.end(), [](const json& x) { return x.is_number() && std::abs(x.get<double>()) <= 1e12; })) {
+      chk.error(p + "/inertia", "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg*m^2, each of magnitude at most 1e12, found " + found(I));
     } else {
       Mat3 J = Mat3::Zero();
       for (int i = 0; i < 3; ++i) J(i, i) = I[std::size_t(i)].get<double>();
