@@ -725,3 +725,34 @@ TEST_CASE("slider-crank (closed loop, 1 DOF) under a constant crank torque: the 
     if (std::string(form) == "ali3p") CHECK(dW < 1e-3 * tau * std::abs(turned_ref));
   }
 }
+
+TEST_CASE("mechanism description in a separate file: used like the inline one; errors name that file and the pointer inside it") {
+  const auto dir = stride_test::scratch() / "mechanism_file";
+  std::filesystem::create_directories(dir);
+  json manifest = json::parse(std::ifstream(std::string(STRIDE_SOURCE_DIR) + "/manifests/mechanism/crane1_zoh.json"));
+  json d = manifest["subsystems"]["crane"]["parameters"]["description"];
+  const auto desc_file = dir / "crane.json";
+  std::ofstream(desc_file) << d.dump(1);
+  manifest["subsystems"]["crane"]["parameters"] = {{"description_file", desc_file.string()}};
+  const auto mf = dir / "manifest.json";
+  std::ofstream(mf) << manifest.dump(1);
+  auto model = registry().create_model("mechanism", {{"description_file", desc_file.string()}});
+  auto inline_model = registry().create_model("mechanism", {{"description", d}});
+  CHECK(model->report() == inline_model->report());
+  auto check = [&](const std::string& expect) {
+    const std::string cmd = std::string("'") + STRIDE_EXE + "' validate '" + mf.string() + "' > '" + (dir / "log.txt").string() + "' 2>&1";
+    const int st = std::system(cmd.c_str());
+    std::ifstream lf(dir / "log.txt");
+    const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+    CAPTURE(log);
+    CHECK(st != 0);
+    CHECK(log.find(expect) != std::string::npos);
+  };
+  d["joints"][1]["bodies"][1] = "tipp";
+  std::ofstream(desc_file) << d.dump(1);
+  check(desc_file.string() + ": /joints/1/bodies/1: expected a body name");
+  std::ofstream(desc_file) << "{\"bodies\": [";
+  check(desc_file.string() + ": (document): not valid JSON");
+  std::filesystem::remove(desc_file);
+  check(mf.string() + ": /subsystems/crane/parameters/description_file: expected a readable JSON file");
+}

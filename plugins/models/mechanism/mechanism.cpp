@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <stride/nonsmooth.hpp>
@@ -40,14 +41,35 @@ class Mechanism final : public NonsmoothModel {
     i.version = "1.0";
     i.description = "Spatial mechanism from a JSON description: rigid bodies in Euler parameters, joints, couplers, force elements, point-to-point actuators";
     i.parameters = {
-        object_param("description", nullptr, "bodies, joints, couplers, forces, actuators, points (README: Mechanisms from a description)"),
+        object_param("description", json::object(),
+                     "bodies, joints, couplers, forces, actuators, points (README: Mechanisms from a description); or use description_file"),
+        [] {
+          ParamSpec s;
+          s.name = "description_file";
+          s.type = ParamType::string;
+          s.default_value = "";
+          s.doc = "a JSON file holding the description instead (path absolute or relative to the working directory); errors name this file";
+          return s;
+        }(),
         real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
         integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
     };
     return i;
   }
 
-  explicit Mechanism(const Params& prm) : d_(read_description(prm.values().at("description"), "/description")) {
+  explicit Mechanism(const Params& prm) : d_(load(prm)) {
+    file_ = prm.string("description_file");
+    base_ = file_.empty() ? "/description" : "";
+    try {
+      build(prm);
+    } catch (const ParameterError& e) {
+      if (file_.empty()) throw;
+      throw ParameterError(e.pointer(), e.what(), file_);
+    }
+  }
+
+ private:
+  void build(const Params& prm) {
     nb_ = d_.bodies.size();
     n_ = 7 * nb_;
     m_ = nb_;
@@ -67,6 +89,34 @@ class Mechanism final : public NonsmoothModel {
       q_assembled_ = q0_;
       settle(int(prm.integer("assembly_iterations")));
       report_["static_equilibrium"] = static_report_;
+    }
+  }
+
+ public:
+  // The description from the parameter, or from the file it names (then every pointer is
+  // relative to that file's document and the error names the file).
+  static Description load(const Params& prm) {
+    const json& inline_d = prm.values().at("description");
+    const std::string file = prm.string("description_file");
+    if (file.empty()) {
+      if (inline_d.empty()) throw ParameterError("/description", "expected a mechanism description (or a description_file), found {}");
+      return read_description(inline_d, "/description");
+    }
+    if (!inline_d.empty())
+      throw ParameterError("/description_file", "give either description or description_file, found both");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || !std::filesystem::is_regular_file(file, ec))
+      throw ParameterError("/description_file", "expected a readable JSON file, found \"" + file + "\" (" +
+                                                    (ec ? ec.message() : std::string("not a regular file")) + ")");
+    if (size > (std::uintmax_t(16) << 20)) throw ParameterError("/description_file", "file \"" + file + "\" is larger than 16 MiB");
+    std::ifstream in(file);
+    json d = json::parse(in, nullptr, false);
+    if (d.is_discarded()) throw ParameterError("", "not valid JSON", file);
+    try {
+      return read_description(d, "");
+    } catch (const ParameterError& e) {
+      throw ParameterError(e.pointer(), e.what(), file);
     }
   }
 
@@ -534,7 +584,7 @@ class Mechanism final : public NonsmoothModel {
     if (!(phi1 <= tol)) {
       // Name the joint (or coupler) with the largest residual; the normalization rows only
       // follow the others.
-      std::string where = "/description/joints", what = "the joints";
+      std::string where = base_ + "/joints", what = "the joints";
       double worst = -1.0;
       Eigen::Index r = Eigen::Index(nb_);
       for (const auto& j : d_.joints)
@@ -644,7 +694,7 @@ class Mechanism final : public NonsmoothModel {
     }
     static_solve_ = false;
     if (!(res < 1e-8))
-      throw ParameterError("/description/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
+      throw ParameterError(base_ + "/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
                                                                     " Newton iterations the relative force residual is " + std::to_string(res));
     q0_ = q;
     v0_.setZero();
@@ -661,6 +711,7 @@ class Mechanism final : public NonsmoothModel {
   };
   std::vector<Memo> memo_;
 
+  std::string file_, base_;  // description file ("" when inline) and the pointer prefix
   bool static_solve_ = false;
   Eigen::VectorXd q_assembled_;
   json static_report_;
