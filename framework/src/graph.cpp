@@ -182,6 +182,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   auto created = [&](const std::string& ptr, auto&& make) {
     try {
       return make();
+    } catch (const ParameterError& e) {
+      // The plugin named the value: report it where the user wrote it.
+      if (e.file().empty()) error(ptr + "/parameters" + e.pointer(), e.what());
+      else diags.push_back({e.file(), e.pointer(), e.what()});
     } catch (const std::exception& e) {
       error(ptr, std::string("could not create: ") + e.what());
     } catch (...) {

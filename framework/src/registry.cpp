@@ -63,6 +63,8 @@ auto guarded(const LoadedPlugin& p, Fn&& fn) -> decltype(fn()) {
     return fn();
   } catch (const PluginError&) {
     throw;
+  } catch (const ParameterError&) {
+    throw;  // names the parameter; reported with its pointer
   } catch (const std::exception& e) {
     throw PluginError(p.info().name, e.what());
   } catch (...) {
@@ -296,6 +298,9 @@ std::string check_param(const ParamSpec& spec, const json& v) {
       for (const auto& e : v)
         if (!e.is_number() || !in_bounds(e.get<double>()))
           return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
+      return "";
+    case ParamType::object:
+      if (!v.is_object()) return "expected an object," + found;
       return "";
   }
   return "";

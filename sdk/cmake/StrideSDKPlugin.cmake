@@ -20,3 +20,21 @@ function(stride_add_plugin target)
   # Installed next to `stride` (<prefix>/lib/stride/plugins), where the host looks first.
   install(TARGETS ${target} LIBRARY DESTINATION lib/stride/plugins)
 endfunction()
+
+# A force-element library (stride/force_element.hpp), loaded by the `mechanism` model plugin
+# from the `forces` folder beside the plugins: stride_force_<target>.so.
+function(stride_add_force_element target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE Stride::SDK ${ARG_LIBRARIES})
+  set_target_properties(${target} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    PREFIX ""
+    OUTPUT_NAME "stride_force_${target}")
+  set_property(GLOBAL APPEND PROPERTY STRIDE_PLUGIN_TARGETS ${target})
+  if(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${STRIDE_PLUGIN_OUTPUT_DIR}/forces)
+  endif()
+  install(TARGETS ${target} LIBRARY DESTINATION lib/stride/plugins/forces)
+endfunction()

@@ -25,7 +25,9 @@ enum class Kind { subsystem, integrator, formulation, extrapolator };
 //  multibody - it is a MultibodyModel, stepped by the formulation plugin named in the manifest.
 enum class Form { stepper, ode, multibody };
 
-enum class ParamType { real, integer, boolean, string, real_list };
+// `object` (appended, so the values of the others are unchanged): any JSON object, checked by
+// the plugin itself, which reports a problem by throwing ParameterError.
+enum class ParamType { real, integer, boolean, string, real_list, object };
 
 struct ParamSpec {
   std::string name;
@@ -185,6 +187,21 @@ class StepFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A problem in a plugin's parameters found when the plugin is created: `pointer` is the JSON
+// pointer of the offending value relative to the plugin's parameters object (or, when `file` is
+// not empty, inside that file), the message says what was expected and what was found. The
+// host reports it with the manifest file and the full pointer.
+class ParameterError : public std::invalid_argument {
+ public:
+  ParameterError(std::string pointer, const std::string& message, std::string file = {})
+      : std::invalid_argument(message), pointer_(std::move(pointer)), file_(std::move(file)) {}
+  const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string pointer_, file_;
+};
+
 class Subsystem;
 class OdeSystem;
 class Integrator;
@@ -230,6 +247,7 @@ inline const char* to_string(ParamType t) {
     case ParamType::boolean: return "boolean";
     case ParamType::string: return "string";
     case ParamType::real_list: return "real list";
+    case ParamType::object: return "object";
   }
   return "?";
 }

@@ -104,6 +104,15 @@ inline ParamSpec real_list_param(std::string name, std::vector<double> def, std:
   s.doc = std::move(doc);
   return s;
 }
+// A JSON object the plugin checks itself (throwing ParameterError); required when def is null.
+inline ParamSpec object_param(std::string name, json def, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::object;
+  s.default_value = std::move(def);
+  s.doc = std::move(doc);
+  return s;
+}
 inline ParamSpec bool_param(std::string name, bool def, std::string doc) {
   ParamSpec s;
   s.name = std::move(name);

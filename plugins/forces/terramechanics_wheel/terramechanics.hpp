@@ -1,0 +1,121 @@
+// Wheel–soil contact of Peiret 2018 Appendix B (Eq. 56–61, after Wong's pressure–sinkage and
+// shear relations as used by Ghotbi et al. 2016), header-only so tests can evaluate it.
+//
+// With the wheel sinkage z (depth of the lowest rim point below the terrain surface), the entry
+// angle is θ1 = acos(1 − z/r) and the exit angle θ2 = 0 (no rebound: the paper does not give θ2;
+// zero is the usual choice for dry sand). At an angle θ from the downward vertical the local
+// sinkage is ζ(θ) = r (cos θ − cos θ1) and
+//   σ(θ) = (k_c/b + k_φ) ζ(θ)^n                                               (56)
+//   τ(θ) = (c + σ tan φ) (1 − exp(−j(θ)/K)),  j = r (θ1 − θ − (1 − s)(sin θ1 − sin θ))   (57)
+//   F_n = r b (∫ τ sin θ + ∫ σ cos θ) + c_z ζ̇      (58)   F_t = r b ∫ τ cos θ   (59)
+//   R_c = r b ∫ σ sin θ                             (60)   T_r = r² b ∫ τ       (61)
+// over [θ2, θ1]. Slip s = (r ω − v)/(r ω) for travel with r ω + v ≥ 0 is regularized as
+// s = (r ω − v)/max(|r ω|, |v|, v_eps): equal to the paper's when driving (r ω ≥ v ≥ 0), the
+// skid (r ω − v)/v when braking, and bounded (|s| ≤ 2) through standstill.
+// The integrals are evaluated by Gauss–Legendre quadrature with N points on [θ2, θ1]; the
+// integrands are smooth (analytic for integer n) on that interval, so the error falls
+// exponentially with N (measured in tests/unit/mechanism.cpp and reported in summary.json).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace stride::terramechanics {
+
+// Table 8 (dry sand) and Table 6 (wheel) defaults.
+struct Soil {
+  double n = 1.0;           // sinkage exponent
+  double c = 220.0;         // cohesion (Pa)
+  double phi = 33.1 * M_PI / 180.0;  // friction angle (rad)
+  double k_c = 1.4e3;       // cohesive modulus (N/m^(n+1))
+  double k_phi = 2000e3;    // frictional modulus (N/m^(n+2))
+  double K = 0.015;         // shear deformation modulus (m)
+};
+
+struct Wheel {
+  double r = 0.2795;  // radius (m)
+  double b = 0.2340;  // width (m)
+};
+
+struct Integrals {
+  double tau_sin = 0, sigma_cos = 0, tau_cos = 0, sigma_sin = 0, tau = 0;  // ∫ over [θ2, θ1]
+};
+
+inline double sigma(const Soil& s, const Wheel& w, double theta, double theta1) {
+  const double zeta = w.r * (std::cos(theta) - std::cos(theta1));
+  return zeta > 0 ? (s.k_c / w.b + s.k_phi) * std::pow(zeta, s.n) : 0.0;
+}
+inline double tau(const Soil& s, const Wheel& w, double theta, double theta1, double slip) {
+  const double j = w.r * (theta1 - theta - (1.0 - slip) * (std::sin(theta1) - std::sin(theta)));
+  return (s.c + sigma(s, w, theta, theta1) * std::tan(s.phi)) * (1.0 - std::exp(-j / s.K));
+}
+
+// Gauss–Legendre nodes and weights on [-1, 1] (Newton on P_N, Golub–Welsch not needed here).
+inline void gauss_legendre(int N, std::vector<double>& x, std::vector<double>& w) {
+  x.assign(std::size_t(N), 0.0);
+  w.assign(std::size_t(N), 0.0);
+  for (int i = 0; i < N; ++i) {
+    double z = std::cos(M_PI * (i + 0.75) / (N + 0.5)), dp = 0;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1, p1 = z;
+      for (int k = 2; k <= N; ++k) {
+        const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+        p0 = p1, p1 = p2;
+      }
+      dp = N * (z * p1 - p0) / (z * z - 1);
+      const double dz = p1 / dp;
+      z -= dz;
+      if (std::abs(dz) < 1e-16) break;
+    }
+    x[std::size_t(i)] = z;
+    w[std::size_t(i)] = 2.0 / ((1 - z * z) * dp * dp);
+  }
+}
+
+// ∫ of the five integrands over [θ2, θ1] with the rule (x, w) on [-1, 1].
+inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip, const std::vector<double>& x,
+                           const std::vector<double>& w) {
+  Integrals I;
+  const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
+  // Per-state constants hoisted out of the node loop (σ and τ as in sigma() and tau()).
+  const double k = s.k_c / wh.b + s.k_phi, tan_phi = std::tan(s.phi), c1 = std::cos(theta1), s1 = std::sin(theta1);
+  const bool linear = s.n == 1.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double th = mid + half * x[i], wk = half * w[i];
+    const double st = std::sin(th), ct = std::cos(th);
+    const double zeta = wh.r * (ct - c1);
+    const double sg = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
+    const double j = wh.r * (theta1 - th - (1.0 - slip) * (s1 - st));
+    const double tu = (s.c + sg * tan_phi) * (1.0 - std::exp(-j / s.K));
+    I.tau_sin += wk * tu * st;
+    I.sigma_cos += wk * sg * ct;
+    I.tau_cos += wk * tu * ct;
+    I.sigma_sin += wk * sg * st;
+    I.tau += wk * tu;
+  }
+  return I;
+}
+
+struct Contact {
+  double Fn = 0, Ft = 0, Rc = 0, Tr = 0, sinkage = 0, slip = 0, theta1 = 0;
+};
+
+// Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω.
+inline Contact contact(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v, double omega,
+                       const std::vector<double>& x, const std::vector<double>& w) {
+  Contact C;
+  if (z <= 0) return C;
+  C.sinkage = z;
+  C.theta1 = std::acos(std::max(-1.0, 1.0 - z / wh.r));
+  const double rw = wh.r * omega;
+  C.slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
+  const Integrals I = integrate(s, wh, C.theta1, 0.0, C.slip, x, w);
+  C.Fn = wh.r * wh.b * (I.tau_sin + I.sigma_cos) + c_z * z_dot;
+  C.Ft = wh.r * wh.b * I.tau_cos;
+  C.Rc = wh.r * wh.b * I.sigma_sin;
+  C.Tr = wh.r * wh.r * wh.b * I.tau;
+  return C;
+}
+
+}  // namespace stride::terramechanics

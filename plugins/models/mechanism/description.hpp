@@ -1,0 +1,138 @@
+// A spatial mechanism as data: bodies, joints, couplers, force elements, actuators and output
+// points, read from the JSON description of the `mechanism` plugin (format in README.md,
+// "Mechanisms from a description"). Every geometric quantity is written in global coordinates
+// in the configuration the bodies are placed in; read_description converts them to body
+// coordinates. Problems throw stride::ParameterError with the JSON pointer of the value,
+// relative to the plugin's parameters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <stride/stride.hpp>
+
+#include "spatial.hpp"
+
+namespace stride::mechanism {
+
+constexpr int kGround = -1;
+
+struct Body {
+  std::string name;
+  double mass = 0.0;
+  Mat3 inertia = Mat3::Zero();  // at the centre of mass, body axes
+  Vec3 r0 = Vec3::Zero(), v0 = Vec3::Zero(), w0 = Vec3::Zero();  // w0: global angular velocity
+  Vec4 p0 = Vec4(1, 0, 0, 0);
+};
+
+// A point (r + A s) or a direction (A s) fixed to a body; on the ground s is global.
+struct Probe {
+  int body = kGround;
+  Vec3 s = Vec3::Zero();
+  bool point = true;
+};
+
+// a − b (b absent when b.body == kGround and b.s == 0 and !b.point... kept simple: has_b).
+struct Difference {
+  Probe a, b;
+  bool has_b = false;
+};
+
+// One scalar constraint Φ = d1 · d2 − c (joint rows are all of this form).
+struct DotRow {
+  Difference d1, d2;
+  double c = 0.0;
+};
+
+enum class JointType { revolute, prismatic, spherical, universal, cylindrical, fixed, point_on_plane, distance };
+
+struct Joint {
+  std::string name, pointer;
+  JointType type = JointType::revolute;
+  int body_i = kGround, body_j = kGround;
+  std::vector<DotRow> rows;
+  // Joint coordinate (revolute, cylindrical: angle of j relative to i about the axis;
+  // prismatic: displacement of j relative to i along the axis), zero in the description's
+  // configuration.
+  bool has_angle = false, has_displacement = false;
+  Probe axis_i, ref_i, ref_j;  // axis and a perpendicular reference on each body
+  DotRow displacement;         // (P_j − P_i) · axis_i − its initial value
+};
+
+// Σ_k c_k x_k = 0 over joint coordinates (angles or displacements), e.g. a differential.
+struct Coupler {
+  std::string name, pointer;
+  std::vector<int> joints;
+  std::vector<double> coefficients;
+};
+
+// Point-to-point element between P_i (on body_i) and P_j: length s = |P_j − P_i|.
+struct PointPair {
+  Probe from, to;
+};
+
+struct SpringDamper {
+  PointPair at;
+  double stiffness = 0.0, damping = 0.0, length = 0.0, preload = 0.0;  // f = preload − k (s − length) − c ṡ along +s
+};
+
+// A joint force or torque: spring-damper on the joint coordinate, a time table (linear
+// interpolation, held outside), or one element of the input port "joint_efforts".
+struct JointEffort {
+  int joint = 0;
+  enum class Law { spring_damper, table, input } law = Law::spring_damper;
+  double stiffness = 0.0, damping = 0.0, position = 0.0, preload = 0.0;
+  std::vector<double> times, values;
+  std::size_t input = 0;
+};
+
+// A force law from a force-element plugin, acting on one body at a point.
+struct ExternalForce {
+  std::string plugin, name, pointer;
+  int body = 0;
+  Vec3 s = Vec3::Zero();  // attachment point in body coordinates
+  json parameters;
+};
+
+struct Actuator {
+  std::string name;
+  PointPair at;
+  double area = 0.0, friction = 0.0;  // velocity-pressure coupling: λ = (p2 − p1) area − friction ṡ
+};
+
+// Unilateral contact of a sphere (radius ≥ 0; 0: a point) fixed to a body with a plane of the
+// ground, Coulomb friction μ (two orthogonal friction rows; nonsmooth.hpp), for `mlcp`.
+struct Contact {
+  std::string name;
+  Probe centre;
+  Vec3 normal = Vec3::UnitY(), plane_point = Vec3::Zero(), t1 = Vec3::UnitX(), t2 = Vec3::UnitZ();
+  double radius = 0.0, friction = 0.0, stiffness = 1e9, relaxation = 0.0;
+};
+
+struct OutputPoint {
+  std::string name;
+  Probe at;
+};
+
+struct Description {
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<Coupler> couplers;
+  std::vector<SpringDamper> springs;
+  std::vector<JointEffort> efforts;
+  std::vector<ExternalForce> external;
+  std::vector<Actuator> actuators;
+  std::vector<OutputPoint> points;
+  std::vector<Contact> contacts;
+  std::vector<std::string> effort_inputs;  // element names of the "joint_efforts" input port
+  Vec3 gravity = Vec3::Zero();
+  bool pressure = false;  // velocity-pressure coupling
+  // Start from static equilibrium with the actuators locked at their lengths (Newton on the
+  // force balance; the actuator forces that hold it are reported).
+  bool static_equilibrium = false;
+};
+
+// `d` is the value of the "description" parameter; `base` its JSON pointer ("/description").
+Description read_description(const json& d, const std::string& base);
+
+}  // namespace stride::mechanism

@@ -1,0 +1,731 @@
+// `mechanism`: a spatial multibody model assembled from a JSON description (description.hpp).
+// Coordinates per body q_b = [r, p] (centre of mass, Euler parameters), velocities v_b = q̇_b,
+// with the normalization pᵀp − 1 = 0 as one constraint per body (spatial.hpp). Joints are
+// scalar constraints Φ = d1·d2 − c between body points and directions; couplers are linear
+// relations between joint coordinates. Actuators are point-to-point interface velocities
+// w_i = ṡ = D_i v like the crane models' (same ports, so `rim`, `cylinder` and every coupling
+// manifest apply).
+//
+// The Euler-parameter mass matrix 4 Gᵀ J' G is singular along p; M adds κ p pᵀ there. That term
+// lies in the range of the normalization row's gradient (2 pᵀ), so it only changes that
+// constraint's multiplier: v̇, M̃ and f̃ are those of the true dynamics.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <stride/nonsmooth.hpp>
+
+#include "description.hpp"
+#include "force_elements.hpp"
+
+namespace {
+
+using namespace stride;
+using namespace stride::mechanism;
+
+// A probe evaluated at (q, v): value, velocity, bias (acceleration with v̇ = 0) and ∂/∂p.
+struct ProbeValue {
+  Vec3 x = Vec3::Zero(), xd = Vec3::Zero(), xb = Vec3::Zero();
+  Mat34 Jp = Mat34::Zero();
+};
+
+class Mechanism final : public NonsmoothModel {
+ public:
+  static PluginInfo describe() {
+    PluginInfo i;
+    i.name = "mechanism";
+    i.kind = Kind::subsystem;
+    i.form = Form::multibody;
+    i.version = "1.0";
+    i.description = "Spatial mechanism from a JSON description: rigid bodies in Euler parameters, joints, couplers, force elements, point-to-point actuators";
+    i.parameters = {
+        object_param("description", json::object(),
+                     "bodies, joints, couplers, forces, actuators, points (README: Mechanisms from a description); or use description_file"),
+        [] {
+          ParamSpec s;
+          s.name = "description_file";
+          s.type = ParamType::string;
+          s.default_value = "";
+          s.doc = "a JSON file holding the description instead (path absolute or relative to the working directory); errors name this file";
+          return s;
+        }(),
+        real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
+        integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
+    };
+    return i;
+  }
+
+  explicit Mechanism(const Params& prm) : d_(load(prm)) {
+    file_ = prm.string("description_file");
+    base_ = file_.empty() ? "/description" : "";
+    try {
+      build(prm);
+    } catch (const ParameterError& e) {
+      if (file_.empty()) throw;
+      throw ParameterError(e.pointer(), e.what(), file_);
+    }
+  }
+
+ private:
+  void build(const Params& prm) {
+    nb_ = d_.bodies.size();
+    n_ = 7 * nb_;
+    m_ = nb_;
+    for (const auto& j : d_.joints) m_ += j.rows.size();
+    m_ += d_.couplers.size();
+    p_ = d_.actuators.size();
+    kappa_.resize(nb_);
+    for (std::size_t b = 0; b < nb_; ++b) kappa_[b] = 4.0 * d_.bodies[b].inertia.trace() / 3.0;
+    D_.setZero(Eigen::Index(p_), Eigen::Index(n_));
+    s_.setZero(Eigen::Index(p_));
+    sd_.setZero(Eigen::Index(p_));
+    bias_.setZero(Eigen::Index(p_));
+    forces_ = load_force_elements(d_);
+    memo_.resize(d_.external.size());
+    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
+    if (d_.static_equilibrium) {
+      q_assembled_ = q0_;
+      settle(int(prm.integer("assembly_iterations")));
+      report_["static_equilibrium"] = static_report_;
+    }
+  }
+
+ public:
+  // The description from the parameter, or from the file it names (then every pointer is
+  // relative to that file's document and the error names the file).
+  static Description load(const Params& prm) {
+    const json& inline_d = prm.values().at("description");
+    const std::string file = prm.string("description_file");
+    if (file.empty()) {
+      if (inline_d.empty()) throw ParameterError("/description", "expected a mechanism description (or a description_file), found {}");
+      return read_description(inline_d, "/description");
+    }
+    if (!inline_d.empty())
+      throw ParameterError("/description_file", "give either description or description_file, found both");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || !std::filesystem::is_regular_file(file, ec))
+      throw ParameterError("/description_file", "expected a readable JSON file, found \"" + file + "\" (" +
+                                                    (ec ? ec.message() : std::string("not a regular file")) + ")");
+    if (size > (std::uintmax_t(16) << 20)) throw ParameterError("/description_file", "file \"" + file + "\" is larger than 16 MiB");
+    std::ifstream in(file);
+    json d = json::parse(in, nullptr, false);
+    if (d.is_discarded()) throw ParameterError("", "not valid JSON", file);
+    try {
+      return read_description(d, "");
+    } catch (const ParameterError& e) {
+      throw ParameterError(e.pointer(), e.what(), file);
+    }
+  }
+
+  // ---- Ports --------------------------------------------------------------------------------
+  std::vector<PortSpec> ports() const override {
+    std::vector<PortSpec> ps;
+    auto names = [this](const std::string& suffix) {
+      std::vector<std::string> e;
+      for (const auto& a : d_.actuators) e.push_back(a.name + suffix);
+      return e;
+    };
+    auto with = [](PortSpec s, std::vector<std::string> e) {
+      s.elements = std::move(e);
+      return s;
+    };
+    if (p_ > 0) {
+      if (d_.pressure) {
+        ps.push_back(with(bonded(input("p1", p_, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"), names("_p1")));
+        ps.push_back(with(bonded(input("p2", p_, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"), names("_p2")));
+      } else {
+        ps.push_back(with(bonded(input("f_h", p_, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"), names("")));
+      }
+    }
+    if (!d_.effort_inputs.empty())
+      ps.push_back(with(input("joint_efforts", d_.effort_inputs.size(), "1", "joint torques (N*m) or forces (N) of the joint_effort elements"), d_.effort_inputs));
+    if (p_ > 0) {
+      ps.push_back(with(output("s", p_, "m", "actuator lengths"), names("")));
+      PortSpec sd = with(output("s_dot", p_, "m/s", "actuator elongation rates (interface velocities)"), names("_dot"));
+      if (!d_.pressure) sd = bonded(std::move(sd), BondRole::flow, "actuator");
+      ps.push_back(std::move(sd));
+      ps.push_back(with(output("s_ddot", p_, "m/s^2", "actuator accelerations with the current input", true), names("_ddot")));
+      std::vector<std::string> me;
+      for (const auto& a : d_.actuators)
+        for (const auto& b : d_.actuators) me.push_back(a.name + "_" + b.name);
+      ps.push_back(with(output("M_eff", p_ * p_, "kg", "effective mass of the reduced interface model (Eq. 17), row-major"), me));
+      ps.push_back(with(output("f_eff", p_, "N", "effective force of the reduced interface model (Eq. 18)"), names("")));
+    }
+    ps.push_back(output("energy", 1, "J", "mechanical energy: kinetic, gravity, springs"));
+    std::vector<std::string> pe;
+    for (const auto& b : d_.bodies)
+      for (const char* c : {"x", "y", "z", "e0", "e1", "e2", "e3"}) pe.push_back(b.name + "_" + c);
+    ps.push_back(with(output("poses", 7 * nb_, "1", "per body: centre of mass x, y, z (m) and Euler parameters e0..e3"), pe));
+    for (const auto& pt : d_.points) {
+      ps.push_back(with(output(pt.name, 3, "m", "position of output point " + pt.name), {"x", "y", "z"}));
+      ps.push_back(with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name), {"x", "y", "z"}));
+    }
+    if (p_ > 0 && d_.pressure) {
+      ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"), names("_flow1")));
+      ps.push_back(with(bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate into chamber 2"), BondRole::flow, "chamber2"), names("_flow2")));
+    }
+    return ps;
+  }
+
+  MultibodySizes sizes() const override { return {n_, m_, p_}; }
+  void initial_state(double, VectorRef q, VectorRef v) override {
+    q = q0_;
+    v = v0_;
+  }
+
+  // ---- Dynamics -----------------------------------------------------------------------------
+  void mass_matrix(ConstVectorRef q, MatrixRef M) override {
+    M.setZero();
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const auto o = Eigen::Index(7 * b);
+      const Vec4 p = q.segment<4>(o + 3);
+      const Mat34 G = G_matrix(p);
+      M.block<3, 3>(o, o).diagonal().setConstant(d_.bodies[b].mass);
+      M.block<4, 4>(o + 3, o + 3) = 4.0 * G.transpose() * d_.bodies[b].inertia * G + kappa_[b] * p * p.transpose();
+    }
+  }
+  void coriolis(ConstVectorRef q, ConstVectorRef v, VectorRef c) override {
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const auto o = Eigen::Index(7 * b);
+      const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+      c.segment<3>(o).setZero();
+      c.segment<4>(o + 3) = 8.0 * G_matrix(pd).transpose() * (d_.bodies[b].inertia * (G_matrix(p) * pd));
+    }
+  }
+  void applied_forces(double t, ConstVectorRef q, ConstVectorRef v, VectorRef f) override {
+    f.setZero();
+    for (std::size_t b = 0; b < nb_; ++b) f.segment<3>(Eigen::Index(7 * b)) = d_.bodies[b].mass * d_.gravity;
+    for (const auto& s : d_.springs) {
+      double len, rate;
+      pair(s.at, q, v, len, rate, nullptr, nullptr);
+      const double F = s.preload - s.stiffness * (len - s.length) - s.damping * rate;
+      pair(s.at, q, v, len, rate, &f, nullptr, F);
+    }
+    for (const auto& e : d_.efforts) {
+      const Joint& j = d_.joints[std::size_t(e.joint)];
+      double x, xd;
+      coordinate(j, q, v, x, xd, nullptr, nullptr);
+      double tau = 0.0;
+      switch (e.law) {
+        case JointEffort::Law::spring_damper: tau = e.preload - e.stiffness * (x - e.position) - e.damping * xd; break;
+        case JointEffort::Law::table: tau = table(e, t); break;
+        case JointEffort::Law::input: tau = static_solve_ ? 0.0 : inputs().at(effort_port(), t)[e.input]; break;
+      }
+      coordinate(j, q, v, x, xd, &f, nullptr, tau);
+    }
+    for (auto& fe : forces_) {
+      const ExternalForce& x = d_.external[fe.index];
+      const auto o = Eigen::Index(7 * std::size_t(x.body));
+      // A force element depends only on its body's state: formulations that differentiate
+      // by perturbing one coordinate at a time re-evaluate it only for its own body.
+      Memo& memo = memo_[fe.index];
+      if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) {
+        f.segment<7>(o) += memo.f;
+        continue;
+      }
+      const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
+      const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+      ForceState st{t, P.x, P.xd, rotation(p), 2.0 * E_matrix(p) * pd};
+      Wrench w;
+      fe.element->evaluate(st, w);
+      if (!w.force.allFinite() || !w.torque.allFinite())
+        throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
+      memo.f.head<3>() = w.force;
+      memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E_matrix(p).transpose() * w.torque;
+      memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
+      f.segment<7>(o) += memo.f;
+    }
+  }
+
+  // ---- Interface ----------------------------------------------------------------------------
+  void interface_forces(double t, ConstVectorRef q, ConstVectorRef v, VectorRef lambda_i) override {
+    if (p_ == 0) return;
+    if (d_.pressure) {
+      const auto p1 = inputs().at(0, t);
+      for (std::size_t k = 0; k < p_; ++k) lambda_i[Eigen::Index(k)] = p1[k];
+      const auto p2 = inputs().at(1, t);
+      for (std::size_t k = 0; k < p_; ++k) {
+        double s, sd;
+        pair(d_.actuators[k].at, q, v, s, sd, nullptr, nullptr);
+        lambda_i[Eigen::Index(k)] = (p2[k] - lambda_i[Eigen::Index(k)]) * d_.actuators[k].area - d_.actuators[k].friction * sd;
+      }
+    } else {
+      const auto fh = inputs().at(0, t);
+      for (std::size_t k = 0; k < p_; ++k) lambda_i[Eigen::Index(k)] = fh[k];
+    }
+  }
+  void interface_jacobian(ConstVectorRef q, MatrixRef D_i) override {
+    D_i.setZero();
+    for (std::size_t k = 0; k < p_; ++k) {
+      double s, sd;
+      pair(d_.actuators[k].at, q, q, s, sd, nullptr, nullptr, 1.0, &D_i, Eigen::Index(k));
+    }
+  }
+  void interface_bias(ConstVectorRef q, ConstVectorRef v, VectorRef b_i) override {
+    for (std::size_t k = 0; k < p_; ++k) {
+      double s, sd;
+      pair(d_.actuators[k].at, q, v, s, sd, nullptr, &b_i[Eigen::Index(k)]);
+    }
+  }
+
+  // ---- Constraints: normalization per body, joint rows, couplers ----------------------------
+  void constraints(double, ConstVectorRef q, VectorRef phi) override {
+    Eigen::Index r = 0;
+    for (std::size_t b = 0; b < nb_; ++b) phi[r++] = q.segment<4>(Eigen::Index(7 * b + 3)).squaredNorm() - 1.0;
+    for (const auto& j : d_.joints)
+      for (const auto& row : j.rows) phi[r++] = dot(row, q, q, nullptr, 0, nullptr);
+    for (const auto& c : d_.couplers) {
+      double s = 0.0;
+      for (std::size_t k = 0; k < c.joints.size(); ++k) {
+        double x, xd;
+        coordinate(d_.joints[std::size_t(c.joints[k])], q, q, x, xd, nullptr, nullptr);
+        s += c.coefficients[k] * x;
+      }
+      phi[r++] = s;
+    }
+  }
+  void constraint_jacobian(double, ConstVectorRef q, MatrixRef phi_q) override {
+    phi_q.setZero();
+    Eigen::Index r = 0;
+    for (std::size_t b = 0; b < nb_; ++b, ++r)
+      phi_q.block<1, 4>(r, Eigen::Index(7 * b + 3)) = 2.0 * q.segment<4>(Eigen::Index(7 * b + 3)).transpose();
+    for (const auto& j : d_.joints)
+      for (const auto& row : j.rows) dot(row, q, q, &phi_q, r++, nullptr);
+    for (const auto& c : d_.couplers) {
+      for (std::size_t k = 0; k < c.joints.size(); ++k) {
+        double x, xd;
+        coordinate(d_.joints[std::size_t(c.joints[k])], q, q, x, xd, nullptr, nullptr, c.coefficients[k], &phi_q, r);
+      }
+      ++r;
+    }
+  }
+  void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
+    Eigen::Index r = 0;
+    for (std::size_t k = 0; k < nb_; ++k) b[r++] = 2.0 * v.segment<4>(Eigen::Index(7 * k + 3)).squaredNorm();
+    for (const auto& j : d_.joints)
+      for (const auto& row : j.rows) {
+        double bias;
+        dot(row, q, v, nullptr, 0, &bias);
+        b[r++] = bias;
+      }
+    for (const auto& c : d_.couplers) {
+      double s = 0.0;
+      for (std::size_t k = 0; k < c.joints.size(); ++k) {
+        double x, xd, bias;
+        coordinate(d_.joints[std::size_t(c.joints[k])], q, v, x, xd, nullptr, &bias);
+        s += c.coefficients[k] * bias;
+      }
+      b[r++] = s;
+    }
+  }
+
+  // ---- Outputs and energy -------------------------------------------------------------------
+  void outputs(const MultibodyState& st, std::span<double> y) override {
+    std::size_t o = 0;
+    if (p_ > 0) {
+      interface_jacobian(st.q, D_);
+      for (std::size_t k = 0; k < p_; ++k) {
+        double s, sd, b;
+        pair(d_.actuators[k].at, st.q, st.v, s, sd, nullptr, &b);
+        s_[Eigen::Index(k)] = s;
+        sd_[Eigen::Index(k)] = sd;
+        bias_[Eigen::Index(k)] = b;
+      }
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = s_[Eigen::Index(k)];
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = sd_[Eigen::Index(k)];
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = D_.row(Eigen::Index(k)).dot(st.v_dot) + bias_[Eigen::Index(k)];
+      for (Eigen::Index i = 0; i < Eigen::Index(p_); ++i)
+        for (Eigen::Index j = 0; j < Eigen::Index(p_); ++j) y[o++] = st.M_eff(i, j);
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = st.f_eff[Eigen::Index(k)];
+    }
+    y[o++] = energy_at(st.t, st.q, st.v);
+    for (std::size_t k = 0; k < n_; ++k) y[o++] = st.q[Eigen::Index(k)];
+    for (const auto& pt : d_.points) {
+      const ProbeValue P = eval(pt.at, st.q, st.v);
+      for (int i = 0; i < 3; ++i) y[o++] = P.x[i];
+      for (int i = 0; i < 3; ++i) y[o++] = P.xd[i];
+    }
+    if (p_ > 0 && d_.pressure) {
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = -d_.actuators[k].area * sd_[Eigen::Index(k)];
+      for (std::size_t k = 0; k < p_; ++k) y[o++] = d_.actuators[k].area * sd_[Eigen::Index(k)];
+    }
+  }
+
+  double energy_at(double, ConstVectorRef q, ConstVectorRef v) const override {
+    double e = 0.0;
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const auto o = Eigen::Index(7 * b);
+      const Body& B = d_.bodies[b];
+      const Vec3 w = 2.0 * G_matrix(q.segment<4>(o + 3)) * v.segment<4>(o + 3);
+      e += 0.5 * B.mass * v.segment<3>(o).squaredNorm() + 0.5 * w.dot(B.inertia * w) - B.mass * d_.gravity.dot(q.segment<3>(o));
+    }
+    for (const auto& s : d_.springs) {
+      double len, rate;
+      pair(s.at, q, v, len, rate, nullptr, nullptr);
+      e += 0.5 * s.stiffness * (len - s.length) * (len - s.length) - s.preload * len;
+    }
+    for (const auto& ef : d_.efforts)
+      if (ef.law == JointEffort::Law::spring_damper) {
+        double x, xd;
+        coordinate(d_.joints[std::size_t(ef.joint)], q, v, x, xd, nullptr, nullptr);
+        e += 0.5 * ef.stiffness * (x - ef.position) * (x - ef.position) - ef.preload * x;
+      }
+    return e;
+  }
+
+  json report() const override { return report_; }
+
+  // ---- Unilateral contacts (mlcp): per contact a normal row and two friction rows ------------
+  std::vector<ContactRow> contact_rows() const override {
+    std::vector<ContactRow> rows;
+    for (const auto& c : d_.contacts) {
+      const std::size_t normal = rows.size();
+      rows.push_back({ContactKind::normal, 0, c.stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
+    }
+    return rows;
+  }
+  void contacts(double, ConstVectorRef q, ConstVectorRef v, MatrixRef J, VectorRef gap, VectorRef mu) override {
+    J.setZero();
+    Eigen::Index r = 0;
+    for (const auto& c : d_.contacts) {
+      const ProbeValue C = eval(c.centre, q, v);
+      gap[r] = (C.x - c.plane_point).dot(c.normal) - c.radius;
+      mu[r] = 0.0;
+      add_gradient(J, r, c.centre, C, c.normal);
+      // Slip of the sphere's lowest point: ċ + ω × (−ρ n), so t·slip = t·ċ − ρ (n × t)·ω.
+      const Eigen::Index o = Eigen::Index(7 * std::size_t(c.centre.body) + 3);
+      const Mat34 E2 = 2.0 * E_matrix(q.segment<4>(o));
+      for (const Vec3& t : {c.t1, c.t2}) {
+        ++r;
+        gap[r] = 0.0;
+        mu[r] = c.friction;
+        add_gradient(J, r, c.centre, C, t);
+        J.block<1, 4>(r, o) -= c.radius * c.normal.cross(t).transpose() * E2;
+      }
+      ++r;
+    }
+  }
+
+ private:
+  // ---- Kinematic primitives -----------------------------------------------------------------
+  // What an evaluation needs: the value always; the p-Jacobian, the velocity, the bias on request
+  // (constraints need values only, their Jacobian no velocities: this is the innermost loop).
+  enum Need : unsigned { value = 0, jacobian = 1, velocity = 2, bias_term = 4, all = 7 };
+  ProbeValue eval(const Probe& pr, ConstVectorRef q, ConstVectorRef v, unsigned need = all) const {
+    ProbeValue r;
+    if (pr.body == kGround) {
+      r.x = pr.s;
+      return r;
+    }
+    const auto o = Eigen::Index(7 * std::size_t(pr.body));
+    const Vec4 p = q.segment<4>(o + 3);
+    r.x = rotation(p) * pr.s;
+    if (need & (jacobian | velocity)) r.Jp = rotation_jacobian(p, pr.s);
+    if (need & velocity) r.xd = r.Jp * v.segment<4>(o + 3);
+    if (need & bias_term) {
+      const Vec4 pd = v.segment<4>(o + 3);
+      r.xb = rotation_jacobian(pd, pr.s) * pd;
+    }
+    if (pr.point) {
+      r.x += q.segment<3>(o);
+      if (need & velocity) r.xd += v.segment<3>(o);
+    }
+    return r;
+  }
+  // row(r) of J += sign * wᵀ ∂x/∂q for the probe.
+  static void add_gradient(MatrixRef J, Eigen::Index r, const Probe& pr, const ProbeValue& pv, const Vec3& w) {
+    if (pr.body == kGround) return;
+    const auto o = Eigen::Index(7 * std::size_t(pr.body));
+    if (pr.point) J.block<1, 3>(r, o) += w.transpose();
+    J.block<1, 4>(r, o + 3) += w.transpose() * pv.Jp;
+  }
+  // Generalized force of a global force F at the probe: f += (∂x/∂q)ᵀ F.
+  static void add_force(VectorRef f, const Probe& pr, const ProbeValue& pv, const Vec3& F) {
+    if (pr.body == kGround) return;
+    const auto o = Eigen::Index(7 * std::size_t(pr.body));
+    if (pr.point) f.segment<3>(o) += F;
+    f.segment<4>(o + 3) += pv.Jp.transpose() * F;
+  }
+  struct DiffValue {
+    ProbeValue a, b;
+    Vec3 x, xd, xb;
+  };
+  DiffValue eval(const Difference& d, ConstVectorRef q, ConstVectorRef v, unsigned need = all) const {
+    DiffValue r;
+    r.a = eval(d.a, q, v, need);
+    r.x = r.a.x, r.xd = r.a.xd, r.xb = r.a.xb;
+    if (d.has_b) {
+      r.b = eval(d.b, q, v, need);
+      r.x -= r.b.x, r.xd -= r.b.xd, r.xb -= r.b.xb;
+    }
+    return r;
+  }
+  static void add_force(VectorRef f, const Difference& d, const DiffValue& dv, const Vec3& F) {
+    add_force(f, d.a, dv.a, F);
+    if (d.has_b) add_force(f, d.b, dv.b, -F);
+  }
+  static void add_gradient(MatrixRef J, Eigen::Index r, const Difference& d, const DiffValue& dv, const Vec3& w) {
+    add_gradient(J, r, d.a, dv.a, w);
+    if (d.has_b) add_gradient(J, r, d.b, dv.b, -w);
+  }
+
+  // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0).
+  double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias) const {
+    const unsigned need = (J ? jacobian : value) | (bias ? velocity | bias_term : value);
+    const DiffValue a = eval(row.d1, q, v, need), b = eval(row.d2, q, v, need);
+    if (J) {
+      add_gradient(*J, r, row.d1, a, b.x);
+      add_gradient(*J, r, row.d2, b, a.x);
+    }
+    if (bias) *bias = a.xb.dot(b.x) + 2.0 * a.xd.dot(b.xd) + a.x.dot(b.xb);
+    return a.x.dot(b.x) - row.c;
+  }
+
+  // Point-to-point length s = |P_to − P_from| and rate; optionally adds F along +s to the
+  // generalized forces, the gradient (times `scale`) into row r of J, or the bias s̈ at v̇ = 0.
+  void pair(const PointPair& pp, ConstVectorRef q, ConstVectorRef v, double& s, double& sd, VectorRef* f, double* bias,
+            double F = 0.0, MatrixRef* J = nullptr, Eigen::Index r = 0) const {
+    const unsigned need = velocity | (f || J ? jacobian : value) | (bias ? bias_term : value);
+    const ProbeValue a = eval(pp.from, q, v, need), b = eval(pp.to, q, v, need);
+    const Vec3 d = b.x - a.x, dd = b.xd - a.xd;
+    s = d.norm();
+    const Vec3 u = d / s;
+    sd = u.dot(dd);
+    if (f) {
+      add_force(*f, pp.to, b, F * u);
+      add_force(*f, pp.from, a, -F * u);
+    }
+    if (J) {
+      add_gradient(*J, r, pp.to, b, F * u);
+      add_gradient(*J, r, pp.from, a, -F * u);
+    }
+    if (bias) *bias = u.dot(b.xb - a.xb) + (dd.squaredNorm() - sd * sd) / s;
+  }
+
+  // Joint coordinate x (revolute: angle of j relative to i about the axis; prismatic:
+  // displacement) and rate; optionally adds τ Jᵀ to f, scale·J into row r of Jm, or the bias.
+  void coordinate(const Joint& j, ConstVectorRef q, ConstVectorRef v, double& x, double& xd, VectorRef* f, double* bias,
+                  double tau = 0.0, MatrixRef* Jm = nullptr, Eigen::Index r = 0) const {
+    if (j.has_displacement && !j.has_angle) {
+      x = dot(j.displacement, q, v, nullptr, 0, bias);
+      const DiffValue a = eval(j.displacement.d1, q, v), b = eval(j.displacement.d2, q, v);
+      xd = a.xd.dot(b.x) + a.x.dot(b.xd);
+      if (Jm) {
+        add_gradient(*Jm, r, j.displacement.d1, a, tau * b.x);
+        add_gradient(*Jm, r, j.displacement.d2, b, tau * a.x);
+      }
+      if (f) {
+        add_force(*f, j.displacement.d1, a, tau * b.x);
+        add_force(*f, j.displacement.d2, b, tau * a.x);
+      }
+      return;
+    }
+    const ProbeValue ai = eval(j.axis_i, q, v, value), bi = eval(j.ref_i, q, v, value), bj = eval(j.ref_j, q, v, value);
+    x = std::atan2(ai.x.dot(bi.x.cross(bj.x)), bi.x.dot(bj.x));
+    Vec3 wi = Vec3::Zero(), wj = Vec3::Zero();
+    if (j.body_i != kGround) wi = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3))) * v.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3));
+    if (j.body_j != kGround) wj = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3))) * v.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3));
+    xd = ai.x.dot(wj - wi);
+    if (bias) *bias = wi.cross(ai.x).dot(wj - wi);
+    auto add = [&](int body, double sign) {
+      if (body == kGround) return;
+      const auto o = Eigen::Index(7 * std::size_t(body) + 3);
+      const Eigen::Matrix<double, 1, 4> g = sign * 2.0 * ai.x.transpose() * E_matrix(q.segment<4>(o));
+      if (Jm) Jm->block<1, 4>(r, o) += tau * g;
+      if (f) f->segment<4>(o) += tau * g.transpose();
+    };
+    add(j.body_j, 1.0);
+    add(j.body_i, -1.0);
+  }
+
+  static double table(const JointEffort& e, double t) {
+    if (t <= e.times.front()) return e.values.front();
+    if (t >= e.times.back()) return e.values.back();
+    const auto it = std::upper_bound(e.times.begin(), e.times.end(), t);
+    const std::size_t k = std::size_t(it - e.times.begin());
+    const double t0 = e.times[k - 1], t1 = e.times[k];
+    return t1 > t0 ? e.values[k - 1] + (e.values[k] - e.values[k - 1]) * (t - t0) / (t1 - t0) : e.values[k];
+  }
+  std::size_t effort_port() const { return p_ == 0 ? 0 : (d_.pressure ? 2 : 1); }
+
+  // ---- Consistent initial conditions: Newton projection onto Φ = 0, then Φ_q v = 0 -----------
+  void assemble(double tol, int max_it) {
+    const auto n = Eigen::Index(n_), m = Eigen::Index(m_);
+    q0_.setZero(n);
+    v0_.setZero(n);
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const Body& B = d_.bodies[b];
+      const auto o = Eigen::Index(7 * b);
+      q0_.segment<3>(o) = B.r0;
+      q0_.segment<4>(o + 3) = B.p0;
+      v0_.segment<3>(o) = B.v0;
+      v0_.segment<4>(o + 3) = 0.5 * E_matrix(B.p0).transpose() * B.w0;
+    }
+    Eigen::VectorXd phi(m), dq(n), start = q0_;
+    Eigen::MatrixXd J(m, n);
+    constraints(0.0, q0_, phi);
+    const double phi0 = phi.cwiseAbs().maxCoeff();
+    int it = 0;
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    for (; it < max_it && phi.cwiseAbs().maxCoeff() > tol; ++it) {
+      constraint_jacobian(0.0, q0_, J);
+      cod.setThreshold(1e-10);
+      cod.compute(J);
+      dq = cod.solve(phi);  // minimum-norm correction
+      q0_ -= dq;
+      constraints(0.0, q0_, phi);
+    }
+    const double phi1 = phi.cwiseAbs().maxCoeff();
+    if (!(phi1 <= tol)) {
+      // Name the joint (or coupler) with the largest residual; the normalization rows only
+      // follow the others.
+      std::string where = base_ + "/joints", what = "the joints";
+      double worst = -1.0;
+      Eigen::Index r = Eigen::Index(nb_);
+      for (const auto& j : d_.joints)
+        for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
+          if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
+      for (const auto& c : d_.couplers) {
+        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
+        ++r;
+      }
+      throw ParameterError(where, "the assembly cannot close: after " + std::to_string(it) +
+                                      " Newton iterations the constraint residual is " + std::to_string(phi1) + ", largest at " + what +
+                                      " (expected at most " + std::to_string(tol) + "); check the joint points and axes");
+    }
+    constraint_jacobian(0.0, q0_, J);
+    cod.compute(J);
+    const Eigen::Index rank = cod.rank();
+    const Eigen::VectorXd vin = v0_;
+    v0_ -= cod.solve(J * v0_);
+    double max_dr = 0.0, max_dp = 0.0;
+    for (std::size_t b = 0; b < nb_; ++b) {
+      max_dr = std::max(max_dr, (q0_ - start).segment<3>(Eigen::Index(7 * b)).norm());
+      max_dp = std::max(max_dp, (q0_ - start).segment<4>(Eigen::Index(7 * b + 3)).norm());
+    }
+    json bodies = json::array();
+    for (const auto& b : d_.bodies) bodies.push_back(b.name);
+    report_ = {{"bodies", bodies},
+               {"coordinates", n_},
+               {"constraints", m_},
+               {"constraint_rank", rank},
+               {"redundant_constraints", Eigen::Index(m_) - rank},
+               {"degrees_of_freedom", n - rank},
+               {"initial_assembly",
+                {{"newton_iterations", it},
+                 {"residual_before", phi0},
+                 {"residual_after", phi1},
+                 {"max_position_change", max_dr},
+                 {"max_euler_parameter_change", max_dp},
+                 {"velocity_residual_before", (J * vin).cwiseAbs().maxCoeff()},
+                 {"velocity_residual_after", (J * v0_).cwiseAbs().maxCoeff()},
+                 {"velocity_change", (v0_ - vin).norm()}}}};
+    json fe = json::array();
+    for (const auto& f : forces_) fe.push_back({{"name", d_.external[f.index].name}, {"plugin", d_.external[f.index].plugin}, {"report", f.element->report()}});
+    if (!fe.empty()) report_["force_elements"] = fe;
+  }
+
+  // Static equilibrium with the actuators locked: unknowns x = [q, λ, μ], residual
+  //   f(0, q, 0) + Φ_qᵀ λ + D_iᵀ μ = 0,   Φ(q) = 0,   s(q) = s(q_start);
+  // Newton with a finite-difference ∂f/∂q and minimum-norm steps (directions nothing resists,
+  // like a vehicle's horizontal position on level ground, stay where they are).
+  void settle(int max_it) {
+    const auto n = Eigen::Index(n_), m = Eigen::Index(m_), p = Eigen::Index(p_);
+    static_solve_ = true;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    Eigen::VectorXd q = q0_, s0(p), s(p), f(n), f2(n), phi(m), R(n + m + p), x(n + m + p);
+    Eigen::MatrixXd Jq(m, n), D(p, n), Jn(n + m + p, n + m + p);
+    auto lengths = [&](const Eigen::VectorXd& qq, Eigen::VectorXd& out) {
+      for (std::size_t k = 0; k < p_; ++k) {
+        double sd;
+        pair(d_.actuators[k].at, qq, zero, out[Eigen::Index(k)], sd, nullptr, nullptr);
+      }
+    };
+    lengths(q, s0);
+    Eigen::VectorXd lam = Eigen::VectorXd::Zero(m), mu = Eigen::VectorXd::Zero(p);
+    auto residual = [&](const Eigen::VectorXd& qq, Eigen::VectorXd& out) {
+      applied_forces(0.0, qq, zero, f);
+      constraint_jacobian(0.0, qq, Jq);
+      interface_jacobian(qq, D);
+      out.head(n) = f + Jq.transpose() * lam + D.transpose() * mu;
+      constraints(0.0, qq, phi);
+      out.segment(n, m) = phi;
+      lengths(qq, s);
+      out.tail(p) = s - s0;
+    };
+    double weight = 0.0;
+    for (const auto& b : d_.bodies) weight += b.mass * d_.gravity.norm();
+    weight = std::max(weight, 1.0);
+    int it = 0;
+    double res = 0.0;
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    for (; it < max_it; ++it) {
+      residual(q, R);
+      res = std::max(R.head(n).cwiseAbs().maxCoeff() / weight, R.tail(m + p).cwiseAbs().maxCoeff());
+      if (res < 1e-10) break;
+      Jn.setZero();
+      const Eigen::VectorXd R0 = R;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        const double dq = 1e-7 * std::max(1.0, std::abs(q[j]));
+        Eigen::VectorXd qp = q;
+        qp[j] += dq;
+        residual(qp, R);
+        Jn.col(j) = (R - R0) / dq;
+      }
+      constraint_jacobian(0.0, q, Jq);
+      interface_jacobian(q, D);
+      Jn.block(0, n, n, m) = Jq.transpose();
+      Jn.block(0, n + m, n, p) = D.transpose();
+      // Rows scaled so forces and lengths weigh alike.
+      Eigen::VectorXd Rs = R0;
+      Rs.head(n) /= weight;
+      Jn.topRows(n) /= weight;
+      cod.setThreshold(1e-12);
+      cod.compute(Jn);
+      x = cod.solve(Rs);
+      q -= x.head(n);
+      lam -= x.segment(n, m);
+      mu -= x.tail(p);
+    }
+    static_solve_ = false;
+    if (!(res < 1e-8))
+      throw ParameterError(base_ + "/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
+                                                                    " Newton iterations the relative force residual is " + std::to_string(res));
+    q0_ = q;
+    v0_.setZero();
+    static_report_ = {{"newton_iterations", it}, {"relative_residual", res},
+                      {"actuator_forces", std::vector<double>(mu.data(), mu.data() + p)},
+                      {"max_position_change", (q - q_assembled_).cwiseAbs().maxCoeff()}};
+  }
+
+  // Last evaluation of each force element (a pure function of t and its body's q, v).
+  struct Memo {
+    bool valid = false;
+    double t = 0.0;
+    Eigen::Matrix<double, 7, 1> q, v, f;
+  };
+  std::vector<Memo> memo_;
+
+  std::string file_, base_;  // description file ("" when inline) and the pointer prefix
+  bool static_solve_ = false;
+  Eigen::VectorXd q_assembled_;
+  json static_report_;
+
+  Description d_;
+  std::size_t nb_ = 0, n_ = 0, m_ = 0, p_ = 0;
+  std::vector<double> kappa_;
+  std::vector<LoadedForce> forces_;
+  Eigen::VectorXd q0_, v0_;
+  Eigen::MatrixXd D_;
+  Eigen::VectorXd s_, sd_, bias_;
+  json report_;
+};
+
+}  // namespace
+
+STRIDE_PLUGIN(Mechanism)
