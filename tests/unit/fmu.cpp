@@ -169,7 +169,9 @@ TEST_CASE("fmu: bouncing ball (model exchange): bounce times within 1e-6 s of th
   const std::vector<Case> cases = {{"bouncing_ball.fmu", "\"rk4\""},
                                    {"bouncing_ball.fmu", R"({"plugin": "cvode", "parameters": {"rtol": 1e-10, "atol": 1e-12}})"},
                                    {"bouncing_ball3.fmu", "\"rk4\""}};
-  for (const auto& [file, integrator] : cases) {
+  for (const auto& c : cases) {
+    const std::string& file = c.fmu;
+    const std::string& integrator = c.integrator;
     CAPTURE(file);
     CAPTURE(integrator);
     Scratch s;
