@@ -353,6 +353,9 @@ TEST_CASE("validation: times and sizes a run could not reach are refused before 
   d = problems(kBase, {"/coupling/scheme=multirate", "/coupling/end=1e5", "/record/interval=0.001",
                        "/subsystems/amp/step=1e4"});
   expect(d, kBase, "/subsystems/amp/step", {"spans 1e+07 record intervals", "more than the 1e+06 rows"});
+  // The history an extrapolator is asked to keep is bounded by its declaration.
+  d = problems(kBase, {"/connections/0/extrapolator={\"plugin\": \"lagrange\", \"parameters\": {\"history\": 1000000000000}}"});
+  expect(d, kBase, "/connections/0/extrapolator/parameters/history", {"expected an integer in [1, 1e+06]", "found 1000000000000"});
   // Steps far beyond the run are fine: a single step.
   CHECK(problems(kBase, {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7"}).empty());
 }

@@ -15,12 +15,15 @@ namespace stride_extrapolation {
 // subsystem under a fastest-first scheme sees the fast source up to one slow step ahead), and
 // the interpolation rule needs the samples around t, so the history covers many source steps.
 inline constexpr long default_history = 256;
+// At most a million samples per element: the memory a manifest can ask for stays bounded and
+// is refused by `validate`, not by an allocation failure at run time.
+inline constexpr double max_history = 1e6;
 
 inline stride::ParamSpec history_param() {
   return stride::integer_param("history", default_history,
                                "samples kept; evaluation before the oldest kept sample "
                                "extrapolates backwards from the oldest ones",
-                               1);
+                               1, max_history);
 }
 
 class PolynomialExtrapolator : public stride::Extrapolator {
