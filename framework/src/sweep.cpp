@@ -456,7 +456,7 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   std::map<long long, std::map<std::string, double>> ref;
   std::size_t done = 0;
   Point rr;
-  std::vector<Point*> todo;
+  std::vector<Point*> pending_runs;
   auto reference_failed = [&] {
     if (rr.status == "completed") return false;
     std::cerr << "error: the reference run did not complete (" << rr.status << "): " << rr.message << "\n";
@@ -472,12 +472,12 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
       const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
       if (!finished || reference_failed()) return 1;
     } else {
-      todo.push_back(&rr);
+      pending_runs.push_back(&rr);
     }
   }
-  const bool reference_in_pool = !todo.empty();
-  for (auto& p : points) todo.push_back(&p);
-  const bool finished = run_points(todo, reg, jobs, opt.grace, points.size(), done);
+  const bool reference_in_pool = !pending_runs.empty();
+  for (auto& p : points) pending_runs.push_back(&p);
+  const bool finished = run_points(pending_runs, reg, jobs, opt.grace, points.size(), done);
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
   if (reference_in_pool && reference_failed() && finished) return 1;
