@@ -69,6 +69,10 @@ class DampedOscillator final : public stride::OdeSystem {
     y[1] = x[1];
   }
 
+  // Derivatives and outputs depend on (t, x, force) alone: the host's copy of x is the whole
+  // state, so iterative coupling can repeat a macro step.
+  bool can_save_state() const override { return true; }
+
   // Kinetic plus spring energy.
   double energy_at(double, std::span<const double> x) const override {
     return 0.5 * m_ * x[1] * x[1] + 0.5 * k_ * x[0] * x[0];

@@ -43,6 +43,11 @@ class HarmonicForce final : public stride::Subsystem {
 
   stride::json statistics() const override { return {{"steps", steps_}}; }
 
+  // The time reached is the whole state (iterative coupling may repeat a macro step).
+  bool can_save_state() const override { return true; }
+  void save_state(std::unique_ptr<stride::SavedState>& slot) override { stride::save_value(slot, t_); }
+  void restore_state(const stride::SavedState& state) override { t_ = stride::saved_value<double>(state); }
+
  private:
   double amplitude_, omega_;
   double t_ = 0.0;

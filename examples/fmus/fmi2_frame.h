@@ -59,6 +59,23 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String 
   return m;
 }
 EXPORT void fmi2FreeInstance(fmi2Component c) { free(c); }
+/* FMU states (canGetAndSetFMUstate): a copy of the whole instance. */
+EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* s) {
+  if (!s) return fmi2Error;
+  if (!*s && !(*s = malloc(sizeof(Instance)))) return fmi2Error;
+  memcpy(*s, c, sizeof(Instance));
+  return fmi2OK;
+}
+EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) {
+  if (!s) return fmi2Error;
+  memcpy(c, s, sizeof(Instance));
+  return fmi2OK;
+}
+EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* s) {
+  (void)c;
+  if (s) free(*s), *s = NULL;
+  return fmi2OK;
+}
 EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean td, fmi2Real tol, fmi2Real t0, fmi2Boolean sd,
                                       fmi2Real stop) {
   (void)td, (void)tol, (void)sd, (void)stop;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -231,12 +232,13 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
     md.has_cs = true;
     md.cs_identifier = cs.attribute("modelIdentifier").value();
     md.can_variable_step = attr_bool(cs, "canHandleVariableCommunicationStepSize", false);
-    md.can_get_set_state = attr_bool(cs, md.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", false);
+    md.cs_can_get_set_state = attr_bool(cs, md.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", false);
     if (md.cs_identifier.empty()) throw FmuError(file + ": <CoSimulation> has no modelIdentifier");
   }
   if (auto me = root.child("ModelExchange")) {
     md.has_me = true;
     md.me_identifier = me.attribute("modelIdentifier").value();
+    md.me_can_get_set_state = attr_bool(me, md.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", false);
     if (md.me_identifier.empty()) throw FmuError(file + ": <ModelExchange> has no modelIdentifier");
   }
   if (!md.has_cs && !md.has_me) throw FmuError(file + ": neither <CoSimulation> nor <ModelExchange> is declared");
@@ -416,6 +418,10 @@ struct Fmi2Api {
   fmi2GetBooleanTYPE* get_boolean = nullptr;
   fmi2SetBooleanTYPE* set_boolean = nullptr;
   fmi2SetStringTYPE* set_string = nullptr;
+  // canGetAndSetFMUstate
+  fmi2GetFMUstateTYPE* get_fmu_state = nullptr;
+  fmi2SetFMUstateTYPE* set_fmu_state = nullptr;
+  fmi2FreeFMUstateTYPE* free_fmu_state = nullptr;
   // co-simulation
   fmi2DoStepTYPE* do_step = nullptr;
   fmi2GetRealStatusTYPE* get_real_status = nullptr;  // optional
@@ -445,6 +451,10 @@ struct Fmi3Api {
   fmi3GetBooleanTYPE* get_boolean = nullptr;
   fmi3SetBooleanTYPE* set_boolean = nullptr;
   fmi3DoStepTYPE* do_step = nullptr;
+  // canGetAndSetFMUState
+  fmi3GetFMUStateTYPE* get_fmu_state = nullptr;
+  fmi3SetFMUStateTYPE* set_fmu_state = nullptr;
+  fmi3FreeFMUStateTYPE* free_fmu_state = nullptr;
   // model exchange
   fmi3SetTimeTYPE* set_time = nullptr;
   fmi3SetContinuousStatesTYPE* set_states = nullptr;
@@ -497,7 +507,10 @@ void require(Lookup& l, const std::string& label, const std::string& what) {
   throw FmuError(label + ": the " + what + " binary lacks required function" + (l.missing.size() > 1 ? "s " : " ") + names);
 }
 
-void lookup_common2(Lookup& l, Fmi2Api& a) {
+void lookup_common2(Lookup& l, Fmi2Api& a, bool state) {
+  l(a.get_fmu_state, "fmi2GetFMUstate", state);
+  l(a.set_fmu_state, "fmi2SetFMUstate", state);
+  l(a.free_fmu_state, "fmi2FreeFMUstate", state);
   l(a.instantiate, "fmi2Instantiate");
   l(a.free_instance, "fmi2FreeInstance");
   l(a.setup_experiment, "fmi2SetupExperiment");
@@ -513,7 +526,10 @@ void lookup_common2(Lookup& l, Fmi2Api& a) {
   l(a.set_string, "fmi2SetString");
 }
 
-void lookup_common3(Lookup& l, Fmi3Api& a) {
+void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
+  l(a.get_fmu_state, "fmi3GetFMUState", state);
+  l(a.set_fmu_state, "fmi3SetFMUState", state);
+  l(a.free_fmu_state, "fmi3FreeFMUState", state);
   l(a.free_instance, "fmi3FreeInstance");
   l(a.enter_initialization, "fmi3EnterInitializationMode");
   l(a.exit_initialization, "fmi3ExitInitializationMode");
@@ -634,6 +650,35 @@ std::string fmt_time(double t) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// FMU states (canGetAndSetFMUstate) inside the host's snapshots. A state belongs to the
+// instance that made it and is freed through it; the instance's release function ends with the
+// instance (fmi2FreeInstance / fmi3FreeInstance free its states), so a snapshot that outlives
+// its instance frees nothing and cannot be restored.
+
+using StateRelease = std::function<void(void*)>;
+
+struct FmuState {
+  void* handle = nullptr;
+  std::weak_ptr<const StateRelease> owner;
+  FmuState() = default;
+  FmuState(const FmuState&) = delete;
+  FmuState& operator=(const FmuState&) = delete;
+  ~FmuState() { drop(); }
+  void drop() {
+    if (auto r = owner.lock(); r && handle) (*r)(handle);
+    handle = nullptr;
+  }
+  // Ready for fmi*GetFMUstate of the instance `release` belongs to: a handle of another
+  // instance is freed first (a handle of this one is updated in place).
+  void adopt(const std::shared_ptr<const StateRelease>& release) {
+    if (owner.lock() == release) return;
+    drop();
+    owner = release;
+  }
+  bool of(const std::shared_ptr<const StateRelease>& release) const { return handle && release && owner.lock() == release; }
+};
+
+// ---------------------------------------------------------------------------------------------
 // FMI 2 instance (either interface).
 
 class Fmi2Instance {
@@ -714,7 +759,7 @@ class Fmi2Instance {
   // Throws on fmi2Error / fmi2Fatal with the FMU's own messages; returns the status otherwise.
   fmi2Status check(fmi2Status s, const char* fn, double t) {
     if (s == fmi2Error || s == fmi2Fatal || s < fmi2OK || s > fmi2Pending) {
-      if (s == fmi2Fatal) fatal_ = true;
+      if (s == fmi2Fatal) fatal_ = true, release_state_.reset();  // no call after fmi2Fatal
       throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 5 ? std::string(kStatusName2[s]) : "status " + std::to_string(int(s))) +
                                          " at t = " + fmt_time(t) + log_.tail());
     }
@@ -726,6 +771,21 @@ class Fmi2Instance {
   const LogSink& log() const { return log_; }
   const Fmu& fmu() const { return *fmu_; }
 
+  bool can_save_state() const {
+    return type_ == fmi2CoSimulation ? fmu_->md.cs_can_get_set_state : fmu_->md.me_can_get_set_state;
+  }
+  void save(FmuState& s, double t) {
+    s.adopt(release_state_);
+    check(api_.get_fmu_state(c_, &s.handle), "fmi2GetFMUstate", t);
+    may_restore_ = true;
+  }
+  void restore(const FmuState& s, double t) {
+    if (!s.of(release_state_)) throw PluginError(fmu_->label, "an FMU state of another instance cannot be restored");
+    check(api_.set_fmu_state(c_, s.handle), "fmi2SetFMUstate", t);
+  }
+  // fmi2DoStep / fmi2CompletedIntegratorStep may be told that no earlier state comes back.
+  fmi2Boolean no_earlier_state() const { return may_restore_ ? fmi2False : fmi2True; }
+
  private:
   void instantiate() {
     const auto& md = fmu_->md;
@@ -733,8 +793,11 @@ class Fmi2Instance {
     if (!c_)
       throw PluginError(fmu_->label, "fmi2Instantiate returned NULL (the FMU refused to create an instance)" + log_.tail());
     fatal_ = false;
+    if (can_save_state())
+      release_state_ = std::make_shared<const StateRelease>([api = &api_, c = c_](void* h) { api->free_fmu_state(c, &h); });
   }
   void release() noexcept {
+    release_state_.reset();
     if (!c_) return;
     if (!fatal_) api_.free_instance(c_);  // after fmi2Fatal no function may be called
     c_ = nullptr;
@@ -783,7 +846,42 @@ class Fmi2Instance {
   fmi2Component c_ = nullptr;
   bool started_ = false;
   bool fatal_ = false;
+  bool may_restore_ = false;
+  std::shared_ptr<const StateRelease> release_state_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Co-simulation snapshots: the FMU state and the time reached (FMI 2 and FMI 3).
+
+struct CsSnapshot final : SavedState {
+  FmuState fmu;
+  double t = 0.0, first_h = 0.0;
+};
+template <class Instance>
+void save_cs_state(Instance& inst, std::unique_ptr<SavedState>& slot, double t, double first_h) {
+  auto* s = dynamic_cast<CsSnapshot*>(slot.get());
+  if (!s) slot.reset(s = new CsSnapshot);
+  inst.save(s->fmu, t);
+  s->t = t;
+  s->first_h = first_h;
+}
+template <class Instance>
+void restore_cs_state(Instance& inst, const SavedState& state, double& t, double& first_h) {
+  const auto& s = dynamic_cast<const CsSnapshot&>(state);
+  inst.restore(s.fmu, s.t);
+  t = s.t;
+  first_h = s.first_h;
+}
+
+// A co-simulation FMU holds its inputs over a step. Stepping on, it gets their values at the
+// step's start (causal: nothing later is known). When the host repeats macro steps (iterative
+// coupling, after the first save), inputs inside a repeated step are straight lines between
+// known values, and the value at the step's midpoint, their mean over the step, is held: the
+// held input then errs by O(h²) in its integral instead of O(h).
+template <class Instance>
+double input_time(const Instance& inst, double t, double h) {
+  return inst.no_earlier_state() ? t : t + 0.5 * h;
+}
 
 // ---------------------------------------------------------------------------------------------
 // FMI 2 co-simulation: one fmi2DoStep per Stride step.
@@ -807,8 +905,9 @@ class Fmi2CoSimulation final : public Subsystem {
       throw StepFailure("the FMU cannot handle a variable communication step size (canHandleVariableCommunicationStepSize"
                         " is false), but a step of " + fmt_time(h) + " s follows steps of " + fmt_time(first_h_) +
                         " s; make the macro step a multiple of the subsystem's step");
-    inst_.set_inputs(inputs(), t);
-    const fmi2Status s = inst_.check(inst_.fmu().cs2.do_step(inst_.component(), t, h, fmi2True), "fmi2DoStep", t);
+    inst_.set_inputs(inputs(), input_time(inst_, t, h));
+    const fmi2Status s =
+        inst_.check(inst_.fmu().cs2.do_step(inst_.component(), t, h, inst_.no_earlier_state()), "fmi2DoStep", t);
     ++steps_;
     if (s == fmi2Discard) {
       // The FMU stopped early: it reports how far it came (a shorter step is within "at most h").
@@ -834,6 +933,9 @@ class Fmi2CoSimulation final : public Subsystem {
   json report() const override {
     return {{"fmu", inst_.fmu().file.string()}, {"fmi_version", inst_.fmu().md.fmi_version}, {"interface", "co-simulation"}};
   }
+  bool can_save_state() const override { return inst_.can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override { save_cs_state(inst_, slot, t_, first_h_); }
+  void restore_state(const SavedState& state) override { restore_cs_state(inst_, state, t_, first_h_); }
 
  private:
   Fmi2Instance inst_;
@@ -873,7 +975,7 @@ class Fmi2Me {
   void outputs(std::span<double> y, double t) { inst_.get_outputs(y, t); }
   void completed_step(double t, bool& enter, bool& terminate) {
     fmi2Boolean e = fmi2False, x = fmi2False;
-    inst_.check(api().completed_integrator_step(c(), fmi2True, &e, &x), "fmi2CompletedIntegratorStep", t);
+    inst_.check(api().completed_integrator_step(c(), inst_.no_earlier_state(), &e, &x), "fmi2CompletedIntegratorStep", t);
     enter = e, terminate = x;
   }
   void enter_event_mode(double t) { inst_.check(api().enter_event_mode(c()), "fmi2EnterEventMode", t); }
@@ -889,6 +991,9 @@ class Fmi2Me {
   bool has_inputs() const { return !inst_.io().in.empty(); }
   std::string log_tail() const { return inst_.log().tail(); }
   const Fmu& fmu() const { return inst_.fmu(); }
+  bool can_save_state() const { return inst_.can_save_state(); }
+  void save(FmuState& s, double t) { inst_.save(s, t); }
+  void restore(const FmuState& s, double t) { inst_.restore(s, t); }
 
  private:
   const Fmi2Api& api() const { return inst_.fmu().me2; }
@@ -926,7 +1031,7 @@ class Fmi3Instance {
   }
   fmi3Status check(fmi3Status s, const char* fn, double t) {
     if (s == fmi3Error || s == fmi3Fatal || s < fmi3OK || s > fmi3Fatal) {
-      if (s == fmi3Fatal) fatal_ = true;
+      if (s == fmi3Fatal) fatal_ = true, release_state_.reset();  // no call after fmi3Fatal
       throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 4 ? kStatus3[s] : "an unknown status") +
                                          " at t = " + fmt_time(t) + log_.tail());
     }
@@ -986,6 +1091,19 @@ class Fmi3Instance {
   const LogSink& log() const { return log_; }
   const Fmu& fmu() const { return *fmu_; }
 
+  bool can_save_state() const { return me_ ? fmu_->md.me_can_get_set_state : fmu_->md.cs_can_get_set_state; }
+  void save(FmuState& s, double t) {
+    s.adopt(release_state_);
+    check(api().get_fmu_state(c_, &s.handle), "fmi3GetFMUState", t);
+    may_restore_ = true;
+  }
+  void restore(const FmuState& s, double t) {
+    if (!s.of(release_state_)) throw PluginError(fmu_->label, "an FMU state of another instance cannot be restored");
+    check(api().set_fmu_state(c_, s.handle), "fmi3SetFMUState", t);
+  }
+  // fmi3DoStep / fmi3CompletedIntegratorStep may be told that no earlier state comes back.
+  bool no_earlier_state() const { return !may_restore_; }
+
  private:
   void instantiate() {
     const auto& md = fmu_->md;
@@ -997,8 +1115,11 @@ class Fmi3Instance {
       throw PluginError(fmu_->label, std::string(me_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation") +
                                          " returned NULL (the FMU refused to create an instance)" + log_.tail());
     fatal_ = false;
+    if (can_save_state())
+      release_state_ = std::make_shared<const StateRelease>([api = &api(), c = c_](void* h) { api->free_fmu_state(c, &h); });
   }
   void release() noexcept {
+    release_state_.reset();
     if (c_ && !fatal_) api().free_instance(c_);  // after fmi3Fatal no function may be called
     c_ = nullptr;
   }
@@ -1037,7 +1158,8 @@ class Fmi3Instance {
   LogSink log_;
   std::string resources_;
   fmi3Instance c_ = nullptr;
-  bool started_ = false, fatal_ = false;
+  bool started_ = false, fatal_ = false, may_restore_ = false;
+  std::shared_ptr<const StateRelease> release_state_;
 };
 
 class Fmi3Me {
@@ -1061,7 +1183,7 @@ class Fmi3Me {
   void outputs(std::span<double> y, double t) { inst_.get_outputs(y, t); }
   void completed_step(double t, bool& enter, bool& terminate) {
     fmi3Boolean e = false, x = false;
-    inst_.check(api().completed_integrator_step(c(), true, &e, &x), "fmi3CompletedIntegratorStep", t);
+    inst_.check(api().completed_integrator_step(c(), inst_.no_earlier_state(), &e, &x), "fmi3CompletedIntegratorStep", t);
     enter = e, terminate = x;
   }
   void enter_event_mode(double t) { inst_.check(api().enter_event_mode(c()), "fmi3EnterEventMode", t); }
@@ -1078,6 +1200,9 @@ class Fmi3Me {
   bool has_inputs() const { return !inst_.io().in.empty(); }
   std::string log_tail() const { return inst_.log().tail(); }
   const Fmu& fmu() const { return inst_.fmu(); }
+  bool can_save_state() const { return inst_.can_save_state(); }
+  void save(FmuState& s, double t) { inst_.save(s, t); }
+  void restore(const FmuState& s, double t) { inst_.restore(s, t); }
 
  private:
   const Fmi3Api& api() const { return inst_.fmu().me3; }
@@ -1222,6 +1347,29 @@ class ModelExchange final : public Subsystem {
   // Event times are located to this fraction of max(1, |t|) seconds.
   static constexpr double event_tolerance = 1e-12;
 
+  // The FMU state with the host's copy of the continuous states, the event indicators and the
+  // next time event; the integrator restarts from the saved point in every repetition.
+  bool can_save_state() const override { return me_.can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    auto* s = dynamic_cast<Snapshot*>(slot.get());
+    if (!s) slot.reset(s = new Snapshot);
+    me_.save(s->fmu, t_);
+    s->x = x_;
+    s->z = z_;
+    s->next_event = next_event_;
+    s->t = t_;
+    started_ = false;
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& s = dynamic_cast<const Snapshot&>(state);
+    me_.restore(s.fmu, s.t);
+    x_ = s.x;
+    z_ = s.z;
+    next_event_ = s.next_event;
+    t_ = s.t;
+    started_ = false;
+  }
+
  private:
   // An event indicator changes domain between z > 0 and z <= 0 (FMI 2 §3.1).
   static bool crossed(const std::vector<double>& a, const std::vector<double>& b) {
@@ -1251,6 +1399,13 @@ class ModelExchange final : public Subsystem {
     if (!z_.empty()) ode_.indicators(t, x_, z_);
     started_ = true;
   }
+
+  struct Snapshot final : SavedState {
+    FmuState fmu;
+    std::vector<double> x, z;
+    std::optional<double> next_event;
+    double t = 0.0;
+  };
 
   Me me_;
   MeOde<Me> ode_;
@@ -1284,11 +1439,12 @@ class Fmi3CoSimulation final : public Subsystem {
     else if (!inst_.fmu().md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
       throw StepFailure("the FMU cannot handle a variable communication step size, but a step of " + fmt_time(h) +
                         " s follows steps of " + fmt_time(first_h_) + " s; make the macro step a multiple of the subsystem's step");
-    inst_.set_inputs(inputs(), t);
+    inst_.set_inputs(inputs(), input_time(inst_, t, h));
     fmi3Boolean event = false, terminate = false, early = false;
     fmi3Float64 last = t;
     const fmi3Status s =
-        inst_.check(inst_.api().do_step(inst_.component(), t, h, true, &event, &terminate, &early, &last), "fmi3DoStep", t);
+        inst_.check(inst_.api().do_step(inst_.component(), t, h, inst_.no_earlier_state(), &event, &terminate, &early, &last),
+                    "fmi3DoStep", t);
     ++steps_;
     if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(last) + inst_.log().tail());
     if (s == fmi3Discard || early) {
@@ -1308,6 +1464,9 @@ class Fmi3CoSimulation final : public Subsystem {
   json report() const override {
     return {{"fmu", inst_.fmu().file.string()}, {"fmi_version", inst_.fmu().md.fmi_version}, {"interface", "co-simulation"}};
   }
+  bool can_save_state() const override { return inst_.can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override { save_cs_state(inst_, slot, t_, first_h_); }
+  void restore_state(const SavedState& state) override { restore_cs_state(inst_, state, t_, first_h_); }
 
  private:
   Fmi3Instance inst_;
@@ -1428,11 +1587,11 @@ std::shared_ptr<FmuPlugin> load_fmu(const fs::path& file) {
     fmu->cs_lib = load_binary(fmu->folder->path(), md, md.cs_identifier, fmu->label);
     Lookup l{*fmu->cs_lib, {}};
     if (md.version == 2) {
-      lookup_common2(l, fmu->cs2);
+      lookup_common2(l, fmu->cs2, md.cs_can_get_set_state);
       l(fmu->cs2.do_step, "fmi2DoStep");
       l(fmu->cs2.get_real_status, "fmi2GetRealStatus", false);
     } else {
-      lookup_common3(l, fmu->cs3);
+      lookup_common3(l, fmu->cs3, md.cs_can_get_set_state);
       l(fmu->cs3.instantiate, "fmi3InstantiateCoSimulation");
       l(fmu->cs3.do_step, "fmi3DoStep");
     }
@@ -1444,7 +1603,7 @@ std::shared_ptr<FmuPlugin> load_fmu(const fs::path& file) {
   if (md.has_me && md.version == 3) {
     Lookup l{*fmu->me_lib, {}};
     auto& a = fmu->me3;
-    lookup_common3(l, a);
+    lookup_common3(l, a, md.me_can_get_set_state);
     l(a.instantiate_me, "fmi3InstantiateModelExchange");
     l(a.set_time, "fmi3SetTime");
     l(a.set_states, "fmi3SetContinuousStates");
@@ -1460,7 +1619,7 @@ std::shared_ptr<FmuPlugin> load_fmu(const fs::path& file) {
   if (md.has_me && md.version == 2) {
     Lookup l{*fmu->me_lib, {}};
     auto& a = fmu->me2;
-    lookup_common2(l, a);
+    lookup_common2(l, a, md.me_can_get_set_state);
     l(a.set_time, "fmi2SetTime");
     l(a.set_states, "fmi2SetContinuousStates");
     l(a.get_derivatives, "fmi2GetDerivatives");

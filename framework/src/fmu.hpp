@@ -59,7 +59,8 @@ struct ModelDescription {
   std::string fmi_version, model_name, token, description, generation_tool;
   bool has_cs = false, has_me = false;
   std::string cs_identifier, me_identifier;
-  bool can_variable_step = true, can_get_set_state = false;
+  bool can_variable_step = true;
+  bool cs_can_get_set_state = false, me_can_get_set_state = false;  // canGetAndSetFMUstate per interface
   std::size_t state_count = 0, event_indicator_count = 0;
   std::vector<Variable> variables;
 };

@@ -48,6 +48,18 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
   // its start on, else this instant only.
   double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
   for (Link* l : links) {
+    if (l->iterating) {
+      if (!(t == l->value_time && l->pushes == l->value_pushes)) {
+        const double span = l->iter_t1 - l->iter_t0;
+        const double w = span > 0 ? std::clamp((t - l->iter_t0) / span, 0.0, 1.0) : 1.0;
+        for (std::size_t i = 0; i < l->width; ++i) l->value[i] = (1 - w) * l->iter_start[i] + w * l->iter_end[i];
+        l->value_time = t;
+        l->value_pushes = l->pushes;
+      }
+      from = std::max(from, t);
+      to = t;
+      continue;
+    }
     try {
       if (!(t == l->value_time && l->pushes == l->value_pushes)) {  // evaluated already
         l->extrapolator->evaluate(t, l->value);
@@ -343,6 +355,17 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
     node->y.assign(node->output_width, 0.0);
     node->y_prev.assign(node->output_width, 0.0);
+    if (manifest_.coupling.iteration.enabled) {
+      bool saves = false;
+      try {
+        saves = node->sub->can_save_state();
+      } catch (...) {
+      }
+      if (!saves)
+        error(sc.pointer, "iterative coupling (/coupling/iteration) repeats macro steps from snapshots, but subsystem \"" +
+                              node->name + "\" (" + node->plugin + ") cannot save and restore its state" +
+                              (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
+    }
     try {
       node->sub->bind(node->input_view);
     } catch (...) {

@@ -41,6 +41,12 @@ struct alignas(64) Link {
   bool convert = false;
   double scale = 1.0, offset = 0.0;
   std::vector<double> converted;
+  // Iterative coupling: while a macro step [iter_t0, iter_t1] is repeated, the input is the
+  // straight line from iter_start (its value at iter_t0) to iter_end (the relaxed iterate at
+  // iter_t1) instead of the extrapolator's value. A change of either counts as a push.
+  bool iterating = false;
+  double iter_t0 = 0.0, iter_t1 = 0.0;
+  std::vector<double> iter_start, iter_end;
   ConnectionConfig config;
 
   // Pushes the source's current outputs when newer than the last push.

@@ -175,6 +175,39 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
 
 // Every number that sets a time or a size, against Limits: a step must advance time at
 // every t of the run, and the counts it implies must be feasible.
+// /coupling/iteration (after the scheme and align are read).
+void read_iteration(Checker& chk, const json& it, CouplingConfig& c) {
+  const std::string p = "/coupling/iteration";
+  if (!chk.object(it, p, {"max_iterations", "relaxation", "tolerance", "absolute_tolerance", "unconverged"}, {})) return;
+  IterationConfig& ic = c.iteration;
+  ic.enabled = true;
+  if (c.scheme == Scheme::multirate)
+    chk.error(p, "iterative coupling repeats the macro steps of the \"jacobi\" and \"gauss_seidel\" schemes; "
+                 "\"multirate\" has none (remove /coupling/iteration or change /coupling/scheme)");
+  if (!c.align)
+    chk.error(p, "iterative coupling needs every subsystem to land on the communication points: set /coupling/align to true");
+  if (it.contains("max_iterations")) {
+    const json& v = it["max_iterations"];
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1000)
+      chk.error(p + "/max_iterations", "expected an integer from 1 to 1000 (passes per macro step, the first included), found " +
+                                           type_name(v));
+    else ic.max_iterations = static_cast<int>(v.get<long long>());
+  }
+  auto in_range = [&](const char* key, double lo, bool lo_open, double hi, const char* what, double& out) {
+    if (!it.contains(key)) return;
+    const json& v = it[key];
+    const double x = v.is_number() ? v.get<double>() : std::nan("");
+    if (!v.is_number() || !std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
+      chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
+    else out = x;
+  };
+  in_range("relaxation", 0.0, true, 2.0, "a relaxation factor in (0, 2] (1: no relaxation, < 1: under-relaxation)", ic.relaxation);
+  in_range("tolerance", 0.0, false, 1.0, "a relative tolerance in [0, 1]", ic.tolerance);
+  in_range("absolute_tolerance", 0.0, false, std::numeric_limits<double>::max(),
+           "a non-negative absolute tolerance (in each connection's unit)", ic.absolute_tolerance);
+  if (auto u = chk.string(it, p, "unconverged", {"accept", "stop"})) ic.stop_unconverged = *u == "stop";
+}
+
 void check_sizes(const Manifest& m, Checker& chk) {
   const CouplingConfig& c = m.coupling;
   if (!(c.end > c.start) || c.macro_step <= 0) return;  // reported already
@@ -339,7 +372,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   if (d.contains("coupling")) {
     const json& c = d["coupling"];
     const std::string p = "/coupling";
-    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align"},
+    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration"},
                    {"scheme", "macro_step", "end"})) {
       auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"});
       if (scheme) m.coupling.scheme = *scheme == "jacobi" ? Scheme::jacobi
@@ -371,6 +404,9 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
       }
     }
   }
+
+  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("iteration"))
+    read_iteration(chk, d["coupling"]["iteration"], m.coupling);
 
   // record
   if (d.contains("record")) {

@@ -48,31 +48,95 @@ struct Stop {
   std::string message;
 };
 
+// A CSV file written in whole rows: rows are appended to buffer() and reach the file by
+// write(2), when commit() is called; a write the disk refuses cuts the file back to its last
+// complete row and throws Stop (later rows are not written).
+class RowFile {
+ public:
+  RowFile(const fs::path& path, const std::string& header) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Stop{RunStatus::failed, "cannot write " + path.string() + ": " + std::strerror(errno)};
+    buffer_.reserve(kBufferBytes + 4096);
+    buffer_ = header + "\n";
+    commit();
+  }
+  ~RowFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RowFile(const RowFile&) = delete;
+  RowFile& operator=(const RowFile&) = delete;
+
+  std::string& buffer() { return buffer_; }
+  int fd() const { return fd_; }
+  std::size_t rows() const { return committed_rows_; }
+  bool lost() const { return lost_; }
+  // A commit is due: the buffer is large or 50 ms of wall time have passed since the last one.
+  bool due() const {
+    return buffer_.size() >= kBufferBytes || std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(50);
+  }
+  void commit() {
+    last_commit_ = std::chrono::steady_clock::now();
+    if (buffer_.empty() || lost_) return;
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+        // Keep the complete rows that reached the file and cut the rest: the file ends with a
+        // whole row.
+        const auto last = buffer_.rfind('\n', done ? done - 1 : 0);
+        const std::size_t keep = done && last != std::string::npos ? last + 1 : 0;
+        committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.begin() + static_cast<long>(keep), '\n'));
+        if (committed_bytes_ == 0 && keep > 0) --committed_rows_;  // the header line
+        committed_bytes_ += keep;
+        if (::ftruncate(fd_, static_cast<off_t>(committed_bytes_)) != 0) {
+        }
+        buffer_.clear();
+        lost_ = true;
+        throw Stop{RunStatus::failed, "cannot write " + path_.string() + ": " + why + "; the " +
+                                          std::to_string(committed_rows_) + " rows written before are kept"};
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    const bool header = committed_bytes_ == 0;
+    committed_bytes_ += buffer_.size();
+    committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.end(), '\n')) - (header ? 1 : 0);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kBufferBytes = 1 << 16;
+  fs::path path_;
+  int fd_ = -1;
+  std::string buffer_;
+  std::size_t committed_rows_ = 0, committed_bytes_ = 0;
+  bool lost_ = false;  // the disk refused: later rows are not written
+  std::chrono::steady_clock::time_point last_commit_{};
+};
+
+void put_number(std::string& out, double v) {
+  char num[32];
+  out.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+}
+
 // Rows of the results table, filled by each subsystem as its time passes the record times;
-// a row is written once every recording subsystem has filled it. Rows go to the file whole,
-// by write(2) from a buffer of complete rows, at least every 50 ms of wall time and at the end:
-// a crash loses at most that much, and never leaves half a row (a write the disk refuses is
-// cut back to the last complete row and ends the run with the error).
+// a row is written once every recording subsystem has filled it. Rows go to the file whole
+// (RowFile), at least every 50 ms of wall time and at the end: a crash loses at most that
+// much, and never leaves half a row. Under iterative coupling, rows after the last accepted
+// communication point wait (hold_after/accept), and a repeated macro step takes back what its
+// subsystems filled (rewind).
 class Recorder {
  public:
   Recorder(Graph& g, const fs::path& csv, double t0, double interval, double end, std::size_t capacity,
            RunBeacon* beacon)
-      : g_(g), csv_(csv), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon) {
-    fd_ = ::open(csv.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Stop{RunStatus::failed, "cannot write " + csv.string() + ": " + std::strerror(errno)};
-    buffer_.reserve(kBufferBytes + 4096);
-    buffer_ += "time";
-    for (const auto& c : g.columns) buffer_ += "," + c;
-    buffer_ += "\n";
-    commit();
+      : g_(g), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon),
+        file_(csv, header(g)) {
     for (auto& n : g.nodes)
       if (!n->record_cols.empty()) ++recording_nodes_;
     rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
   }
-  ~Recorder() {
-    g_pending_rows.fd = -1;
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~Recorder() { g_pending_rows.fd = -1; }
   double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
   // Times (t_prev, t] of node n passed: fill its columns by linear interpolation.
   void advance(Node& n) {
@@ -94,86 +158,71 @@ class Recorder {
       format_complete_rows();
     }
   }
-  std::size_t rows_written() const { return committed_rows_; }
+  void hold_after(double t) { accepted_ = t; }
+  void accept(double t) {
+    accepted_ = t;
+    format_complete_rows();
+  }
+  // Node n is back at an earlier state whose next row to fill was `next`.
+  void rewind(Node& n, std::size_t next) {
+    if (n.record_cols.empty() && recording_nodes_ > 0) return;
+    for (std::size_t k = next; k < n.next_record; ++k) --rows_[k % rows_.size()].filled;
+    n.next_record = next;
+  }
+  std::size_t rows_written() const { return file_.rows(); }
   // Every complete row reaches the file (before summary.json claims them). Throws Stop when
   // the disk refuses.
-  void finish() {
-    if (!formatted_rows_lost_) commit();
-  }
+  void finish() { commit(); }
 
  private:
-  static constexpr std::size_t kBufferBytes = 1 << 16;
   struct Row {
     std::vector<double> values;
     std::size_t filled;
   };
+  static std::string header(const Graph& g) {
+    std::string h = "time";
+    for (const auto& c : g.columns) h += "," + c;
+    return h;
+  }
   void format_complete_rows() {
     const std::size_t need = std::max<std::size_t>(recording_nodes_, 1);
     bool wrote = false;
-    while (rows_[formatted_ % rows_.size()].filled >= need) {
+    std::string& buffer = file_.buffer();
+    while (rows_[formatted_ % rows_.size()].filled >= need && time_of(formatted_) <= accepted_ + 1e-9 * dt_) {
       Row& r = rows_[formatted_ % rows_.size()];
       g_pending_rows.busy = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      char num[32];
-      auto put = [&](double v) {
-        buffer_.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
-      };
-      put(time_of(formatted_));
+      put_number(buffer, time_of(formatted_));
       for (double v : r.values) {
-        buffer_ += ',';
-        put(v);
+        buffer += ',';
+        put_number(buffer, v);
       }
-      buffer_ += '\n';
+      buffer += '\n';
       expose();
       r.filled = 0;
       ++formatted_;
       wrote = true;
     }
-    if (!wrote) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (buffer_.size() >= kBufferBytes || now - last_commit_ >= std::chrono::milliseconds(50)) commit();
+    if (wrote && file_.due()) commit();
   }
   // The buffer as the SIGUSR1 handler may write it (whole rows only).
   void expose() {
-    g_pending_rows.fd = fd_;
-    g_pending_rows.data = buffer_.data();
-    g_pending_rows.size = buffer_.size();
+    g_pending_rows.fd = file_.fd();
+    g_pending_rows.data = file_.buffer().data();
+    g_pending_rows.size = file_.buffer().size();
     std::atomic_signal_fence(std::memory_order_seq_cst);
     g_pending_rows.busy = 0;
   }
   void commit() {
-    last_commit_ = std::chrono::steady_clock::now();
-    if (buffer_.empty()) return;
     g_pending_rows.busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    std::size_t done = 0;
-    while (done < buffer_.size()) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
-        // Keep the complete rows that reached the file and cut the rest: the file ends with a
-        // whole row.
-        const auto last = buffer_.rfind('\n', done ? done - 1 : 0);
-        const std::size_t keep = done && last != std::string::npos ? last + 1 : 0;
-        committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.begin() + static_cast<long>(keep), '\n'));
-        if (committed_bytes_ == 0 && keep > 0) --committed_rows_;  // the header line
-        committed_bytes_ += keep;
-        if (::ftruncate(fd_, static_cast<off_t>(committed_bytes_)) != 0) {
-        }
-        buffer_.clear();
-        expose();
-        formatted_rows_lost_ = true;
-        throw Stop{RunStatus::failed, "cannot write " + csv_.string() + ": " + why + "; the " +
-                                          std::to_string(committed_rows_) + " rows written before are kept"};
-      }
-      done += static_cast<std::size_t>(n);
+    try {
+      file_.commit();
+    } catch (...) {
+      expose();
+      throw;
     }
-    const bool header = committed_bytes_ == 0;
-    committed_bytes_ += buffer_.size();
-    committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.end(), '\n')) - (header ? 1 : 0);
-    if (beacon_) beacon_->rows.store(committed_rows_, std::memory_order_relaxed);
-    buffer_.clear();
+    if (beacon_) beacon_->rows.store(file_.rows(), std::memory_order_relaxed);
     expose();
   }
   void grow() {
@@ -182,17 +231,14 @@ class Recorder {
     rows_ = std::move(bigger);
   }
   Graph& g_;
-  fs::path csv_;
   double t0_, dt_, end_;
   std::size_t ncols_;
   RunBeacon* beacon_;
+  RowFile file_;
   std::size_t recording_nodes_ = 0;
   std::vector<Row> rows_;
-  std::size_t formatted_ = 0, committed_rows_ = 0, committed_bytes_ = 0;
-  bool formatted_rows_lost_ = false;  // the disk refused: later rows are not written
-  std::string buffer_;
-  int fd_ = -1;
-  std::chrono::steady_clock::time_point last_commit_{};
+  std::size_t formatted_ = 0;
+  double accepted_ = std::numeric_limits<double>::infinity();
 };
 
 class Progress {
@@ -234,7 +280,7 @@ class Progress {
 class Master {
  public:
   Master(Graph& g, const CouplingConfig& c, double residual_limit, Recorder& rec, Progress& prog,
-         const volatile int* stop, RunBeacon* beacon)
+         const volatile int* stop, RunBeacon* beacon, RowFile* iteration_log)
       : g_(g),
         c_(c),
         rec_(rec),
@@ -244,7 +290,8 @@ class Master {
         // Relative to the macro step, but never below the spacing of doubles at the end time.
         eps_(std::max(1e-9 * std::min(c.macro_step, c.end - c.start),
                       9e-16 * std::max(std::abs(c.start), std::abs(c.end)))),
-        residual_limit_(residual_limit) {}
+        residual_limit_(residual_limit),
+        iteration_log_(iteration_log) {}
 
   void initialize() {
     const double t0 = c_.start;
@@ -359,10 +406,27 @@ class Master {
   void run() {
     beacon_->phase.store(2);
     switch (c_.scheme) {
-      case Scheme::jacobi: macro_loop(false); break;
-      case Scheme::gauss_seidel: macro_loop(true); break;
+      case Scheme::jacobi: c_.iteration.enabled ? iterative_loop(false) : macro_loop(false); break;
+      case Scheme::gauss_seidel: c_.iteration.enabled ? iterative_loop(true) : macro_loop(true); break;
       case Scheme::multirate: multirate_loop(); break;
     }
+  }
+
+  // Iterative coupling, for summary.json.
+  json iteration_summary() const {
+    const IterationConfig& ic = c_.iteration;
+    return {{"max_iterations", ic.max_iterations},
+            {"relaxation", ic.relaxation},
+            {"tolerance", ic.tolerance},
+            {"absolute_tolerance", ic.absolute_tolerance},
+            {"macro_steps", iter_.macro_steps},
+            {"passes", iter_.passes},
+            {"mean_passes_per_macro_step", iter_.macro_steps ? double(iter_.passes) / double(iter_.macro_steps) : 0.0},
+            {"most_passes_in_a_macro_step", iter_.most_passes},
+            {"unconverged_macro_steps", iter_.unconverged},
+            {"first_unconverged_time", iter_.first_unconverged},
+            {"largest_final_residual", iter_.largest_final},
+            {"per_macro_step", "iterations.csv"}};
   }
 
   double time_reached() const {
@@ -488,7 +552,15 @@ class Master {
     n.t = on_grid(t_new, c_.start, n.step, t_new - n.t_prev);
     ++n.steps;
     read_outputs(n);
-    check_monitors(n);
+    if (!defer_monitors_) {
+      check_monitors(n);
+    } else if (!violation_) {
+      try {
+        check_monitors(n);
+      } catch (const Stop& s) {
+        violation_ = s;
+      }
+    }
     for (Bond& b : n.bonds) {
       const double p = bond_power(n, b);
       b.energy += (b.rectangle ? p : 0.5 * (p + b.power)) * (n.t - n.t_prev);
@@ -534,6 +606,169 @@ class Master {
       check_residuals();
       if (prog_.enabled()) prog_.update(time_reached());
     }
+  }
+
+  // A subsystem's state at a communication point, for repeating a macro step: the host's part
+  // (time, outputs, record position, bond energies) and the subsystem's own snapshot.
+  struct NodeSnapshot {
+    double t = 0.0, t_prev = 0.0;
+    long steps = 0;
+    std::size_t next_record = 0;
+    std::vector<double> y, y_prev, bond_energy, bond_power;
+    std::unique_ptr<SavedState> state;
+  };
+  void save(Node& n, NodeSnapshot& s) {
+    s.t = n.t, s.t_prev = n.t_prev, s.steps = n.steps, s.next_record = n.next_record;
+    s.y = n.y, s.y_prev = n.y_prev;
+    s.bond_energy.resize(n.bonds.size());
+    s.bond_power.resize(n.bonds.size());
+    for (std::size_t i = 0; i < n.bonds.size(); ++i) s.bond_energy[i] = n.bonds[i].energy, s.bond_power[i] = n.bonds[i].power;
+    guarded(n, [&] { n.sub->save_state(s.state); });
+    if (!s.state)
+      throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") saved no state at t = " + std::to_string(n.t) + " s"};
+  }
+  void restore(Node& n, const NodeSnapshot& s) {
+    guarded(n, [&] { n.sub->restore_state(*s.state); });
+    rec_.rewind(n, s.next_record);
+    n.t = s.t, n.t_prev = s.t_prev, n.steps = s.steps;
+    n.y = s.y, n.y_prev = s.y_prev;
+    for (std::size_t i = 0; i < n.bonds.size(); ++i) n.bonds[i].energy = s.bond_energy[i], n.bonds[i].power = s.bond_power[i];
+  }
+  // The source's output as the destination reads it (unit conversion applied).
+  static void source_value(const Link& l, std::span<double> out) {
+    const double* y = l.src->y.data() + l.src_offset;
+    for (std::size_t i = 0; i < l.width; ++i) out[i] = l.convert ? y[i] * l.scale + l.offset : y[i];
+  }
+  static void set_iterating(Link& l, bool on) {
+    l.iterating = on;
+    ++l.pushes;  // the value cached for a time is stale
+    l.dst->input_view.forget(l.dst_input);
+  }
+
+  // Jacobi / Gauss–Seidel with every macro step repeated until the interface converges (see
+  // IterationConfig). Pass 1 is the plain scheme (extrapolated inputs); pass k > 1 restarts
+  // every subsystem from its snapshot with straight-line inputs to the relaxed iterates. Under
+  // Gauss–Seidel a connection to a later subsystem in the order carries the value its source
+  // produced in the same pass (that is what makes the scheme sequential); only the connections
+  // back up the order are relaxed. Rows of results.csv inside a macro step are written once it
+  // is accepted.
+  void iterative_loop(bool sequential) {
+    const IterationConfig& ic = c_.iteration;
+    std::vector<NodeSnapshot> snapshots(g_.nodes.size());
+    std::vector<std::size_t> place(g_.nodes.size());
+    for (std::size_t i = 0; i < g_.order.size(); ++i) place[static_cast<std::size_t>(g_.order[i]->index)] = i;
+    std::vector<char> forward(g_.links.size(), 0);
+    std::size_t widest = 1;
+    for (auto& l : g_.links) {
+      forward[static_cast<std::size_t>(l->index)] =
+          sequential && place[static_cast<std::size_t>(l->src->index)] < place[static_cast<std::size_t>(l->dst->index)];
+      l->iter_start.assign(l->width, 0.0);
+      l->iter_end.assign(l->width, 0.0);
+      widest = std::max(widest, l->width);
+    }
+    std::vector<double> y(widest);
+    defer_monitors_ = true;
+    double T = c_.start;
+    long k = 0;
+    while (T < c_.end - eps_) {
+      ++k;
+      const double Tn = std::min(c_.start + static_cast<double>(k) * c_.macro_step, c_.end);
+      rec_.hold_after(T);
+      for (auto& n : g_.nodes) save(*n, snapshots[static_cast<std::size_t>(n->index)]);
+      // The interface at T, and the extrapolators' prediction at Tn (what pass 1 uses).
+      for (auto& l : g_.links) {
+        guarded(*l, [&] {
+          l->extrapolator->evaluate(T, l->iter_start);
+          l->extrapolator->evaluate(Tn, l->iter_end);
+        });
+        l->iter_t0 = T;
+        l->iter_t1 = Tn;
+      }
+      int pass = 0;
+      bool converged = false;
+      double ratio = 0.0, largest = 0.0;
+      for (;;) {
+        ++pass;
+        violation_.reset();  // an output bound crossed by an iterate that is not accepted is no divergence
+        if (pass > 1)
+          for (auto& n : g_.nodes) restore(*n, snapshots[static_cast<std::size_t>(n->index)]);
+        for (Node* n : g_.order) {
+          advance_to(*n, Tn);
+          if (sequential)
+            for (Link* l : n->out_links)
+              if (forward[static_cast<std::size_t>(l->index)]) {
+                source_value(*l, l->iter_end);
+                set_iterating(*l, true);
+              }
+        }
+        // Each connection's new end value against the one its reader was given.
+        converged = true;
+        ratio = largest = 0.0;
+        for (auto& l : g_.links) {
+          source_value(*l, y);
+          for (std::size_t i = 0; i < l->width; ++i) {
+            const double r = std::abs(y[i] - l->iter_end[i]);
+            const double bound = ic.absolute_tolerance + ic.tolerance * std::abs(y[i]);
+            largest = std::max(largest, r);
+            if (r > bound) {
+              converged = false;
+              ratio = std::max(ratio, bound > 0 ? r / bound : std::numeric_limits<double>::infinity());
+            } else if (bound > 0) {
+              ratio = std::max(ratio, r / bound);
+            }
+          }
+        }
+        if (converged || pass >= ic.max_iterations) break;
+        for (auto& l : g_.links) {
+          if (!forward[static_cast<std::size_t>(l->index)]) {
+            source_value(*l, y);
+            for (std::size_t i = 0; i < l->width; ++i) l->iter_end[i] += ic.relaxation * (y[i] - l->iter_end[i]);
+          }
+          set_iterating(*l, true);
+        }
+      }
+      if (!converged && ic.stop_unconverged) {
+        // The run ends at T, the last converged communication point: nothing of this macro
+        // step reaches results.csv.
+        for (auto& n : g_.nodes) restore(*n, snapshots[static_cast<std::size_t>(n->index)]);
+        log_iteration(Tn, pass, largest, ratio, converged);
+        throw Stop{RunStatus::diverged, "iterative coupling did not converge in " + std::to_string(pass) +
+                                            " passes in the macro step from t = " + std::to_string(T) + " to " +
+                                            std::to_string(Tn) + " s: the largest interface change was " +
+                                            std::to_string(largest) + " (" + std::to_string(ratio) +
+                                            " times the tolerance); the results end at t = " + std::to_string(T) + " s"};
+      }
+      // Accepted: the extrapolators get the samples at Tn, the rows up to Tn are written.
+      for (auto& l : g_.links)
+        if (l->iterating) set_iterating(*l, false);
+      for (Node* n : g_.order)
+        for (Link* l : n->out_links) push(*l, n->t);
+      rec_.accept(Tn);
+      log_iteration(Tn, pass, largest, ratio, converged);
+      if (violation_) throw *violation_;
+      T = Tn;
+      beacon_->time_reached.store(T, std::memory_order_relaxed);
+      check_residuals();
+      if (prog_.enabled()) prog_.update(time_reached());
+    }
+  }
+
+  // One macro step of iterative coupling: the counts of summary.json and a row of iterations.csv.
+  void log_iteration(double Tn, int pass, double largest, double ratio, bool converged) {
+    ++iter_.macro_steps;
+    iter_.passes += pass;
+    iter_.most_passes = std::max(iter_.most_passes, pass);
+    iter_.largest_final = std::max(iter_.largest_final, largest);
+    if (!converged && iter_.unconverged++ == 0) iter_.first_unconverged = Tn;
+    if (!iteration_log_) return;
+    std::string& b = iteration_log_->buffer();
+    put_number(b, Tn);
+    b += ',' + std::to_string(pass) + ',';
+    put_number(b, largest);
+    b += ',';
+    put_number(b, ratio);
+    b += converged ? ",1\n" : ",0\n";
+    if (iteration_log_->due()) iteration_log_->commit();
   }
 
   // Every subsystem takes its own steps; outputs are pushed after every step.
@@ -598,6 +833,16 @@ class Master {
   double eps_;
   double residual_limit_;
   std::vector<std::vector<double>> pushed_;  // initialization: the values each connection was last given
+  RowFile* iteration_log_;
+  // Iterative coupling: output bounds are judged on the accepted pass of a macro step only.
+  bool defer_monitors_ = false;
+  std::optional<Stop> violation_;
+  struct {
+    long macro_steps = 0, passes = 0, unconverged = 0;
+    int most_passes = 0;
+    double largest_final = 0.0;
+    double first_unconverged = std::numeric_limits<double>::quiet_NaN();
+  } iter_;
 };
 
 json statistics_of(Node& n) {
@@ -654,14 +899,19 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
 
   Progress prog(opt.progress, m.coupling.start, m.coupling.end);
   std::optional<Recorder> rec;
+  std::optional<RowFile> iteration_log;
+  std::optional<Master> master;
   try {
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, capacity, beacon);
-    Master master(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon);
+    if (m.coupling.iteration.enabled)
+      iteration_log.emplace(folder->path() / "iterations.csv", "time,passes,largest_change,change_over_tolerance,converged");
+    master.emplace(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon,
+                   iteration_log ? &*iteration_log : nullptr);
     const auto init0 = std::chrono::steady_clock::now();
-    master.initialize();
+    master->initialize();
     res.initialization_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - init0).count();
     const auto step0 = std::chrono::steady_clock::now();
-    master.run();
+    master->run();
     res.stepping_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - step0).count();
     rec->finish();
     res.status = RunStatus::completed;
@@ -683,6 +933,14 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       rec->finish();
     } catch (const Stop& s) {
       res.message += "; " + s.message;
+    }
+  }
+  if (iteration_log) {
+    try {
+      iteration_log->commit();
+    } catch (const Stop& s) {
+      if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
+      else res.message += "; " + s.message;
     }
   }
   if (beacon) beacon->phase.store(3);
@@ -752,6 +1010,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     subs[n->name] = j;
   }
   s["subsystems"] = subs;
+  if (master && m.coupling.iteration.enabled) s["iteration"] = master->iteration_summary();
   if (energy_known && !g.nodes.empty()) {
     s["total_subsystem_energy_J"] = total_energy;
     // Every subsystem reports energy: the whole system's change against what crossed its

@@ -35,6 +35,10 @@ class MultibodySubsystem final : public Subsystem {
   // Inputs at t0 are final now: formulations that carry accelerations restart from them.
   void equilibrate(double t0) override { form_->reset(*model_, t0, q_, v_); }
   double step(double t, double h) override {
+    if (restart_) {
+      form_->reset(*model_, t, q_, v_);
+      restart_ = false;
+    }
     t_ = form_->step(*model_, t, h, q_, v_);
     return t_;
   }
@@ -57,12 +61,31 @@ class MultibodySubsystem final : public Subsystem {
   }
   double energy() const override { return model_->energy_at(t_, q_, v_); }
 
+  // A model keeps no state between evaluations (MultibodyModel's contract): (t, q, v) is the
+  // state. The formulation restarts from the saved point in every repetition of the macro
+  // step, the first one included, so that every repetition takes the same path.
+  bool can_save_state() const override { return true; }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    save_value(slot, Snapshot{q_, v_, t_});
+    restart_ = true;
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& s = saved_value<Snapshot>(state);
+    q_ = s.q, v_ = s.v, t_ = s.t;
+    restart_ = true;
+  }
+
  private:
   std::shared_ptr<MultibodyModel> model_;
   std::shared_ptr<Formulation> form_;
   Eigen::VectorXd q_, v_, v_dot_, f_eff_, lambda_i_;
   Eigen::MatrixXd M_eff_;
   double t_ = 0.0;
+  bool restart_ = false;
+  struct Snapshot {
+    Eigen::VectorXd q, v;
+    double t;
+  };
 };
 
 }  // namespace

@@ -44,7 +44,32 @@ class OdeSubsystem final : public Subsystem {
   json report() const override { return sys_->report(); }
   double energy() const override { return sys_->energy_at(t_, x_); }
 
+  // x, the time and the system's own state; the integrator restarts from the saved point in
+  // every repetition of the macro step (its history beyond the point is not part of the state),
+  // the first one included, so that every repetition takes the same path.
+  bool can_save_state() const override { return sys_->can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    auto* s = dynamic_cast<Snapshot*>(slot.get());
+    if (!s) slot.reset(s = new Snapshot);
+    s->x = x_;
+    s->t = t_;
+    sys_->save_state(s->system);
+    started_ = false;
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& s = dynamic_cast<const Snapshot&>(state);
+    x_ = s.x;
+    t_ = s.t;
+    if (s.system) sys_->restore_state(*s.system);
+    started_ = false;
+  }
+
  private:
+  struct Snapshot final : SavedState {
+    std::vector<double> x;
+    double t = 0.0;
+    std::unique_ptr<SavedState> system;
+  };
   std::shared_ptr<OdeSystem> sys_;
   std::shared_ptr<Integrator> integ_;
   std::vector<double> x_;

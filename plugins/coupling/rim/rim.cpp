@@ -106,7 +106,25 @@ class ReducedInterfaceModel final : public Subsystem {
 
   json statistics() const override { return {{"steps", steps_}, {"synchronizations", syncs_}}; }
 
+  // The interface state, the held M̃⁻¹ and f̃ and the synchronization clock (iterative coupling).
+  bool can_save_state() const override { return true; }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    save_value(slot, Snapshot{s_, s_dot_, s_ddot_, f_eff_, M_eff_, M_inv_, t_, next_sync_, synced_});
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& v = saved_value<Snapshot>(state);
+    s_ = v.s, s_dot_ = v.s_dot, s_ddot_ = v.s_ddot, f_eff_ = v.f_eff, M_eff_ = v.M_eff, M_inv_ = v.M_inv;
+    t_ = v.t, next_sync_ = v.next_sync, synced_ = v.synced;
+  }
+
  private:
+  struct Snapshot {
+    Eigen::VectorXd s, s_dot, s_ddot, f_eff;
+    Eigen::MatrixXd M_eff, M_inv;
+    double t, next_sync;
+    bool synced;
+  };
+
   // Algorithm 2, line 12: take the multibody interface state and M̃, f̃.
   void synchronize(double t) {
     auto s = inputs().at(0, t);

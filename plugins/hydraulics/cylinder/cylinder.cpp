@@ -173,6 +173,8 @@ class CylinderOde final : public stride::OdeSystem {
   }
 
   stride::json statistics() const override { return {{"rhs_evaluations", rhs_}}; }
+  // Beyond x only what equilibrate() fixed: nothing else to save.
+  bool can_save_state() const override { return true; }
 
   stride::json report() const override {
     stride::json r = {{"initialize", equilibrium_ ? "equilibrium" : "given"},

@@ -22,7 +22,8 @@
 #include <nlohmann/json.hpp>
 
 // 3: the handshake section (read before loading).
-#define STRIDE_ABI_VERSION 3
+// 4: state snapshots (Subsystem/OdeSystem::can_save_state, save_state, restore_state).
+#define STRIDE_ABI_VERSION 4
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)

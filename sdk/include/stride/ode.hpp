@@ -30,9 +30,20 @@ class OdeSystem : public Component {
   }
   // Extra summary entries.
   virtual json report() const { return json::object(); }
+
+  // Optional capability, for iterative coupling (see Subsystem::save_state): the host saves
+  // and restores x and restarts the integrator (reset()) at the restored time itself; the
+  // system saves only what steps change beyond x (a latch, a counter that enters the
+  // derivatives). A system whose derivatives and outputs depend on (t, x, inputs) and on
+  // what initial_state()/equilibrate() set returns true and keeps the empty save/restore.
+  virtual bool can_save_state() const { return false; }
+  virtual void save_state(std::unique_ptr<SavedState>& /*slot*/) {}
+  virtual void restore_state(const SavedState& /*state*/) {}
 };
 
-// Steps an OdeSystem. Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*.
+// Steps an OdeSystem. Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*, where a
+// later reset() restarts it at any (t, x): after an event, or when the host repeats a macro
+// step (iterative coupling) and has put x back.
 // reset() allocates all work memory and may evaluate the system (its inputs are available,
 // after the host's consistent initialization); step() must not allocate.
 class Integrator {

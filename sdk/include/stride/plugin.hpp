@@ -180,6 +180,33 @@ class Component {
   Inputs* inputs_ = nullptr;
 };
 
+// A snapshot of a component's state, opaque to the host: what save_state() stores and
+// restore_state() puts back (Subsystem, OdeSystem). Most components keep a copy of a value:
+// SavedValue<T> with save_value() / saved_value() below.
+class SavedState {
+ public:
+  virtual ~SavedState() = default;
+};
+
+template <class T>
+class SavedValue final : public SavedState {
+ public:
+  explicit SavedValue(T v) : value(std::move(v)) {}
+  T value;
+};
+
+// Stores a copy of `v` in `slot`, reusing the slot's memory when it holds a SavedValue<T>.
+template <class T>
+void save_value(std::unique_ptr<SavedState>& slot, const T& v) {
+  if (auto* s = dynamic_cast<SavedValue<T>*>(slot.get())) s->value = v;
+  else slot = std::make_unique<SavedValue<T>>(v);
+}
+// The value save_value<T>() stored (std::bad_cast when the snapshot is of another type).
+template <class T>
+const T& saved_value(const SavedState& s) {
+  return dynamic_cast<const SavedValue<T>&>(s).value;
+}
+
 // Unrecoverable failure of a step (Newton did not converge, state left its domain, ...).
 // The host ends the run with status "diverged" and the message.
 class StepFailure : public std::runtime_error {

@@ -24,6 +24,23 @@ class Subsystem : public Component {
   virtual void outputs(std::span<double> y) = 0;
   // Extra summary entries (initialization results, constraint violations, ...).
   virtual json report() const { return json::object(); }
+
+  // Optional capability: snapshots of the state, so that the host can repeat a macro step
+  // (iterative coupling). Only called when can_save_state() is true, after initialization and
+  // at communication points:
+  //   save_state(slot) -> { step()* -> outputs() -> restore_state(*slot) }* -> step()* ...
+  // save_state() stores everything later steps and outputs depend on (the time reached
+  // included); `slot` is empty or holds this subsystem's previous snapshot, whose memory may
+  // be reused. After restore_state(), the same steps with the same inputs give the same
+  // outputs as after the save. Inputs are not part of the state. Both may allocate; the host
+  // calls them from one thread. An exception ends the run like one from step().
+  virtual bool can_save_state() const { return false; }
+  virtual void save_state(std::unique_ptr<SavedState>& /*slot*/) {
+    throw std::logic_error("save_state() called on a subsystem that cannot save its state");
+  }
+  virtual void restore_state(const SavedState& /*state*/) {
+    throw std::logic_error("restore_state() called on a subsystem that cannot save its state");
+  }
 };
 
 }  // namespace stride

@@ -50,6 +50,19 @@ struct ConnectionConfig {
 enum class Scheme { jacobi, gauss_seidel, multirate };
 enum class Synchronization { slowest_first, fastest_first };
 
+// Iterative coupling (Jacobi and Gauss–Seidel): every macro step is repeated from snapshots of
+// every subsystem until the interface values at its end stop changing. Repetition k > 0 feeds
+// each input the straight line from its value at the macro step's start to the relaxed iterate
+// u_k = u_{k-1} + ω (y_{k-1} - u_{k-1}) at its end (the first one uses the extrapolators).
+struct IterationConfig {
+  bool enabled = false;
+  int max_iterations = 10;           // passes per macro step, the first included
+  double relaxation = 1.0;           // ω
+  double tolerance = 1e-6;           // converged when |y - u| <= absolute_tolerance + tolerance |y|
+  double absolute_tolerance = 1e-9;  // for every element of every connection
+  bool stop_unconverged = false;     // a macro step still apart after max_iterations ends the run
+};
+
 struct CouplingConfig {
   Scheme scheme = Scheme::jacobi;
   double macro_step = 0.0;
@@ -60,6 +73,7 @@ struct CouplingConfig {
   // Jacobi/Gauss–Seidel: shorten a subsystem's last step in a macro step so it lands on the
   // communication point (true), or let it overshoot (false, unsynchronized grids).
   bool align = true;
+  IterationConfig iteration;
 };
 
 struct RecordConfig {
