@@ -25,7 +25,7 @@ __all__ = ["run", "validate", "sweep", "plugins", "describe", "load_results", "l
            "Result", "SweepResult", "ManifestError", "UnknownPluginError", "OutputError", "Interrupted"]
 
 # The plugins installed (or built) with this module; STRIDE_PLUGIN_PATH adds folders.
-_stride.set_home_plugin_folder(os.path.join(os.path.dirname(os.path.abspath(__file__)), PLUGIN_FOLDER))
+_stride.set_home_plugin_folder(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), PLUGIN_FOLDER)))
 
 ManifestError = _stride.ManifestError
 ManifestError.__doc__ = ("A manifest or sweep file is not valid, cannot be read, or an override is bad. "
@@ -70,7 +70,11 @@ def _overrides(set):
         return out
     if isinstance(set, str):
         return [set]
-    out = list(set)
+    try:
+        out = list(set)
+    except TypeError:
+        raise TypeError(f"overrides: expected a dict {{pointer: value}} or a list of 'POINTER=VALUE' strings, "
+                        f"found {type(set).__name__}") from None
     for s in out:
         if not isinstance(s, str):
             raise TypeError(f"override {s!r}: expected a string 'POINTER=VALUE' or a dict {{pointer: value}}")
