@@ -75,6 +75,8 @@ std::string run_manifest(const fs::path& manifest, const std::vector<std::string
                          bool progress, double grace) {
   PluginRegistry reg;
   auto ex = experiment_of(reg, manifest, sets);
+  // A Ctrl-C while the plugins loaded went to Python's handler: honour it before anything runs.
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   const OutputFolder folder(out.empty() ? ex->manifest().output : out, running_summary(*ex));
   RunOptions opt;
   opt.progress = progress;
