@@ -12,7 +12,7 @@
 
 #include <thread>
 
-#include "fmu.hpp"
+#include "stride/host/commands.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
@@ -24,121 +24,22 @@ using namespace stride;
 using namespace stride::host;
 
 
-void warn_refusals(const PluginRegistry& reg) {
-  for (const auto& r : reg.refusals())
-    std::cerr << "warning: plugin library " << r.file.string() << " refused: " << r.reason << "\n";
-}
-
-void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn) {
-  auto dirs = PluginRegistry::default_search_path();
-  dirs.insert(dirs.end(), extra.begin(), extra.end());
-  reg.scan(dirs);
-  if (warn) warn_refusals(reg);
-}
-
-// The experiment of a manifest with only the plugins it names, found through the index of the
-// plugin folders. A name the index does not find, or any problem in the manifest, loads every
-// plugin and builds again: the diagnostics then list everything that is available.
-std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
-  if (m.problems.empty()) {
-    auto dirs = PluginRegistry::default_search_path();
-    dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
-    if (reg.load_named(dirs, plugin_names(m))) {
-      try {
-        auto ex = std::make_unique<Experiment>(m, reg);
-        warn_refusals(reg);
-        return ex;
-      } catch (const ManifestError&) {
-      }
-    }
-  }
-  reg = PluginRegistry{};
-  load_plugins(reg, m.plugin_paths, true);
-  return std::make_unique<Experiment>(std::move(m), reg);
-}
-
-// A bound as the parameter's type writes it: 4 for an integer, 4.0 for a real.
-json bound_json(const ParamSpec& p, double b) {
-  if (p.type == ParamType::integer && std::abs(b) < 9e15 && b == std::floor(b)) return static_cast<long long>(b);
-  return b;
-}
-
-json param_json(const ParamSpec& p) {
-  json j{{"name", p.name}, {"type", to_string(p.type)}, {"default", p.default_value}, {"unit", p.unit}, {"doc", p.doc}};
-  if (p.min) j["min"] = bound_json(p, *p.min);
-  if (p.max) j["max"] = bound_json(p, *p.max);
-  if (!p.choices.empty()) j["choices"] = p.choices;
-  return j;
-}
-
-json port_json(const PortSpec& p) {
-  json j{{"name", p.name},
-         {"direction", p.direction == Direction::input ? "input" : "output"},
-         {"size", p.size},
-         {"unit", p.unit},
-         {"doc", p.doc}};
-  if (p.direction == Direction::output) j["feedthrough"] = p.feedthrough;
-  if (p.role != BondRole::none) j["bond"] = {{"name", p.bond}, {"role", to_string(p.role)}};
-  if (!p.elements.empty()) j["elements"] = p.elements;
-  return j;
-}
-
-// Ports of a subsystem plugin with default parameters (ports may depend on parameters).
-std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, const LoadedPlugin& p, std::string& err) {
-  try {
-    if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
-    switch (p.info().form) {
-      case Form::stepper: return reg.create_subsystem(p.info().name, json::object())->ports();
-      case Form::ode: return reg.create_ode(p.info().name, json::object())->ports();
-      case Form::multibody:
-#if __has_include(<stride/multibody.hpp>)
-        return reg.create_model(p.info().name, json::object())->ports();
-#else
-        return std::nullopt;
-#endif
-    }
-  } catch (const std::exception& e) {
-    err = e.what();
-  }
-  return std::nullopt;
-}
-
 int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
-  const LoadedPlugin* p = reg.find(name);
-  // An FMU file: its parameters and ports, like a plugin's.
-  if (!p && name.size() > 4 && name.compare(name.size() - 4, 4, ".fmu") == 0) {
-    std::string why;
-    p = reg.load_fmu(name, why);
-    if (!p) {
-      std::cerr << "error: " << why << "\n";
-      return 2;
-    }
-  }
-  if (!p) {
-    std::vector<std::string> names;
-    for (auto* q : reg.plugins()) names.push_back(q->info().name);
-    std::cerr << "error: unknown plugin \"" << name << "\"";
-    if (auto note = refused_note(reg, name); !note.empty()) std::cerr << note;
-    else if (auto c = closest(name, names); !c.empty()) std::cerr << " (did you mean \"" << c << "\"?)";
-    std::cerr << "; run `stride plugins` for the list\n";
+  const LoadedPlugin* p = nullptr;
+  try {
+    p = &find_plugin(reg, name);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
   const auto& info = p->info();
+  if (as_json) {
+    std::cout << plugin_description_json(reg, *p).dump(2) << "\n";
+    return 0;
+  }
   std::string err;
   std::optional<std::vector<PortSpec>> ports;
   if (info.kind == Kind::subsystem) ports = default_ports(reg, *p, err);
-  if (as_json) {
-    json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
-           {"description", info.description}, {"file", p->file.string()}, {"parameters", json::array()}};
-    if (info.kind == Kind::subsystem) j["form"] = to_string(info.form);
-    for (const auto& s : info.parameters) j["parameters"].push_back(param_json(s));
-    if (ports) {
-      j["ports"] = json::array();
-      for (const auto& s : *ports) j["ports"].push_back(port_json(s));
-    }
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
   std::cout << info.name << " " << info.version << " (" << to_string(info.kind);
   if (info.kind == Kind::subsystem) std::cout << ", " << to_string(info.form);
   std::cout << ")\n  " << info.description << "\n  file: " << p->file.string() << "\n";
@@ -171,13 +72,7 @@ int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
 
 int list_plugins(const PluginRegistry& reg, bool as_json) {
   if (as_json) {
-    json j{{"plugins", json::array()}, {"refused", json::array()}};
-    for (auto* p : reg.plugins())
-      j["plugins"].push_back({{"name", p->info().name}, {"kind", to_string(p->info().kind)},
-                              {"version", p->info().version}, {"description", p->info().description},
-                              {"file", p->file.string()}});
-    for (const auto& r : reg.refusals()) j["refused"].push_back({{"file", r.file.string()}, {"reason", r.reason}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << plugin_list_json(reg).dump(2) << "\n";
     return 0;
   }
   for (Kind k : {Kind::subsystem, Kind::formulation, Kind::integrator, Kind::extrapolator}) {
@@ -298,47 +193,19 @@ int main(int argc, char** argv) {
     std::cerr << ", results in " << folder->path().string() << "\n";
     if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
   };
-  // The run itself, in this process: the caller (a supervisor, or --in-process) handles the rest.
-  auto run_here = [&](const volatile int* stop, RunBeacon* beacon) {
-    opt.stop = stop;
+  if (in_process) {
+    RunBeacon* beacon = make_beacon();
+    opt.stop = install_run_signals(beacon);
     opt.beacon = beacon;
     RunResult r = run(*ex, opt);
     report(r.summary);
-    if (!r.summary_error.empty()) {
-      std::cerr << "error: " << r.summary_error << "\n";
-      return kExitSummaryNotWritten;
-    }
-    return exit_code_of(r.summary);
-  };
-  if (in_process) {
-    RunBeacon* beacon = make_beacon();
-    const int rc = run_here(install_run_signals(beacon), beacon);
-    return rc == kExitSummaryNotWritten ? 1 : rc;
+    if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
+    return r.summary_error.empty() ? exit_code_of(r.summary) : 1;
   }
-
-  RunBeacon* beacon = make_beacon();
-  block_supervisor_signals();
-  std::signal(SIGPIPE, SIG_IGN);  // the supervisor's own stderr may be gone; it still writes the summary
-  std::fflush(nullptr);
-  std::cout.flush();
-  const pid_t child = ::fork();
-  if (child < 0) {
-    std::cerr << "error: cannot start the run process: " << std::strerror(errno) << "\n";
+  try {
+    return run_supervised(*ex, opt, grace, report).exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
-  if (child == 0) {
-    const int rc = run_here(install_run_signals(beacon), beacon);
-    std::cerr.flush();
-    std::fflush(nullptr);
-    ::_exit(rc);
-  }
-  Supervisor supervisor(grace);
-  supervisor.add(child);
-  const auto ended = supervisor.wait();
-  const ChildEnd end = ended ? ended->second : ChildEnd{};
-  if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kExitSummaryNotWritten) return 1;
-  const json s = conclude(folder->path(), end, *beacon);
-  if (!s.contains("wall_time_s")) report(s);  // written here: the run process could not say it
-  if (s.contains("summary_error")) std::cerr << "error: " << s.value("summary_error", "") << "\n";
-  return exit_code_of(s);
 }

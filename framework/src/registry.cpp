@@ -74,6 +74,12 @@ auto guarded(const LoadedPlugin& p, Fn&& fn) -> decltype(fn()) {
 
 }  // namespace
 
+namespace {
+fs::path g_home_plugin_folder;
+}
+
+void PluginRegistry::set_home_plugin_folder(const fs::path& folder) { g_home_plugin_folder = folder; }
+
 std::vector<fs::path> PluginRegistry::default_search_path() {
   std::vector<fs::path> dirs;
   // The plugins next to the executable (<prefix>/bin/stride -> <prefix>/lib/stride/plugins;
@@ -81,7 +87,8 @@ std::vector<fs::path> PluginRegistry::default_search_path() {
   std::error_code ec;
   const fs::path beside = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "plugins";
   const fs::path build_dir = STRIDE_BUILD_PLUGIN_DIR;
-  if (!ec && fs::is_directory(beside, ec)) dirs.push_back(beside);
+  if (!g_home_plugin_folder.empty()) dirs.push_back(g_home_plugin_folder);
+  else if (!ec && fs::is_directory(beside, ec)) dirs.push_back(beside);
   else if (fs::is_directory(build_dir, ec)) dirs.push_back(build_dir);
   if (const char* env = std::getenv("STRIDE_PLUGIN_PATH")) {
     std::stringstream ss(env);

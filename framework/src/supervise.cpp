@@ -223,11 +223,20 @@ std::optional<std::pair<pid_t, ChildEnd>> Supervisor::wait(bool poll) {
   const sigset_t set = supervisor_set();
   for (;;) {
     if (children_.empty()) return std::nullopt;
+    // Each child by its pid: a process embedding the host (Python) may have children of its
+    // own, which must stay for their owners to reap.
     int st = 0;
-    const pid_t r = ::waitpid(-1, &st, WNOHANG);
+    pid_t r = 0;
+    auto it = children_.begin();
+    for (; it != children_.end(); ++it) {
+      r = ::waitpid(it->pid, &st, WNOHANG);
+      if (r != 0) break;
+    }
+    if (r < 0 && errno == ECHILD) {  // lost track of it (reaped elsewhere): nothing to wait for
+      children_.erase(it);
+      continue;
+    }
     if (r > 0) {
-      auto it = std::find_if(children_.begin(), children_.end(), [&](const Child& c) { return c.pid == r; });
-      if (it == children_.end()) continue;  // not one of ours (e.g. gnuplot)
       ChildEnd end;
       end.wait_status = st;
       end.stop_signal = stop_signal_;
@@ -235,10 +244,6 @@ std::optional<std::pair<pid_t, ChildEnd>> Supervisor::wait(bool poll) {
       end.grace_expired = it->flush_requested && !forced_;
       children_.erase(it);
       return std::make_pair(r, end);
-    }
-    if (r < 0 && errno == ECHILD) {  // lost track of them: nothing left to wait for
-      children_.clear();
-      return std::nullopt;
     }
     escalate();
     timespec timeout{0, 50'000'000};

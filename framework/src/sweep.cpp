@@ -344,23 +344,44 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
 
 }  // namespace
 
+SweepInputError::SweepInputError(const std::string& what, const ManifestError& e)
+    : std::runtime_error([&] {
+        const auto& d = e.diagnostics();
+        std::string s = what + " (" + std::to_string(d.size()) + " problem" + (d.size() == 1 ? "" : "s") + "):";
+        for (const auto& x : d) s += "\n  " + x.str();
+        return s;
+      }()),
+      diags_(e.diagnostics()) {}
+
 int run_sweep(const fs::path& file, const SweepOptions& opt) {
+  try {
+    const SweepOutcome o = sweep(file, opt);
+    if (!o.error.empty()) {
+      std::cerr << "error: " << o.error << "\n";
+      return 1;
+    }
+    return o.finished ? 0 : 1;
+  } catch (const SweepInputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   SweepSpec spec;
-  auto report = [](const char* what, const ManifestError& e) {
-    std::cerr << "error: " << what << " (" << e.diagnostics().size() << " problem" << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
-    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
-  };
   try {
     spec = parse_sweep(read_text_file(file), file);
   } catch (const ManifestError& e) {
-    report("the sweep file is not valid", e);
-    return 2;
+    throw SweepInputError("the sweep file is not valid", e);
   }
-  if (spec.runs > opt.max_runs) {
-    std::cerr << "error: " << file.string() << ": the grid has " << num(spec.runs) << " runs, more than the limit of "
-              << num(opt.max_runs) << "; pass --max-runs " << num(spec.runs) << " to run it\n";
-    return 2;
-  }
+  if (spec.runs > opt.max_runs)
+    throw SweepInputError(file.string() + ": the grid has " + num(spec.runs) + " runs, more than the limit of " +
+                          num(opt.max_runs) + "; pass --max-runs " + num(spec.runs) + " to run it");
+  SweepOutcome outcome;
+  outcome.output = spec.output;
   const std::vector<SweepAxis>& axes = spec.axes;
 
   // The grid, last axis slowest.
@@ -427,23 +448,15 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
       } catch (const ManifestError& e) {
         std::string where;
         for (std::size_t a = 0; a < axes.size(); ++a) where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
-        report(("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid").c_str(), e);
-        return 2;
+        throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
       }
     }
     if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference), reg);
   } catch (const ManifestError& e) {
-    report("a manifest of the sweep is not valid", e);
-    return 2;
+    throw SweepInputError("a manifest of the sweep is not valid", e);
   }
 
-  std::unique_ptr<FolderLock> lock;
-  try {
-    lock = std::make_unique<FolderLock>(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
-  } catch (const OutputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+  const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
   // Tables of an earlier sweep must not outlive this one's start.
   for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
 
@@ -459,7 +472,7 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   std::vector<Point*> pending_runs;
   auto reference_failed = [&] {
     if (rr.status == "completed") return false;
-    std::cerr << "error: the reference run did not complete (" << rr.status << "): " << rr.message << "\n";
+    outcome.error = "the reference run did not complete (" + rr.status + "): " + rr.message;
     return true;
   };
   if (!spec.reference.empty()) {
@@ -470,7 +483,7 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
     if (jobs == 1) {
       std::size_t ref_done = 0;
       const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
-      if (!finished || reference_failed()) return 1;
+      if (!finished || reference_failed()) return outcome;
     } else {
       pending_runs.push_back(&rr);
     }
@@ -480,7 +493,8 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   const bool finished = run_points(pending_runs, reg, jobs, opt.grace, points.size(), done);
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
-  if (reference_in_pool && reference_failed() && finished) return 1;
+  outcome.finished = finished;
+  if (reference_in_pool && reference_failed() && finished) return outcome;
   if (!spec.reference.empty() && rr.status == "completed") {
     std::set<std::string> want;
     for (auto& [a, b] : spec.columns) want.insert(b);
@@ -517,8 +531,8 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
           << csv_escape(r.message) << "\n";
     }
     if (auto err = write_file_atomically(spec.output / "sweep.csv", csv.str()); !err.empty()) {
-      std::cerr << "error: " << err << "\n";
-      return 1;
+      outcome.error = err;
+      return outcome;
     }
   }
 
@@ -580,8 +594,8 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
   for (const auto& [name, text] : {std::pair<const char*, std::string>{"plot.dat", plotdata.str()}, {"stability.md", md.str()}})
     if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
-      std::cerr << "error: " << err << "\n";
-      return 1;
+      outcome.error = err;
+      return outcome;
     }
   std::cout << md.str();
 
@@ -618,7 +632,7 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
   }
   std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
             << (spec.output / "sweep.csv").string() << "\n";
-  return finished ? 0 : 1;
+  return outcome;
 }
 
 }  // namespace stride::host

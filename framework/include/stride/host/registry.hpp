@@ -51,9 +51,13 @@ class PluginError : public std::runtime_error {
 class PluginRegistry {
  public:
   // <prefix>/lib/stride/plugins next to the running executable (in the build tree: the build's
-  // plugin folder), else the build's plugin folder; then every folder in STRIDE_PLUGIN_PATH
-  // (':'-separated).
+  // plugin folder), else the build's plugin folder (or the folder set_home_plugin_folder named);
+  // then every folder in STRIDE_PLUGIN_PATH (':'-separated).
   static std::vector<std::filesystem::path> default_search_path();
+  // A program that embeds the host (the Python module, whose executable is the interpreter)
+  // names the plugin folder that came with it; it then replaces the folder found beside the
+  // executable or in the build. Call before the first default_search_path().
+  static void set_home_plugin_folder(const std::filesystem::path& folder);
 
   // Loads every shared library in each folder (not recursive). Refusals are recorded, never
   // thrown; a name already registered from an earlier library is refused as a duplicate.

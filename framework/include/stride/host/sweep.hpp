@@ -33,7 +33,11 @@
 #include <utility>
 #include <vector>
 
+#include <stdexcept>
+
 #include <stride/stride.hpp>
+
+#include "stride/host/json_input.hpp"
 
 namespace stride::host {
 
@@ -70,8 +74,30 @@ struct SweepOptions {
   double grace = 3.0;       // seconds a run may take to stop after Ctrl-C
 };
 
-// Returns the process exit code: 0 when every run ended (whatever its status), 1 when the
-// sweep was interrupted or its reference failed, 2 for a bad sweep file or manifest.
+// A sweep that cannot start: the sweep file or a manifest of its grid is not valid, or the grid
+// is larger than SweepOptions::max_runs. what() is the whole report, one problem a line.
+class SweepInputError : public std::runtime_error {
+ public:
+  explicit SweepInputError(const std::string& what) : std::runtime_error(what) {}
+  SweepInputError(const std::string& what, const ManifestError& e);
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+struct SweepOutcome {
+  std::filesystem::path output;  // the sweep's folder: sweep.csv, stability.md, run_NNNN/
+  bool finished = false;         // every run ended (false: interrupted)
+  std::string error;             // the sweep could not conclude: the reference failed, a table could not be written
+};
+
+// Runs the sweep, writing its tables (progress and the stability table on stderr and stdout).
+// Throws SweepInputError, or OutputError when the folder is locked by another sweep.
+SweepOutcome sweep(const std::filesystem::path& sweep_file, const SweepOptions& options);
+
+// `stride sweep`: returns the process exit code: 0 when every run ended (whatever its status),
+// 1 when the sweep was interrupted or its reference failed, 2 for a bad sweep file or manifest.
 int run_sweep(const std::filesystem::path& sweep_file, const SweepOptions& options);
 
 }  // namespace stride::host

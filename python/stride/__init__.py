@@ -1,0 +1,251 @@
+"""Stride from Python: run co-simulation experiments described by JSON manifests.
+
+    import stride
+    r = stride.run("manifests/two_mass.json", set={"/coupling/end": 5})
+    r.time, r["fast.x"], r.summary["status"]
+
+Everything goes through the host library the `stride` command uses (the compiled module
+`stride._stride`): manifests are read, overridden and checked there, and every run is a child
+process supervised by this one, as `stride run` does it, so a plugin that crashes ends its run,
+not the interpreter. Results are read back from the run's folder (results.csv, summary.json):
+the arrays are what the command line writes.
+"""
+
+import csv
+import json
+import os
+import signal
+
+import numpy as np
+
+from . import _stride
+from ._layout import PLUGIN_FOLDER
+
+__all__ = ["run", "validate", "sweep", "plugins", "describe", "load_results", "load_sweep",
+           "Result", "SweepResult", "ManifestError", "UnknownPluginError", "OutputError", "Interrupted"]
+
+# The plugins installed (or built) with this module; STRIDE_PLUGIN_PATH adds folders.
+_stride.set_home_plugin_folder(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), PLUGIN_FOLDER)))
+
+ManifestError = _stride.ManifestError
+ManifestError.__doc__ = ("A manifest or sweep file is not valid, cannot be read, or an override is bad. "
+                         "str(e) is the host's report; e.diagnostics is a list of (file, pointer, message).")
+UnknownPluginError = _stride.UnknownPluginError
+OutputError = _stride.OutputError
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM/SIGHUP) stopped a run or a sweep. `result` holds what was written."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+def _json_value(pointer, value):
+    """An override's value as JSON text; numpy scalars and arrays become plain JSON."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif isinstance(value, np.ndarray):
+        value = value.tolist()
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise ValueError(f"override {pointer}: NaN and infinity are not JSON values") from None
+    except TypeError:
+        raise TypeError(f"override {pointer}: a value of type {type(value).__name__} cannot be written as JSON") from None
+
+
+def _overrides(set):
+    """`set` as the host's "POINTER=VALUE" list: a dict {pointer: value} (values are Python
+    objects written as JSON) or an iterable of "POINTER=VALUE" strings as for `--set`."""
+    if set is None:
+        return []
+    if isinstance(set, dict):
+        out = []
+        for pointer, value in set.items():
+            if not isinstance(pointer, str):
+                raise TypeError(f"override pointer {pointer!r}: expected a JSON pointer string such as '/coupling/end'")
+            out.append(f"{pointer}={_json_value(pointer, value)}")
+        return out
+    if isinstance(set, str):
+        return [set]
+    try:
+        out = list(set)
+    except TypeError:
+        raise TypeError(f"overrides: expected a dict {{pointer: value}} or a list of 'POINTER=VALUE' strings, "
+                        f"found {type(set).__name__}") from None
+    for s in out:
+        if not isinstance(s, str):
+            raise TypeError(f"override {s!r}: expected a string 'POINTER=VALUE' or a dict {{pointer: value}}")
+    return out
+
+
+def _path(p, what):
+    if not isinstance(p, (str, os.PathLike)):
+        raise TypeError(f"{what}: expected a file name, found {type(p).__name__}")
+    return os.fspath(p)
+
+
+class Result:
+    """One run: `time` and the recorded columns as NumPy arrays (`r["fast.x"]`, `r.columns`,
+    `r.data` with time in column 0), `summary` (summary.json as a dict), `status`, `output`."""
+
+    def __init__(self, output, summary):
+        self.output = output
+        self.summary = summary
+        self.status = summary.get("status", "failed")
+        self.columns, self.data = _read_results(os.path.join(output, "results.csv"))
+
+    @property
+    def time(self):
+        return self.data[:, 0]
+
+    def __getitem__(self, column):
+        if column == "time":
+            return self.time
+        try:
+            return self.data[:, 1 + self.columns.index(column)]
+        except ValueError:
+            raise KeyError(f"no column {column!r} in {self.output}/results.csv; the columns are {self.columns}") from None
+
+    def __contains__(self, column):
+        return column == "time" or column in self.columns
+
+    def __repr__(self):
+        return (f"<stride.Result {self.status}, t = {self.summary.get('end_time_reached')} s, "
+                f"{len(self.data)} rows x {len(self.columns)} columns, in {self.output}>")
+
+
+def _read_results(file):
+    """results.csv as (column names after "time", 2-D float array with time first)."""
+    if not os.path.exists(file):
+        return [], np.empty((0, 1))
+    with open(file, newline="") as f:
+        header = f.readline().rstrip("\n").split(",")
+    if header[:1] != ["time"]:
+        raise ValueError(f"{file}: expected a header starting with 'time', found {header[:1]}")
+    data = np.loadtxt(file, delimiter=",", skiprows=1, ndmin=2)
+    if data.size == 0:
+        data = np.empty((0, len(header)))
+    return header[1:], data
+
+
+def load_results(folder):
+    """The results of a run written earlier (by Python or `stride run`) in `folder`."""
+    folder = _path(folder, "load_results")
+    with open(os.path.join(folder, "summary.json")) as f:
+        summary = json.load(f)
+    return Result(folder, summary)
+
+
+def validate(manifest, set=None):
+    """Checks a manifest (with overrides) as `stride validate` does, without running it.
+    Returns a dict: subsystems, connections, columns, unit_conversions, feedthrough, output,
+    document (the manifest after the overrides). Raises ManifestError."""
+    return json.loads(_stride.validate(_path(manifest, "manifest"), _overrides(set)))
+
+
+def run(manifest, set=None, out=None, progress=False, grace=3.0):
+    """Runs a manifest as `stride run MANIFEST --set ... --out OUT` does and returns a Result.
+
+    set: {"/json/pointer": value} (or a list of "POINTER=VALUE" strings). out: the output folder
+    (default: the manifest's "output", relative to the working folder). A run that diverges or
+    fails returns a Result with that status and the rows written so far; an invalid manifest
+    raises ManifestError before anything runs; Ctrl-C raises Interrupted (a KeyboardInterrupt)
+    carrying the Result."""
+    if not isinstance(grace, (int, float)) or not (0 <= grace <= 3600):
+        raise ValueError(f"grace: expected seconds in [0, 3600], found {grace!r}")
+    r = json.loads(_stride.run(_path(manifest, "manifest"), _overrides(set),
+                               "" if out is None else _path(out, "out"), bool(progress), float(grace)))
+    result = Result(r["output"], r["summary"])
+    if r["stop_signal"]:
+        raise Interrupted(f"the run was stopped by {signal.Signals(r['stop_signal']).name}; "
+                          f"results so far in {r['output']}", result)
+    return result
+
+
+class SweepResult:
+    """A sweep: `table` (sweep.csv as a dict of columns: numbers as float arrays, labels and
+    statuses as lists of strings), `rows` (one dict per run), `stability` (stability.md),
+    `output`, `finished`, and `run(i)` (the Result of run i)."""
+
+    def __init__(self, output, finished):
+        self.output = output
+        self.finished = finished
+        self.rows, self.table = load_sweep(output)
+        md = os.path.join(output, "stability.md")
+        self.stability = ""
+        if os.path.exists(md):
+            with open(md) as f:
+                self.stability = f.read()
+
+    def run(self, index):
+        return load_results(os.path.join(self.output, f"run_{int(index):04d}"))
+
+    def __repr__(self):
+        return f"<stride.SweepResult {len(self.rows)} runs{'' if self.finished else ' (interrupted)'}, in {self.output}>"
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def load_sweep(folder):
+    """sweep.csv of a sweep written earlier: (rows as dicts, table as a dict of columns)."""
+    folder = _path(folder, "load_sweep")
+    with open(os.path.join(folder, "sweep.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    table = {}
+    for name in (rows[0].keys() if rows else []):
+        values = [r[name] for r in rows]
+        numbers = [_number(v) for v in values]
+        # A column is numeric when every entry is a number ("nan" included); labels stay strings.
+        if name != "message" and all(x is not None for x in numbers):
+            table[name] = np.array(numbers)
+        else:
+            table[name] = values
+    for r in rows:
+        for k, v in r.items():
+            if isinstance(table.get(k), np.ndarray):
+                r[k] = _number(v)
+    return rows, table
+
+
+def sweep(file, jobs=None, max_runs=10000, grace=3.0):
+    """Runs a sweep file as `stride sweep FILE --jobs J` does and returns a SweepResult.
+    Raises ManifestError for a bad sweep file or manifest of its grid, Interrupted on Ctrl-C
+    (with the table of the runs that finished), RuntimeError when the reference run fails."""
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise TypeError(f"jobs: expected an integer, found {type(jobs).__name__}")
+    r = json.loads(_stride.sweep(_path(file, "sweep file"), jobs, float(max_runs), float(grace)))
+    if r["error"]:
+        raise RuntimeError(f"sweep {file}: {r['error']}")
+    result = SweepResult(r["output"], r["finished"])
+    if not r["finished"]:
+        raise Interrupted(f"the sweep was interrupted; the table of the runs that finished is in {r['output']}", result)
+    return result
+
+
+def plugins():
+    """The plugins on the search path: a list of dicts (name, kind, version, description, file).
+    Libraries that were refused are in stride.plugins.refused after a call."""
+    j = json.loads(_stride.plugins())
+    plugins.refused = j["refused"]
+    return j["plugins"]
+
+
+plugins.refused = []
+
+
+def describe(name):
+    """Parameters and ports of one plugin (or an FMU file), as `stride plugins describe NAME
+    --json`. Raises UnknownPluginError naming the closest plugin."""
+    if not isinstance(name, str):
+        raise TypeError(f"describe: expected a plugin name, found {type(name).__name__}")
+    return json.loads(_stride.describe(name))

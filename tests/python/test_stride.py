@@ -1,0 +1,308 @@
+"""Tests of the Python module `stride` (ctest: python). Physics against the `stride` command's
+own CSV and against the closed form of the two-mass test (González 2011 Eq. 3); errors against
+what the command reports; a crashing plugin and Ctrl-C against a live interpreter.
+
+Environment (set by ctest): PYTHONPATH (build/python), STRIDE_EXE, STRIDE_SOURCE_DIR,
+STRIDE_TEST_RUNTIME_DIR (the test plugins that fail on purpose)."""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+import stride
+from stride import plot
+
+EXE = os.environ["STRIDE_EXE"]
+SRC = os.environ["STRIDE_SOURCE_DIR"]
+RUNTIME = os.environ["STRIDE_TEST_RUNTIME_DIR"]
+TWO_MASS = os.path.join(SRC, "manifests", "two_mass.json")
+TESTS = os.path.join(SRC, "tests", "manifests")
+
+
+def cli(*args, env=None):
+    return subprocess.run([EXE, *args], capture_output=True, text=True, env=env)
+
+
+def two_mass_closed_form(t, FR=10.0, AR1=0.1, AR2=-1000.0, AR12=0.1):
+    """González 2011 Eq. 3-5 (undamped, from rest): x1 = C11 cos(w1 t) + C13 cos(w2 t),
+    x2 = C21 cos(w1 t) + C23 cos(w2 t), with C11 = 1 m, w1 = 2 pi rad/s (f1 = 1 Hz), w2 = w1/FR,
+    C13 = C11/AR1, C23 = C11/AR12, C21 = C23/AR2."""
+    w1 = 2 * math.pi
+    w2 = w1 / FR
+    C11, C13, C23 = 1.0, 1.0 / AR1, 1.0 / AR12
+    C21 = C23 / AR2
+    return C11 * np.cos(w1 * t) + C13 * np.cos(w2 * t), C21 * np.cos(w1 * t) + C23 * np.cos(w2 * t)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="stride_python_")
+        self.tmp = self._tmp.name
+        os.environ.pop("STRIDE_PLUGIN_PATH", None)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+
+class Physics(Base):
+    SETS = {"/coupling/end": 5, "/coupling/macro_step": 0.01, "/subsystems/slow/step": 0.01,
+            "/connections/0/extrapolator/parameters/order": 2, "/connections/1/extrapolator/parameters/order": 2}
+
+    def test_run_equals_cli_csv(self):
+        """The arrays equal what `stride run --set ...` writes, number for number."""
+        r = stride.run(TWO_MASS, set=self.SETS, out=os.path.join(self.tmp, "py"))
+        args = ["run", TWO_MASS, "--quiet", "--out", os.path.join(self.tmp, "cli")]
+        for k, v in self.SETS.items():
+            args += ["--set", f"{k}={json.dumps(v)}"]
+        p = cli(*args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.tmp, "cli", "results.csv")) as f:
+            header = f.readline().strip().split(",")
+            rows = [[float(x) for x in line.split(",")] for line in f]
+        self.assertEqual(["time"] + r.columns, header)
+        self.assertEqual(r.columns, ["fast.x", "fast.v", "slow.x", "slow.v"])
+        self.assertEqual(r.data.shape, (501, 5))
+        self.assertTrue(np.array_equal(r.data, np.array(rows)))
+        with open(os.path.join(self.tmp, "cli", "summary.json")) as f:
+            s = json.load(f)
+        self.assertEqual(r.summary["status"], "completed")
+        # The same summary but for wall times and the folder names.
+        for k in ("status", "start_time", "end_time", "end_time_reached", "rows", "coupling", "connections", "power_bonds"):
+            self.assertEqual(r.summary[k], s[k], k)
+        self.assertEqual(r.summary["subsystems"].keys(), s["subsystems"].keys())
+        # The folder read back later gives the same.
+        again = stride.load_results(os.path.join(self.tmp, "py"))
+        self.assertTrue(np.array_equal(again["fast.x"], r["fast.x"]))
+
+    def test_two_mass_closed_form(self):
+        """Co-simulation against Eq. 3; the overrides (finer macro step, order-2 extrapolation)
+        must reach the run: the manifest as written (H = 0.1 s, order 0) is far less accurate."""
+        fine = stride.run(TWO_MASS, set=self.SETS, out=os.path.join(self.tmp, "fine"))
+        x1, x2 = two_mass_closed_form(fine.time)
+        e_fine = max(np.max(np.abs(fine["fast.x"] - x1)), np.max(np.abs(fine["slow.x"] - x2)))
+        coarse = stride.run(TWO_MASS, set={"/coupling/end": 5}, out=os.path.join(self.tmp, "coarse"))
+        x1c, _ = two_mass_closed_form(coarse.time)
+        e_coarse = np.max(np.abs(coarse["fast.x"] - x1c))
+        print(f"two-mass, 5 s: largest error against Eq. 3 {e_fine:.3g} m (H = 0.01 s, order 2), "
+              f"{e_coarse:.3g} m (H = 0.1 s, order 0)", file=sys.stderr)
+        self.assertLess(e_fine, FINE_TOLERANCE)
+        self.assertGreater(e_coarse, 10 * e_fine)
+        # Velocities: the derivative of Eq. 3.
+        w1, w2 = 2 * math.pi, 2 * math.pi / 10
+        v1 = -w1 * np.sin(w1 * fine.time) - 10 * w2 * np.sin(w2 * fine.time)
+        self.assertLess(np.max(np.abs(fine["fast.v"] - v1)), w1 * FINE_TOLERANCE)
+
+
+# Largest |x - Eq. 3| over 5 s with H = h = 0.01 s, order-2 extrapolation: measured 1.51e-4 m
+# (1.03 m with the manifest's H = 0.1 s, order 0).
+FINE_TOLERANCE = 5e-4
+
+
+class Errors(Base):
+    def test_invalid_manifest_reports_file_and_pointer(self):
+        bad = os.path.join(TESTS, "unknown_key.json")
+        with self.assertRaises(stride.ManifestError) as cm:
+            stride.run(bad, out=os.path.join(self.tmp, "x"))
+        e = cm.exception
+        self.assertIsInstance(e, ValueError)
+        # The same problems, file and pointers as `stride validate` prints.
+        p = cli("validate", bad)
+        self.assertEqual(p.returncode, 2)
+        cli_lines = [l.strip() for l in p.stderr.splitlines()[1:] if l.strip()]
+        self.assertEqual([f"{f}: {ptr or '(document)'}: {m}" for f, ptr, m in e.diagnostics], cli_lines)
+        self.assertIn("/subsytems", str(e))
+        self.assertIn(bad, str(e))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "x")))  # nothing ran
+
+    def test_missing_file(self):
+        with self.assertRaises(stride.ManifestError) as cm:
+            stride.validate(os.path.join(self.tmp, "nope.json"))
+        self.assertIn("nope.json", str(cm.exception))
+
+    def test_unknown_plugin(self):
+        with self.assertRaises(stride.UnknownPluginError) as cm:
+            stride.describe("rk44")
+        self.assertIn('did you mean "rk4"', str(cm.exception))
+        with self.assertRaises(stride.ManifestError) as cm:
+            stride.validate(TWO_MASS, set={"/subsystems/fast/integrator/plugin": "rk44"})
+        self.assertEqual([d[1] for d in cm.exception.diagnostics], ["/subsystems/fast/integrator"])
+        self.assertIn('unknown integrator plugin "rk44" (did you mean "rk4"?)', str(cm.exception))
+
+    def test_bad_overrides(self):
+        # A string where a number belongs: the host's type check, at the pointer.
+        with self.assertRaises(stride.ManifestError) as cm:
+            stride.validate(TWO_MASS, set={"/coupling/end": "ten"})
+        self.assertIn("/coupling/end", str(cm.exception))
+        # Not a JSON pointer, and a pointer into nothing: the host's --set errors.
+        for s in (["coupling/end=5"], ["/coupling/end"], ["/subsystems/nothing/step/x=1"]):
+            with self.assertRaises(stride.ManifestError, msg=s) as cm:
+                stride.validate(TWO_MASS, set=s)
+            p = cli("validate", TWO_MASS, "--set", s[0])
+            self.assertEqual(p.returncode, 2, s)
+            self.assertIn(str(cm.exception).splitlines()[-1].strip(), p.stderr, s)
+        # Values Python cannot write as JSON: refused here, naming the pointer.
+        with self.assertRaisesRegex(ValueError, "/coupling/end"):
+            stride.validate(TWO_MASS, set={"/coupling/end": float("nan")})
+        with self.assertRaisesRegex(TypeError, "/coupling/end"):
+            stride.validate(TWO_MASS, set={"/coupling/end": object()})
+        with self.assertRaises(TypeError):
+            stride.validate(TWO_MASS, set={5: 1})
+        with self.assertRaises(TypeError):
+            stride.run(42)
+        # NumPy values are plain JSON numbers.
+        v = stride.validate(TWO_MASS, set={"/coupling/end": np.float64(2.5), "/connections/0/extrapolator/parameters/order": np.int64(1)})
+        self.assertEqual(v["document"]["coupling"]["end"], 2.5)
+        self.assertEqual(v["columns"], ["fast.x", "fast.v", "slow.x", "slow.v"])
+
+    def test_locked_output_folder(self):
+        # Another process holds the folder (a run under way): OutputError, nothing runs.
+        out = os.path.join(self.tmp, "busy")
+        holder = subprocess.Popen([sys.executable, "-c", f"""
+import fcntl, os, sys, time
+os.makedirs({out!r}, exist_ok=True)
+f = open(os.path.join({out!r}, '.stride.lock'), 'w'); fcntl.flock(f, fcntl.LOCK_EX)
+print('locked', flush=True); time.sleep(30)"""], stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(holder.stdout.readline().strip(), "locked")
+            with self.assertRaises(stride.OutputError):
+                stride.run(TWO_MASS, set={"/coupling/end": 1}, out=out)
+        finally:
+            holder.kill()
+            holder.wait()
+            holder.stdout.close()
+
+
+class Faults(Base):
+    def test_crashing_plugin_leaves_the_interpreter(self):
+        os.environ["STRIDE_PLUGIN_PATH"] = RUNTIME
+        fault = os.path.join(TESTS, "fault.json")
+        for kind, words in (("segfault", "SIGSEGV"), ("abort", "SIGABRT"), ("exit0", "exit")):
+            r = stride.run(fault, set={"/subsystems/src/parameters/fault": kind}, out=os.path.join(self.tmp, kind))
+            self.assertEqual(r.status, "failed", kind)
+            self.assertIn(words, r.summary.get("message", ""), kind)
+            # The rows before the fault (t = 0.555 s, recorded every 0.1 s) stay readable.
+            self.assertEqual(list(r.time), [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], kind)
+            self.assertTrue(np.allclose(r["amp.y"], 3 * 2 * r.time), kind)  # gain 3 of a ramp of slope 2
+        r = stride.run(fault, set={"/subsystems/src/parameters/fault": "bad_utf8"}, out=os.path.join(self.tmp, "utf8"))
+        self.assertEqual(r.status, "failed")
+
+    def test_ctrl_c(self):
+        """SIGINT during a run: the run stops with status "interrupted", Python gets
+        stride.Interrupted (a KeyboardInterrupt) with the rows written so far."""
+        script = f"""
+import os, sys, stride
+os.environ["STRIDE_PLUGIN_PATH"] = {RUNTIME!r}
+try:
+    stride.run({os.path.join(TESTS, 'long_run.json')!r}, out={os.path.join(self.tmp, 'long')!r}, progress=True)
+    print("not interrupted")
+except stride.Interrupted as e:
+    assert isinstance(e, KeyboardInterrupt)
+    r = e.result
+    print("interrupted", r.status, len(r.time), r.time[-1] > 0, flush=True)
+print("alive")
+"""
+        p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Wait until the run is stepping (progress on stderr), then Ctrl-C.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not os.path.exists(os.path.join(self.tmp, "long", "results.csv")):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, err)
+        words = out.split()
+        self.assertEqual(len(words), 5, out)
+        self.assertEqual(words[:2], ["interrupted", "interrupted"], out)
+        self.assertGreater(int(words[2]), 1, out)  # rows written before the signal
+        self.assertEqual(words[3:], ["True", "alive"], out)
+
+
+class Plugins(Base):
+    def test_list_equals_cli(self):
+        names = sorted(p["name"] for p in stride.plugins())
+        p = cli("plugins", "--json")
+        self.assertEqual(names, sorted(q["name"] for q in json.loads(p.stdout)["plugins"]))
+        self.assertIn("rk4", names)
+
+    def test_describe_equals_cli(self):
+        d = stride.describe("two_mass_fast")
+        p = cli("plugins", "describe", "two_mass_fast", "--json")
+        self.assertEqual(d, json.loads(p.stdout))
+        self.assertIn("FR", [q["name"] for q in d["parameters"]])
+
+
+class Sweep(Base):
+    def test_sweep_table(self):
+        ref = os.path.join(self.tmp, "reference.json")
+        with open(TWO_MASS) as f:
+            m = json.load(f)
+        # Reference: every step 1 ms, order-2 extrapolation (its own error is below 1e-5 m).
+        m["coupling"].update({"end": 2, "macro_step": 0.001})
+        m["subsystems"]["slow"]["step"] = m["subsystems"]["fast"]["step"] = 0.001
+        for c in m["connections"]:
+            c["extrapolator"]["parameters"]["order"] = 2
+        with open(ref, "w") as f:
+            json.dump(m, f)
+        order = "/connections/{}/extrapolator/parameters/order"
+        spec = {"format": 1, "manifest": TWO_MASS,
+                "reference": {"manifest": ref, "columns": {"fast.x": "fast.x"}},
+                "axes": [{"name": "H", "pointers": ["/coupling/macro_step", "/subsystems/slow/step"], "values": [0.01, 0.02, 0.05]},
+                         {"name": "order", "values": [{"label": f"order {k}", "set": {order.format(0): k, order.format(1): k}} for k in (0, 1)]}],
+                "step_axis": "H", "set": {"/coupling/end": 2}, "output": os.path.join(self.tmp, "sweep")}
+        file = os.path.join(self.tmp, "sweep.json")
+        with open(file, "w") as f:
+            json.dump(spec, f)
+        s = stride.sweep(file, jobs=2)
+        self.assertEqual(list(s.table["run"]), [0, 1, 2, 3, 4, 5])
+        self.assertEqual(s.table["status"], ["completed"] * 6)
+        self.assertEqual(s.table["H"].tolist(), [0.01, 0.02, 0.05] * 2)
+        self.assertEqual(s.table["order"], ["order 0"] * 3 + ["order 1"] * 3)
+        # The error column is the largest |x1 - reference x1| over common times, from the runs' own CSVs.
+        r_ref = stride.load_results(os.path.join(s.output, "reference"))
+        ref_x = dict(zip(np.round(r_ref.time, 9), r_ref["fast.x"]))
+        for i in range(6):
+            r = s.run(i)
+            e = max(abs(x - ref_x[t]) for t, x in zip(np.round(r.time, 9), r["fast.x"]) if t in ref_x)
+            self.assertAlmostEqual(s.table["error"][i], e, delta=1e-5 * e)  # sweep.csv has 6 digits
+        # Convergence in the macro step H: global order p + 1 for Lagrange extrapolation of
+        # order p (zero-order hold first order, linear second). Measured from H = 0.01 to 0.02 s:
+        # 0.996 (order 0), 2.003 (order 1).
+        e = s.table["error"]
+        self.assertAlmostEqual(math.log2(e[1] / e[0]), 1.0, delta=0.15)
+        self.assertAlmostEqual(math.log2(e[4] / e[3]), 2.0, delta=0.15)
+        self.assertIn("H", s.stability)
+        png = os.path.join(self.tmp, "sweep.png")
+        plot.sweep(s, file=png)
+        self.assertGreater(os.path.getsize(png), 1000)
+        # A bad sweep file: ManifestError with the pointer.
+        spec["axes"][0]["pointers"] = ["coupling/macro_step"]
+        with open(file, "w") as f:
+            json.dump(spec, f)
+        with self.assertRaises(stride.ManifestError) as cm:
+            stride.sweep(file, jobs=1)
+        self.assertIn("/axes/0/pointers/0", str(cm.exception))
+
+
+class Plot(Base):
+    def test_results_png(self):
+        r = stride.run(TWO_MASS, set={"/coupling/end": 2}, out=os.path.join(self.tmp, "p"))
+        png = os.path.join(self.tmp, "r.png")
+        fig = plot.results(r, ["fast.x", "slow.x"], file=png)
+        self.assertEqual(len(fig.axes), 2)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertGreater(os.path.getsize(png), 1000)
+        with self.assertRaises(KeyError):
+            plot.results(r, ["fast.nothing"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
