@@ -11,7 +11,8 @@
  *                                         events, set the next event time, 1 when there is one
  *   CS_SUBSTEP_VR                          value reference of the internal RK4 step (co-simulation)
  * Co-simulation integrates with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
- * Faults for tests, chosen at compile time: FMU_FAULT_NULL_INSTANCE, FMU_FAULT_NO_DOSTEP,
+ * Faults for tests, chosen at compile time: FMU_FAULT_NULL_INSTANCE, FMU_FAULT_CRASH_INSTANCE,
+ * FMU_FAULT_HANG_INSTANCE (fmi2Instantiate returns NULL, crashes, never returns), FMU_FAULT_NO_DOSTEP,
  * FMU_FAULT_ERROR_AT / _CRASH_AT / _HANG_AT=<t> (doStep returns fmi2Error, crashes, never
  * returns past t) and FMU_DISCARD_ABOVE=<h> (longer steps are cut there with fmi2Discard). */
 #include <math.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stride/fmi/fmi2.h"
 
@@ -46,6 +48,15 @@ EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
 EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String resources,
                                      const fmi2CallbackFunctions* cb, fmi2Boolean visible, fmi2Boolean logging) {
   (void)type, (void)resources, (void)visible, (void)logging;
+#ifdef FMU_FAULT_CRASH_INSTANCE
+  {
+    volatile int* volatile p = NULL;
+    *p = 1; /* a crash while instantiating */
+  }
+#endif
+#ifdef FMU_FAULT_HANG_INSTANCE
+  for (;;) pause(); /* never returns */
+#endif
 #ifdef FMU_FAULT_NULL_INSTANCE
   if (cb && cb->logger) cb->logger(cb->componentEnvironment, name, fmi2Error, "model", "no licence for this model");
   return NULL;

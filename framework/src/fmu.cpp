@@ -3,6 +3,8 @@
 #include "fmu.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -17,6 +19,9 @@
 #include <sstream>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -27,6 +32,7 @@
 #include "stride/fmi/fmi3.h"
 #include "stride/host/json_input.hpp"
 #include "stride/host/registry.hpp"
+#include "stride/host/supervise.hpp"
 #include "units.hpp"
 
 namespace stride::host::fmi {
@@ -1556,16 +1562,82 @@ std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
   return create(p, fmu_->md.model_name, nullptr);
 }
 
+namespace {
+
+std::unique_ptr<Subsystem> make_subsystem(const std::shared_ptr<const Fmu>& fmu, std::vector<PortSpec> ports,
+                                          const Params& p, const std::string& name, std::shared_ptr<Integrator> integrator,
+                                          bool model_exchange) {
+  const int v = fmu->md.version;
+  if (model_exchange) {
+    if (v == 3) return std::make_unique<ModelExchange<Fmi3Me>>(fmu, std::move(ports), p, name, std::move(integrator));
+    return std::make_unique<ModelExchange<Fmi2Me>>(fmu, std::move(ports), p, name, std::move(integrator));
+  }
+  if (v == 3) return std::make_unique<Fmi3CoSimulation>(fmu, std::move(ports), p, name);
+  return std::make_unique<Fmi2CoSimulation>(fmu, std::move(ports), p, name);
+}
+
+// Instantiates (and frees) the FMU once in a child process before the host does it itself: a
+// binary that crashes or hangs while instantiating stops the child, and the host reports it
+// instead of dying with it (instantiation happens while the experiment is built, before any
+// supervised run). Throws PluginError for a crash or a hang; anything else (NULL, an
+// exception) is left for the real instantiation to report with the FMU's own messages.
+void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_exchange) {
+  // s; STRIDE_FMU_PROBE_TIMEOUT overrides it (an FMU that checks a licence server may need more).
+  double kTimeout = 10.0;
+  if (const char* e = std::getenv("STRIDE_FMU_PROBE_TIMEOUT")) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end != e && std::isfinite(v) && v > 0) kTimeout = std::min(v, 86400.0);
+  }
+  const std::string fn = fmu->md.version == 2 ? "fmi2Instantiate"
+                         : model_exchange     ? "fmi3InstantiateModelExchange"
+                                              : "fmi3InstantiateCoSimulation";
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return;  // no probe: the host instantiates unguarded
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 2);  // the host prints the FMU's messages when it instantiates
+    try {
+      make_subsystem(fmu, port_specs(fmu->md), Params{}, "probe", nullptr, model_exchange);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int wait_us = 100;; wait_us = std::min(wait_us * 2, 20000)) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kTimeout) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw PluginError(fmu->label, fn + " did not return within " + fmt_time(kTimeout) +
+                                        " s (tried in a separate process before the run); the FMU cannot be used");
+    }
+    ::usleep(static_cast<useconds_t>(wait_us));
+  }
+  if (WIFSIGNALED(status))
+    throw PluginError(fmu->label, fn + " crashed with " + signal_name(WTERMSIG(status)) +
+                                      " (tried in a separate process before the run); the FMU cannot be used");
+}
+
+}  // namespace
+
 std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name,
                                              std::shared_ptr<Integrator> integrator) const {
   const auto& md = fmu_->md;
-  if (integrator || !md.has_cs) {
-    if (!md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
-    if (md.version == 3) return std::make_unique<ModelExchange<Fmi3Me>>(fmu_, ports(), p, name, std::move(integrator));
-    return std::make_unique<ModelExchange<Fmi2Me>>(fmu_, ports(), p, name, std::move(integrator));
+  const bool model_exchange = integrator || !md.has_cs;
+  if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
+  bool& probed = model_exchange ? probed_me_ : probed_cs_;
+  if (!probed) {
+    probe_instantiation(fmu_, model_exchange);
+    probed = true;
   }
-  if (md.version == 3) return std::make_unique<Fmi3CoSimulation>(fmu_, ports(), p, name);
-  return std::make_unique<Fmi2CoSimulation>(fmu_, ports(), p, name);
+  return make_subsystem(fmu_, ports(), p, name, std::move(integrator), model_exchange);
 }
 
 std::shared_ptr<boost::dll::shared_library> FmuPlugin::library(bool model_exchange) const {

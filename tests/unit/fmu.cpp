@@ -258,6 +258,7 @@ TEST_CASE("fmu: plugins describe lists an FMU's parameters and ports; parameters
 }
 
 TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the pointer and the reason") {
+  ::setenv("STRIDE_FMU_PROBE_TIMEOUT", "1", 1);  // the hanging instantiation is given up after 1 s
   struct Case {
     std::string file, reason;
   };
@@ -270,6 +271,8 @@ TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the
       {kBroken + "/no_binary.fmu", "no binary for this platform: binaries/linux64/oscillator.so is missing"},
       {kBroken + "/missing_function.fmu", "the co-simulation binary lacks required function fmi2DoStep"},
       {kBroken + "/null_instance.fmu", "fmi2Instantiate returned NULL"},
+      {kBroken + "/crash_instance.fmu", "fmi2Instantiate crashed with SIGSEGV (tried in a separate process before the run)"},
+      {kBroken + "/hang_instance.fmu", "fmi2Instantiate did not return within 1 s (tried in a separate process before the run)"},
       {kBroken + "/duplicate_variable.fmu", "modelDescription.xml: variable 9 \"k\": declared twice"},
       {kBroken + "/unknown_type.fmu", "modelDescription.xml: variable 1 \"x\": unknown declaredType \"Distance\""},
   };
