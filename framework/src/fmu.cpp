@@ -281,6 +281,13 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
 
   std::set<std::string> names;
   std::map<unsigned, std::size_t> by_vr;  // value reference -> index (FMI 3 dependencies)
+  // FMI 3 structural parameters (array sizes) by value reference: their start values. Stride
+  // sizes ports when the FMU is loaded, so they keep their start values.
+  std::map<unsigned, long long> structural;
+  if (md.version == 3)
+    for (auto sv : root.child("ModelVariables").children())
+      if (std::string(sv.attribute("causality").value()) == "structuralParameter" && sv.attribute("start"))
+        structural[sv.attribute("valueReference").as_uint()] = sv.attribute("start").as_llong();
   std::size_t k = 0;
   for (auto sv : root.child("ModelVariables").children()) {
     ++k;
@@ -320,19 +327,33 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
       continue;
     }
     if (md.version == 3 && sv.child("Dimension")) {
-      // An array: a port of that many elements (Float64 only); fixed dimensions only.
+      // An array: a port (or a list parameter) of that many elements. A dimension is a fixed
+      // start or the start value of a structural parameter.
       for (auto dim : sv.children("Dimension")) {
-        if (!dim.attribute("start"))
-          throw FmuError(where + ": an array dimension set by a structural parameter is not supported; give it a fixed start");
-        const long long n = dim.attribute("start").as_llong();
+        long long n = 0;
+        std::string text;
+        if (dim.attribute("start")) {
+          n = dim.attribute("start").as_llong();
+          text = std::string("start=\"") + dim.attribute("start").value() + "\"";
+        } else if (dim.attribute("valueReference")) {
+          const unsigned ref = dim.attribute("valueReference").as_uint();
+          auto it = structural.find(ref);
+          if (it == structural.end())
+            throw FmuError(where + ": array dimension valueReference=\"" + std::to_string(ref) +
+                           "\" names no structural parameter with a start value");
+          n = it->second;
+          text = "structural parameter " + std::to_string(ref) + " = " + std::to_string(n);
+        } else {
+          throw FmuError(where + ": a <Dimension> needs start or valueReference");
+        }
         if (n < 1 || n > 1000000 || v.size * std::size_t(n) > 1000000)
-          throw FmuError(where + ": array dimension start=\"" + dim.attribute("start").value() +
-                         "\" (expected arrays of 1 to 1000000 elements)");
+          throw FmuError(where + ": array dimension " + text + " (expected arrays of 1 to 1000000 elements)");
         v.size *= std::size_t(n);
       }
-      if (v.causality == "parameter") throw FmuError(where + ": array parameters are not supported yet");
-      if (v.type != VarType::real && (v.causality == "input" || v.causality == "output"))
-        throw FmuError(where + ": only Float64 arrays are supported as ports");
+      if (v.causality == "parameter" && v.type != VarType::real)
+        throw FmuError(where + ": array parameters must be Float64 (Stride's list parameters are real numbers)");
+      if (v.type == VarType::string && (v.causality == "input" || v.causality == "output"))
+        throw FmuError(where + ": String arrays are not exchanged (Stride exchanges numbers only)");
     }
     std::string declared = tn.attribute("declaredType").value();
     if (!declared.empty()) {
@@ -357,7 +378,20 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
     }
     if (auto x = attr_number(tn, "min", where)) v.min = x;
     if (auto x = attr_number(tn, "max", where)) v.max = x;
+    if (md.version == 3 && v.type == VarType::string && sv.child("Start"))  // FMI 3 Strings: <Start value="..."/>
+      v.start = sv.child("Start").attribute("value").value();
     if (auto s = tn.attribute("start"); s && v.size == 1) v.start = start_value(v.type, s.value(), where);
+    else if (s && v.type == VarType::real) {
+      // An array's start: its elements separated by white space (one value: every element).
+      json list = json::array();
+      std::stringstream words(s.value());
+      for (std::string w; words >> w;) list.push_back(start_value(v.type, w, where));
+      if (list.size() == 1) list = json(std::vector<double>(v.size, list[0].get<double>()));
+      if (list.size() != v.size)
+        throw FmuError(where + ": start has " + std::to_string(list.size()) + " values for an array of " +
+                       std::to_string(v.size) + " elements");
+      v.start = list;
+    }
     by_vr.emplace(v.value_reference, md.variables.size());
     md.variables.push_back(std::move(v));
     if (md.version == 2) by_vr.erase(md.variables.back().value_reference);  // FMI 2 uses indices
@@ -456,6 +490,7 @@ struct Fmi3Api {
   fmi3SetInt32TYPE* set_int32 = nullptr;
   fmi3GetBooleanTYPE* get_boolean = nullptr;
   fmi3SetBooleanTYPE* set_boolean = nullptr;
+  fmi3SetStringTYPE* set_string = nullptr;
   fmi3DoStepTYPE* do_step = nullptr;
   // canGetAndSetFMUState
   fmi3GetFMUStateTYPE* get_fmu_state = nullptr;
@@ -546,6 +581,7 @@ void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
   l(a.set_int32, "fmi3SetInt32");
   l(a.get_boolean, "fmi3GetBoolean");
   l(a.set_boolean, "fmi3SetBoolean");
+  l(a.set_string, "fmi3SetString", false);  // needed only for String parameters
 }
 
 }  // namespace
@@ -619,7 +655,7 @@ struct Io {
 struct Interface {
   std::vector<Io> in, out;
   bool any_feedthrough = false;
-  std::size_t scratch_size = 1;  // the widest input (converted values are written there)
+  std::size_t scratch_size = 1;  // the widest port (converted or retyped values are written there)
   explicit Interface(const ModelDescription& md) {
     for (const auto& v : md.variables)
       if (v.causality == "input") {
@@ -631,6 +667,7 @@ struct Interface {
       if (v.causality == "output") {
         out.push_back({v.value_reference, v.type, v.size, offset, v.unit_factor, v.unit_offset});
         offset += v.size;
+        scratch_size = std::max(scratch_size, v.size);
         any_feedthrough = any_feedthrough || v.feedthrough;
       }
   }
@@ -1048,46 +1085,45 @@ class Fmi3Instance {
       const std::span<const double> value = to_fmu(io_.in[k], inputs.at(k, t), scratch_);
       const double u = value[0];
       const fmi3ValueReference vr = io_.in[k].vr;
+      const std::size_t n = value.size();
       switch (io_.in[k].type) {
-        case VarType::real: check(api().set_float64(c_, &vr, 1, value.data(), value.size()), "fmi3SetFloat64", t); break;
+        case VarType::real: check(api().set_float64(c_, &vr, 1, value.data(), n), "fmi3SetFloat64", t); break;
         case VarType::integer:
-        case VarType::enumeration: {
-          const fmi3Int32 i = fmi3Int32(std::lround(u));
-          check(api().set_int32(c_, &vr, 1, &i, 1), "fmi3SetInt32", t);
+        case VarType::enumeration:
+          for (std::size_t i = 0; i < n; ++i) int_scratch_[i] = fmi3Int32(std::lround(std::clamp(value[i], -2147483648.0, 2147483647.0)));
+          check(api().set_int32(c_, &vr, 1, int_scratch_.data(), n), "fmi3SetInt32", t);
           break;
-        }
-        case VarType::boolean: {
-          const fmi3Boolean b = u > 0.5;
-          check(api().set_boolean(c_, &vr, 1, &b, 1), "fmi3SetBoolean", t);
+        case VarType::boolean:
+          for (std::size_t i = 0; i < n; ++i) bool_scratch_[i] = value[i] > 0.5;
+          check(api().set_boolean(c_, &vr, 1, bool_scratch_.get(), n), "fmi3SetBoolean", t);
           break;
-        }
         case VarType::string: break;
       }
+      (void)u;
     }
   }
   void get_outputs(std::span<double> y, double t) {
     for (std::size_t k = 0; k < io_.out.size(); ++k) {
       const fmi3ValueReference vr = io_.out[k].vr;
       const std::size_t at = io_.out[k].offset;
+      const std::size_t n = io_.out[k].size;
       switch (io_.out[k].type) {
         case VarType::real:
-          check(api().get_float64(c_, &vr, 1, &y[at], io_.out[k].size), "fmi3GetFloat64", t);
+          check(api().get_float64(c_, &vr, 1, &y[at], n), "fmi3GetFloat64", t);
           from_fmu(io_.out[k], y);
           break;
         case VarType::integer:
-        case VarType::enumeration: {
-          fmi3Int32 i = 0;
-          check(api().get_int32(c_, &vr, 1, &i, 1), "fmi3GetInt32", t);
-          y[at] = double(i);
+        case VarType::enumeration:
+          check(api().get_int32(c_, &vr, 1, int_scratch_.data(), n), "fmi3GetInt32", t);
+          for (std::size_t i = 0; i < n; ++i) y[at + i] = double(int_scratch_[i]);
           break;
-        }
-        case VarType::boolean: {
-          fmi3Boolean b = false;
-          check(api().get_boolean(c_, &vr, 1, &b, 1), "fmi3GetBoolean", t);
-          y[at] = b ? 1.0 : 0.0;
+        case VarType::boolean:
+          check(api().get_boolean(c_, &vr, 1, bool_scratch_.get(), n), "fmi3GetBoolean", t);
+          for (std::size_t i = 0; i < n; ++i) y[at + i] = bool_scratch_[i] ? 1.0 : 0.0;
           break;
-        }
-        case VarType::string: y[at] = 0.0; break;
+        case VarType::string:
+          for (std::size_t i = 0; i < n; ++i) y[at + i] = 0.0;
+          break;
       }
     }
   }
@@ -1136,6 +1172,11 @@ class Fmi3Instance {
       const fmi3ValueReference vr = v.value_reference;
       switch (v.type) {
         case VarType::real: {
+          if (val.is_array()) {
+            const std::vector<double> xs = val.get<std::vector<double>>();
+            check(api().set_float64(c_, &vr, 1, xs.data(), xs.size()), "fmi3SetFloat64", t);
+            break;
+          }
           const fmi3Float64 x = val.get<double>();
           check(api().set_float64(c_, &vr, 1, &x, 1), "fmi3SetFloat64", t);
           break;
@@ -1151,7 +1192,13 @@ class Fmi3Instance {
           check(api().set_boolean(c_, &vr, 1, &x, 1), "fmi3SetBoolean", t);
           break;
         }
-        case VarType::string: break;  // not offered as a parameter (see parameter_specs)
+        case VarType::string: {
+          if (!api().set_string) throw PluginError(fmu_->label, "the binary lacks fmi3SetString, needed for parameter \"" + v.name + "\"");
+          const std::string text = val.get<std::string>();
+          const fmi3String x = text.c_str();
+          check(api().set_string(c_, &vr, 1, &x, 1), "fmi3SetString", t);
+          break;
+        }
       }
     }
   }
@@ -1160,6 +1207,8 @@ class Fmi3Instance {
   bool me_;
   Interface io_;
   std::vector<double> scratch_ = std::vector<double>(io_.scratch_size);
+  std::vector<fmi3Int32> int_scratch_ = std::vector<fmi3Int32>(io_.scratch_size);
+  std::unique_ptr<fmi3Boolean[]> bool_scratch_ = std::make_unique<fmi3Boolean[]>(io_.scratch_size);
   Params params_;
   LogSink log_;
   std::string resources_;
@@ -1488,11 +1537,10 @@ std::vector<ParamSpec> parameter_specs(const ModelDescription& md) {
   std::vector<ParamSpec> out;
   for (const auto& v : md.variables) {
     if (v.causality != "parameter") continue;
-    if (md.version == 3 && v.type == VarType::string) continue;
     ParamSpec s;
     s.name = v.name;
     switch (v.type) {
-      case VarType::real: s.type = ParamType::real; break;
+      case VarType::real: s.type = v.size > 1 ? ParamType::real_list : ParamType::real; break;
       case VarType::integer:
       case VarType::enumeration: s.type = ParamType::integer; break;
       case VarType::boolean: s.type = ParamType::boolean; break;
@@ -1503,7 +1551,8 @@ std::vector<ParamSpec> parameter_specs(const ModelDescription& md) {
     s.min = v.min;
     s.max = v.max;
     s.doc = (v.description.empty() ? std::string("FMU parameter") : v.description) + " (" + v.variability +
-            ", value reference " + std::to_string(v.value_reference) + ")";
+            ", value reference " + std::to_string(v.value_reference) +
+            (v.size > 1 ? ", " + std::to_string(v.size) + " values" : std::string()) + ")";
     out.push_back(std::move(s));
   }
   return out;
@@ -1632,6 +1681,12 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
   const auto& md = fmu_->md;
   const bool model_exchange = integrator || !md.has_cs;
   if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
+  for (const auto& v : md.variables)
+    if (v.causality == "parameter" && v.size > 1 && p.values().contains(v.name) && p.values()[v.name].is_array() &&
+        p.values()[v.name].size() != v.size)
+      throw ParameterError("/" + pointer_escape(v.name), "expected a list of " + std::to_string(v.size) +
+                                                         " numbers (the FMU's array), found " +
+                                                         std::to_string(p.values()[v.name].size()));
   bool& probed = model_exchange ? probed_me_ : probed_cs_;
   if (!probed) {
     probe_instantiation(fmu_, model_exchange);

@@ -256,6 +256,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         std::unique_ptr<Subsystem> made;
         try {
           made = fmu->create(prm, sc.name, integ);
+        } catch (const ParameterError& e) {
+          error(sc.pointer + "/parameters" + e.pointer(), e.what());  // where the user wrote the value
+          return nullptr;
         } catch (const PluginError&) {
           throw;
         } catch (const std::exception& e) {

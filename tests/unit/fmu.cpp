@@ -500,6 +500,51 @@ TEST_CASE("fmu: an FMI 3 array output is a port vector") {
   }
 }
 
+TEST_CASE("fmu: FMI 3 arrays sized by a structural parameter, Int32 and Boolean arrays, array and String parameters") {
+  // vector_gain3: y = gains .* u (n = 3 from a structural parameter), count_true = number of
+  // true flags, counts_twice = 2 counts, flags_not = not flags, label_length = strlen(label).
+  Scratch s;
+  const std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kFmus + "/oscillator.fmu",
+                                         "/subsystems/s/fmu=" + kFmus + "/switched_gain.fmu",
+                                         "/subsystems/a/fmu=" + kFmus + "/vector_gain3.fmu"};
+  Outcome o = stride(s, "run", kManifests + "fmu_vector_gain.json", sets);
+  REQUIRE(o.code == 0);
+  const auto& x = o.table["osc.x"];
+  const auto& sign = o.table["s.sign"];
+  REQUIRE(x.size() == 101);
+  int on = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(i);
+    CHECK(o.table["a.y.0"][i] == doctest::Approx(x[i]).epsilon(1e-9));
+    CHECK(o.table["a.y.1"][i] == doctest::Approx(-2.0 * x[i]).epsilon(1e-9));
+    CHECK(o.table["a.y.2"][i] == doctest::Approx(0.5 * x[i]).epsilon(1e-9));
+    const bool flag = sign[i] > 0.5;
+    on += flag;
+    CHECK(o.table["a.count_true"][i] == (flag ? 2.0 : 0.0));
+    CHECK(o.table["a.counts_twice.0"][i] == 6.0);  // 2 n_out, n = 3
+    CHECK(o.table["a.counts_twice.1"][i] == 2.0 * sign[i]);
+    CHECK(o.table["a.flags_not.0"][i] == (flag ? 0.0 : 1.0));
+    CHECK(o.table["a.flags_not.1"][i] == (flag ? 0.0 : 1.0));
+    CHECK(o.table["a.label_length"][i] == 6.0);  // "stride"
+  }
+  CHECK(on > 10);
+  CHECK(on < 90);
+  // describe: the array parameter is a list of 3, the String parameter has its start value, the
+  // structural parameter is not offered (ports are sized from it when the FMU is loaded).
+  Outcome d = stride(s, "plugins describe --json", kFmus + "/vector_gain3.fmu", {});
+  REQUIRE(d.code == 0);
+  const json j = json::parse(d.out);
+  const std::string text = j.dump();
+  CHECK(contains(text, "\"gains\""));
+  CHECK(contains(text, "3 values"));
+  CHECK(contains(text, "\"none\""));
+  CHECK(!contains(text, "\"name\":\"n\""));
+  // An array parameter of the wrong length is refused with its pointer.
+  Outcome bad = stride(s, "validate", kManifests + "fmu_vector_gain.json", {sets[0], sets[1], sets[2], "/subsystems/a/parameters/gains=[1, 2]"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "/subsystems/a/parameters/gains: expected a list of 3 numbers (the FMU's array), found 2"));
+}
+
 TEST_CASE("fmu: time events (model exchange): steps end at the FMU's event times") {
   // dx/dt = ±1 switched every 0.125 s, with 10-ms steps: the events fall inside steps, so the
   // triangle wave is exact only when each step is cut at the event.

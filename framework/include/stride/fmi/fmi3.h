@@ -52,6 +52,7 @@ typedef fmi3Status fmi3GetInt32TYPE(fmi3Instance, const fmi3ValueReference[], si
 typedef fmi3Status fmi3SetInt32TYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3Int32[], size_t);
 typedef fmi3Status fmi3GetBooleanTYPE(fmi3Instance, const fmi3ValueReference[], size_t, fmi3Boolean[], size_t);
 typedef fmi3Status fmi3SetBooleanTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3Boolean[], size_t);
+typedef fmi3Status fmi3SetStringTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3String[], size_t);
 typedef fmi3Status fmi3GetFMUStateTYPE(fmi3Instance, fmi3FMUState*);
 typedef fmi3Status fmi3SetFMUStateTYPE(fmi3Instance, fmi3FMUState);
 typedef fmi3Status fmi3FreeFMUStateTYPE(fmi3Instance, fmi3FMUState*);
