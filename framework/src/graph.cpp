@@ -119,6 +119,23 @@ std::string with_article(const std::string& word) {
   return (vowel ? "an " : "a ") + word;
 }
 
+// A plugin's parameters with its path parameters (ParamType::path) resolved against the folder
+// of the manifest they were written in.
+json with_paths_resolved(const PluginRegistry& reg, const std::string& plugin, const json& given,
+                         const std::filesystem::path& manifest) {
+  const LoadedPlugin* p = reg.find(plugin);
+  if (!p || !given.is_object() || manifest.empty()) return given;
+  json out = given;
+  namespace fs = std::filesystem;
+  const fs::path base = fs::absolute(manifest).parent_path();
+  for (const auto& s : p->info().parameters) {
+    if (s.type != ParamType::path || !out.contains(s.name) || !out[s.name].is_string()) continue;
+    const std::string v = out[s.name].get<std::string>();
+    if (!v.empty() && fs::path(v).is_relative()) out[s.name] = (base / v).lexically_normal().string();
+  }
+  return out;
+}
+
 }  // namespace
 
 Experiment::~Experiment() = default;
@@ -142,6 +159,7 @@ std::vector<std::string> Experiment::feedthrough_connections() const {
 Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     : manifest_(std::move(manifest)), graph_(std::make_unique<Graph>()) {
   const std::string file = manifest_.file.string();
+  auto in_manifest = [&](const PluginRef& ref) { return with_paths_resolved(reg, ref.plugin, ref.parameters, manifest_.file); };
   std::vector<Diagnostic> diags;
   auto error = [&](const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); };
   Graph& g = *graph_;
@@ -250,7 +268,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       node->sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
         const Params prm = reg.make_params(*p, sc.plugin.parameters);
         std::shared_ptr<Integrator> integ;
-        if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters);
+        if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
         auto keep = p->fmu;  // the binary and the unpacked folder outlive the instance
         auto lib = fmu->library(bool(integ));
         std::unique_ptr<Subsystem> made;
@@ -278,7 +296,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       node->plugin += " + " + sc.integrator->plugin;
       node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
         return make_ode_subsystem(reg.create_ode(sc.plugin.plugin, sc.plugin.parameters),
-                                  reg.create_integrator(sc.integrator->plugin, sc.integrator->parameters));
+                                  reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator)));
       });
     } else if (form == Form::multibody) {
 #if __has_include(<stride/multibody.hpp>)
@@ -292,8 +310,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       if (!fp) continue;
       node->plugin += " + " + sc.formulation->plugin;
       node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
-        return make_multibody_subsystem(reg.create_model(sc.plugin.plugin, sc.plugin.parameters),
-                                        reg.create_formulation(sc.formulation->plugin, sc.formulation->parameters));
+        return make_multibody_subsystem(reg.create_model(sc.plugin.plugin, in_manifest(sc.plugin)),
+                                        reg.create_formulation(sc.formulation->plugin, in_manifest(*sc.formulation)));
       });
 #else
       error(sc.pointer + "/plugin", "this host was built without multibody support");
@@ -302,7 +320,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     } else {
       if (sc.integrator) error(sc.integrator->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no integrator");
       if (sc.formulation) error(sc.formulation->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no formulation");
-      node->sub = created(sc.pointer, [&] { return reg.create_subsystem(sc.plugin.plugin, sc.plugin.parameters); });
+      node->sub = created(sc.pointer, [&] { return reg.create_subsystem(sc.plugin.plugin, in_manifest(sc.plugin)); });
     }
     if (!node->sub) continue;
     try {
@@ -477,7 +495,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                               (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
     }
     link->extrapolator = created(cc.extrapolator.pointer, [&] {
-      return reg.create_extrapolator(cc.extrapolator.plugin, cc.extrapolator.parameters);
+      return reg.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));
     });
     if (!link->extrapolator) continue;
     dst->in_links[k].push_back(link.get());

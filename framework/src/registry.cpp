@@ -309,6 +309,10 @@ std::string check_param(const ParamSpec& spec, const json& v) {
     case ParamType::object:
       if (!v.is_object()) return "expected an object," + found;
       return "";
+    case ParamType::path:
+      if (!v.is_string()) return "expected a file name (a string; relative to the manifest's folder)," + found;
+      if (v.get<std::string>().find('\0') != std::string::npos) return "expected a file name without NUL characters," + found;
+      return "";
   }
   return "";
 }

@@ -748,6 +748,15 @@ TEST_CASE("mechanism description in a separate file: used like the inline one; e
     CHECK(st != 0);
     CHECK(log.find(expect) != std::string::npos);
   };
+  {
+    // A relative description_file is relative to the manifest's folder, from any working folder.
+    json relative = manifest;
+    relative["subsystems"]["crane"]["parameters"] = {{"description_file", "crane.json"}};
+    const auto rf = dir / "relative.json";
+    std::ofstream(rf) << relative.dump(1);
+    const std::string cmd = "cd / && '" + std::string(STRIDE_EXE) + "' validate '" + rf.string() + "' > /dev/null 2>&1";
+    CHECK(std::system(cmd.c_str()) == 0);
+  }
   d["joints"][1]["bodies"][1] = "tipp";
   std::ofstream(desc_file) << d.dump(1);
   check(desc_file.string() + ": /joints/1/bodies/1: expected a body name");

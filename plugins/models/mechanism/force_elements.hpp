@@ -64,6 +64,7 @@ inline std::string check(const ParamSpec& s, const json& v) {
         if (!x.is_number() || !in(x.get<double>())) return "expected a list of numbers" + range() + ", found " + v.dump();
       return "";
     case ParamType::object: return v.is_object() ? "" : "expected an object, found " + v.dump();
+    case ParamType::path: return v.is_string() ? "" : "expected a file name, found " + v.dump();
   }
   return "";
 }

@@ -43,14 +43,8 @@ class Mechanism final : public NonsmoothModel {
     i.parameters = {
         object_param("description", json::object(),
                      "bodies, joints, couplers, forces, actuators, points (README: Mechanisms from a description); or use description_file"),
-        [] {
-          ParamSpec s;
-          s.name = "description_file";
-          s.type = ParamType::string;
-          s.default_value = "";
-          s.doc = "a JSON file holding the description instead (path absolute or relative to the working directory); errors name this file";
-          return s;
-        }(),
+        path_param("description_file", "",
+                   "a JSON file holding the description instead (absolute, or relative to the manifest's folder); errors name this file"),
         real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
         integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
     };

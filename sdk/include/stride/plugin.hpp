@@ -27,7 +27,9 @@ enum class Form { stepper, ode, multibody };
 
 // `object` (appended, so the values of the others are unchanged): any JSON object, checked by
 // the plugin itself, which reports a problem by throwing ParameterError.
-enum class ParamType { real, integer, boolean, string, real_list, object };
+// `path`: a file or folder name; a relative one is resolved by the host against the folder of
+// the manifest it was written in (so a manifest runs from any working directory). "" stays "".
+enum class ParamType { real, integer, boolean, string, real_list, object, path };
 
 struct ParamSpec {
   std::string name;
@@ -275,6 +277,7 @@ inline const char* to_string(ParamType t) {
     case ParamType::string: return "string";
     case ParamType::real_list: return "real list";
     case ParamType::object: return "object";
+    case ParamType::path: return "path";
   }
   return "?";
 }

@@ -104,6 +104,15 @@ inline ParamSpec real_list_param(std::string name, std::vector<double> def, std:
   s.doc = std::move(doc);
   return s;
 }
+// A file name, relative to the manifest's folder (see ParamType::path); required when def is null.
+inline ParamSpec path_param(std::string name, json def, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::path;
+  s.default_value = std::move(def);
+  s.doc = std::move(doc);
+  return s;
+}
 // A JSON object the plugin checks itself (throwing ParameterError); required when def is null.
 inline ParamSpec object_param(std::string name, json def, std::string doc) {
   ParamSpec s;
