@@ -8,9 +8,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <iostream>
 
 #include "fmu.hpp"
+#include "stride/host/json_input.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
 
@@ -86,15 +88,16 @@ const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& na
   throw UnknownPlugin(msg + "; run `stride plugins` for the list");
 }
 
-std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, const LoadedPlugin& p, std::string& err) {
+std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& params,
+                                               std::string& err) {
   try {
     if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
     switch (p.info().form) {
-      case Form::stepper: return reg.create_subsystem(p.info().name, json::object())->ports();
-      case Form::ode: return reg.create_ode(p.info().name, json::object())->ports();
+      case Form::stepper: return reg.create_subsystem(p.info().name, params)->ports();
+      case Form::ode: return reg.create_ode(p.info().name, params)->ports();
       case Form::multibody:
 #if __has_include(<stride/multibody.hpp>)
-        return reg.create_model(p.info().name, json::object())->ports();
+        return reg.create_model(p.info().name, params)->ports();
 #else
         return std::nullopt;
 #endif
@@ -120,7 +123,33 @@ json plugin_list_json(const PluginRegistry& reg) {
   return j;
 }
 
-json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p) {
+json describe_parameters(const LoadedPlugin& p, const std::vector<std::string>& assignments) {
+  const auto& specs = p.info().parameters;
+  json out = json::object();
+  for (const auto& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--set " + a + ": expected NAME=VALUE with a parameter name, e.g. --set actuators=2");
+    const std::string name = a.substr(0, eq), text = a.substr(eq + 1);
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+    if (spec == specs.end()) {
+      std::vector<std::string> names;
+      for (const auto& s : specs) names.push_back(s.name);
+      std::string msg = "--set " + a + ": plugin \"" + p.info().name + "\" has no parameter \"" + name + "\"";
+      if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw std::invalid_argument(msg + "; parameters: " + (all.empty() ? "(none)" : all));
+    }
+    json value = json::parse(text, nullptr, false);
+    if (value.is_discarded()) value = text;
+    if (auto err = check_param(*spec, value); !err.empty()) throw std::invalid_argument("--set " + a + ": " + err);
+    out[name] = value;
+  }
+  return out;
+}
+
+json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, const json& params) {
   const auto& info = p.info();
   json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
          {"description", info.description}, {"file", p.file.string()}, {"parameters", json::array()}};
@@ -128,10 +157,13 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p) {
   for (const auto& s : info.parameters) j["parameters"].push_back(param_json(s));
   if (info.kind == Kind::subsystem) {
     std::string err;
-    if (auto ports = default_ports(reg, p, err)) {
+    if (auto ports = ports_for(reg, p, params, err)) {
       j["ports"] = json::array();
       for (const auto& s : *ports) j["ports"].push_back(port_json(s));
+    } else {
+      j["ports_error"] = err;
     }
+    if (!params.empty()) j["port_parameters"] = params;
   }
   return j;
 }

@@ -24,22 +24,24 @@ using namespace stride;
 using namespace stride::host;
 
 
-int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
+int describe(const PluginRegistry& reg, const std::string& name, const std::vector<std::string>& sets, bool as_json) {
   const LoadedPlugin* p = nullptr;
+  json params;
   try {
     p = &find_plugin(reg, name);
+    params = describe_parameters(*p, sets);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
   const auto& info = p->info();
   if (as_json) {
-    std::cout << plugin_description_json(reg, *p).dump(2) << "\n";
+    std::cout << plugin_description_json(reg, *p, params).dump(2) << "\n";
     return 0;
   }
   std::string err;
   std::optional<std::vector<PortSpec>> ports;
-  if (info.kind == Kind::subsystem) ports = default_ports(reg, *p, err);
+  if (info.kind == Kind::subsystem) ports = ports_for(reg, *p, params, err);
   std::cout << info.name << " " << info.version << " (" << to_string(info.kind);
   if (info.kind == Kind::subsystem) std::cout << ", " << to_string(info.form);
   std::cout << ")\n  " << info.description << "\n  file: " << p->file.string() << "\n";
@@ -56,7 +58,9 @@ int describe(const PluginRegistry& reg, const std::string& name, bool as_json) {
     std::cout << "\n      " << s.doc << "\n";
   }
   if (info.kind == Kind::subsystem) {
-    std::cout << "ports (default parameters):\n";
+    std::string with;
+    for (auto it = params.begin(); it != params.end(); ++it) with += (with.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    std::cout << "ports (" << (with.empty() ? std::string("default parameters") : with + ", defaults for the rest") << "):\n";
     if (!ports) std::cout << "  (could not instantiate: " << err << ")\n";
     else
       for (const auto& s : *ports) {
@@ -134,6 +138,8 @@ int main(int argc, char** argv) {
   auto* describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
   describe_cmd->add_option("name", plugin_name, "plugin name")->required();
   describe_cmd->add_flag("--json", as_json, "machine-readable output");
+  std::vector<std::string> describe_sets;
+  describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
 
   try {
     app.parse(argc, argv);
@@ -150,7 +156,7 @@ int main(int argc, char** argv) {
   PluginRegistry reg;
   if (plugins_cmd->parsed()) {
     load_plugins(reg, {}, false);
-    if (describe_cmd->parsed()) return describe(reg, plugin_name, as_json);
+    if (describe_cmd->parsed()) return describe(reg, plugin_name, describe_sets, as_json);
     return list_plugins(reg, as_json);
   }
 

@@ -315,6 +315,35 @@ TEST_CASE("cli: plugins describe writes integer bounds as integers") {
     }
 }
 
+TEST_CASE("cli: plugins describe --set shows the ports for those parameter values") {
+  // The crane's ports are vectors of one element per actuator: 1 by default, 2 when asked.
+  Scratch s;
+  auto o = stride(s, "plugins describe crane_dependent");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "ports (default parameters):"));
+  CHECK(contains(o.out, "out s [1 x m]"));
+  o = stride(s, "plugins describe crane_dependent --set actuators=2");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "ports (actuators = 2, defaults for the rest):"));
+  CHECK(contains(o.out, "out s [2 x m]"));
+  o = stride(s, "plugins describe crane_dependent --json --set actuators=2");
+  CHECK(o.code == 0);
+  const json d = json::parse(o.out);
+  CHECK(d.at("port_parameters") == json{{"actuators", 2}});
+  for (const auto& p : d.at("ports"))
+    if (p.at("name") == "s") CHECK(p.at("size") == 2);
+  // Unknown parameter, wrong type, out of bounds: exit 2 with what is allowed.
+  o = stride(s, "plugins describe crane_dependent --set actuator=2");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "has no parameter \"actuator\" (did you mean \"actuators\"?)"));
+  o = stride(s, "plugins describe crane_dependent --set actuators=3");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "--set actuators=3: expected an integer in [1, 2], found 3"));
+  o = stride(s, "plugins describe crane_dependent --set actuators");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "expected NAME=VALUE"));
+}
+
 TEST_CASE("cli: plugins, plugins --json and plugins describe") {
   Scratch s;
   auto o = stride(s, "plugins");

@@ -38,9 +38,16 @@ class UnknownPlugin : public std::invalid_argument {
 // std::invalid_argument when the FMU is broken.
 const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& name);
 
-// Ports of a subsystem plugin with default parameters (ports may depend on parameters);
-// nullopt and `error` when it cannot be instantiated that way.
-std::optional<std::vector<PortSpec>> default_ports(const PluginRegistry& reg, const LoadedPlugin& p, std::string& error);
+// Ports of a subsystem plugin made with `parameters` (defaults for the others; ports may
+// depend on parameters); nullopt and `error` when it cannot be instantiated that way.
+std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& parameters,
+                                               std::string& error);
+
+// `describe NAME --set name=value`: the parameter values as an object. A value is read as JSON
+// (2, 1e-3, true, "text", [1, 2]) and otherwise taken as text (pressure). Throws
+// std::invalid_argument naming an unknown parameter (with the list) or a value of the wrong
+// type (what the parameter expects).
+json describe_parameters(const LoadedPlugin& p, const std::vector<std::string>& assignments);
 
 // A bound as the parameter's type writes it: 4 for an integer, 4.0 for a real.
 json bound_json(const ParamSpec& p, double bound);
@@ -48,8 +55,9 @@ json bound_json(const ParamSpec& p, double bound);
 // `stride plugins --json`: {"plugins": [{name, kind, version, description, file}], "refused": [{file, reason}]}.
 json plugin_list_json(const PluginRegistry& reg);
 // `stride plugins describe NAME --json`: name, kind, form, version, description, file,
-// parameters, and ports (with default parameters; left out when they cannot be made).
-json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p);
+// parameters, and ports (for `parameters`, defaults for the others; left out when they cannot
+// be made), and "port_parameters" when parameters were given.
+json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, const json& parameters = json::object());
 
 // One run of an experiment as `stride run` makes it.
 struct SupervisedRun {
