@@ -65,6 +65,8 @@ std::string validate(const fs::path& manifest, const std::vector<std::string>& s
          {"connections", ex->connection_count()},
          {"columns", ex->columns()},
          {"unit_conversions", ex->unit_conversions()},
+         {"power_bond_delays", ex->bond_delays()},
+         {"power_bond_warnings", ex->bond_warnings()},
          {"feedthrough", ex->feedthrough_connections()},
          {"output", ex->manifest().output.string()},
          {"document", ex->manifest().document}};

@@ -144,6 +144,8 @@ std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size(); }
 std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
+std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond_warnings; }
+std::vector<std::string> Experiment::bond_delays() const { return graph_->bond_delays; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
   for (const auto& l : graph_->links)
@@ -374,6 +376,14 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       b.sign = in.role == BondRole::effort ? 1.0 : -1.0;
       node->bond_ports.push_back(b);
     }
+    for (const PortSpec& o : node->ports) {
+      if (o.through.empty()) continue;
+      const int k = node->port_index(o.through);
+      if (o.direction != Direction::output || k < 0 || node->ports[static_cast<std::size_t>(k)].direction != Direction::input ||
+          node->ports[static_cast<std::size_t>(k)].size != o.size)
+        error(sc.pointer, "plugin \"" + node->plugin + "\": port \"" + o.name + "\" passes on \"" + o.through +
+                              "\", which is not an input of the same size (PortSpec::through is for outputs)");
+    }
     node->y.assign(node->output_width, 0.0);
     node->y_prev.assign(node->output_width, 0.0);
     if (manifest_.coupling.iteration.enabled) {
@@ -574,29 +584,110 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         n->bonds.push_back(b);
       }
 
-  // Power bonds between pairs of subsystems (each pair once).
+  // Where the value a connection carries comes from: its source, or, when the source output
+  // passes an input on (PortSpec::through), the origin of what feeds that input.
+  struct Origin {
+    Node* node;
+    std::size_t offset;       // into node->y
+    std::vector<Node*> via;  // the subsystems passed
+  };
+  auto output_port_at = [](const Node* n, std::size_t offset) -> std::size_t {
+    for (std::size_t i = 0; i < n->ports.size(); ++i)
+      if (n->ports[i].direction == Direction::output && offset >= n->output_offset[i] &&
+          offset < n->output_offset[i] + n->ports[i].size)
+        return i;
+    return n->ports.size();
+  };
+  auto origin_of = [&](const Link* l) {
+    Origin o{l->src, l->src_offset, {}};
+    for (std::size_t hop = 0; hop < g.nodes.size(); ++hop) {
+      const std::size_t pi = output_port_at(o.node, o.offset);
+      if (pi >= o.node->ports.size() || o.node->ports[pi].through.empty()) break;
+      const int k = o.node->port_index(o.node->ports[pi].through);
+      if (k < 0) break;
+      const auto in = std::find(o.node->inputs.begin(), o.node->inputs.end(), static_cast<std::size_t>(k));
+      if (in == o.node->inputs.end()) break;
+      const std::size_t e = o.offset - o.node->output_offset[pi];
+      const Link* feed = nullptr;
+      for (const Link* f : o.node->in_links[static_cast<std::size_t>(in - o.node->inputs.begin())])
+        if (e >= f->dst_offset && e < f->dst_offset + f->width) feed = f;
+      if (!feed || std::find(o.via.begin(), o.via.end(), o.node) != o.via.end()) break;
+      o.via.push_back(o.node);
+      o.offset = feed->src_offset + (e - feed->dst_offset);
+      o.node = feed->src;
+    }
+    return o;
+  };
+  auto pos = [&](const Node* x) {
+    return std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& y) { return y.get() == x; }) - g.nodes.begin();
+  };
+  // Power bonds between pairs of subsystems (each pair once), directly or across subsystems
+  // that pass the values on.
+  std::vector<std::vector<char>> paired(g.nodes.size());
+  for (auto& n : g.nodes) paired[static_cast<std::size_t>(n->index)].assign(n->bonds.size(), 0);
   for (auto& n : g.nodes)
     for (std::size_t i = 0; i < n->bonds.size(); ++i) {
       const Bond& b = n->bonds[i];
       for (Link* in : n->in_links[b.input]) {
         if (in->dst_offset != b.element) continue;
-        Node* other = in->src;
+        const Origin from = origin_of(in);
+        Node* other = from.node;
+        if (other == n.get()) continue;
         for (std::size_t j = 0; j < other->bonds.size(); ++j) {
           const Bond& ob = other->bonds[j];
+          if (!(from.offset >= ob.output_offset && from.offset < ob.output_offset + ob.width)) continue;
           // does n's bond output feed other's bond input?
-          bool back = false;
-          for (Link* l : other->in_links[ob.input])
-            if (l->dst_offset == ob.element && l->src == n.get() && l->src_offset >= b.output_offset &&
-                l->src_offset < b.output_offset + b.width)
-              back = true;
-          const bool from_bond_output = in->src_offset >= ob.output_offset && in->src_offset < ob.output_offset + ob.width;
-          auto pos = [&](const Node* x) {
-            return std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& y) { return y.get() == x; }) - g.nodes.begin();
-          };
-          if (back && from_bond_output && pos(n.get()) < pos(other)) g.bond_pairs.push_back({n.get(), i, other, j});
+          for (Link* l : other->in_links[ob.input]) {
+            if (l->dst_offset != ob.element) continue;
+            const Origin back = origin_of(l);
+            if (back.node != n.get() || back.offset < b.output_offset || back.offset >= b.output_offset + b.width) continue;
+            paired[static_cast<std::size_t>(n->index)][i] = paired[static_cast<std::size_t>(other->index)][j] = 1;
+            if (pos(n.get()) < pos(other)) g.bond_pairs.push_back({n.get(), i, other, j, back.via, from.via});
+          }
         }
       }
     }
+  for (auto& n : g.nodes)
+    for (std::size_t i = 0; i < n->bonds.size(); ++i) {
+      if (paired[static_cast<std::size_t>(n->index)][i]) continue;
+      const Bond& b = n->bonds[i];
+      std::string source = "nothing";
+      for (Link* in : n->in_links[b.input])
+        if (in->dst_offset == b.element) {
+          const Origin o = origin_of(in);
+          const std::size_t pi = output_port_at(o.node, o.offset);
+          source = o.node->name + "." + (pi < o.node->ports.size() ? o.node->ports[pi].name : std::string("?"));
+          for (auto v = o.via.rbegin(); v != o.via.rend(); ++v) source += " through " + (*v)->name;
+        }
+      g.bond_warnings.push_back("power bond " + n->name + "." + b.name + " has no partner: its input " + n->name + "." +
+                                n->ports[n->inputs[b.input]].name + " comes from " + source +
+                                ", which is not the conjugate output of a subsystem it feeds back; its energy is not "
+                                "checked against another subsystem (a subsystem in between must declare that it passes "
+                                "the value on: PortSpec::through)");
+    }
+  // The communication delay each paired bond's paths add (one connection per subsystem passed,
+  // plus the last): Jacobi, a macro step per connection; Gauss–Seidel, a macro step per
+  // connection that reads a subsystem later in the order.
+  auto order_pos = [&](const Node* x) { return std::find(g.order.begin(), g.order.end(), x) - g.order.begin(); };
+  auto path_delay = [&](const Node* from, const std::vector<Node*>& via, const Node* to) {
+    std::vector<const Node*> chain{from};
+    for (auto v = via.rbegin(); v != via.rend(); ++v) chain.push_back(*v);
+    chain.push_back(to);
+    std::string text = chain.front()->name;
+    int steps = 0;
+    for (std::size_t k = 1; k < chain.size(); ++k) {
+      text += " -> " + chain[k]->name;
+      if (manifest_.coupling.scheme == Scheme::jacobi) ++steps;
+      else if (manifest_.coupling.scheme == Scheme::gauss_seidel && order_pos(chain[k - 1]) > order_pos(chain[k])) ++steps;
+    }
+    if (manifest_.coupling.scheme == Scheme::multirate)
+      return text + ": " + std::to_string(chain.size() - 1) + " connection" + (chain.size() > 2 ? "s" : "") +
+             " (multirate: each delays by up to its source's step)";
+    return text + ": " + std::to_string(steps) + " macro step" + (steps == 1 ? "" : "s") + " (" +
+           number_text(steps * manifest_.coupling.macro_step) + " s)";
+  };
+  for (const BondPair& p : g.bond_pairs)
+    g.bond_delays.push_back(p.name() + ": " + path_delay(p.a, p.via_ab, p.b) + "; " + path_delay(p.b, p.via_ba, p.a));
 
   // Output bounds.
   for (const auto& ob : manifest_.monitor.bounds) {

@@ -146,6 +146,8 @@ struct BondPair {
   std::size_t bond_b;
   double residual() const;
   std::string name() const;
+  // Subsystems that pass the bond's values on (PortSpec::through), from a to b and back.
+  std::vector<Node*> via_ab, via_ba;
 };
 
 struct Graph {
@@ -155,6 +157,8 @@ struct Graph {
   std::vector<std::string> columns;  // CSV columns after "time"
   std::vector<Node*> order;          // Gauss–Seidel order / initialization order
   std::vector<std::string> conversions;  // connections that convert units, for `validate`
+  std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
+  std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
 };
 
 }  // namespace stride::host

@@ -177,6 +177,8 @@ int main(int argc, char** argv) {
     std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
               << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
     for (const auto& c : ex->unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
+    for (const auto& c : ex->bond_delays()) std::cout << "  power bond " << c << "\n";
+    for (const auto& c : ex->bond_warnings()) std::cout << "  warning: " << c << "\n";
     for (const auto& c : ex->feedthrough_connections())
       std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
     return 0;

@@ -57,6 +57,10 @@ struct PortSpec {
   bool feedthrough = false;
   BondRole role = BondRole::none;
   std::string bond;  // name of the power bond, unique within the subsystem
+  // Outputs only: the name of an input this output passes on (a filter, a sensor, a delay on a
+  // force or a velocity). Power bonds pair across such a subsystem, and `validate` reports the
+  // communication delay the extra connection adds. Sizes must match.
+  std::string through;
   std::string doc;
   std::vector<std::string> elements;  // optional element names (CSV: <sub>.<port>.<element>)
 };
@@ -84,6 +88,11 @@ inline PortSpec output(std::string name, std::size_t size, std::string unit, std
 inline PortSpec bonded(PortSpec p, BondRole role, std::string bond) {
   p.role = role;
   p.bond = std::move(bond);
+  return p;
+}
+// An output that passes the input `input` on (see PortSpec::through).
+inline PortSpec passing(PortSpec p, std::string input) {
+  p.through = std::move(input);
   return p;
 }
 
