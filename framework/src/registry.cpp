@@ -315,9 +315,18 @@ std::string accept_param(const ParamSpec& spec, json& v) {
   std::string written;  // the first value given with a unit, for the message
   auto convert = [&](json& x) -> std::string {
     if (!x.is_string()) return "";
+    const std::string& text = x.get_ref<const std::string&>();
+    const auto start = text.find_first_not_of(" \t");
+    // Not a quantity ("steep"): check_param says what is expected.
+    if (start == std::string::npos || std::string_view("0123456789+-.").find(text[start]) == std::string_view::npos) return "";
     std::string why;
-    auto q = quantity_in(x.get<std::string>(), spec.unit, why);
-    if (!q) return why;
+    auto q = quantity_in(text, spec.unit, why);
+    if (!q) {
+      const bool one = spec.unit.empty() || spec.unit == "1";
+      return "expected a real number" + bounds(spec) + (one ? "" : " (" + spec.unit + ")") +
+             ", or a string with a number and a unit convertible to " + (one ? "1 (such as \"50 %\")" : spec.unit + " (such as \"2 " + spec.unit + "\")") +
+             ", found " + type_name(x) + ": " + why;
+    }
     if (written.empty()) written = x.get<std::string>();
     x = *q;
     return "";

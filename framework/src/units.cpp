@@ -155,10 +155,9 @@ std::optional<UnitConversion> unit_conversion(const std::string& from, const std
 }
 
 std::optional<double> quantity_in(const std::string& text, const std::string& to, std::string& why) {
-  const std::string expected = "expected a number and a unit convertible to " + (trimmed(to).empty() ? "1" : to) +
-                               " (such as \"2 ms\" or \"3.85 MPa\")";
+  const std::string to_text = trimmed(to).empty() ? "1" : to;
   if (text.size() > kMaxUnitLength + 32) {
-    why = expected + ", found a text of " + std::to_string(text.size()) + " characters";
+    why = "a text of " + std::to_string(text.size()) + " characters is too long for a number and a unit";
     return std::nullopt;
   }
   const std::string t = trimmed(text);
@@ -168,41 +167,38 @@ std::optional<double> quantity_in(const std::string& text, const std::string& to
   double value = 0.0;
   const auto r = std::from_chars(first, last, value);
   if (r.ec == std::errc::result_out_of_range) {
-    why = expected + ": the number in \"" + t + "\" is out of the range of a double";
+    why = "the number is out of the range of a double";
     return std::nullopt;
   }
   if (r.ec != std::errc() || !std::isfinite(value)) {
-    why = expected + ", found \"" + t + "\", which does not start with a finite number";
+    why = "it does not start with a finite number";
     return std::nullopt;
   }
   const std::string unit = trimmed(std::string(r.ptr, last));
   if (unit.empty()) {
-    why = expected + ", found \"" + t + "\", which has no unit (write a number without quotes for a value in " +
-          (trimmed(to).empty() ? "1" : to) + ")";
+    why = "it has no unit (a number without quotes is a value in " + to_text + ")";
     return std::nullopt;
   }
-  std::string reason;
   std::optional<double> out;
   {
     Database& db = database();
     std::lock_guard<std::mutex> hold(db.lock);
-    Unit a = parse(db, unit, reason);
-    if (!a) reason = "\"" + unit + "\" is not a unit: " + reason;
-    Unit b = a ? parse(db, to, reason) : nullptr;
-    if (a && !b) reason = "the declared unit \"" + to + "\" is not a unit: " + reason;
+    Unit a = parse(db, unit, why);
+    if (!a) why = "\"" + unit + "\" is not a unit: " + why;
+    Unit b = a ? parse(db, to, why) : nullptr;
+    if (a && !b) why = "the declared unit \"" + to + "\" is not a unit: " + why;
     if (a && b) {
       if (!ut_are_convertible(a.get(), b.get())) {
-        reason = unit + " is not convertible to " + to + " (they measure different quantities)";
+        why = unit + " is not convertible to " + to_text + " (they measure different quantities)";
       } else if (Converter cv{ut_get_converter(a.get(), b.get())}) {
         const double x = cv_convert_double(cv.get(), value);
         if (std::isfinite(x)) out = x;
-        else reason = "\"" + t + "\" is out of the range of a double in " + to;
+        else why = "in " + to_text + " it is out of the range of a double";
       } else {
-        reason = "UDUNITS-2 has no converter from " + unit + " to " + to;
+        why = "UDUNITS-2 has no converter from " + unit + " to " + to_text;
       }
     }
   }
-  if (!out) why = expected + ", found \"" + t + "\": " + reason;
   return out;
 }
 

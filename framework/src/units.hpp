@@ -31,8 +31,9 @@ std::optional<UnitConversion> unit_conversion(const std::string& from, const std
                                               std::string* why = nullptr);
 
 // A quantity written with its unit ("2 ms", "3.85 MPa", "-1.5e3 N", "20 degC") as a finite
-// number in `to`; nullopt with the reason in `why` when the text is not a number followed by
-// a unit convertible to `to`.
+// number in `to`; nullopt with the reason in `why` ("ms is not convertible to m/s (...)") when
+// the text is not a number followed by a unit convertible to `to`. Texts of more than 160
+// characters are refused unread.
 std::optional<double> quantity_in(const std::string& text, const std::string& to, std::string& why);
 
 // The SI unit name for exponents of the base units kg, m, s, A, K, mol, cd, rad (as in an FMU's

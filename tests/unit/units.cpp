@@ -116,10 +116,9 @@ TEST_CASE("units: quantities written with a unit") {
   CHECK(contains(why, "ms ms is not convertible to s"));
   why = quantity_error("3 m", "s");
   CHECK(contains(why, "m is not convertible to s"));
-  CHECK(contains(why, "\"3 m\""));
   // Hostile texts: no crash, a reason each.
   CHECK(contains(quantity_error("1e400 Pa", "Pa"), "out of the range of a double"));
-  CHECK(contains(quantity_error("1e308 km", "m"), "out of the range of a double in m"));
+  CHECK(contains(quantity_error("1e308 km", "m"), "in m it is out of the range of a double"));
   CHECK(contains(quantity_error("nan Pa", "Pa"), "does not start with a finite number"));
   CHECK(contains(quantity_error("inf s", "s"), "does not start with a finite number"));
   CHECK(contains(quantity_error("", "s"), "does not start with a finite number"));
@@ -127,6 +126,6 @@ TEST_CASE("units: quantities written with a unit") {
   CHECK(contains(quantity_error("ms", "s"), "does not start with a finite number"));
   CHECK(contains(quantity_error("+-2 s", "s"), "does not start with a finite number"));
   CHECK(contains(quantity_error("2 \xe2\x82", "s"), "not valid UTF-8"));
-  CHECK(contains(quantity_error("2 " + std::string(1 << 20, 's'), "s"), "characters"));
+  CHECK(contains(quantity_error("2 " + std::string(1 << 20, 's'), "s"), "too long"));
   CHECK(contains(quantity_error("2 s", "newton_meter"), "the declared unit \"newton_meter\" is not a unit"));
 }
