@@ -208,8 +208,9 @@ std::optional<double> DocumentChecker::quantity(const json& obj, const std::stri
   std::string why;
   auto x = quantity_in(v.get<std::string>(), unit, why);
   if (!x) {
-    error(ptr + "/" + key, std::string("expected ") + expected + " (a number, or a string with a number and a unit such as \"20 ms\"), found " +
-                               type_name(v) + ": " + why);
+    const std::string example = unit == "s" ? "20 ms" : "1.5 " + unit;
+    error(ptr + "/" + key, std::string("expected ") + expected + " (a number, or a string with a number and a unit such as \"" + example +
+                               "\"), found " + type_name(v) + ": " + why);
     return std::nullopt;
   }
   if (positive && *x <= 0) {
