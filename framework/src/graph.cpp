@@ -315,8 +315,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       // defines, checked when they are connected).
       if (!fmu)
         if (auto why = unit_problem(port.unit); !why.empty()) {
-          error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" in unit \"" + port.unit +
-                                "\", which is not a unit: " + why);
+          error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" in unit \"" + port.unit + "\": " + why);
           ports_ok = false;
         }
     }

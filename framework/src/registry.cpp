@@ -200,7 +200,7 @@ std::string declaration_problem(const PluginInfo& info) {
     if (!names.insert(spec.name).second) return "declares parameter '" + spec.name + "' twice";
     if (!spec.unit.empty())
       if (auto why = unit_problem(spec.unit); !why.empty())
-        return what + " in unit \"" + spec.unit + "\", which is not a unit: " + why;
+        return what + " in unit \"" + spec.unit + "\": " + why;
     if (spec.min && spec.max && !(*spec.min <= *spec.max))
       return what + " with bounds [" + number_text(*spec.min) + ", " + number_text(*spec.max) + "] that admit no value";
     if (!spec.default_value.is_null())

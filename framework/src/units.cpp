@@ -78,29 +78,33 @@ std::string trimmed(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
+// The conventions plugins use for dimensionless quantities.
+bool is_dimensionless(const std::string& trimmed_text) {
+  return trimmed_text.empty() || trimmed_text == "1" || trimmed_text == "-";
+}
+
 // The unit, or null with the reason in `why`. Holds db.lock (taken by the caller).
 Unit parse(Database& db, const std::string& text, std::string& why) {
+  if (text.size() > kMaxUnitLength) {
+    why = "not a unit (at most " + std::to_string(kMaxUnitLength) + " characters, this one has " +
+          std::to_string(text.size()) + ")";
+    return nullptr;
+  }
+  if (!clean_text(text)) {
+    why = "not a unit (control characters or invalid UTF-8)";
+    return nullptr;
+  }
   if (!db.system) {
     why = db.problem;
     return nullptr;
   }
-  if (text.size() > kMaxUnitLength) {
-    why = "a unit is at most " + std::to_string(kMaxUnitLength) + " characters long, this one has " +
-          std::to_string(text.size());
-    return nullptr;
-  }
-  if (!clean_text(text)) {
-    why = "it contains control characters or is not valid UTF-8";
-    return nullptr;
-  }
   const std::string t = trimmed(text);
-  // Dimensionless: the conventions plugins use.
-  if (t.empty() || t == "1" || t == "-") return Unit{ut_get_dimensionless_unit_one(db.system)};
+  if (is_dimensionless(t)) return Unit{ut_get_dimensionless_unit_one(db.system)};
   Unit u{ut_parse(db.system, t.c_str(), UT_UTF8)};
   if (!u) {
     const ut_status s = ut_get_status();
-    why = s == UT_UNKNOWN ? "UDUNITS-2 knows no unit of that name"
-                          : "UDUNITS-2 cannot parse it (expected a unit such as N, kN, kg*m/s^2, m^3/s, bar, degC, rpm)";
+    why = s == UT_UNKNOWN ? "not a unit (UDUNITS-2 knows no unit of that name)"
+                          : "not a unit (UDUNITS-2 cannot parse it; units look like N, kN, kg*m/s^2, m^3/s, bar, degC, rpm)";
   }
   return u;
 }
@@ -132,6 +136,7 @@ std::optional<UnitConversion> affine(const ut_unit* from, const ut_unit* to, std
 }  // namespace
 
 std::string unit_problem(const std::string& unit) {
+  if (is_dimensionless(trimmed(unit))) return "";  // needs no database
   Database& db = database();
   std::lock_guard<std::mutex> hold(db.lock);
   std::string why;
@@ -145,9 +150,9 @@ std::optional<UnitConversion> unit_conversion(const std::string& from, const std
     Database& db = database();
     std::lock_guard<std::mutex> hold(db.lock);
     Unit a = parse(db, from, reason);
-    if (!a) reason = "\"" + from + "\" is not a unit: " + reason;
+    if (!a) reason = "\"" + from + "\": " + reason;
     Unit b = a ? parse(db, to, reason) : nullptr;
-    if (a && !b) reason = "\"" + to + "\" is not a unit: " + reason;
+    if (a && !b) reason = "\"" + to + "\": " + reason;
     if (a && b) c = affine(a.get(), b.get(), reason);
   }
   if (!c && why) *why = reason;
@@ -184,9 +189,9 @@ std::optional<double> quantity_in(const std::string& text, const std::string& to
     Database& db = database();
     std::lock_guard<std::mutex> hold(db.lock);
     Unit a = parse(db, unit, why);
-    if (!a) why = "\"" + unit + "\" is not a unit: " + why;
+    if (!a) why = "\"" + unit + "\": " + why;
     Unit b = a ? parse(db, to, why) : nullptr;
-    if (a && !b) why = "the declared unit \"" + to + "\" is not a unit: " + why;
+    if (a && !b) why = "the declared unit \"" + to + "\": " + why;
     if (a && b) {
       if (!ut_are_convertible(a.get(), b.get())) {
         why = unit + " is not convertible to " + to_text + " (they measure different quantities)";

@@ -20,8 +20,9 @@ struct UnitConversion {
 };
 
 // "" when `unit` is a unit Stride understands: UDUNITS-2 syntax and names ("kN", "kg*m/s^2",
-// "m^3/s", "N.m", "degC", "rpm", "deg"), or dimensionless written "", "1" or "-"; otherwise why
-// not (for an error message that already names the unit).
+// "m^3/s", "N.m", "degC", "rpm", "deg"), or dimensionless written "", "1" or "-" (known without
+// the database); otherwise why not, "not a unit (UDUNITS-2 knows no unit of that name)", for a
+// message that already names the unit.
 std::string unit_problem(const std::string& unit);
 
 // The conversion from `from` to `to` ("kN" -> "N": x 1000; "degC" -> "K": + 273.15); scale 1

@@ -123,7 +123,7 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
   SUBCASE("a parameter declared in a unit UDUNITS-2 cannot read: refused, naming plugin, parameter and unit") {
     const Refusal* r = refusal_of(reg, "stride_broken_unit.so");
     REQUIRE(r != nullptr);
-    CHECK(contains(r->reason, "plugin 'broken_unit' declares parameter 'torque' in unit \"newton_meter\", which is not a unit"));
+    CHECK(contains(r->reason, "plugin 'broken_unit' declares parameter 'torque' in unit \"newton_meter\": not a unit"));
     CHECK(contains(r->reason, "UDUNITS-2 knows no unit of that name"));
     CHECK(reg.find("broken_unit") == nullptr);
   }
