@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "units.hpp"
 
@@ -128,4 +130,23 @@ TEST_CASE("units: quantities written with a unit") {
   CHECK(contains(quantity_error("2 \xe2\x82", "s"), "invalid UTF-8"));
   CHECK(contains(quantity_error("2 " + std::string(1 << 20, 's'), "s"), "too long"));
   CHECK(contains(quantity_error("2 s", "newton_meter"), "the declared unit \"newton_meter\": not a unit"));
+}
+
+TEST_CASE("units: calls from several threads give the single-threaded answers") {
+  // UDUNITS-2's parser keeps global state; units.cpp serializes the calls (a sweep or a host
+  // program may validate experiments in parallel).
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        std::string why;
+        auto c = unit_conversion(t % 2 ? "kN" : "bar", t % 2 ? "N" : "Pa", &why);
+        auto q = quantity_in("2 ms", "s", why);
+        if (!c || c->scale != (t % 2 ? 1000.0 : 1e5) || !q || std::abs(*q - 0.002) > 1e-18 || unit_problem("meterz").empty())
+          ++wrong[t];
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(wrong == std::vector<int>(4, 0));
 }
