@@ -364,12 +364,13 @@ ModelDescription read_model_description(const fs::path& xml, const std::string& 
       v.max = it->second.max;
     }
     if (tn.attribute("unit")) v.unit = tn.attribute("unit").value();
-    // A port in a unit Stride does not know, defined by the FMU from SI base units: the port is
-    // offered in SI and converted at the FMU's boundary.
-    if (v.type == VarType::real && (v.causality == "input" || v.causality == "output") && !v.unit.empty() &&
-        !known_unit(v.unit)) {
+    // A port in a unit the FMU defines from SI base units (<BaseUnit m="1" factor="0.0254"/>):
+    // the FMU's definition is what it computes in, whatever UDUNITS-2 means by the name, so the
+    // port is offered in the SI unit and converted at the FMU's boundary. Other units are
+    // converted at connections (UDUNITS-2).
+    if (v.type == VarType::real && (v.causality == "input" || v.causality == "output") && !v.unit.empty()) {
       auto u = units.find(v.unit);
-      if (u != units.end() && !u->second.si.empty() && u->second.factor != 0.0) {
+      if (u != units.end() && !u->second.si.empty() && u->second.si != v.unit && u->second.factor != 0.0) {
         v.fmu_unit = v.unit;
         v.unit = u->second.si;
         v.unit_factor = u->second.factor;

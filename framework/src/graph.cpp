@@ -199,9 +199,12 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         if (auto c = closest(it.key(), spec_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
         error(pp + "/" + it.key(), msg + "; parameters: " + list(spec_names));
         ok = false;
-      } else if (auto e = check_param(*s, it.value()); !e.empty()) {
-        error(pp + "/" + it.key(), e);
-        ok = false;
+      } else {
+        json value = it.value();  // make_params reads it again through the same accept_param
+        if (auto e = accept_param(*s, value); !e.empty()) {
+          error(pp + "/" + it.key(), e);
+          ok = false;
+        }
       }
     }
     for (const auto& s : specs)
@@ -343,6 +346,13 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                               std::to_string(port.size) + " (expected 1 to " + std::to_string(kMaxPortSize) + ")");
         ports_ok = false;
       }
+      // A plugin's port unit must be one UDUNITS-2 reads (an FMU's units are names the FMU
+      // defines, checked when they are connected).
+      if (!fmu)
+        if (auto why = unit_problem(port.unit); !why.empty()) {
+          error(sc.pointer, "plugin \"" + node->plugin + "\" declares port \"" + port.name + "\" in unit \"" + port.unit + "\": " + why);
+          ports_ok = false;
+        }
     }
     if (!ports_ok) continue;
     node->output_offset.assign(node->ports.size(), 0);
@@ -471,11 +481,17 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                                     " element(s), " + cc.to_text + " expects " + std::to_string(d_count));
       ok = false;
     }
-    const auto conversion = unit_conversion(unit_of(so), unit_of(di));
-    if (unit_of(so) != unit_of(di) && !conversion) {
-      error(cc.pointer + "/to", "unit mismatch: " + cc.from_subsystem + "." + so.name + " is in " + unit_of(so) + ", " +
-                                    cc.to_subsystem + "." + di.name + " expects " + unit_of(di));
-      ok = false;
+    // Equal texts need no units library (an FMU may name a unit UDUNITS-2 does not know);
+    // different spellings of one unit (kg*m/s^2 and N) convert with scale 1, i.e. not at all.
+    std::optional<UnitConversion> conversion = UnitConversion{};
+    if (unit_of(so) != unit_of(di)) {
+      std::string why;
+      conversion = unit_conversion(unit_of(so), unit_of(di), &why);
+      if (!conversion) {
+        error(cc.pointer + "/to", "unit mismatch: " + cc.from_subsystem + "." + so.name + " is in " + unit_of(so) + ", " +
+                                      cc.to_subsystem + "." + di.name + " expects " + unit_of(di) + " (" + why + ")");
+        ok = false;
+      }
     }
     std::size_t k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) - dst->inputs.begin());
     if (ok)
@@ -495,7 +511,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     link->dst_input = k;
     link->dst_offset = d_first;
     link->value.assign(s_count, 0.0);
-    if (conversion) {
+    if (conversion && !conversion->identity()) {
       link->convert = true;
       link->scale = conversion->scale;
       link->offset = conversion->offset;

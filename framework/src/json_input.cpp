@@ -10,6 +10,8 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "units.hpp"
+
 namespace stride::host {
 namespace fs = std::filesystem;
 
@@ -196,6 +198,27 @@ class Checker final : public nlohmann::json_sax<json> {
 };
 
 }  // namespace
+
+std::optional<double> DocumentChecker::quantity(const json& obj, const std::string& ptr, const std::string& key,
+                                                const char* expected, const std::string& unit, bool positive,
+                                                std::optional<double> def) {
+  if (!obj.contains(key)) return def;
+  const json& v = obj[key];
+  if (!v.is_string()) return number(obj, ptr, key, expected, positive, def);
+  std::string why;
+  auto x = quantity_in(v.get<std::string>(), unit, why);
+  if (!x) {
+    const std::string example = unit == "s" ? "20 ms" : "1.5 " + unit;
+    error(ptr + "/" + key, std::string("expected ") + expected + " (a number, or a string with a number and a unit such as \"" + example +
+                               "\"), found " + type_name(v) + ": " + why);
+    return std::nullopt;
+  }
+  if (positive && *x <= 0) {
+    error(ptr + "/" + key, std::string("expected ") + expected + ", found " + type_name(v) + " = " + number_text(*x) + " " + unit);
+    return std::nullopt;
+  }
+  return x;
+}
 
 std::optional<json> parse_json(const std::string& text, const std::string& file, std::vector<Diagnostic>& diags,
                                const JsonLimits& limits, const std::string& base_pointer) {

@@ -336,7 +336,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
           else s.plugin.parameters = (*it)["parameters"];
         }
         s.plugin.pointer = p;
-        s.step = chk.number(*it, p, "step", "a positive step size in s", true).value_or(0.0);
+        s.step = chk.quantity(*it, p, "step", "a positive step size in s", "s", true).value_or(0.0);
         s.integrator = chk.plugin_ref(*it, p, "integrator");
         s.formulation = chk.plugin_ref(*it, p, "formulation");
         if (s.integrator && s.formulation)
@@ -378,9 +378,9 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
       if (scheme) m.coupling.scheme = *scheme == "jacobi" ? Scheme::jacobi
                                       : *scheme == "gauss_seidel" ? Scheme::gauss_seidel
                                                                   : Scheme::multirate;
-      m.coupling.macro_step = chk.number(c, p, "macro_step", "a positive macro step in s", true).value_or(0.0);
-      m.coupling.start = chk.number(c, p, "start", "a start time in s", false, 0.0).value_or(0.0);
-      auto end = chk.number(c, p, "end", "an end time in s", false);
+      m.coupling.macro_step = chk.quantity(c, p, "macro_step", "a positive macro step in s", "s", true).value_or(0.0);
+      m.coupling.start = chk.quantity(c, p, "start", "a start time in s", "s", false, 0.0).value_or(0.0);
+      auto end = chk.quantity(c, p, "end", "an end time in s", "s", false);
       if (end) {
         m.coupling.end = *end;
         if (*end <= m.coupling.start)
@@ -412,7 +412,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   if (d.contains("record")) {
     const json& r = d["record"];
     if (chk.object(r, "/record", {"interval", "variables"}, {})) {
-      m.record.interval = chk.number(r, "/record", "interval", "a positive interval in s", true, 0.0).value_or(0.0);
+      m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
       if (r.contains("variables")) {
         if (!r["variables"].is_array()) chk.error("/record/variables", "expected an array of \"subsystem.port\", found " + type_name(r["variables"]));
         else
@@ -432,7 +432,8 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
     const json& mo = d["monitor"];
     if (chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) {
       m.monitor.energy_residual_limit =
-          chk.number(mo, "/monitor", "energy_residual_limit", "a positive energy in J", true, m.monitor.energy_residual_limit)
+          chk.quantity(mo, "/monitor", "energy_residual_limit", "a positive energy in J", "J", true,
+                       m.monitor.energy_residual_limit)
               .value_or(m.monitor.energy_residual_limit);
       if (mo.contains("bounds")) {
         const json& b = mo["bounds"];

@@ -14,6 +14,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "fmu.hpp"
+#include "units.hpp"
 
 namespace stride::host {
 namespace fs = std::filesystem;
@@ -204,6 +205,9 @@ std::string declaration_problem(const PluginInfo& info) {
     const std::string what = "declares parameter '" + spec.name + "'";
     if (spec.name.empty()) return "declares a parameter without a name";
     if (!names.insert(spec.name).second) return "declares parameter '" + spec.name + "' twice";
+    if (!spec.unit.empty())
+      if (auto why = unit_problem(spec.unit); !why.empty())
+        return what + " in unit \"" + spec.unit + "\": " + why;
     if (spec.min && spec.max && !(*spec.min <= *spec.max))
       return what + " with bounds [" + number_text(*spec.min) + ", " + number_text(*spec.max) + "] that admit no value";
     if (!spec.default_value.is_null())
@@ -317,6 +321,38 @@ std::string check_param(const ParamSpec& spec, const json& v) {
   return "";
 }
 
+std::string accept_param(const ParamSpec& spec, json& v) {
+  if (spec.type != ParamType::real && spec.type != ParamType::real_list) return check_param(spec, v);
+  std::string written;  // the first value given with a unit, for the message
+  auto convert = [&](json& x) -> std::string {
+    if (!x.is_string()) return "";
+    const std::string& text = x.get_ref<const std::string&>();
+    const auto start = text.find_first_not_of(" \t");
+    // Not a quantity ("steep"): check_param says what is expected.
+    if (start == std::string::npos || std::string_view("0123456789+-.").find(text[start]) == std::string_view::npos) return "";
+    std::string why;
+    auto q = quantity_in(text, spec.unit, why);
+    if (!q) {
+      const bool one = spec.unit.empty() || spec.unit == "1";
+      return "expected a real number" + bounds(spec) + (one ? "" : " (" + spec.unit + ")") +
+             ", or a string with a number and a unit convertible to " + (one ? "1 (such as \"50 %\")" : spec.unit + " (such as \"2 " + spec.unit + "\")") +
+             ", found " + type_name(x) + ": " + why;
+    }
+    if (written.empty()) written = x.get<std::string>();
+    x = *q;
+    return "";
+  };
+  if (v.is_array()) {
+    for (auto& e : v)
+      if (auto why = convert(e); !why.empty()) return why;
+  } else if (auto why = convert(v); !why.empty()) {
+    return why;
+  }
+  auto err = check_param(spec, v);
+  if (!err.empty() && !written.empty()) err += " (from \"" + written + "\")";
+  return err;
+}
+
 Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) const {
   const auto& specs = p.info().parameters;
   json values = json::object();
@@ -327,9 +363,10 @@ Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) con
       auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == it.key(); });
       if (spec == specs.end())
         throw std::invalid_argument("plugin '" + p.info().name + "' has no parameter '" + it.key() + "'");
-      if (auto err = check_param(*spec, it.value()); !err.empty())
+      json v = it.value();
+      if (auto err = accept_param(*spec, v); !err.empty())
         throw std::invalid_argument("parameter '" + it.key() + "' of '" + p.info().name + "': " + err);
-      values[it.key()] = it.value();
+      values[it.key()] = std::move(v);
     }
   }
   for (const auto& s : specs) {

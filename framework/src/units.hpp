@@ -1,6 +1,9 @@
-// Conversions between units that differ only by a factor and an offset (kN and N, bar and Pa,
-// mm and m, degC and K), for connections between subsystems that declare different units for
-// the same quantity (an FMU exported in kN feeding a plugin in N). Internal to the host.
+// Units of ports, parameters and manifest numbers, read by UDUNITS-2 (its default XML
+// database, or the one UDUNITS2_XML_PATH names): prefixes, products, powers and offsets, so
+// kN and N, bar and Pa, kg*m/s^2 and N, degC and K are related without a table of our own.
+// Internal to the host. Every function may be called from any thread (UDUNITS-2 itself is
+// not thread-safe: calls are serialized here). A missing database is not an exception: every
+// function reports it as the reason the unit could not be read.
 #pragma once
 
 #include <map>
@@ -13,14 +16,26 @@ namespace stride::host {
 struct UnitConversion {
   double scale = 1.0;
   double offset = 0.0;
+  bool identity() const { return scale == 1.0 && offset == 0.0; }
 };
 
-// The conversion from `from` to `to`, when both are known units of the same SI unit;
-// nullopt otherwise (also for equal units: nothing to convert).
-std::optional<UnitConversion> unit_conversion(const std::string& from, const std::string& to);
+// "" when `unit` is a unit Stride understands: UDUNITS-2 syntax and names ("kN", "kg*m/s^2",
+// "m^3/s", "N.m", "degC", "rpm", "deg"), or dimensionless written "", "1" or "-" (known without
+// the database); otherwise why not, "not a unit (UDUNITS-2 knows no unit of that name)", for a
+// message that already names the unit.
+std::string unit_problem(const std::string& unit);
 
-// A unit name the table above knows (SI or not).
-bool known_unit(const std::string& name);
+// The conversion from `from` to `to` ("kN" -> "N": x 1000; "degC" -> "K": + 273.15); scale 1
+// and offset 0 for two spellings of the same unit ("kg*m/s^2" and "N"). nullopt when either is
+// not understood or they measure different quantities, with the reason in `why`.
+std::optional<UnitConversion> unit_conversion(const std::string& from, const std::string& to,
+                                              std::string* why = nullptr);
+
+// A quantity written with its unit ("2 ms", "3.85 MPa", "-1.5e3 N", "20 degC") as a finite
+// number in `to`; nullopt with the reason in `why` ("ms is not convertible to m/s (...)") when
+// the text is not a number followed by a unit convertible to `to`. Texts of more than 160
+// characters are refused unread.
+std::optional<double> quantity_in(const std::string& text, const std::string& to, std::string& why);
 
 // The SI unit name for exponents of the base units kg, m, s, A, K, mol, cd, rad (as in an FMU's
 // <BaseUnit>), e.g. {kg 1, m -1, s -2} -> "Pa"; "" when Stride has no name for it.

@@ -170,6 +170,28 @@ TEST_CASE("cli: --set changes the manifest, plugin_paths can replace STRIDE_PLUG
   CHECK(contains(o.err, "unknown subsystem plugin \"test_ramp\""));
 }
 
+TEST_CASE("cli: values written with units, and a connection from m to cm, give the same run in SI") {
+  // slope 7.2 km/h = 2 m/s, macro step and record interval 100 ms = 0.1 s, end 2000 ms; the gain's
+  // ports in cm: validate says so, amp.y (in cm) = k · 100 · src.y.
+  Scratch s;
+  const fs::path out = s.dir / "units";
+  const std::string sets = " --set '/subsystems/src/parameters/slope=7.2 km/h' --set '/coupling/macro_step=100 ms'"
+                           " --set '/record/interval=100 ms' --set '/coupling/end=2000 ms' --set /subsystems/amp/parameters/unit=cm";
+  auto v = stride(s, "validate '" + kDir + "ramp_gain.json'" + sets);
+  INFO(v.err);
+  REQUIRE(v.code == 0);
+  CHECK(contains(v.out, "unit conversion: src.y -> amp.u: m to cm (x 100)"));
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet" + sets);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const Table t = read_csv(out / "results.csv");
+  REQUIRE(t.rows.size() == 21);
+  for (const auto& r : t.rows) CHECK(r[2] == doctest::Approx(300.0 * r[1]).epsilon(1e-9));
+  Table si = t;
+  for (auto& r : si.rows) r[2] /= 100.0;  // back to m: the rows of the run written in SI
+  check_ramp_gain_rows(si);
+}
+
 TEST_CASE("cli: a bad manifest exits 2 with file and pointer on stderr, and runs nothing") {
   Scratch s;
   const fs::path out = s.dir / "bad";

@@ -120,6 +120,13 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
     CHECK(contains(r->reason, "cannot be loaded"));
     CHECK(contains(r->reason, "invalid ELF header"));  // the loader's own diagnosis, not a generic errno text
   }
+  SUBCASE("a parameter declared in a unit UDUNITS-2 cannot read: refused, naming plugin, parameter and unit") {
+    const Refusal* r = refusal_of(reg, "stride_broken_unit.so");
+    REQUIRE(r != nullptr);
+    CHECK(contains(r->reason, "plugin 'broken_unit' declares parameter 'torque' in unit \"newton_meter\": not a unit"));
+    CHECK(contains(r->reason, "UDUNITS-2 knows no unit of that name"));
+    CHECK(reg.find("broken_unit") == nullptr);
+  }
   SUBCASE("a folder that does not exist") {
     reg.scan({fs::path(STRIDE_TEST_LOAD_DIR) / "no_such_folder"});
     const Refusal* r = refusal_of(reg, "no_such_folder");
@@ -128,7 +135,7 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
   }
   SUBCASE("the good plugins are unaffected") {
     CHECK(reg.plugins().size() == loaded_before);  // nothing from the broken folder got in
-    CHECK(reg.refusals().size() - refused_before == 7);  // every library in the broken folder
+    CHECK(reg.refusals().size() - refused_before == 8);  // every library in the broken folder
     // RK4 on dx/dt = -x, h = 0.1: global error ~3e-7 at t = 1 (fourth order).
     auto rk4 = reg.create_integrator("rk4", stride::json::object());
     const double x1 = integrate_decay(*rk4);

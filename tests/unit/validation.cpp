@@ -166,6 +166,54 @@ TEST_CASE("validation: unit mismatch") {
   expect(d, kBase, "/connections/0/to", {"unit mismatch", "src.y is in m", "amp.u expects N"});
 }
 
+TEST_CASE("validation: units at connections go through UDUNITS-2") {
+  // The mismatch names both ports, both units and why.
+  auto d = problems(kBase, {"/subsystems/amp/parameters/unit=s"});
+  expect(d, kBase, "/connections/0/to", {"unit mismatch", "src.y is in m", "amp.u expects s", "different quantities"});
+  // A compatible unit converts, and the experiment says where.
+  CHECK(problems(kBase, {"/subsystems/amp/parameters/unit=mm"}).empty());
+  Experiment mm(read_manifest(kBase, {"/subsystems/amp/parameters/unit=mm"}), registry());
+  CHECK(mm.unit_conversions() == std::vector<std::string>{"src.y -> amp.u: m to mm (x 1000)"});
+  // Another spelling of the same unit: nothing to convert, nothing said.
+  Experiment meter(read_manifest(kBase, {"/subsystems/amp/parameters/unit=meter"}), registry());
+  CHECK(meter.unit_conversions().empty());
+  // A plugin port in a unit that is not one: the subsystem, the port and the unit are named.
+  d = problems(kBase, {"/subsystems/amp/parameters/unit=newton_meter"});
+  expect(d, kBase, "/subsystems/amp", {"plugin \"test_gain\" declares port \"u\" in unit \"newton_meter\": not a unit"});
+}
+
+TEST_CASE("validation: parameters and times may be written with a unit") {
+  // slope is declared in m/s: 2 mm/ms = 2 m/s; the times are in s.
+  const Manifest m = read_manifest(kBase, {"/subsystems/src/parameters/slope=2 mm/ms", "/coupling/macro_step=100 ms",
+                                           "/coupling/end=0.5 min", "/record/interval=50 ms", "/subsystems/amp/step=10 ms"});
+  CHECK(m.coupling.macro_step == doctest::Approx(0.1).epsilon(1e-15));
+  CHECK(m.coupling.end == 30.0);
+  CHECK(m.record.interval == doctest::Approx(0.05).epsilon(1e-15));
+  CHECK(problems(kBase, {"/subsystems/src/parameters/slope=2 mm/ms", "/coupling/macro_step=100 ms"}).empty());
+  // What the plugin gets: the value in its declared unit.
+  const LoadedPlugin* ramp = registry().find("test_ramp");
+  REQUIRE(ramp != nullptr);
+  CHECK(registry().make_params(*ramp, {{"slope", "7.2 km/h"}}).real("slope") == doctest::Approx(2.0).epsilon(1e-15));
+
+  // Incompatible units: the pointer and both units.
+  auto d = problems(kBase, {"/subsystems/src/parameters/slope=2 ms"});
+  expect(d, kBase, "/subsystems/src/parameters/slope", {"convertible to m/s", "ms is not convertible to m/s"});
+  d = problems(kBase, {"/coupling/macro_step=0.1 kg"});
+  expect(d, kBase, "/coupling/macro_step", {"a positive macro step in s", "kg is not convertible to s"});
+  // Bounds are checked in the declared unit, and the written value is quoted.
+  d = problems(kBase, {"/subsystems/src/parameters/slope=3 km/s"});
+  expect(d, kBase, "/subsystems/src/parameters/slope", {"in [-1000, 1000] (m/s), found 3000", "(from \"3 km/s\")"});
+  d = problems(kBase, {"/coupling/macro_step=-5 ms"});
+  expect(d, kBase, "/coupling/macro_step", {"a positive macro step in s", "= -0.005 s"});
+  // Not a unit, not a number, no unit.
+  d = problems(kBase, {"/subsystems/src/parameters/slope=2 meterz/s"});
+  expect(d, kBase, "/subsystems/src/parameters/slope", {"\"meterz/s\": not a unit"});
+  d = problems(kBase, {"/coupling/end=nan s"});
+  expect(d, kBase, "/coupling/end", {"does not start with a finite number"});
+  d = problems(kBase, {"/subsystems/src/parameters/slope=\"2\""});
+  expect(d, kBase, "/subsystems/src/parameters/slope", {"has no unit"});
+}
+
 TEST_CASE("validation: an input fed twice") {
   auto d = problems(kBase, {"/connections/1={\"from\": \"src.y\", \"to\": \"amp.u\"}"});
   expect(d, kBase, "/connections/1/to", {"\"amp.u\" is already fed by /connections/0"});

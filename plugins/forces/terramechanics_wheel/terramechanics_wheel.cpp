@@ -31,8 +31,9 @@ class TerramechanicsWheel final : public ForceElement {
         real_param("n", s.n, "1", "sinkage exponent (Table 8)", 0.1, 3.0),
         real_param("cohesion", s.c, "Pa", "cohesion c (Table 8)", 0.0),
         real_param("friction_angle", 33.1, "deg", "friction angle phi (Table 8)", 0.0, 89.0),
-        real_param("k_c", s.k_c, "N/m^(n+1)", "cohesive pressure-sinkage modulus (Table 8)", 0.0),
-        real_param("k_phi", s.k_phi, "N/m^(n+2)", "frictional pressure-sinkage modulus (Table 8)", 0.0),
+        // Their units depend on the exponent n, which no unit text can say: given in the doc.
+        real_param("k_c", s.k_c, "", "cohesive pressure-sinkage modulus in N/m^(n+1) (Table 8)", 0.0),
+        real_param("k_phi", s.k_phi, "", "frictional pressure-sinkage modulus in N/m^(n+2) (Table 8)", 0.0),
         real_param("K", s.K, "m", "shear deformation modulus (Table 8)", 1e-6),
         real_param("damping_fraction", 0.1, "s",
                    "c_z = damping_fraction * (k_c/b + k_phi): the paper's 10 % of the terrain stiffness (Eq. 58)", 0.0),

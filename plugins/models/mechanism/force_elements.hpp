@@ -46,7 +46,7 @@ inline std::string check(const ParamSpec& s, const json& v) {
   };
   switch (s.type) {
     case ParamType::real:
-      return v.is_number() && std::isfinite(v.get<double>()) && in(v.get<double>()) ? "" : "expected a real number" + range() + " " + s.unit + ", found " + v.dump();
+      return v.is_number() && std::isfinite(v.get<double>()) && in(v.get<double>()) ? "" : "expected a real number" + range() + (s.unit.empty() ? "" : " " + s.unit) + ", found " + v.dump();
     case ParamType::integer:
       return v.is_number_integer() && in(double(v.get<long>())) ? "" : "expected an integer" + range() + ", found " + v.dump();
     case ParamType::boolean: return v.is_boolean() ? "" : "expected true or false, found " + v.dump();

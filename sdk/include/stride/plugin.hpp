@@ -35,7 +35,7 @@ struct ParamSpec {
   std::string name;
   ParamType type = ParamType::real;
   json default_value;  // null: the parameter is required
-  std::string unit;    // SI, "1" for dimensionless, "" for non-numeric
+  std::string unit;    // SI, "1" for dimensionless, "" for non-numeric; read by UDUNITS-2 at load
   std::optional<double> min, max;     // inclusive bounds (numbers and list elements)
   std::vector<std::string> choices;   // allowed values of a string parameter
   std::string doc;
@@ -52,7 +52,7 @@ struct PortSpec {
   std::string name;
   Direction direction = Direction::output;
   std::size_t size = 1;
-  std::string unit;  // SI unit string; connections require equal units
+  std::string unit;  // SI unit (UDUNITS-2 syntax); connections convert between units of one quantity
   // Outputs only: the output at time t depends algebraically on inputs at time t.
   bool feedthrough = false;
   BondRole role = BondRole::none;

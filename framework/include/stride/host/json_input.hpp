@@ -97,6 +97,11 @@ struct DocumentChecker {
     return v.get<double>();
   }
 
+  // A number in `unit`, or a string with a number and a unit convertible to it ("2 ms" for a
+  // time in s), converted (json_input.cpp, through UDUNITS-2).
+  std::optional<double> quantity(const json& obj, const std::string& ptr, const std::string& key, const char* expected,
+                                 const std::string& unit, bool positive, std::optional<double> def = {});
+
   std::optional<std::string> string(const json& obj, const std::string& ptr, const std::string& key,
                                     const std::vector<std::string>& choices = {}) {
     if (!obj.contains(key)) return std::nullopt;

@@ -109,8 +109,14 @@ class PluginRegistry {
 // Checks one parameter value against its spec; returns "" when valid, else what is wrong
 // ("expected a real number in [0, 1] (m), found 3").
 std::string check_param(const ParamSpec& spec, const json& value);
+// The one place a manifest's parameter value is read: a real (or an element of a real list)
+// may be written with a unit ("2 ms", "3.85 MPa"), converted here in place to the declared unit
+// (a plain number is taken as already in it); then checked as by check_param. "" when valid,
+// else what is wrong, naming both units when they do not match.
+std::string accept_param(const ParamSpec& spec, json& value);
 // What is wrong with a plugin's own declaration (a default its bounds or choices reject, bounds
-// that admit no value, a parameter declared twice); "" when it is sound. Checked at load.
+// that admit no value, a parameter declared twice, a unit UDUNITS-2 cannot read); "" when it is
+// sound. Checked at load.
 std::string declaration_problem(const PluginInfo& info);
 // " (FILE, which provides it, was refused at load: REASON)" when a refused library declared
 // `name` or is named after it (stride_NAME.so); "" otherwise. For "unknown plugin" errors.
