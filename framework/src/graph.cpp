@@ -681,29 +681,6 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                                 "checked against another subsystem (a subsystem in between must declare that it passes "
                                 "the value on: PortSpec::through)");
     }
-  // The communication delay each paired bond's paths add (one connection per subsystem passed,
-  // plus the last): Jacobi, a macro step per connection; Gauss–Seidel, a macro step per
-  // connection that reads a subsystem later in the order.
-  auto order_pos = [&](const Node* x) { return std::find(g.order.begin(), g.order.end(), x) - g.order.begin(); };
-  auto path_delay = [&](const Node* from, const std::vector<Node*>& via, const Node* to) {
-    std::vector<const Node*> chain{from};
-    for (auto v = via.rbegin(); v != via.rend(); ++v) chain.push_back(*v);
-    chain.push_back(to);
-    std::string text = chain.front()->name;
-    int steps = 0;
-    for (std::size_t k = 1; k < chain.size(); ++k) {
-      text += " -> " + chain[k]->name;
-      if (manifest_.coupling.scheme == Scheme::jacobi) ++steps;
-      else if (manifest_.coupling.scheme == Scheme::gauss_seidel && order_pos(chain[k - 1]) > order_pos(chain[k])) ++steps;
-    }
-    if (manifest_.coupling.scheme == Scheme::multirate)
-      return text + ": " + std::to_string(chain.size() - 1) + " connection" + (chain.size() > 2 ? "s" : "") +
-             " (multirate: each delays by up to its source's step)";
-    return text + ": " + std::to_string(steps) + " macro step" + (steps == 1 ? "" : "s") + " (" +
-           number_text(steps * manifest_.coupling.macro_step) + " s)";
-  };
-  for (const BondPair& p : g.bond_pairs)
-    g.bond_delays.push_back(p.name() + ": " + path_delay(p.a, p.via_ab, p.b) + "; " + path_delay(p.b, p.via_ba, p.a));
 
   // Output bounds.
   for (const auto& ob : manifest_.monitor.bounds) {
@@ -742,6 +719,30 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   }
   for (auto& n : g.nodes)
     if (!ordered[static_cast<std::size_t>(n->index)]) g.order.push_back(n.get());
+
+  // The communication delay each paired bond's paths add (one connection per subsystem passed,
+  // plus the last): Jacobi, a macro step per connection; Gauss–Seidel, a macro step per
+  // connection that reads a subsystem later in the order.
+  auto order_pos = [&](const Node* x) { return std::find(g.order.begin(), g.order.end(), x) - g.order.begin(); };
+  auto path_delay = [&](const Node* from, const std::vector<Node*>& via, const Node* to) {
+    std::vector<const Node*> chain{from};
+    for (auto v = via.rbegin(); v != via.rend(); ++v) chain.push_back(*v);
+    chain.push_back(to);
+    std::string text = chain.front()->name;
+    int steps = 0;
+    for (std::size_t k = 1; k < chain.size(); ++k) {
+      text += " -> " + chain[k]->name;
+      if (manifest_.coupling.scheme == Scheme::jacobi) ++steps;
+      else if (manifest_.coupling.scheme == Scheme::gauss_seidel && order_pos(chain[k - 1]) > order_pos(chain[k])) ++steps;
+    }
+    if (manifest_.coupling.scheme == Scheme::multirate)
+      return text + ": " + std::to_string(chain.size() - 1) + " connection" + (chain.size() > 2 ? "s" : "") +
+             " (multirate: each delays by up to its source's step)";
+    return text + ": " + std::to_string(steps) + " macro step" + (steps == 1 ? "" : "s") + " (" +
+           number_text(steps * manifest_.coupling.macro_step) + " s)";
+  };
+  for (const BondPair& p : g.bond_pairs)
+    g.bond_delays.push_back(p.name() + ": " + path_delay(p.a, p.via_ab, p.b) + "; " + path_delay(p.b, p.via_ba, p.a));
 
   // Recorded columns.
   auto add_port_columns = [&](Node* n, std::size_t pi) {
