@@ -28,7 +28,7 @@
 namespace {
 
 using namespace stride_test;
-namespace tm = stride::two_mass;
+namespace twomass = stride::two_mass;
 
 const std::string kTwoMass = "manifests/two_mass.json";
 const std::vector<std::string> kIterate = {"/coupling/iteration={\"max_iterations\": 50, \"tolerance\": 1e-10, "
@@ -48,11 +48,11 @@ std::vector<std::string> stiff(double H) {
 }
 
 // Largest position error of both masses against Eq. 3 over the recorded rows.
-double error_vs_exact(const Table& t, const tm::Ratios& r) {
-  const tm::ExactSolution exact(tm::derive(r));
+double error_vs_exact(const Table& t, const twomass::Ratios& r) {
+  const twomass::ExactSolution exact(twomass::derive(r));
   double e = 0.0;
   for (std::size_t i = 0; i < t.rows(); ++i) {
-    const tm::State s = exact.at(t["time"][i]);
+    const twomass::State s = exact.at(t["time"][i]);
     e = std::max({e, std::abs(t["fast.x"][i] - s.x1), std::abs(t["slow.x"][i] - s.x2)});
   }
   return e;
@@ -93,8 +93,8 @@ TEST_CASE("iteration: two-mass problem converges every macro step and beats plai
   CHECK(s["macro_steps"] == 200);
   CHECK(s["unconverged_macro_steps"] == 0);
   CHECK(s["most_passes_in_a_macro_step"].get<int>() <= 50);
-  const double e_plain = error_vs_exact(plain.table, tm::Ratios{});
-  const double e_iter = error_vs_exact(iter.table, tm::Ratios{});
+  const double e_plain = error_vs_exact(plain.table, twomass::Ratios{});
+  const double e_iter = error_vs_exact(iter.table, twomass::Ratios{});
   MESSAGE("two-mass, H = 0.1 s, 20 s: max position error plain Jacobi " << e_plain << " m, iterative " << e_iter
                                                                          << " m, mean passes " << s["mean_passes_per_macro_step"]);
   CHECK(e_iter < 0.25 * e_plain);
@@ -106,7 +106,7 @@ TEST_CASE("iteration: two-mass problem converges every macro step and beats plai
 }
 
 TEST_CASE("iteration: stiff coupling where plain Jacobi diverges converges to the analytical solution") {
-  tm::Ratios r;
+  twomass::Ratios r;
   r.AR2 = -10.0;
   const Run plain = run_stride(kTwoMass, stiff(0.1), "stiff_plain");
   REQUIRE(plain.status() == "completed");  // no monitor: it runs to the end, growing without bound
@@ -175,10 +175,10 @@ TEST_CASE("iteration: FMUs save and restore their state (FMI 2 and 3, model exch
   const Run plugins = run_stride(kTwoMass, with(stiff(0.1), kIterate), "fmu_ref");
   REQUIRE(plugins.status() == "completed");
   // m2 = 1 kg, k3 = m2 ω2², k2 from two_mass.hpp for AR2 = -10.
-  const tm::Parameters p = [] {
-    tm::Ratios r;
+  const twomass::Parameters p = [] {
+    twomass::Ratios r;
     r.AR2 = -10.0;
-    return tm::derive(r);
+    return twomass::derive(r);
   }();
   const std::string params = json{{"m", p.m2}, {"k", p.k3}, {"d", 0.0}, {"k2", p.k2}, {"x0", p.x2_0}, {"v0", 0.0}}.dump();
   struct Case {
