@@ -41,23 +41,7 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String toke
   return m;
 }
 EXPORT void fmi3FreeInstance(fmi3Instance c) { free(c); }
-/* FMU states (canGetAndSetFMUState): a copy of the whole instance. */
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState* s) {
-  if (!s) return fmi3Error;
-  if (!*s && !(*s = malloc(sizeof(Instance)))) return fmi3Error;
-  memcpy(*s, c, sizeof(Instance));
-  return fmi3OK;
-}
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState s) {
-  if (!s) return fmi3Error;
-  memcpy(c, s, sizeof(Instance));
-  return fmi3OK;
-}
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState* s) {
-  (void)c;
-  if (s) free(*s), *s = NULL;
-  return fmi3OK;
-}
+#include "fmi3_state.h"
 EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean td, fmi3Float64 tol, fmi3Float64 t0,
                                               fmi3Boolean sd, fmi3Float64 stop) {
   (void)td, (void)tol, (void)sd, (void)stop;

@@ -107,19 +107,4 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
   *event = 0, *terminate = 0, *early = 0, *last = t + h;
   return fmi3OK;
 }
-EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState* s) {
-  if (!s) return fmi3Error;
-  if (!*s && !(*s = malloc(sizeof(Instance)))) return fmi3Error;
-  memcpy(*s, c, sizeof(Instance));
-  return fmi3OK;
-}
-EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState s) {
-  if (!s) return fmi3Error;
-  memcpy(c, s, sizeof(Instance));
-  return fmi3OK;
-}
-EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState* s) {
-  (void)c;
-  if (s) free(*s), *s = NULL;
-  return fmi3OK;
-}
+#include "fmi3_state.h"

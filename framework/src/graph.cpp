@@ -148,13 +148,10 @@ std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond
 std::vector<std::string> Experiment::bond_delays() const { return graph_->bond_delays; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
-  for (const auto& l : graph_->links)
-    for (std::size_t i = 0; i < l->src->ports.size(); ++i) {
-      const PortSpec& p = l->src->ports[i];
-      if (p.direction == Direction::output && p.feedthrough && l->src_offset >= l->src->output_offset[i] &&
-          l->src_offset < l->src->output_offset[i] + p.size)
-        out.push_back(l->config.from_text + " -> " + l->config.to_text);
-    }
+  for (const auto& l : graph_->links) {
+    const std::size_t i = l->src->output_port_at(l->src_offset);
+    if (i < l->src->ports.size() && l->src->ports[i].feedthrough) out.push_back(l->config.from_text + " -> " + l->config.to_text);
+  }
   return out;
 }
 
@@ -552,11 +549,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     // has feedthrough.
     std::map<std::pair<Node*, int>, std::vector<std::pair<Node*, int>>> adj;
     for (auto& l : g.links) {
-      int so = -1;
-      for (std::size_t i = 0; i < l->src->ports.size(); ++i)
-        if (l->src->ports[i].direction == Direction::output && l->src_offset >= l->src->output_offset[i] &&
-            l->src_offset < l->src->output_offset[i] + l->src->ports[i].size)
-          so = int(i);
+      const std::size_t at = l->src->output_port_at(l->src_offset);
+      const int so = at < l->src->ports.size() ? int(at) : -1;
       for (std::size_t i = 0; i < l->dst->ports.size(); ++i)
         if (l->dst->ports[i].direction == Direction::output && l->dst->ports[i].feedthrough &&
             l->src->ports[so].feedthrough)
@@ -607,17 +601,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     std::size_t offset;       // into node->y
     std::vector<Node*> via;  // the subsystems passed
   };
-  auto output_port_at = [](const Node* n, std::size_t offset) -> std::size_t {
-    for (std::size_t i = 0; i < n->ports.size(); ++i)
-      if (n->ports[i].direction == Direction::output && offset >= n->output_offset[i] &&
-          offset < n->output_offset[i] + n->ports[i].size)
-        return i;
-    return n->ports.size();
-  };
   auto origin_of = [&](const Link* l) {
     Origin o{l->src, l->src_offset, {}};
     for (std::size_t hop = 0; hop < g.nodes.size(); ++hop) {
-      const std::size_t pi = output_port_at(o.node, o.offset);
+      const std::size_t pi = o.node->output_port_at(o.offset);
       if (pi >= o.node->ports.size() || o.node->ports[pi].through.empty()) break;
       const int k = o.node->port_index(o.node->ports[pi].through);
       if (k < 0) break;
@@ -633,9 +620,6 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       o.node = feed->src;
     }
     return o;
-  };
-  auto pos = [&](const Node* x) {
-    return std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& y) { return y.get() == x; }) - g.nodes.begin();
   };
   // Power bonds between pairs of subsystems (each pair once), directly or across subsystems
   // that pass the values on.
@@ -658,7 +642,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
             const Origin back = origin_of(l);
             if (back.node != n.get() || back.offset < b.output_offset || back.offset >= b.output_offset + b.width) continue;
             paired[static_cast<std::size_t>(n->index)][i] = paired[static_cast<std::size_t>(other->index)][j] = 1;
-            if (pos(n.get()) < pos(other)) g.bond_pairs.push_back({n.get(), i, other, j, back.via, from.via});
+            if (n->index < other->index) g.bond_pairs.push_back({n.get(), i, other, j, back.via, from.via});
           }
         }
       }
@@ -671,7 +655,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       for (Link* in : n->in_links[b.input])
         if (in->dst_offset == b.element) {
           const Origin o = origin_of(in);
-          const std::size_t pi = output_port_at(o.node, o.offset);
+          const std::size_t pi = o.node->output_port_at(o.offset);
           source = o.node->name + "." + (pi < o.node->ports.size() ? o.node->ports[pi].name : std::string("?"));
           for (auto v = o.via.rbegin(); v != o.via.rend(); ++v) source += " through " + (*v)->name;
         }

@@ -129,6 +129,13 @@ struct alignas(64) Node {
   std::vector<Bond> bond_ports;  // per bonded input port, whole width (expanded per link into bonds)
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
 
+  // The output port holding element `offset` of y; ports.size() when none does.
+  std::size_t output_port_at(std::size_t offset) const {
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      if (ports[i].direction == Direction::output && offset >= output_offset[i] && offset < output_offset[i] + ports[i].size)
+        return i;
+    return ports.size();
+  }
   int port_index(const std::string& port) const {
     for (std::size_t i = 0; i < ports.size(); ++i)
       if (ports[i].name == port) return static_cast<int>(i);

@@ -366,11 +366,8 @@ class Master {
     std::vector<std::size_t> indegree(nv, 0);
     for (auto& l : g_.links) {
       const Node& s = *l->src;
-      long from = -1;
-      for (std::size_t i = 0; i < s.ports.size(); ++i)
-        if (s.ports[i].direction == Direction::output && l->src_offset >= s.output_offset[i] &&
-            l->src_offset < s.output_offset[i] + s.ports[i].size)
-          from = vertex(&s, i);
+      const std::size_t at = s.output_port_at(l->src_offset);
+      const long from = at < s.ports.size() ? vertex(&s, at) : -1;
       if (from < 0) continue;
       for (std::size_t j = 0; j < ft[l->dst->index].size(); ++j) {
         next[static_cast<std::size_t>(from)].push_back(first[l->dst->index] + j);
@@ -503,10 +500,8 @@ class Master {
     guarded(n, [&] { n.sub->outputs(n.y); });
     for (std::size_t i = 0; i < n.y.size(); ++i)
       if (!std::isfinite(n.y[i])) {
-        std::string port;
-        for (std::size_t p = 0; p < n.ports.size(); ++p)
-          if (n.ports[p].direction == Direction::output && i >= n.output_offset[p] && i < n.output_offset[p] + n.ports[p].size)
-            port = n.ports[p].name;
+        const std::size_t p = n.output_port_at(i);
+        const std::string port = p < n.ports.size() ? n.ports[p].name : "";
         throw Stop{RunStatus::diverged, "subsystem \"" + n.name + "\": output \"" + port + "\" is not finite at t = " +
                                             std::to_string(n.t) + " s"};
       }
@@ -1026,12 +1021,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
            {"extrapolator", l->config.extrapolator.plugin}};
     for (auto& b : l->dst->bonds)
       if (b.input == l->dst_input && b.element == l->dst_offset) c["bond"] = b.name, c["energy_J"] = b.energy;
-    for (std::size_t i = 0; i < l->src->ports.size(); ++i) {
-      const PortSpec& p = l->src->ports[i];
-      if (p.direction == Direction::output && l->src_offset >= l->src->output_offset[i] &&
-          l->src_offset < l->src->output_offset[i] + p.size)
-        c["direct_feedthrough"] = p.feedthrough;
-    }
+    if (const std::size_t i = l->src->output_port_at(l->src_offset); i < l->src->ports.size())
+      c["direct_feedthrough"] = l->src->ports[i].feedthrough;
     conns.push_back(c);
   }
   s["connections"] = conns;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,22 @@ inline Run run_stride(const std::string& manifest, const std::vector<std::string
   INFO("summary: " << r.summary.dump().substr(0, 600));
   REQUIRE(r.summary.is_object());
   return r;
+}
+
+// A shell command's exit code and what it wrote to stdout and stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+inline CommandResult run_command(const std::string& cmd) {
+  CommandResult c;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) c.output += buf;
+  const int st = ::pclose(p);
+  c.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return c;
 }
 
 // Largest |a[ca] − b[cb]| over the record times the two tables share; `common` receives how

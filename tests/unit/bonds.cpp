@@ -6,7 +6,6 @@
 
 #include "stride_run.hpp"
 
-#include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,14 +24,9 @@ std::vector<std::string> filtered(bool in_power_path) {
 std::string validate(const std::vector<std::string>& sets) {
   std::string cmd = std::string("'") + STRIDE_EXE + "' validate '" + STRIDE_SOURCE_DIR + "/manifests/crane1_zoh.json'";
   for (const auto& s : sets) cmd += " --set '" + s + "'";
-  cmd += " 2>&1";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  CHECK(::pclose(p) == 0);
-  return out;
+  const CommandResult r = run_command(cmd);
+  CHECK(r.exit_code == 0);
+  return r.output;
 }
 
 std::vector<std::string> with_all(std::vector<std::string> a, const std::vector<std::string>& b) {

@@ -16,7 +16,6 @@
 
 #include "stride_run.hpp"
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -64,21 +63,7 @@ double largest_abs(const Table& t, const std::string& c) {
   return m;
 }
 
-struct Command {
-  int exit_code;
-  std::string output;
-};
-Command stride_cmd(const std::string& args) {
-  const std::string cmd = std::string("'") + STRIDE_EXE + "' " + args + " 2>&1";
-  Command c{-1, {}};
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) c.output += buf.data();
-  const int st = ::pclose(p);
-  c.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return c;
-}
+CommandResult stride_cmd(const std::string& args) { return run_command(std::string("'") + STRIDE_EXE + "' " + args); }
 std::string manifest_path(const std::string& m) { return (fs::path(STRIDE_SOURCE_DIR) / m).string(); }
 
 }  // namespace
@@ -226,7 +211,7 @@ TEST_CASE("iteration: refused before running where it cannot work") {
   for (const Case& c : cases) {
     std::string args = "validate '" + manifest_path(kTwoMass) + "'";
     for (const auto& s : c.sets) args += " --set '" + s + "'";
-    const Command r = stride_cmd(args);
+    const CommandResult r = stride_cmd(args);
     CAPTURE(args);
     CAPTURE(r.output);
     CHECK(r.exit_code == 2);
@@ -236,7 +221,7 @@ TEST_CASE("iteration: refused before running where it cannot work") {
   // A subsystem without snapshots: an FMU whose model description does not declare
   // canGetAndSetFMUstate.
   const std::string fixed = std::string(STRIDE_BINARY_DIR) + "/tests/fmus/fixed_step.fmu";
-  const Command r = stride_cmd("validate '" + manifest_path(kTwoMass) + "' --set '/subsystems/slow={\"fmu\": \"" + fixed +
+  const CommandResult r = stride_cmd("validate '" + manifest_path(kTwoMass) + "' --set '/subsystems/slow={\"fmu\": \"" + fixed +
                                "\", \"step\": 0.1}' --set '/connections/0/to=\"slow.x_other\"' --set "
                                "'/coupling/iteration={}'");
   CAPTURE(r.output);
