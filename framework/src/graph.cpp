@@ -22,6 +22,7 @@ void Link::push_now(double t) {
   extrapolator->push(t, y);
   last_push = t;
   ++pushes;
+  dst->inputs_renewed = true;
   // A hold from the new sample on is the sample itself: the destination reads it from here
   // without evaluating the extrapolator.
   const double held = extrapolator->holds_from();
@@ -521,6 +522,11 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       return reg.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));
     });
     if (!link->extrapolator) continue;
+    if (!created(cc.extrapolator.pointer, [&] {
+          link->extrapolator->timing({src->step, dst->step, manifest_.coupling.macro_step});
+          return true;
+        }))
+      continue;
     dst->in_links[k].push_back(link.get());
     src->out_links.push_back(link.get());
     link->index = static_cast<int>(g.links.size());

@@ -106,6 +106,7 @@ struct alignas(64) Node {
   double t = 0.0, t_prev = 0.0;
   double step = 0.0;
   long steps = 0;
+  bool inputs_renewed = false;  // a new sample arrived since the last step
   std::shared_ptr<Subsystem> sub;
   std::vector<double> y, y_prev;
   std::vector<Link*> out_links;

@@ -539,7 +539,11 @@ class Master {
     n.t_prev = n.t;
     std::swap(n.y_prev, n.y);
     double t_new = n.t;
-    guarded(n, [&] { t_new = n.sub->step(n.t, h); });
+    guarded(n, [&] {
+      if (n.inputs_renewed) n.sub->input_discontinuity(n.t);
+      t_new = n.sub->step(n.t, h);
+    });
+    n.inputs_renewed = false;
     if (!(t_new > n.t) || t_new > n.t + h * (1 + 1e-12))
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") returned time " +
                                         std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
@@ -568,8 +572,10 @@ class Master {
   bool advance_to(Node& n, double target) {
     if (!(n.t < target - eps_)) return false;
     do {
+      // The manifest's step exactly when it ends on the target (n.t is on the grid), the
+      // remainder only when the target falls inside the step.
       double h = n.step;
-      if (c_.align && n.t + h > target - eps_) h = target - n.t;
+      if (c_.align && n.t + h > target - eps_ && (n.t + h > target + eps_ || target >= c_.end)) h = target - n.t;
       step(n, h);
       if (std::abs(n.t - target) <= eps_) n.t = target;
     } while (n.t < target - eps_);
@@ -637,6 +643,7 @@ class Master {
   static void set_iterating(Link& l, bool on) {
     l.iterating = on;
     ++l.pushes;  // the value cached for a time is stale
+    l.dst->inputs_renewed = true;
     l.dst->input_view.forget(l.dst_input);
   }
 

@@ -42,6 +42,9 @@ class MultibodySubsystem final : public Subsystem {
     t_ = form_->step(*model_, t, h, q_, v_);
     return t_;
   }
+  void input_discontinuity(double t) override {
+    if (!restart_) form_->input_discontinuity(t);
+  }
   void outputs(std::span<double> y) override {
     form_->effective(*model_, t_, q_, v_, M_eff_, f_eff_);
     form_->acceleration(*model_, t_, q_, v_, v_dot_);

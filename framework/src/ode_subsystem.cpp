@@ -35,6 +35,10 @@ class OdeSubsystem final : public Subsystem {
     t_ = integ_->step(*sys_, t, h, x_);
     return t_;
   }
+  // A reset() just before restarts the integrator anyway.
+  void input_discontinuity(double t) override {
+    if (started_) integ_->input_discontinuity(t);
+  }
   void outputs(std::span<double> y) override { sys_->outputs(t_, x_, y); }
   json statistics() const override {
     json s = sys_->statistics();

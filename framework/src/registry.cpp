@@ -192,6 +192,22 @@ bool PluginRegistry::load(const fs::path& file) {
   if (info.name.empty()) return refuse("plugin declares an empty name");
   declared = info.name;
   if (auto why = declaration_problem(info); !why.empty()) return refuse("plugin '" + info.name + "' " + why);
+  try {
+    if (!loaded.plugin->implements(info.kind, info.form)) {
+      std::string is;
+      for (Kind k : {Kind::subsystem, Kind::integrator, Kind::formulation, Kind::extrapolator})
+        for (Form f : {Form::stepper, Form::ode, Form::multibody}) {
+          if (k != Kind::subsystem && f != Form::stepper) continue;
+          if (loaded.plugin->implements(k, f) && is.empty())
+            is = k == Kind::subsystem ? std::string("a subsystem of form ") + to_string(f) : to_string(k);
+        }
+      return refuse("plugin '" + info.name + "' declares kind " + to_string(info.kind) +
+                    (info.kind == Kind::subsystem ? std::string(" (form ") + to_string(info.form) + ")" : "") +
+                    ", but its class is " + (is.empty() ? "none of the plugin kinds" : is));
+    }
+  } catch (const std::exception& e) {
+    return refuse(std::string("registration threw: ") + e.what());
+  }
   if (auto it = plugins_.find(info.name); it != plugins_.end())
     return refuse("duplicate plugin name '" + info.name + "' (already provided by " +
                   it->second.file.string() + ")");

@@ -101,6 +101,34 @@ struct Cylinder {
     return -a_p * s_dot + a_v * (1.0 - kappa) * orifice(p_P - p2) - a_v * kappa * orifice(p2 - p_T);
   }
 
+  // Stored energy. Eq. 27 is the bulk modulus ρ/(dρ/dp) of a fluid of density
+  // ρ(p) = ρ_0 D(p), D = 1 + a p + b p². Compressing it to p stores, per unit volume,
+  //   ρ u(p) = D(p) ∫_0^p p' D'(p')/D(p')² dp'    (u = ∫ p dρ/ρ², zero at p = 0; ρ_0 cancels),
+  // and a chamber of volume V holds U = V ρ u(p). With the pressure rates of Eq. 25-26, exactly
+  //   dU/dt = (p + ρ u) Q_valve − p dV/dt:
+  // the valve brings the enthalpy of the fluid it lets in, the piston takes p dV.
+  double energy_density(double p) const {
+    // 5-point Gauss–Legendre: the integrand is a polynomial in p over D², and D stays within
+    // 1 ± 1e-2 over the pressures of Table 2, so the rule is exact to round-off.
+    static constexpr double x[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
+    static constexpr double w[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+    double integral = 0.0;
+    for (int i = 0; i < 5; ++i) {
+      const double q = 0.5 * p * (1.0 + x[i]), D = 1.0 + a * q + b * q * q;
+      integral += w[i] * q * (a + 2.0 * b * q) / (D * D);
+    }
+    return (1.0 + a * p + b * p * p) * 0.5 * p * integral;
+  }
+  // U1 + U2 at actuator length s (J).
+  double stored_energy(double s, double p1, double p2) const {
+    return a_p * l1(s) * energy_density(p1) + a_p * l2(s) * energy_density(p2);
+  }
+  // Σ (p_i + ρu_i) Q_valve,i: the power the valve delivers into both chambers (W), the
+  // supply's share of dU/dt above.
+  double valve_power(double kappa, double p1, double p2) const {
+    return (p1 + energy_density(p1)) * flow1(0.0, kappa, p1) + (p2 + energy_density(p2)) * flow2(0.0, kappa, p2);
+  }
+
   // Pressure rates of Eq. 25-26 (NaN once the piston has left the cylinder: the model has no
   // meaning there).
   struct PressureRates {

@@ -27,7 +27,8 @@ using stride::real_list_param;
 // outputs -> equilibrate(t0) -> { derivatives / jacobian / outputs }*.
 // Inputs (port order): s, s_dot (coupling "force", "pressure_rate") or flow1, flow2
 // (coupling "pressure"), [f_eq when initialize = "equilibrium"], [kappa_offset when
-// valve_law = "input"]. Outputs: [f_h when coupling = "force"], p1, p2, kappa.
+// valve_law = "input"]. Outputs: [f_h when coupling = "force"], p1, p2, kappa, valve_power,
+// [friction_power when coupling = "force"].
 class CylinderOde final : public stride::OdeSystem {
  public:
   static stride::PluginInfo describe() {
@@ -114,7 +115,14 @@ class CylinderOde final : public stride::OdeSystem {
     auto p2 = stride::output("p2", 1, "Pa", "pressure of chamber 2 (grows as s grows)");
     p.push_back(flow_inputs_ ? stride::bonded(p1, BondRole::effort, "chamber1") : p1);
     p.push_back(flow_inputs_ ? stride::bonded(p2, BondRole::effort, "chamber2") : p2);
-    p.push_back(stride::output("kappa", 1, "1", "spool displacement (Eq. 29)"));
+    p.push_back(stride::output("kappa", 1, "1", "spool displacement (Eq. 29)", valve_input_));
+    p.push_back(stride::output("valve_power", 1, "W",
+                               "power the valve delivers into the chambers, sum of (p_i + rho u_i) Q_valve,i: "
+                               "with the friction power, the cylinder's energy balance dU/dt = valve_power - "
+                               "friction_power - f_h s_dot",
+                               valve_input_));
+    if (force_coupling_)
+      p.push_back(stride::output("friction_power", 1, "W", "c s_dot^2, dissipated by the friction of Eq. 24", true));
     return p;
   }
 
@@ -170,6 +178,19 @@ class CylinderOde final : public stride::OdeSystem {
     y[k++] = x[0];
     y[k++] = x[1];
     y[k++] = kappa(t);
+    y[k++] = cyl_.valve_power(kappa(t), x[0], x[1]);
+    if (force_coupling_) {
+      const double s_dot = inputs().at(1, t)[0];
+      y[k++] = cyl_.c * s_dot * s_dot;
+    }
+  }
+  // Compression energy of the fluid in both chambers (see Cylinder::energy_density).
+  double energy_at(double t, std::span<const double> x) const override {
+    return cyl_.stored_energy(inputs().at(0, t)[0], x[0], x[1]);
+  }
+  std::vector<stride::StateSpec> states() const override {
+    // Pressures of order 1e6 Pa: the integrator's absolute tolerance applies per MPa.
+    return {{"p1", "Pa", 1e6}, {"p2", "Pa", 1e6}};
   }
 
   stride::json statistics() const override { return {{"rhs_evaluations", rhs_}}; }

@@ -43,14 +43,20 @@ class Arkode final : public stride::Integrator {
                              "with fi = J0 (x - x0) frozen at each step start, fe = f - fi"),
         stride::real_param("rtol", 1e-6, "1", "relative tolerance of the local error test", 0.0),
         stride::real_param("atol", 1e-8, "1",
-                           "absolute tolerance of the local error test (units of each state)", 0.0),
+                           "absolute tolerance of the local error test for a state of nominal value 1; "
+                           "scaled by each state's nominal value (or replaced by its own tolerance)", 0.0),
+        stride::bool_param("restart_at_input_discontinuities", true,
+                           "reinitialize the solver (order 1, new step estimate) at every communication "
+                           "point where new input samples arrived, instead of letting the error test "
+                           "absorb the jump"),
         stride::integer_param("max_internal_steps", 100000,
                               "internal steps allowed within one step() call", 1),
     };
     return i;
   }
   explicit Arkode(const stride::Params& p)
-      : rtol_(p.real("rtol")), atol_(p.real("atol")), max_internal_(p.integer("max_internal_steps")) {
+      : rtol_(p.real("rtol")), atol_(p.real("atol")), max_internal_(p.integer("max_internal_steps")),
+        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {
     const auto m = p.string("method");
     mode_ = m == "explicit" ? Mode::explicit_rk : m == "implicit" ? Mode::implicit_rk : Mode::imex;
   }
@@ -82,7 +88,8 @@ class Arkode final : public stride::Integrator {
     if (!mem_) throw std::runtime_error("arkode: ARKStepCreate failed");
     check(ARKStepSetErrHandlerFn(mem_, sd::capture_error, &bridge_), "ARKStepSetErrHandlerFn");
     check(ARKStepSetUserData(mem_, this), "ARKStepSetUserData");
-    check(ARKStepSStolerances(mem_, rtol_, atol_), "ARKStepSStolerances");
+    atol_v_ = sd::tolerance_vector(sys, atol_, n_, ctx_.get());
+    check(ARKStepSVtolerances(mem_, rtol_, atol_v_.get()), "ARKStepSVtolerances");
     check(ARKStepSetMaxNumSteps(mem_, max_internal_), "ARKStepSetMaxNumSteps");
     if (mode_ != Mode::explicit_rk) {
       A_.reset(SUNDenseMatrix(static_cast<sunindextype>(n_), static_cast<sunindextype>(n_), ctx_.get()));
@@ -103,6 +110,7 @@ class Arkode final : public stride::Integrator {
       }
     }
     t_ = t0;
+    jump_ = false;
   }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
@@ -110,6 +118,9 @@ class Arkode final : public stride::Integrator {
     if (mode_ == Mode::imex) {
       freeze_linear_part(sys, t, x);
       for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];
+      check_step(ARKStepReset(mem_, t, y_.get()), t);
+    } else if (jump_ && t == t_ && sd::same_state(x, y_.get())) {
+      // Same state, new inputs: drop the stage carried over (FSAL) and the step estimate.
       check_step(ARKStepReset(mem_, t, y_.get()), t);
     } else if (t != t_ || !sd::same_state(x, y_.get())) {
       // The host moved time or state: the solver's history no longer describes the solution.
@@ -120,6 +131,7 @@ class Arkode final : public stride::Integrator {
                      : ARKStepReInit(mem_, nullptr, &Arkode::f_full, t, y_.get()),
                  t);
     }
+    jump_ = false;
     const double tout = t + h;
     double tret = t;
     int flag = ARKStepSetStopTime(mem_, tout);
@@ -138,6 +150,8 @@ class Arkode final : public stride::Integrator {
     t_ = tret;
     return tret;
   }
+
+  void input_discontinuity(double) override { jump_ = restart_at_jumps_; }
 
   stride::json statistics() const override {
     Counters c = accumulate_;
@@ -241,6 +255,7 @@ class Arkode final : public stride::Integrator {
     mem_ = nullptr;
     ls_.reset();
     A_.reset();
+    atol_v_.reset();
     y_.reset();
     ctx_.reset();
   }
@@ -248,6 +263,8 @@ class Arkode final : public stride::Integrator {
   Mode mode_ = Mode::explicit_rk;
   double rtol_, atol_;
   long max_internal_;
+  bool restart_at_jumps_;
+  bool jump_ = false;  // inputs jump at the next step's start
   std::size_t n_ = 0;
   double t_ = 0.0;
   bool analytic_ = false;
@@ -260,6 +277,7 @@ class Arkode final : public stride::Integrator {
   // Destroyed in release() in reverse order of creation; the context goes last.
   sd::Context ctx_;
   sd::Vector y_;
+  sd::Vector atol_v_;
   sd::Matrix A_;
   sd::LinearSolver ls_;
   void* mem_ = nullptr;

@@ -118,6 +118,14 @@ inline void capture_error(int, const char* module, const char* function, char* m
                 function ? function : "", msg ? msg : "");
 }
 
+// The absolute tolerance of every state (stride::absolute_tolerances: the system's nominal
+// values or its own per-state tolerances), as SUNDIALS' vector of tolerances.
+inline Vector tolerance_vector(const stride::OdeSystem& sys, double atol, std::size_t n, SUNContext ctx) {
+  Vector v(N_VNew_Serial(static_cast<sunindextype>(n), ctx));
+  stride::absolute_tolerances(sys, atol, view(v.get()));
+  return v;
+}
+
 inline bool same_state(std::span<const double> a, N_Vector v) {
   auto b = view(v);
   for (std::size_t i = 0; i < a.size(); ++i)

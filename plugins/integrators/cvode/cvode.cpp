@@ -33,7 +33,12 @@ class Cvode final : public stride::Integrator {
                              "linear multistep family: bdf (stiff) or adams (non-stiff)"),
         stride::real_param("rtol", 1e-6, "1", "relative tolerance of the local error test", 0.0),
         stride::real_param("atol", 1e-8, "1",
-                           "absolute tolerance of the local error test (units of each state)", 0.0),
+                           "absolute tolerance of the local error test for a state of nominal value 1; "
+                           "scaled by each state's nominal value (or replaced by its own tolerance)", 0.0),
+        stride::bool_param("restart_at_input_discontinuities", true,
+                           "reinitialize the solver (order 1, new step estimate) at every communication "
+                           "point where new input samples arrived, instead of letting the error test "
+                           "absorb the jump"),
         stride::real_param("max_step", 0.0, "s", "largest internal step; 0 = unlimited", 0.0),
         stride::integer_param("max_internal_steps", 100000,
                               "internal steps allowed within one step() call", 1),
@@ -45,7 +50,8 @@ class Cvode final : public stride::Integrator {
         rtol_(p.real("rtol")),
         atol_(p.real("atol")),
         max_step_(p.real("max_step")),
-        max_internal_(p.integer("max_internal_steps")) {}
+        max_internal_(p.integer("max_internal_steps")),
+        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {}
 
   ~Cvode() override { release(); }
 
@@ -63,7 +69,8 @@ class Cvode final : public stride::Integrator {
     check(CVodeSetErrHandlerFn(mem_, sd::capture_error, &bridge_), "CVodeSetErrHandlerFn");
     check(CVodeInit(mem_, &Cvode::rhs, t0, y_.get()), "CVodeInit");
     check(CVodeSetUserData(mem_, &bridge_), "CVodeSetUserData");
-    check(CVodeSStolerances(mem_, rtol_, atol_), "CVodeSStolerances");
+    atol_v_ = sd::tolerance_vector(sys, atol_, n_, ctx_.get());
+    check(CVodeSVtolerances(mem_, rtol_, atol_v_.get()), "CVodeSVtolerances");
     check(CVodeSetMaxNumSteps(mem_, max_internal_), "CVodeSetMaxNumSteps");
     if (max_step_ > 0.0) check(CVodeSetMaxStep(mem_, max_step_), "CVodeSetMaxStep");
     if (bdf_) {
@@ -78,16 +85,19 @@ class Cvode final : public stride::Integrator {
       check(CVodeSetNonlinearSolver(mem_, nls_.get()), "CVodeSetNonlinearSolver");
     }
     t_ = t0;
+    jump_ = false;
   }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
     bridge_.sys = &sys;
-    if (t != t_ || !sd::same_state(x, y_.get())) {
-      // The host moved time or state: CVODE's history no longer describes the solution.
+    if (jump_ || t != t_ || !sd::same_state(x, y_.get())) {
+      // The host moved time or state, or the inputs jump: CVODE's history no longer describes
+      // the solution.
       add_counters();
       for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];
       check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");
     }
+    jump_ = false;
     const double tout = t + h;
     double tret = t;
     int flag = CVodeSetStopTime(mem_, tout);
@@ -106,6 +116,8 @@ class Cvode final : public stride::Integrator {
     t_ = tret;
     return tret;
   }
+
+  void input_discontinuity(double) override { jump_ = restart_at_jumps_; }
 
   stride::json statistics() const override {
     Counters c = accumulate_;
@@ -161,6 +173,7 @@ class Cvode final : public stride::Integrator {
     nls_.reset();
     ls_.reset();
     A_.reset();
+    atol_v_.reset();
     y_.reset();
     ctx_.reset();
   }
@@ -168,6 +181,8 @@ class Cvode final : public stride::Integrator {
   bool bdf_;
   double rtol_, atol_, max_step_;
   long max_internal_;
+  bool restart_at_jumps_;
+  bool jump_ = false;  // inputs jump at the next step's start
   std::size_t n_ = 0;
   double t_ = 0.0;
   sd::Bridge bridge_;
@@ -175,6 +190,7 @@ class Cvode final : public stride::Integrator {
   // Destroyed in release() in reverse order of creation; the context goes last.
   sd::Context ctx_;
   sd::Vector y_;
+  sd::Vector atol_v_;
   sd::Matrix A_;
   sd::LinearSolver ls_;
   sd::NonlinearSolver nls_;

@@ -5,15 +5,35 @@
 
 namespace stride {
 
-// Call order: reset(width) -> { push(t, y) | evaluate(t, u) }*.
-// push() receives each new output sample of the source with strictly increasing t;
-// evaluate() returns the value at any t: interpolated where samples newer than t exist,
-// extrapolated beyond the newest one. reset() allocates; push and evaluate must not.
-// evaluate() must depend only on the samples pushed and on t: the host reuses its value for
-// repeated reads at the same time.
+// The steps of the two subsystems a connection joins, in s (ExtrapolatorTiming::macro_step is
+// the manifest's communication step).
+struct ExtrapolatorTiming {
+  double source_step = 0;  // the source pushes a sample after each of its steps
+  double reader_step = 0;  // the reader evaluates inside each of its steps
+  double macro_step = 0;
+};
+
+// Call order: timing(steps) -> { reset(width) -> push(t0, y0) -> { push(t, y) | evaluate(t, u) }* }+
+//  - timing() once, before anything else; reset() again whenever the host restarts the
+//    connection (consistent initialization may restart it at t0 with new initial outputs).
+//  - width: the number of values per sample, the same for y and u; every span has this size.
+//  - The host pushes the source's initial outputs right after every reset(), so evaluate()
+//    never comes before a push.
+//  - push(): each new output sample of the source, t strictly increasing; y is the source's
+//    output (units converted already). The span is valid only during the call: copy it.
+//  - evaluate(t): the value at t, interpolated where samples newer than t exist, extrapolated
+//    beyond the newest one. The host asks only for t >= the time of the second-newest sample
+//    (within round-off of a step): an extrapolator of order k keeps the k + 1 newest samples,
+//    one that interpolates keeps one more. Times may repeat and go backwards between those
+//    bounds (several readers' stages, a repeated step).
+//  - evaluate() must depend only on the samples pushed and on t: the host reuses its value for
+//    repeated reads at the same time.
+//  - reset() and timing() may allocate; push and evaluate must not (they run at every step).
+//  - One extrapolator object serves one connection; the host calls it from one thread at a time.
 class Extrapolator {
  public:
   virtual ~Extrapolator() = default;
+  virtual void timing(const ExtrapolatorTiming& /*steps*/) {}
   virtual void reset(std::size_t width) = 0;
   virtual void push(double t, std::span<const double> y) = 0;
   virtual void evaluate(double t, std::span<double> u) const = 0;

@@ -65,7 +65,8 @@ class MultibodyModel : public Component {
 };
 
 // Integrates a MultibodyModel. Call order:
-//   reset(model, t0, q, v) -> { step(model, t, h, q, v) | acceleration(...) | effective(...) }*.
+//   reset(model, t0, q, v) -> { [input_discontinuity(t)] -> step(model, t, h, q, v)
+//                               | acceleration(...) | effective(...) }*.
 // reset() allocates all work memory (and may refuse a model it cannot handle, throwing
 // std::invalid_argument); it must not evaluate interface forces, whose inputs may not exist
 // yet (state that depends on them, like initial accelerations, is set up in the first step).
@@ -77,6 +78,10 @@ class Formulation {
   // Advances (q, v) from t by h; returns the time reached. Throws StepFailure when the
   // iteration does not converge.
   virtual double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) = 0;
+  // The interface forces may jump at t, the time of the next step (see
+  // Subsystem::input_discontinuity); a method that carries accelerations between steps decides
+  // whether to recompute them. Must not allocate.
+  virtual void input_discontinuity(double /*t*/) {}
   // Acceleration v̇ at (t, q, v) with the interface forces at t, using the constraint
   // acceleration this formulation enforces.
   virtual void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v,

@@ -5,6 +5,16 @@
 
 namespace stride {
 
+// What an integrator may know about one state element (OdeSystem::states()).
+struct StateSpec {
+  std::string name;
+  std::string unit;    // SI (UDUNITS-2 syntax), "1" for dimensionless; checked at load
+  double nominal = 1;  // a typical magnitude (> 0): tolerances of that state scale with it
+  // The absolute error tolerated in this state, in its unit; NaN: the integrator's own
+  // absolute tolerance (for a state of magnitude 1) times `nominal`.
+  double absolute_tolerance = std::numeric_limits<double>::quiet_NaN();
+};
+
 // dx/dt = f(t, x, u). Inputs u are read through inputs().at(port, t) inside derivatives().
 // The state may declare a mechanical structure x = [q (n), v (n), rest]: dq/dt = v.
 // Semi-implicit (symplectic) Euler uses it to update q with the new v (Eq. 38-40).
@@ -13,6 +23,10 @@ class OdeSystem : public Component {
   virtual std::size_t state_size() const = 0;
   // n in x = [q, v, rest] with dq/dt = v; 0 when the system has no such structure.
   virtual std::size_t second_order_size() const { return 0; }
+  // Name, unit and scale of each state element: empty (no information) or state_size()
+  // entries, fixed after construction. Adaptive integrators scale their error test with it:
+  // a state in Pa (1e7) and one in m (0.1) cannot share one absolute tolerance.
+  virtual std::vector<StateSpec> states() const { return {}; }
   virtual void initial_state(double t0, std::span<double> x) = 0;
   // Consistent initialization from inputs at t0 (see Subsystem::equilibrate); may change x.
   virtual void equilibrate(double /*t0*/, std::span<double> /*x*/) {}
@@ -41,11 +55,30 @@ class OdeSystem : public Component {
   virtual void restore_state(const SavedState& /*state*/) {}
 };
 
-// Steps an OdeSystem. Call order: reset(sys, t0, x0) -> { step(sys, t, h, x) }*, where a
-// later reset() restarts it at any (t, x): after an event, or when the host repeats a macro
-// step (iterative coupling) and has put x back.
+// Absolute tolerance of each state: StateSpec::absolute_tolerance where given, else atol times
+// its nominal value (atol alone when the system declares no states).
+inline void absolute_tolerances(const OdeSystem& sys, double atol, std::span<double> out) {
+  const auto s = sys.states();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = atol;
+    if (i < s.size()) out[i] = std::isnan(s[i].absolute_tolerance) ? atol * s[i].nominal : s[i].absolute_tolerance;
+  }
+}
+
+// Steps an OdeSystem. Call order:
+//   reset(sys, t0, x0) -> { [input_discontinuity(t)] -> step(sys, t, h, x) }*
+// where a later reset() restarts it at any (t, x): after an event, or when the host repeats a
+// macro step (iterative coupling) and has put x back.
 // reset() allocates all work memory and may evaluate the system (its inputs are available,
 // after the host's consistent initialization); step() must not allocate.
+// t and h: t is the time step() returned last (or t0); h is the subsystem's step from the
+// manifest, or the remainder up to a communication point or the end of the run. The host keeps
+// t on the subsystem's grid (t0 + k h_step, without accumulated round-off) and hands in the
+// manifest's h exactly when the step ends on that grid.
+// step() may evaluate the system (and so read inputs) only at times in [t, t + h].
+// Between input_discontinuity() calls the inputs are smooth in t, so a method may carry values
+// from one step into the next (first-same-as-last, multistep history); across one it must not.
+// One integrator object serves one system; the host calls it from one thread at a time.
 class Integrator {
  public:
   virtual ~Integrator() = default;
@@ -53,6 +86,9 @@ class Integrator {
   // Advances x from t by at most h; returns the time reached (t < t_new <= t + h).
   // Fixed-step methods take exactly h. Throws StepFailure when the step cannot be completed.
   virtual double step(OdeSystem& sys, double t, double h, std::span<double> x) = 0;
+  // The inputs of the system may jump at t, the time of the next step (see
+  // Subsystem::input_discontinuity). Must not allocate.
+  virtual void input_discontinuity(double /*t*/) {}
   // steps, rhs_evaluations, newton_iterations, rejected_steps, ...
   virtual json statistics() const { return json::object(); }
 };

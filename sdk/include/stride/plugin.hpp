@@ -259,6 +259,10 @@ class Plugin {
   virtual std::unique_ptr<Integrator> create_integrator(const Params&) const { return nullptr; }
   virtual std::unique_ptr<Formulation> create_formulation(const Params&) const { return nullptr; }
   virtual std::unique_ptr<Extrapolator> create_extrapolator(const Params&) const { return nullptr; }
+  // Whether the class behind this plugin is of the kind (and, for subsystems, the form) that
+  // info() declares; the host refuses a plugin at load when not. PluginFor answers from the
+  // class's base; a hand-written Plugin that cannot tell answers true.
+  virtual bool implements(Kind /*kind*/, Form /*form*/) const { return true; }
 };
 
 inline const char* to_string(Kind k) {

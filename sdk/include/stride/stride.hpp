@@ -9,6 +9,7 @@
 //   STRIDE_PLUGIN(MyMass)
 #pragma once
 
+#include <concepts>
 #include <type_traits>
 
 #include "stride/abi.hpp"
@@ -23,39 +24,74 @@
 namespace stride {
 
 // The Plugin for a class T with `static PluginInfo describe()` and a constructor from Params.
+// The common authoring mistakes stop the build with one message each (the create functions are
+// compiled only for a well-formed T, so no template cascade follows the message).
 template <class T>
 class PluginFor final : public Plugin {
+  static constexpr int interfaces = int(std::is_base_of_v<Subsystem, T>) + int(std::is_base_of_v<OdeSystem, T>) +
+                                    int(std::is_base_of_v<Integrator, T>) + int(std::is_base_of_v<Extrapolator, T>)
+#if __has_include("stride/multibody.hpp")
+                                    + int(std::is_base_of_v<MultibodyModel, T>) + int(std::is_base_of_v<Formulation, T>)
+#endif
+      ;
+  static_assert(interfaces == 1,
+                "STRIDE_PLUGIN(T): T must derive (publicly) from exactly one of stride::Subsystem, stride::OdeSystem, "
+                "stride::MultibodyModel, stride::Integrator, stride::Formulation, stride::Extrapolator");
+  static constexpr bool has_describe = requires {
+    { T::describe() } -> std::convertible_to<PluginInfo>;
+  };
+  static_assert(has_describe, "STRIDE_PLUGIN(T): T needs `static stride::PluginInfo describe();`");
+  static constexpr bool constructible = std::is_constructible_v<T, const Params&>;
+  static_assert(std::is_abstract_v<T> || constructible,
+                "STRIDE_PLUGIN(T): T needs a public constructor `explicit T(const stride::Params&)`");
+  static_assert(!std::is_abstract_v<T>,
+                "STRIDE_PLUGIN(T): T does not override every pure virtual method of its interface (see the "
+                "interface's header in stride/: ports(), step(), derivatives(), ...)");
+  static constexpr bool ok = interfaces == 1 && has_describe && constructible && !std::is_abstract_v<T>;
+
+  template <class I>
+  static std::unique_ptr<I> make(const Params& p) {
+    if constexpr (ok && std::is_base_of_v<I, T>) return std::make_unique<T>(p);
+    else return nullptr;
+  }
+
  public:
   const PluginInfo& info() const override {
-    static const PluginInfo i = T::describe();
+    static const PluginInfo i = [] {
+      if constexpr (has_describe) return PluginInfo(T::describe());
+      else return PluginInfo{};
+    }();
     return i;
   }
-  std::unique_ptr<Subsystem> create_subsystem(const Params& p) const override {
-    if constexpr (std::is_base_of_v<Subsystem, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
-  std::unique_ptr<OdeSystem> create_ode(const Params& p) const override {
-    if constexpr (std::is_base_of_v<OdeSystem, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
-  std::unique_ptr<Integrator> create_integrator(const Params& p) const override {
-    if constexpr (std::is_base_of_v<Integrator, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
-  std::unique_ptr<Extrapolator> create_extrapolator(const Params& p) const override {
-    if constexpr (std::is_base_of_v<Extrapolator, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
+  std::unique_ptr<Subsystem> create_subsystem(const Params& p) const override { return make<Subsystem>(p); }
+  std::unique_ptr<OdeSystem> create_ode(const Params& p) const override { return make<OdeSystem>(p); }
+  std::unique_ptr<Integrator> create_integrator(const Params& p) const override { return make<Integrator>(p); }
+  std::unique_ptr<Extrapolator> create_extrapolator(const Params& p) const override { return make<Extrapolator>(p); }
 #if __has_include("stride/multibody.hpp")
-  std::unique_ptr<MultibodyModel> create_model(const Params& p) const override {
-    if constexpr (std::is_base_of_v<MultibodyModel, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
-  std::unique_ptr<Formulation> create_formulation(const Params& p) const override {
-    if constexpr (std::is_base_of_v<Formulation, T>) return std::make_unique<T>(p);
-    return nullptr;
-  }
+  std::unique_ptr<MultibodyModel> create_model(const Params& p) const override { return make<MultibodyModel>(p); }
+  std::unique_ptr<Formulation> create_formulation(const Params& p) const override { return make<Formulation>(p); }
 #endif
+  bool implements(Kind kind, Form form) const override {
+    switch (kind) {
+      case Kind::subsystem:
+        return form == Form::stepper ? std::is_base_of_v<Subsystem, T>
+               : form == Form::ode   ? std::is_base_of_v<OdeSystem, T>
+#if __has_include("stride/multibody.hpp")
+                                     : std::is_base_of_v<MultibodyModel, T>;
+#else
+                                     : false;
+#endif
+      case Kind::integrator: return std::is_base_of_v<Integrator, T>;
+      case Kind::extrapolator: return std::is_base_of_v<Extrapolator, T>;
+      case Kind::formulation:
+#if __has_include("stride/multibody.hpp")
+        return std::is_base_of_v<Formulation, T>;
+#else
+        return false;
+#endif
+    }
+    return false;
+  }
 };
 
 // Shorthand for ParamSpec of a bounded real parameter.

@@ -7,8 +7,11 @@ namespace stride {
 
 // Call order, by the host's master algorithm:
 //   bind(inputs) -> initialize(t0) -> outputs() -> [equilibrate(t0) -> outputs()]
-//   -> { step(t, h) -> outputs() }*
+//   -> { [input_discontinuity(t)] -> step(t, h) -> outputs() }*
 // Inputs may be read through inputs().at() at any time inside the step being taken.
+// The host calls every method from one thread at a time; different subsystems of one run may
+// be called from different threads, and a sweep runs many instances of a plugin at once, so a
+// plugin keeps no mutable state outside its objects (no static caches without a lock).
 class Subsystem : public Component {
  public:
   // Sets the initial state at t0. Inputs at t0 may be read only by outputs with feedthrough.
@@ -20,6 +23,13 @@ class Subsystem : public Component {
   // Advances from t (the time reached so far) by at most h; returns the time reached,
   // t < t_new <= t + h. Fixed-step subsystems return t + h. Throws StepFailure on failure.
   virtual double step(double t, double h) = 0;
+  // Called before step(t, ...) when a new sample arrived on at least one input since the last
+  // step: the inputs from t on no longer continue what the previous step read (a hold jumps,
+  // an extrapolation is replaced by data). Values computed from earlier inputs (a derivative
+  // reused as the next stage, a multistep history) must not be carried across t. Not called
+  // while no new sample arrives (the fast steps between communication points of a multirate
+  // run), so caching across those steps is safe. Must not allocate.
+  virtual void input_discontinuity(double /*t*/) {}
   // Writes all outputs at the time reached, concatenated in port declaration order.
   virtual void outputs(std::span<double> y) = 0;
   // Extra summary entries (initialization results, constraint violations, ...).
