@@ -53,6 +53,8 @@ class Arkode final : public stride::Integrator {
       : rtol_(p.real("rtol")), atol_(p.real("atol")), max_internal_(p.integer("max_internal_steps")) {
     const auto m = p.string("method");
     mode_ = m == "explicit" ? Mode::explicit_rk : m == "implicit" ? Mode::implicit_rk : Mode::imex;
+    bridge_.owner = this;
+    bridge_.warning = [](const void* self, const char* text) { static_cast<const Arkode*>(self)->log_warning("{}", text); };
   }
 
   ~Arkode() override { release(); }

@@ -45,7 +45,10 @@ class Cvode final : public stride::Integrator {
         rtol_(p.real("rtol")),
         atol_(p.real("atol")),
         max_step_(p.real("max_step")),
-        max_internal_(p.integer("max_internal_steps")) {}
+        max_internal_(p.integer("max_internal_steps")) {
+    bridge_.owner = this;
+    bridge_.warning = [](const void* self, const char* text) { static_cast<const Cvode*>(self)->log_warning("{}", text); };
+  }
 
   ~Cvode() override { release(); }
 
@@ -84,6 +87,7 @@ class Cvode final : public stride::Integrator {
     bridge_.sys = &sys;
     if (t != t_ || !sd::same_state(x, y_.get())) {
       // The host moved time or state: CVODE's history no longer describes the solution.
+      log_debug("restarted at t = {} s: the host changed the time or the state since the last step", t);
       add_counters();
       for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];
       check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");

@@ -23,7 +23,9 @@
 
 // 3: the handshake section (read before loading).
 // 4: state snapshots (Subsystem/OdeSystem::can_save_state, save_state, restore_state).
-#define STRIDE_ABI_VERSION 4
+// 5: messages (LogSource, the base of every plugin object; log.hpp) and the table, matrix and
+//    integer-list parameter types.
+#define STRIDE_ABI_VERSION 5
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)

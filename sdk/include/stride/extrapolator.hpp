@@ -11,9 +11,8 @@ namespace stride {
 // extrapolated beyond the newest one. reset() allocates; push and evaluate must not.
 // evaluate() must depend only on the samples pushed and on t: the host reuses its value for
 // repeated reads at the same time.
-class Extrapolator {
+class Extrapolator : public LogSource {
  public:
-  virtual ~Extrapolator() = default;
   virtual void reset(std::size_t width) = 0;
   virtual void push(double t, std::span<const double> y) = 0;
   virtual void evaluate(double t, std::span<double> u) const = 0;

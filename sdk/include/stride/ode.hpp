@@ -46,9 +46,8 @@ class OdeSystem : public Component {
 // step (iterative coupling) and has put x back.
 // reset() allocates all work memory and may evaluate the system (its inputs are available,
 // after the host's consistent initialization); step() must not allocate.
-class Integrator {
+class Integrator : public LogSource {
  public:
-  virtual ~Integrator() = default;
   virtual void reset(OdeSystem& sys, double t0, std::span<const double> x0) = 0;
   // Advances x from t by at most h; returns the time reached (t < t_new <= t + h).
   // Fixed-step methods take exactly h. Throws StepFailure when the step cannot be completed.
