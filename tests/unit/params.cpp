@@ -108,7 +108,7 @@ TEST_CASE("params: the host's checks point at the element") {
   CHECK(check_param(tab, json{{0, 0}, {-1, 0}}, &where).find("strictly increasing") != std::string::npos);
   auto free_tab = stride::table_param("c", json(), {}, "doc");
   CHECK(check_param(free_tab, json{{0, 1, 2, 3}, {1, 2, 3, 4}}).empty());
-  CHECK(check_param(free_tab, json{{0}}, &where).find("at least 2") != std::string::npos);
+  CHECK(check_param(free_tab, json::array({json::array({0})}), &where).find("at least 2") != std::string::npos);
 }
 
 TEST_CASE("params: a declaration whose default its checks reject is refused") {
@@ -129,7 +129,7 @@ TEST_CASE("params: manifest errors name the manifest pointer of the element") {
   CHECK(only(problems(json{{"curve", {{0, 0}, {0.5, 2}, {0.5, 1}}}})) ==
         "/subsystems/ramp/parameters/curve/2/0: expected x (the first column) strictly increasing: row 2 has x = 0.5, "
         "row 1 has x = 0.5");
-  CHECK(only(problems(json{{"marks", {1, 0}}})) == "/subsystems/ramp/parameters/marks/1: expected an integer in [1, 1000000], found integer 0");
+  CHECK(only(problems(json{{"marks", {1, 0}}})) == "/subsystems/ramp/parameters/marks/1: expected an integer in [1, 1000], found integer 0");
 }
 
 TEST_CASE("params: a table and a matrix drive test_log's outputs") {
