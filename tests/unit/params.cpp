@@ -157,3 +157,23 @@ TEST_CASE("params: a table and a matrix drive test_log's outputs") {
   CHECK(t["ramp.g.0"].back() == 3.0);
   CHECK(t["ramp.g.1"].back() == -1.5);
 }
+
+TEST_CASE("params: describe shows the new types") {
+  const std::string env = "STRIDE_PLUGIN_PATH='" STRIDE_TEST_RUNTIME_DIR "' '" STRIDE_EXE "' plugins describe test_log";
+  auto text = stride_test::run_command(env);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.output.find("marks : integer list = []  in [1, 1000]") != std::string::npos);
+  CHECK(text.output.find("gains : matrix = [[1.0,0.0],[0.0,1.0]]") != std::string::npos);
+  CHECK(text.output.find("curve : table [x: s, y: m] = [[0.0,0.0],[1.0,1.0]]") != std::string::npos);
+  auto j = stride_test::run_command(env + " --json");
+  REQUIRE(j.exit_code == 0);
+  const json d = json::parse(j.output.substr(j.output.find('{')));
+  bool found = false;
+  for (const auto& p : d["parameters"])
+    if (p["name"] == "curve") {
+      found = true;
+      CHECK(p["type"] == "table");
+      CHECK(p["column_units"] == json{"s", "m"});
+    }
+  CHECK(found);
+}
