@@ -31,6 +31,7 @@ json param_json(const ParamSpec& p) {
   if (p.min) j["min"] = bound_json(p, *p.min);
   if (p.max) j["max"] = bound_json(p, *p.max);
   if (!p.choices.empty()) j["choices"] = p.choices;
+  if (!p.column_units.empty()) j["column_units"] = p.column_units;
   return j;
 }
 
@@ -109,7 +110,7 @@ std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const 
 }
 
 json bound_json(const ParamSpec& p, double b) {
-  if (p.type == ParamType::integer && std::abs(b) < 9e15 && b == std::floor(b)) return static_cast<long long>(b);
+  if ((p.type == ParamType::integer || p.type == ParamType::integer_list) && std::abs(b) < 9e15 && b == std::floor(b)) return static_cast<long long>(b);
   return b;
 }
 

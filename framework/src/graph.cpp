@@ -8,6 +8,8 @@
 #include <set>
 
 #include "fmu.hpp"
+#include "plugin_version.hpp"
+#include "run_log.hpp"
 #include "stride/host/adapters.hpp"
 #include "units.hpp"
 
@@ -163,6 +165,12 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   std::vector<Diagnostic> diags;
   auto error = [&](const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); };
   Graph& g = *graph_;
+  g.log = std::make_unique<RunLog>(manifest_.log);
+  // Messages of a subsystem's plugin objects carry its name and time; an integrator's or a
+  // formulation's also the plugin's role.
+  auto logger_for = [&](const Node& n, const std::string& role = {}, const std::string& plugin = {}) -> Logger& {
+    return g.log->sink(role.empty() ? n.name : n.name + " (" + role + " " + plugin + ")", n.name, &n.t);
+  };
 
   auto names_of = [&](Kind kind) {
     std::vector<std::string> v;
@@ -186,6 +194,21 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       return nullptr;
     }
     bool ok = true;
+    if (!ref.version.empty()) {
+      std::vector<VersionClause> required;
+      parse_requirement(ref.version, required);  // well formed: checked with the manifest
+      const std::string& found = p->info().version;
+      if (auto v = parse_version(found); !v) {
+        error(ref.version_pointer, "plugin \"" + ref.plugin + "\" declares version \"" + found +
+                                       "\", which is not dotted integers, so the requirement \"" + ref.version +
+                                       "\" cannot be checked (" + p->file.string() + ")");
+        ok = false;
+      } else if (!satisfies(*v, required)) {
+        error(ref.version_pointer, "plugin \"" + ref.plugin + "\" is version " + found + ", which does not satisfy \"" +
+                                       ref.version + "\" (" + p->file.string() + ")");
+        ok = false;
+      }
+    }
     const auto& specs = p->info().parameters;
     std::vector<std::string> spec_names;
     for (const auto& s : specs) spec_names.push_back(s.name);
@@ -199,8 +222,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         ok = false;
       } else {
         json value = it.value();  // make_params reads it again through the same accept_param
-        if (auto e = accept_param(*s, value); !e.empty()) {
-          error(pp + "/" + it.key(), e);
+        std::string where;
+        if (auto e = accept_param(*s, value, &where); !e.empty()) {
+          error(pp + "/" + pointer_escape(it.key()) + where, e);
           ok = false;
         }
       }
@@ -271,7 +295,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       node->sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
         const Params prm = reg.make_params(*p, sc.plugin.parameters);
         std::shared_ptr<Integrator> integ;
-        if (sc.integrator) integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
+        if (sc.integrator) {
+          integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
+          integ->bind_logger(logger_for(*node, "integrator", sc.integrator->plugin));
+        }
         auto keep = p->fmu;  // the binary and the unpacked folder outlive the instance
         auto lib = fmu->library(bool(integ));
         std::unique_ptr<Subsystem> made;
@@ -298,8 +325,11 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       if (!ip) continue;
       node->plugin += " + " + sc.integrator->plugin;
       node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
-        return make_ode_subsystem(reg.create_ode(sc.plugin.plugin, sc.plugin.parameters),
-                                  reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator)));
+        auto sys = reg.create_ode(sc.plugin.plugin, sc.plugin.parameters);
+        auto integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
+        sys->bind_logger(logger_for(*node));
+        integ->bind_logger(logger_for(*node, "integrator", sc.integrator->plugin));
+        return make_ode_subsystem(std::move(sys), std::move(integ));
       });
     } else if (form == Form::multibody) {
 #if __has_include(<stride/multibody.hpp>)
@@ -313,8 +343,11 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       if (!fp) continue;
       node->plugin += " + " + sc.formulation->plugin;
       node->sub = created(sc.pointer, [&]() -> std::shared_ptr<Subsystem> {
-        return make_multibody_subsystem(reg.create_model(sc.plugin.plugin, in_manifest(sc.plugin)),
-                                        reg.create_formulation(sc.formulation->plugin, in_manifest(*sc.formulation)));
+        auto model = reg.create_model(sc.plugin.plugin, in_manifest(sc.plugin));
+        auto formulation = reg.create_formulation(sc.formulation->plugin, in_manifest(*sc.formulation));
+        model->bind_logger(logger_for(*node));
+        formulation->bind_logger(logger_for(*node, "formulation", sc.formulation->plugin));
+        return make_multibody_subsystem(std::move(model), std::move(formulation));
       });
 #else
       error(sc.pointer + "/plugin", "this host was built without multibody support");
@@ -326,6 +359,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       node->sub = created(sc.pointer, [&] { return reg.create_subsystem(sc.plugin.plugin, in_manifest(sc.plugin)); });
     }
     if (!node->sub) continue;
+    // Adapters (ODE, multibody) bound their parts above; an FMU routes its messages here.
+    if (fmu || form == Form::stepper) node->sub->bind_logger(logger_for(*node));
     try {
       node->ports = node->sub->ports();
     } catch (const std::exception& e) {
@@ -522,6 +557,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       return reg.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));
     });
     if (!link->extrapolator) continue;
+    link->extrapolator->bind_logger(g.log->sink("connection " + cc.from_text + " -> " + cc.to_text + " (extrapolator " +
+                                                    cc.extrapolator.plugin + ")",
+                                                "connection " + cc.pointer, &dst->t));
     if (!created(cc.extrapolator.pointer, [&] {
           link->extrapolator->timing({src->step, dst->step, manifest_.coupling.macro_step});
           return true;

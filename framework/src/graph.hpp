@@ -158,7 +158,11 @@ struct BondPair {
   std::vector<Node*> via_ab, via_ba;
 };
 
+class RunLog;
+
 struct Graph {
+  // First, so that it is destroyed last: plugin objects may log until they are gone.
+  std::unique_ptr<RunLog> log;
   std::vector<BondPair> bond_pairs;
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<Link>> links;

@@ -50,6 +50,13 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
   for (const auto& s : info.parameters) {
     std::cout << "  " << s.name << " : " << to_string(s.type);
     if (!s.unit.empty() && s.unit != "1") std::cout << " [" << s.unit << "]";
+    if (!s.column_units.empty()) {
+      // Tables: "[x: m, y: m^3/s]", or y_1, y_2, ... for several columns.
+      std::cout << " [x: " << s.column_units[0];
+      for (std::size_t c = 1; c < s.column_units.size(); ++c)
+        std::cout << ", y" << (s.column_units.size() > 2 ? "_" + std::to_string(c) : std::string()) << ": " << s.column_units[c];
+      std::cout << "]";
+    }
     std::cout << " = " << (s.default_value.is_null() ? "(required)" : s.default_value.dump());
     if (s.min || s.max)
       std::cout << "  in [" << (s.min ? bound_json(s, *s.min).dump() : "-inf") << ", "

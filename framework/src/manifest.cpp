@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "plugin_version.hpp"
 #include "stride/host/experiment.hpp"
 
 namespace stride::host {
@@ -26,15 +27,33 @@ struct Checker : DocumentChecker {
       error(p, "expected a plugin name or {\"plugin\": name, \"parameters\": {...}}, found " + type_name(v));
       return std::nullopt;
     }
-    if (!object(v, p, {"plugin", "parameters"}, {"plugin"})) return std::nullopt;
+    if (!object(v, p, {"plugin", "version", "parameters"}, {"plugin"})) return std::nullopt;
     auto name = string(v, p, "plugin");
     if (!name) return std::nullopt;
     PluginRef r{*name, json::object(), p};
+    version(v, p, r);
     if (v.contains("parameters")) {
       if (!v["parameters"].is_object()) error(p + "/parameters", "expected an object, found " + type_name(v["parameters"]));
       else r.parameters = v["parameters"];
     }
     return r;
+  }
+  // "version": ">=1.2, <2" next to "plugin" in `obj` (at `ptr`), into r.
+  void version(const json& obj, const std::string& ptr, PluginRef& r) {
+    if (!obj.contains("version")) return;
+    r.version_pointer = ptr + "/version";
+    const json& v = obj["version"];
+    if (!v.is_string()) {
+      error(r.version_pointer, "expected a version requirement such as \">=1.2\" or \">=1.2, <2\" (a string), found " + type_name(v));
+      return;
+    }
+    std::vector<VersionClause> clauses;
+    if (auto why = parse_requirement(v.get<std::string>(), clauses); !why.empty()) {
+      error(r.version_pointer, "expected a version requirement: clauses OP VERSION with OP one of >=, >, <=, <, == and "
+                               "VERSION dotted integers, separated by commas (\">=1.2, <2\"); in \"" + v.get<std::string>() + "\": " + why);
+      return;
+    }
+    r.version = v.get<std::string>();
   }
 };
 
@@ -270,7 +289,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
 
   const json& d = m.document;
   chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
-                     "coupling", "record", "monitor", "output"},
+                     "coupling", "record", "monitor", "log", "output"},
              {"format", "subsystems", "coupling"});
 
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<int>() == 1))
@@ -314,7 +333,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
           chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + it.key() + "\"");
           continue;
         }
-        if (!chk.object(*it, p, {"plugin", "fmu", "parameters", "step", "integrator", "formulation", "description"},
+        if (!chk.object(*it, p, {"plugin", "version", "fmu", "parameters", "step", "integrator", "formulation", "description"},
                         {"step"}))
           continue;
         SubsystemConfig s;
@@ -336,6 +355,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
           else s.plugin.parameters = (*it)["parameters"];
         }
         s.plugin.pointer = p;
+        chk.version(*it, p, s.plugin);
         s.step = chk.quantity(*it, p, "step", "a positive step size in s", "s", true).value_or(0.0);
         s.integrator = chk.plugin_ref(*it, p, "integrator");
         s.formulation = chk.plugin_ref(*it, p, "formulation");
@@ -483,6 +503,26 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
             ob.max = *hi;
             m.monitor.bounds.push_back(ob);
           }
+      }
+    }
+  }
+
+  // log: plugin messages (stride/log.hpp)
+  if (d.contains("log")) {
+    const json& l = d["log"];
+    if (chk.object(l, "/log", {"level", "stderr_level", "repeats"}, {})) {
+      const std::vector<std::string> levels = {"debug", "info", "warning", "error", "off"};
+      auto level_of = [&](const std::string& s) {
+        return static_cast<LogLevel>(std::find(levels.begin(), levels.end(), s) - levels.begin());
+      };
+      if (auto v = chk.string(l, "/log", "level", levels)) m.log.level = level_of(*v);
+      if (auto v = chk.string(l, "/log", "stderr_level", levels)) m.log.stderr_level = level_of(*v);
+      if (l.contains("repeats")) {
+        const json& r = l["repeats"];
+        if (!r.is_number_integer() || r.get<long long>() < 1 || r.get<long long>() > 1000000)
+          chk.error("/log/repeats", "expected an integer from 1 to 1000000 (messages one place in a plugin's source may "
+                                    "write per run; later ones are counted), found " + type_name(r));
+        else m.log.repeats = static_cast<long>(r.get<long long>());
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "graph.hpp"
+#include "run_log.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
 
@@ -886,7 +887,9 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   if (!folder) folder = &own_folder.emplace(res.output, running_summary(ex));  // throws OutputError
   res.output = folder->path();
   RunBeacon* beacon = opt.beacon;
-  ::signal(SIGXFSZ, SIG_IGN);  // a file-size limit is a refused write, not a killed process
+  ::signal(SIGXFSZ, SIG_IGN);
+  // Plugin messages from now on (and those from creating the plugins) go to log.txt.
+  g.log->open(folder->log());  // a file-size limit is a refused write, not a killed process
 
   // Rows a step spans are filled before they are written (see Limits::max_buffered_rows).
   const double span = m.coupling.end - m.coupling.start;
@@ -950,6 +953,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   for (auto& n : g.nodes) res.end_time_reached = std::min(res.end_time_reached, n->t);
   res.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   prog.done(to_string(res.status), res.end_time_reached);
+  g.log->close();
 
   json s;
   s["status"] = to_string(res.status);
@@ -1004,6 +1008,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       j["report_error"] = "an exception that is not a std::exception";
       energy_known = false;
     }
+    const RunLog::Counts said = g.log->counts(n->name);
+    j["messages"] = {{"warnings", said.warnings}, {"errors", said.errors}, {"left_out", said.suppressed}};
     if (!n->bonds.empty()) {
       json bonds = json::array();
       for (auto& b : n->bonds) bonds.push_back({{"bond", b.name}, {"energy_in_J", b.energy}});
@@ -1012,6 +1018,18 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     subs[n->name] = j;
   }
   s["subsystems"] = subs;
+  {
+    const RunLog::Counts all = g.log->total();
+    const LogConfig& lc = g.log->config();
+    s["log"] = {{"file", "log.txt"},
+                {"level", to_string(lc.level)},
+                {"stderr_level", to_string(lc.stderr_level)},
+                {"repeats", lc.repeats},
+                {"warnings", all.warnings},
+                {"errors", all.errors},
+                {"left_out", all.suppressed}};
+    if (auto e = g.log->error(); !e.empty()) s["log"]["error"] = e;
+  }
   if (master && m.coupling.iteration.enabled) s["iteration"] = master->iteration_summary();
   if (energy_known && !g.nodes.empty()) {
     s["total_subsystem_energy_J"] = total_energy;
@@ -1030,6 +1048,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       if (b.input == l->dst_input && b.element == l->dst_offset) c["bond"] = b.name, c["energy_J"] = b.energy;
     if (const std::size_t i = l->src->output_port_at(l->src_offset); i < l->src->ports.size())
       c["direct_feedthrough"] = l->src->ports[i].feedthrough;
+    if (const RunLog::Counts said = g.log->counts("connection " + l->config.pointer); said.warnings + said.errors + said.suppressed > 0)
+      c["messages"] = {{"warnings", said.warnings}, {"errors", said.errors}, {"left_out", said.suppressed}};
     conns.push_back(c);
   }
   s["connections"] = conns;

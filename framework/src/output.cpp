@@ -83,7 +83,7 @@ OutputFolder::OutputFolder(const fs::path& dir, const json& running)
   std::error_code ec;
   if (fs::is_directory(summary(), ec)) throw OutputError("cannot write " + summary().string() + ": it is a folder");
   if (auto err = write_summary(running); !err.empty()) throw OutputError(err);
-  for (const fs::path& stale : {results(), dir_ / "iterations.csv"})
+  for (const fs::path& stale : {results(), dir_ / "iterations.csv", log()})
     if (::unlink(stale.c_str()) != 0 && errno != ENOENT)
       throw OutputError("cannot replace " + stale.string() + ": " + std::strerror(errno));
 }

@@ -224,6 +224,11 @@ std::string declaration_problem(const PluginInfo& info) {
     if (!spec.unit.empty())
       if (auto why = unit_problem(spec.unit); !why.empty())
         return what + " in unit \"" + spec.unit + "\": " + why;
+    for (const auto& u : spec.column_units)
+      if (auto why = unit_problem(u); !why.empty())
+        return what + " with a column in unit \"" + u + "\": " + why;
+    if (!spec.column_units.empty() && (spec.type != ParamType::table || spec.column_units.size() < 2))
+      return what + " with column units, which only a table of x and at least one y column has";
     if (spec.min && spec.max && !(*spec.min <= *spec.max))
       return what + " with bounds [" + number_text(*spec.min) + ", " + number_text(*spec.max) + "] that admit no value";
     if (!spec.default_value.is_null())
@@ -292,12 +297,19 @@ std::string bounds(const ParamSpec& s) {
 }
 }  // namespace
 
-std::string check_param(const ParamSpec& spec, const json& v) {
+std::string check_param(const ParamSpec& spec, const json& v, std::string* where) {
   const std::string unit = spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")";
   auto found = " found " + v.dump();
   auto in_bounds = [&](double x) {
     return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max);
   };
+  // A problem inside the value: its pointer relative to the value goes to *where.
+  auto at = [&](const std::string& inner, std::string message) {
+    if (where) *where = inner;
+    return message;
+  };
+  auto real_ok = [&](const json& x) { return x.is_number() && std::isfinite(x.get<double>()) && in_bounds(x.get<double>()); };
+  auto row_ptr = [](std::size_t i) { return "/" + std::to_string(i); };
   switch (spec.type) {
     case ParamType::real:
       if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
@@ -333,12 +345,65 @@ std::string check_param(const ParamSpec& spec, const json& v) {
       if (!v.is_string()) return "expected a file name (a string; relative to the manifest's folder)," + found;
       if (v.get<std::string>().find('\0') != std::string::npos) return "expected a file name without NUL characters," + found;
       return "";
+    case ParamType::integer_list:
+      if (!v.is_array()) return "expected a list of integers" + bounds(spec) + ", found " + type_name(v);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
+          return at(row_ptr(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
+      return "";
+    case ParamType::matrix: {
+      if (!v.is_array() || v.empty() || !v[0].is_array() || v[0].empty())
+        return "expected a matrix: a list of rows, each a non-empty list of numbers, found " +
+               (v.is_array() && v.empty() ? std::string("an empty list") : type_name(v));
+      const std::size_t cols = v[0].size();
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const json& row = v[i];
+        if (!row.is_array()) return at(row_ptr(i), "expected a row (a list of numbers), found " + type_name(row));
+        if (row.size() != cols)
+          return at(row_ptr(i), "expected a row of " + std::to_string(cols) + " numbers like row 0, found " +
+                                    std::to_string(row.size()));
+        for (std::size_t j = 0; j < cols; ++j)
+          if (!real_ok(row[j]))
+            return at(row_ptr(i) + row_ptr(j), "expected a real number" + bounds(spec) + unit + ", found " + type_name(row[j]));
+      }
+      return "";
+    }
+    case ParamType::table: {
+      const std::size_t want = spec.column_units.size();
+      const std::string shape = want ? "rows [x" + std::string(want == 2 ? ", y" : ", y_1, ..., y_" + std::to_string(want - 1)) + "]"
+                                     : std::string("rows [x, y_1, ..., y_k]");
+      if (!v.is_array() || v.empty())
+        return "expected a table: a list of " + shape + " with x increasing, found " +
+               (v.is_array() ? std::string("an empty list") : type_name(v));
+      std::size_t cols = want;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const json& row = v[i];
+        if (!row.is_array()) return at(row_ptr(i), "expected a table row [x, y...] (a list of numbers), found " + type_name(row));
+        if (cols == 0) cols = row.size();
+        if (row.size() != cols || cols < 2)
+          return at(row_ptr(i), "expected a row of " + (cols < 2 ? std::string("at least 2") : std::to_string(cols)) +
+                                    " numbers (" + shape + (want ? "" : ", all as long as row 0") + "), found " +
+                                    std::to_string(row.size()));
+        for (std::size_t j = 0; j < cols; ++j) {
+          const json& x = row[j];
+          if (!x.is_number() || !std::isfinite(x.get<double>()))
+            return at(row_ptr(i) + row_ptr(j), "expected a real number, found " + type_name(x));
+          if (j > 0 && !in_bounds(x.get<double>()))
+            return at(row_ptr(i) + row_ptr(j), "expected a value" + bounds(spec) + ", found " + type_name(x));
+        }
+        if (i > 0 && !(row[0].get<double>() > v[i - 1][0].get<double>()))
+          return at(row_ptr(i) + "/0", "expected x (the first column) strictly increasing: row " + std::to_string(i) +
+                                           " has x = " + number_text(row[0].get<double>()) + ", row " + std::to_string(i - 1) +
+                                           " has x = " + number_text(v[i - 1][0].get<double>()));
+      }
+      return "";
+    }
   }
   return "";
 }
 
-std::string accept_param(const ParamSpec& spec, json& v) {
-  if (spec.type != ParamType::real && spec.type != ParamType::real_list) return check_param(spec, v);
+std::string accept_param(const ParamSpec& spec, json& v, std::string* where) {
+  if (spec.type != ParamType::real && spec.type != ParamType::real_list) return check_param(spec, v, where);
   std::string written;  // the first value given with a unit, for the message
   auto convert = [&](json& x) -> std::string {
     if (!x.is_string()) return "";
@@ -364,7 +429,7 @@ std::string accept_param(const ParamSpec& spec, json& v) {
   } else if (auto why = convert(v); !why.empty()) {
     return why;
   }
-  auto err = check_param(spec, v);
+  auto err = check_param(spec, v, where);
   if (!err.empty() && !written.empty()) err += " (from \"" + written + "\")";
   return err;
 }
@@ -380,8 +445,9 @@ Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) con
       if (spec == specs.end())
         throw std::invalid_argument("plugin '" + p.info().name + "' has no parameter '" + it.key() + "'");
       json v = it.value();
-      if (auto err = accept_param(*spec, v); !err.empty())
-        throw std::invalid_argument("parameter '" + it.key() + "' of '" + p.info().name + "': " + err);
+      std::string where;
+      if (auto err = accept_param(*spec, v, &where); !err.empty())
+        throw std::invalid_argument("parameter '" + it.key() + where + "' of '" + p.info().name + "': " + err);
       values[it.key()] = std::move(v);
     }
   }

@@ -81,7 +81,7 @@ inline Run run_stride(const std::string& manifest, const std::vector<std::string
   std::string cmd = std::string("'") + STRIDE_EXE + "' run '" + (fs::path(STRIDE_SOURCE_DIR) / manifest).string() +
                     "' --quiet --out '" + out.string() + "'";
   for (const auto& s : sets) cmd += " --set '" + s + "'";
-  cmd += " >'" + (out / "log.txt").string() + "' 2>&1";
+  cmd += " >'" + (out / "console.txt").string() + "' 2>&1";
   Run r;
   const int st = std::system(cmd.c_str());
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

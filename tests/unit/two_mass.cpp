@@ -249,10 +249,10 @@ Errors cosimulate(const std::string& label, const std::vector<std::string>& over
   std::string cmd = std::string("\"") + STRIDE_EXE + "\" run \"" + STRIDE_SOURCE_DIR + "/manifests/two_mass.json\" --out \"" +
                     dir.string() + "\"";
   for (const auto& o : overrides) cmd += " --set '" + o + "'";
-  cmd += " > \"" + (dir / "log.txt").string() + "\" 2>&1";
+  cmd += " > \"" + (dir / "console.txt").string() + "\" 2>&1";
   const int rc = std::system(cmd.c_str());
   if (rc != 0) {
-    std::ifstream log(dir / "log.txt");
+    std::ifstream log(dir / "console.txt");
     std::stringstream ss;
     ss << log.rdbuf();
     FAIL_CHECK(label << ": `" << cmd << "` exited with " << rc << ":\n" << ss.str());

@@ -152,6 +152,10 @@ class CylinderOde final : public stride::OdeSystem {
 
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
     const double s = inputs().at(0, t)[0], k = kappa(t);
+    // Eq. 28 has no meaning once a chamber length reaches zero (the rates become NaN): say why.
+    if (!(cyl_.l1(s) > 0.0 && cyl_.l2(s) > 0.0))
+      log_error("the piston is outside the cylinder: s = {} m gives chamber lengths l1 = {} m, l2 = {} m "
+                "(Eq. 28 with l = {} m, s0 = {} m)", s, cyl_.l1(s), cyl_.l2(s), cyl_.l, cyl_.s0);
     if (flow_inputs_) {  // each chamber has its own volume rate
       dxdt[0] = cyl_.pressure_rates(s, chamber_rate(t, 0), k, x[0], x[1]).dp1;
       dxdt[1] = cyl_.pressure_rates(s, chamber_rate(t, 1), k, x[0], x[1]).dp2;
@@ -217,7 +221,18 @@ class CylinderOde final : public stride::OdeSystem {
     return c == 0 ? -inputs().at(1, t)[0] / cyl_.a_p : inputs().at(2, t)[0] / cyl_.a_p;
   }
   double offset(double t) const { return valve_input_ ? inputs().at(kappa_port_, t)[0] : offsets_(t); }
-  double kappa(double t) const { return std::clamp(kappa0_ + offset(t), 0.0, 1.0); }
+  // Eq. 29 holds for 0 <= κ <= 1; a command beyond is held at the end (the spool's stroke),
+  // said once each time the command leaves the range.
+  double kappa(double t) const {
+    const double command = kappa0_ + offset(t);
+    const bool beyond = command < 0.0 || command > 1.0;
+    if (beyond && !saturated_)
+      log_warning("spool command kappa0 + offset = {} is outside [0, 1] from t = {} s: held at {} (valve fully open, {})",
+                  command, t, command < 0.0 ? 0.0 : 1.0,
+                  command < 0.0 ? "pump to chamber 2, chamber 1 to tank" : "pump to chamber 1, chamber 2 to tank");
+    saturated_ = beyond;
+    return std::clamp(command, 0.0, 1.0);
+  }
 
   hy::Cylinder cyl_;
   bool s0_from_input_, equilibrium_, valve_input_, force_coupling_, flow_inputs_;
@@ -227,6 +242,7 @@ class CylinderOde final : public stride::OdeSystem {
   double f_required_ = 0.0;
   int iterations_ = 0;
   long rhs_ = 0;
+  mutable bool saturated_ = false;  // the spool command was outside [0, 1] at the last evaluation
 };
 
 }  // namespace

@@ -64,6 +64,9 @@ struct Bridge {
   long evaluations = 0;   // calls of sys->derivatives, difference-quotient Jacobians included
   std::exception_ptr error;
   char message[512] = {0};
+  // Where SUNDIALS warnings go (the integrator's log_warning); none: kept in `message` only.
+  void (*warning)(const void* owner, const char* text) = nullptr;
+  const void* owner = nullptr;
 
   // Rethrows a pending exception from the system, else throws StepFailure with the message.
   [[noreturn]] void fail(const char* solver, double t, int flag) {
@@ -112,10 +115,12 @@ inline int jacobian(Bridge& b, double t, N_Vector y, N_Vector fy, SUNMatrix J, N
 }
 
 // SUNDIALS error handler: keeps the message (fixed buffer, no allocation) instead of printing.
-inline void capture_error(int, const char* module, const char* function, char* msg, void* data) {
+inline void capture_error(int error_code, const char* module, const char* function, char* msg, void* data) {
   auto* b = static_cast<Bridge*>(data);
   std::snprintf(b->message, sizeof b->message, "%s/%s: %s", module ? module : "",
                 function ? function : "", msg ? msg : "");
+  // Errors end the step with this message (Bridge::fail); warnings go to the run's log.
+  if (error_code > 0 && b->warning) b->warning(b->owner, b->message);
 }
 
 // The absolute tolerance of every state (stride::absolute_tolerances: the system's nominal

@@ -51,7 +51,10 @@ class Cvode final : public stride::Integrator {
         atol_(p.real("atol")),
         max_step_(p.real("max_step")),
         max_internal_(p.integer("max_internal_steps")),
-        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {}
+        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {
+    bridge_.owner = this;
+    bridge_.warning = [](const void* self, const char* text) { static_cast<const Cvode*>(self)->log_warning("{}", text); };
+  }
 
   ~Cvode() override { release(); }
 
@@ -93,6 +96,7 @@ class Cvode final : public stride::Integrator {
     if (jump_ || t != t_ || !sd::same_state(x, y_.get())) {
       // The host moved time or state, or the inputs jump: CVODE's history no longer describes
       // the solution.
+      if (!jump_) log_debug("restarted at t = {} s: the host changed the time or the state since the last step", t);
       add_counters();
       for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];
       check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");

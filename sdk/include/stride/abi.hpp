@@ -23,7 +23,9 @@
 
 // 3: the handshake section (read before loading).
 // 4: state snapshots (Subsystem/OdeSystem::can_save_state, save_state, restore_state).
-// 5: input discontinuities (Subsystem, Integrator), OdeSystem::states().
+// 5: messages (LogSource, the base of every plugin object; log.hpp), the table, matrix and
+//    integer-list parameter types, input discontinuities (Subsystem, Integrator, Formulation),
+//    OdeSystem::states(), Extrapolator::timing(), Plugin::implements().
 #define STRIDE_ABI_VERSION 5
 
 #define STRIDE_STR2(x) #x

@@ -30,9 +30,8 @@ struct ExtrapolatorTiming {
 //    repeated reads at the same time.
 //  - reset() and timing() may allocate; push and evaluate must not (they run at every step).
 //  - One extrapolator object serves one connection; the host calls it from one thread at a time.
-class Extrapolator {
+class Extrapolator : public LogSource {
  public:
-  virtual ~Extrapolator() = default;
   virtual void timing(const ExtrapolatorTiming& /*steps*/) {}
   virtual void reset(std::size_t width) = 0;
   virtual void push(double t, std::span<const double> y) = 0;

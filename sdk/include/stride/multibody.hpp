@@ -71,9 +71,8 @@ class MultibodyModel : public Component {
 // std::invalid_argument); it must not evaluate interface forces, whose inputs may not exist
 // yet (state that depends on them, like initial accelerations, is set up in the first step).
 // The other calls must not allocate.
-class Formulation {
+class Formulation : public LogSource {
  public:
-  virtual ~Formulation() = default;
   virtual void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) = 0;
   // Advances (q, v) from t by h; returns the time reached. Throws StepFailure when the
   // iteration does not converge.

@@ -79,9 +79,8 @@ inline void absolute_tolerances(const OdeSystem& sys, double atol, std::span<dou
 // Between input_discontinuity() calls the inputs are smooth in t, so a method may carry values
 // from one step into the next (first-same-as-last, multistep history); across one it must not.
 // One integrator object serves one system; the host calls it from one thread at a time.
-class Integrator {
+class Integrator : public LogSource {
  public:
-  virtual ~Integrator() = default;
   virtual void reset(OdeSystem& sys, double t0, std::span<const double> x0) = 0;
   // Advances x from t by at most h; returns the time reached (t < t_new <= t + h).
   // Fixed-step methods take exactly h. Throws StepFailure when the step cannot be completed.

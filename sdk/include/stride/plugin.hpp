@@ -1,6 +1,7 @@
 // What a plugin declares about itself: name, kind, version, parameters and ports.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "stride/abi.hpp"
+#include "stride/log.hpp"
 
 namespace stride {
 
@@ -29,7 +31,12 @@ enum class Form { stepper, ode, multibody };
 // the plugin itself, which reports a problem by throwing ParameterError.
 // `path`: a file or folder name; a relative one is resolved by the host against the folder of
 // the manifest it was written in (so a manifest runs from any working directory). "" stays "".
-enum class ParamType { real, integer, boolean, string, real_list, object, path };
+// `table` (Params::table): rows [x, y_1, ..., y_k] with x strictly increasing, k >= 1, every row
+// as long as the first; min/max bound the y values.
+// `matrix` (Params::matrix): rows of numbers, at least one, all of one length; min/max bound
+// every element.
+// `integer_list` (Params::integers): integers; min/max bound every element.
+enum class ParamType { real, integer, boolean, string, real_list, object, path, table, matrix, integer_list };
 
 struct ParamSpec {
   std::string name;
@@ -39,6 +46,27 @@ struct ParamSpec {
   std::optional<double> min, max;     // inclusive bounds (numbers and list elements)
   std::vector<std::string> choices;   // allowed values of a string parameter
   std::string doc;
+  // Tables: the unit of x, then of each y column (so also the number of columns the host
+  // requires); empty: any number of y columns, unit `unit` for all.
+  std::vector<std::string> column_units;
+};
+
+// A table parameter (ParamType::table): y columns over strictly increasing x.
+struct Table {
+  std::vector<double> x;
+  std::vector<std::vector<double>> y;  // y[c][i]: column c at x[i]
+  std::size_t columns() const { return y.size(); }
+  // Column c at xq, linear between rows, the first or last value beyond the ends. Does not
+  // allocate.
+  double operator()(double xq, std::size_t c = 0) const {
+    const std::vector<double>& v = y.at(c);
+    if (x.empty()) throw std::out_of_range("empty table");
+    if (!(xq > x.front())) return v.front();
+    if (!(xq < x.back())) return v.back();
+    const std::size_t i = static_cast<std::size_t>(std::upper_bound(x.begin(), x.end(), xq) - x.begin());
+    const double w = (xq - x[i - 1]) / (x[i] - x[i - 1]);
+    return v[i - 1] + w * (v[i] - v[i - 1]);
+  }
 };
 
 enum class Direction { input, output };
@@ -116,6 +144,27 @@ class Params {
   bool boolean(std::string_view n) const { return at(n).get<bool>(); }
   std::string string(std::string_view n) const { return at(n).get<std::string>(); }
   std::vector<double> reals(std::string_view n) const { return at(n).get<std::vector<double>>(); }
+  std::vector<long> integers(std::string_view n) const { return at(n).get<std::vector<long>>(); }
+  Eigen::MatrixXd matrix(std::string_view n) const {
+    const json& rows = at(n);
+    const auto r = static_cast<Eigen::Index>(rows.size());
+    const auto c = static_cast<Eigen::Index>(rows.empty() ? 0 : rows[0].size());
+    Eigen::MatrixXd m(r, c);
+    for (Eigen::Index i = 0; i < r; ++i)
+      for (Eigen::Index j = 0; j < c; ++j) m(i, j) = rows[static_cast<std::size_t>(i)].at(static_cast<std::size_t>(j)).get<double>();
+    return m;
+  }
+  Table table(std::string_view n) const {
+    const json& rows = at(n);
+    Table t;
+    const std::size_t k = rows.empty() ? 0 : rows[0].size() - 1;
+    t.y.assign(k, {});
+    for (const json& row : rows) {
+      t.x.push_back(row.at(0).get<double>());
+      for (std::size_t c = 0; c < k; ++c) t.y[c].push_back(row.at(c + 1).get<double>());
+    }
+    return t;
+  }
   const json& values() const { return values_; }
 
  private:
@@ -167,10 +216,9 @@ class Inputs {
   std::size_t known_count_ = 0;
 };
 
-// Behaviour shared by everything that has ports.
-class Component {
+// Behaviour shared by everything that has ports. Messages: LogSource (log.hpp).
+class Component : public LogSource {
  public:
-  virtual ~Component() = default;
   // Ports, declared once; they may depend on the parameters but never change afterwards.
   virtual std::vector<PortSpec> ports() const = 0;
   // Called by the host once, before anything else; the Inputs outlive the component.
@@ -291,6 +339,9 @@ inline const char* to_string(ParamType t) {
     case ParamType::real_list: return "real list";
     case ParamType::object: return "object";
     case ParamType::path: return "path";
+    case ParamType::table: return "table";
+    case ParamType::matrix: return "matrix";
+    case ParamType::integer_list: return "integer list";
   }
   return "?";
 }

@@ -14,6 +14,7 @@
 
 #include "stride/abi.hpp"
 #include "stride/extrapolator.hpp"
+#include "stride/log.hpp"
 #include "stride/ode.hpp"
 #include "stride/plugin.hpp"
 #include "stride/subsystem.hpp"
@@ -138,6 +139,49 @@ inline ParamSpec real_list_param(std::string name, std::vector<double> def, std:
   s.default_value = std::move(def);
   s.unit = std::move(unit);
   s.doc = std::move(doc);
+  return s;
+}
+// Integers, each within [min, max] when given.
+inline ParamSpec integer_list_param(std::string name, std::vector<long> def, std::string doc,
+                                    std::optional<double> min = std::nullopt,
+                                    std::optional<double> max = std::nullopt) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::integer_list;
+  s.default_value = std::move(def);
+  s.unit = "1";
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
+  return s;
+}
+// Rows of numbers in `unit` (Params::matrix); required when def is null.
+inline ParamSpec matrix_param(std::string name, json def, std::string unit, std::string doc,
+                              std::optional<double> min = std::nullopt,
+                              std::optional<double> max = std::nullopt) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::matrix;
+  s.default_value = std::move(def);
+  s.unit = std::move(unit);
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
+  return s;
+}
+// A table of rows [x, y_1, ..., y_k] (Params::table); column_units = {unit of x, unit of y_1,
+// ...} fixes k. min/max bound the y values. Required when def is null.
+inline ParamSpec table_param(std::string name, json def, std::vector<std::string> column_units, std::string doc,
+                             std::optional<double> min = std::nullopt,
+                             std::optional<double> max = std::nullopt) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::table;
+  s.default_value = std::move(def);
+  s.column_units = std::move(column_units);
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
   return s;
 }
 // A file name, relative to the manifest's folder (see ParamType::path); required when def is null.

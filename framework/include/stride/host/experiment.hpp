@@ -25,6 +25,10 @@ struct PluginRef {
   std::string plugin;
   json parameters = json::object();
   std::string pointer;  // where the reference is in the manifest
+  // "version": a requirement on the plugin's version (">=1.2, <2"; plugin_version.hpp), "" for
+  // none, and where it is written.
+  std::string version;
+  std::string version_pointer;
 };
 
 struct SubsystemConfig {
@@ -91,6 +95,14 @@ struct OutputBound {
   double max = std::numeric_limits<double>::infinity();
   std::string pointer;
 };
+// Messages of plugins (stride/log.hpp), manifest "log": what is kept, what also goes to
+// stderr, and how often one place in a plugin's source may write per run.
+struct LogConfig {
+  LogLevel level = LogLevel::info;
+  LogLevel stderr_level = LogLevel::warning;
+  long repeats = 10;
+};
+
 struct MonitorConfig {
   std::vector<OutputBound> bounds;
   double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
@@ -114,6 +126,7 @@ struct Manifest {
   CouplingConfig coupling;
   RecordConfig record;
   MonitorConfig monitor;
+  LogConfig log;
   std::filesystem::path output;
   // Problems found in the structure; read_manifest() leaves them here so that the plugin
   // checks run too and every problem is reported at once.

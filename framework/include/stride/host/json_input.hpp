@@ -108,7 +108,6 @@ struct DocumentChecker {
     const json& v = obj[key];
     std::string allowed;
     for (const auto& c : choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
-    if (!allowed.empty()) allowed += "\"";
     if (!v.is_string()) {
       error(ptr + "/" + key, "expected a string" + (allowed.empty() ? "" : " (one of " + allowed + ")") +
                                  ", found " + type_name(v));

@@ -1,6 +1,6 @@
 // The results folder of one run. Nothing in it may be read as valid when it is not:
 //  - the folder is locked for the run (a second run into it is refused, naming the holder);
-//  - an earlier run's results.csv (and iterations.csv) is removed and its summary.json replaced, before anything
+//  - an earlier run's results.csv (and iterations.csv, log.txt) is removed and its summary.json replaced, before anything
 //    runs, by a summary with status "running" (a run that is killed leaves that marker, never
 //    an earlier run's "completed");
 //  - summary.json is written whole or not at all (a temporary file renamed into place).
@@ -42,7 +42,7 @@ class FolderLock {
 class OutputFolder {
  public:
   // Creates the folder, takes its lock and marks it: summary.json becomes `running` (a summary
-  // with status "running"), results.csv and iterations.csv are removed. Throws OutputError.
+  // with status "running"), results.csv, iterations.csv and log.txt are removed. Throws OutputError.
   OutputFolder(const std::filesystem::path& dir, const json& running);
   ~OutputFolder();
   OutputFolder(const OutputFolder&) = delete;
@@ -51,6 +51,7 @@ class OutputFolder {
   const std::filesystem::path& path() const { return dir_; }
   std::filesystem::path results() const { return dir_ / "results.csv"; }
   std::filesystem::path summary() const { return dir_ / "summary.json"; }
+  std::filesystem::path log() const { return dir_ / "log.txt"; }
   // summary.json, atomically; "" or the error.
   std::string write_summary(const json& summary) const;
 

@@ -108,12 +108,14 @@ class PluginRegistry {
 
 // Checks one parameter value against its spec; returns "" when valid, else what is wrong
 // ("expected a real number in [0, 1] (m), found 3").
-std::string check_param(const ParamSpec& spec, const json& value);
+// For a value inside a list, matrix or table, `where` (when given) receives its pointer relative
+// to the parameter ("/1/3": row 1, column 3).
+std::string check_param(const ParamSpec& spec, const json& value, std::string* where = nullptr);
 // The one place a manifest's parameter value is read: a real (or an element of a real list)
 // may be written with a unit ("2 ms", "3.85 MPa"), converted here in place to the declared unit
 // (a plain number is taken as already in it); then checked as by check_param. "" when valid,
 // else what is wrong, naming both units when they do not match.
-std::string accept_param(const ParamSpec& spec, json& value);
+std::string accept_param(const ParamSpec& spec, json& value, std::string* where = nullptr);
 // What is wrong with a plugin's own declaration (a default its bounds or choices reject, bounds
 // that admit no value, a parameter declared twice, a unit UDUNITS-2 cannot read); "" when it is
 // sound. Checked at load.
