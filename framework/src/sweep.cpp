@@ -69,7 +69,7 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   SweepSpec s;
   s.file = file;
   const fs::path base = file.parent_path();
-  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "set", "output"},
+  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "output"},
              {"manifest", "axes"});
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
@@ -82,8 +82,9 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   }
   if (d.contains("reference")) {
     const json& r = d["reference"];
-    if (chk.object(r, "/reference", {"manifest", "columns"}, {"manifest", "columns"})) {
+    if (chk.object(r, "/reference", {"manifest", "columns", "set"}, {"manifest", "columns"})) {
       if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
+      if (r.contains("set")) s.reference_sets = sets_of(chk, r["set"], "/reference/set");
       if (r.contains("columns")) {
         const json& c = r["columns"];
         if (!c.is_object() || c.empty())
@@ -98,6 +99,11 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   }
   if (d.contains("set")) s.sets = sets_of(chk, d["set"], "/set");
   if (auto e = chk.number(d, "", "stable_error", "a positive error bound", true)) s.stable_error = *e;
+  if (auto e = chk.number(d, "", "usable_error", "a positive error bound", true)) {
+    s.usable_error = *e;
+    if (!d.contains("reference"))
+      chk.error("/usable_error", "an accuracy needs a reference to measure the error against; add \"reference\"");
+  }
   if (auto o = chk.string(d, "", "output")) {
     if (o->empty()) chk.error("/output", "expected a folder name, found \"\"");
     s.output = *o;
@@ -425,6 +431,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   // Plugins once, for every run; then one grid point per axis value is checked completely
   // (plugins, parameters, ports) before anything runs.
   PluginRegistry reg;
+  std::vector<std::string> reference_sets;
   try {
     std::vector<fs::path> dirs = PluginRegistry::default_search_path();
     std::set<fs::path> seen;
@@ -433,8 +440,9 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
         const Manifest m = read_manifest(p.manifest, p.sets);
         dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
       }
+    for (const auto& [p, v] : spec.reference_sets) reference_sets.push_back(p + "=" + dump_safe(v));
     if (!spec.reference.empty()) {
-      const Manifest m = read_manifest(spec.reference);
+      const Manifest m = read_manifest(spec.reference, reference_sets);
       dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
     }
     reg.scan(dirs);
@@ -451,7 +459,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
         throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
       }
     }
-    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference), reg);
+    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference, reference_sets), reg);
   } catch (const ManifestError& e) {
     throw SweepInputError("a manifest of the sweep is not valid", e);
   }
@@ -477,6 +485,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   };
   if (!spec.reference.empty()) {
     rr.manifest = spec.reference;
+    rr.sets = reference_sets;
     rr.out = spec.output / "reference";
     rr.reference = true;
     std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
@@ -550,10 +559,14 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   md << "| ";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << axes[a].name << " | ";
-  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |\n|";
+  // Not diverging is not enough: with an accuracy, a run is usable only within it.
+  const bool usable_column = !std::isnan(spec.usable_error);
+  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |";
+  if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
+  md << "\n|";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << "---|";
-  md << "---|---|---|\n";
+  md << (usable_column ? "---|---|---|---|\n" : "---|---|---|\n");
   std::ostringstream plotdata;
   std::vector<std::string> config_labels;
   for (auto& [key, rs] : configs) {
@@ -565,7 +578,8 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
       if (a != si) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
     if (label.empty()) label = "all";
     config_labels.push_back(label);
-    double best = std::nan(""), best_err = std::nan("");
+    double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
+    bool usable_so_far = true;
     std::string first_bad;
     for (const Point* r : rs) {
       const double h = axes[si].values[r->choice[si]].number;
@@ -579,12 +593,16 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
       }
       best = h;
       best_err = r->error;
+      usable_so_far = usable_so_far && r->error <= spec.usable_error;
+      if (usable_so_far) usable = h;
     }
     md << "| ";
     for (std::size_t a = 0; a < axes.size(); ++a)
       if (a != si) md << axes[a].values[key[a]].label << " | ";
     md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad) << " | "
-       << num(best_err) << " |\n";
+       << num(best_err) << " |";
+    if (usable_column) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
+    md << "\n";
     plotdata << "# " << label << "\n";
     for (const Point* r : rs)
       if (r->status == "completed" && !std::isnan(r->error))

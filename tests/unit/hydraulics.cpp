@@ -25,6 +25,7 @@
 #include <stride/host/registry.hpp>
 
 #include "../../plugins/common/crane.hpp"
+#include "../../plugins/common/hydraulics.hpp"
 
 using stride::json;
 using stride::host::PluginRegistry;
@@ -75,7 +76,7 @@ EquilibriumResult cylinder_equilibrium(double s0, double f_required) {
   in.set(port_index(ports, "s_dot", stride::Direction::input), 0.0);
   in.set(port_index(ports, "f_eq", stride::Direction::input), -f_required);
   ode->bind(in);
-  std::vector<double> x(ode->state_size()), f(ode->state_size()), y(4);
+  std::vector<double> x(ode->state_size()), f(ode->state_size()), y(8);
   ode->initial_state(0.0, x);
   ode->equilibrate(0.0, x);
   ode->derivatives(0.0, x, f);
@@ -128,7 +129,7 @@ TEST_CASE("cylinder plugin: at equilibrium the pressures stay at rest under an i
   sub->bind(in);
   sub->initialize(0.0);
   sub->equilibrate(0.0);
-  std::vector<double> y(4);
+  std::vector<double> y(8);
   double t = 0.0;
   for (int i = 0; i < 1000; ++i) t = sub->step(t, 1e-4);
   sub->outputs(y);
@@ -143,7 +144,7 @@ TEST_CASE("cylinder plugin: at equilibrium the pressures stay at rest under an i
   sub2->bind(in);
   sub2->initialize(0.0);
   sub2->equilibrate(0.0);
-  std::vector<double> y2(4);
+  std::vector<double> y2(8);
   sub2->outputs(y2);
   CHECK(y2[0] == doctest::Approx(0.5 * f).epsilon(1e-10));
   in.set(1, 0.01);  // extending at 1 cm/s compresses chamber 1
@@ -279,4 +280,49 @@ TEST_CASE("cylinder plugin: the three coupling modes integrate the same equation
   CHECK(rates["force"][0] > 0.0);
   for (const std::string mode : {"pressure", "pressure_rate"})
     for (int i = 0; i < 2; ++i) CHECK(rates[mode][i] == doctest::Approx(rates["force"][i]).epsilon(1e-12));
+}
+
+TEST_CASE("cylinder energy: the compression energy density in closed form (b = 0)") {
+  // With b = 0, ρ = ρ0 (1 + a p) and ρu = D (ln D + 1/D − 1)/a, D = 1 + a p.
+  stride::hydraulics::Cylinder c;
+  c.b = 0.0;
+  for (double p : {1e5, 3.17e6, 7.6e6, 2e7}) {
+    const double D = 1.0 + c.a * p;
+    const double x = c.a * p, closed = D * (std::log1p(x) - x / D) / c.a;
+    CHECK(c.energy_density(p) == doctest::Approx(closed).epsilon(1e-9));
+    // About p²/(2β) for a nearly incompressible fluid.
+    CHECK(c.energy_density(p) == doctest::Approx(0.5 * c.a * p * p).epsilon(2.0 * c.a * p));
+  }
+}
+
+TEST_CASE("cylinder energy: dU/dt = valve power - f_h s_dot - friction power along the model's own rates") {
+  // U(s, p1, p2) differentiated along (ṡ, ṗ1, ṗ2) of Eq. 25-26 must equal the powers the
+  // plugin reports: the balance behind the whole-system energy of hydraulic experiments.
+  for (double kappa0 : {0.3, 0.45, 0.8}) {
+    const json given = {{"initialize", "given"}, {"p1_0", 3.0e6}, {"p2_0", 4.6e6}, {"kappa0", kappa0},
+                        {"s0_from_input", false}, {"s0", 0.5}};
+    auto ode = registry().create_ode("cylinder", given);
+    REQUIRE(ode);
+    const double s = 0.51, sd = 0.02;
+    ConstantInputs in({s, sd});
+    ode->bind(in);
+    std::vector<double> x(2), f(2), y(8);
+    ode->initial_state(0.0, x);
+    ode->equilibrate(0.0, x);
+    ode->derivatives(0.0, x, f);
+    ode->outputs(0.0, x, y);
+    const double f_h = y[0], valve = y[4], friction = y[5];
+    CHECK(friction == doctest::Approx(1e5 * sd * sd));
+    const double dt = 1e-6;
+    auto energy = [&](double sign) {
+      in.set(0, s + sign * sd * dt);
+      const std::vector<double> xs{x[0] + sign * f[0] * dt, x[1] + sign * f[1] * dt};
+      return ode->energy_at(0.0, xs);
+    };
+    const double dU = (energy(1.0) - energy(-1.0)) / (2.0 * dt);
+    const double expected = valve - f_h * sd - friction;
+    INFO("kappa0 " << kappa0 << ": dU/dt " << dU << " W, valve " << valve << " W, f_h s_dot " << f_h * sd << " W");
+    CHECK(std::abs(dU - expected) < 1e-6 * std::abs(valve));
+    CHECK(ode->energy_at(0.0, x) > 0.0);
+  }
 }

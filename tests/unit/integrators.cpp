@@ -387,3 +387,158 @@ TEST_CASE("step() neither allocates nor evaluates the system beyond t + h") {
     CHECK_FALSE(beyond);
   }
 }
+
+namespace {
+
+// A held input u_k on [T_k, T_k+1], as a zero-order hold gives it to the reader.
+class HeldInput final : public stride::Inputs {
+ public:
+  double u = 0.0;
+  std::span<const double> evaluate(std::size_t, double) override { return {&u, 1}; }
+};
+
+// τ y' = u − y with u held: exact y(T_k+1) = u_k + (y_k − u_k) e^(−H/τ).
+class Filter final : public TestSystem {
+ public:
+  static constexpr double tau = 0.05;
+  std::size_t state_size() const override { return 1; }
+  void initial_state(double, std::span<double> x) override { x[0] = 0.0; }
+  void derivatives(double t, std::span<const double> x, std::span<double> f) override {
+    f[0] = (inputs().at(0, t)[0] - x[0]) / tau;
+  }
+};
+
+struct JumpRun {
+  double error = 0.0;
+  long rhs = 0, rejected = 0;
+  std::string failure;  // the StepFailure message, when a step failed
+};
+
+// 2 s of the filter under a staircase u_k = sin(3 T_k), H = 0.1 s, one step() per macro step;
+// the integrator is told of every jump (as the host does after each new sample).
+JumpRun staircase(const std::string& name, json params, bool restart) {
+  params["restart_at_input_discontinuities"] = restart;
+  auto integ = make(name, params);
+  Filter sys;
+  HeldInput in;
+  sys.bind(in);
+  std::vector<double> x(1, 0.0);
+  const double H = 0.1;
+  integ->reset(sys, 0.0, x);
+  double y = 0.0;
+  JumpRun r;
+  for (int k = 0; k < 20; ++k) {
+    const double T = k * H;
+    in.u = std::sin(3.0 * T);
+    if (k > 0) integ->input_discontinuity(T);
+    double reached = T;
+    try {
+      reached = integ->step(sys, T, H, x);
+    } catch (const stride::StepFailure& e) {
+      r.failure = e.what();
+      return r;
+    }
+    REQUIRE(reached == doctest::Approx(T + H).epsilon(1e-14));
+    y = in.u + (y - in.u) * std::exp(-H / Filter::tau);
+    r.error = std::max(r.error, std::abs(x[0] - y));
+  }
+  const json s = integ->statistics();
+  r.rhs = s.at("rhs_evaluations").get<long>();
+  r.rejected = s.at("rejected_steps").get<long>();
+  CHECK(s.at("input_discontinuities").get<long>() == 19);
+  return r;
+}
+
+// x = A cos t as [x, x'] with A = 1e6 (a pressure in Pa) or 1e-3 (a length in m), the states
+// declared with their nominal value A, or not declared.
+class Scaled final : public TestSystem {
+ public:
+  Scaled(double amplitude, bool declared) : A_(amplitude), declared_(declared) {}
+  std::size_t state_size() const override { return 2; }
+  void initial_state(double, std::span<double> x) override { x[0] = A_, x[1] = 0.0; }
+  void derivatives(double, std::span<const double> x, std::span<double> f) override { f[0] = x[1], f[1] = -x[0]; }
+  std::vector<stride::StateSpec> states() const override {
+    if (!declared_) return {};
+    return {{"x", "1", A_}, {"x_dot", "1/s", A_}};
+  }
+
+ private:
+  double A_;
+  bool declared_;
+};
+
+}  // namespace
+
+TEST_CASE("adaptive integrators told of input jumps restart at them and stay accurate") {
+  const json tight = {{"rtol", 1e-8}, {"atol", 1e-10}};
+  struct Case {
+    std::string name;
+    json params;
+  };
+  for (const Case& c : {Case{"cvode", {{"method", "bdf"}}}, Case{"cvode", {{"method", "adams"}}},
+                        Case{"arkode", {{"method", "explicit"}}}, Case{"arkode", {{"method", "implicit"}}}}) {
+    json p = tight;
+    p.update(c.params);
+    const JumpRun with = staircase(c.name, p, true), without = staircase(c.name, p, false);
+    std::printf("  %-7s %-9s restart: error %.2e, %ld rhs, %ld rejected | carried over: %s\n", c.name.c_str(),
+                p.at("method").get<std::string>().c_str(), with.error, with.rhs, with.rejected,
+                without.failure.empty() ? ("error " + std::to_string(without.error) + ", " + std::to_string(without.rhs) +
+                                           " rhs, " + std::to_string(without.rejected) + " rejected")
+                                              .c_str()
+                                        : without.failure.c_str());
+    CHECK(with.failure.empty());
+    CHECK(with.error < 1e-6);
+    if (without.failure.empty()) CHECK(with.rejected <= without.rejected);
+  }
+}
+
+TEST_CASE("per-state absolute tolerances: nominal values scale the error test") {
+  // stride::absolute_tolerances: atol × nominal, or the state's own tolerance.
+  class Declared final : public TestSystem {
+   public:
+    std::size_t state_size() const override { return 3; }
+    void initial_state(double, std::span<double>) override {}
+    void derivatives(double, std::span<const double>, std::span<double>) override {}
+    std::vector<stride::StateSpec> states() const override {
+      return {{"p", "Pa", 1e6}, {"s", "m", 1.0, 1e-9}, {"n", "1"}};
+    }
+  } d;
+  std::vector<double> atol(3);
+  stride::absolute_tolerances(d, 1e-8, atol);
+  CHECK(atol[0] == doctest::Approx(1e-2));
+  CHECK(atol[1] == 1e-9);
+  CHECK(atol[2] == 1e-8);
+  Decay none;
+  std::vector<double> one(1);
+  stride::absolute_tolerances(none, 1e-8, one);
+  CHECK(one[0] == 1e-8);
+
+  // One absolute tolerance for Pa and m forces needless steps on the pressure as it crosses
+  // zero, and no control on the 1e-3 m length; nominal values give each its own scale.
+  // The same oscillation as a 1e-3 m length and as a 1e6 Pa pressure: with nominal values the
+  // error test is the same after scaling, so both take the same steps to the same relative
+  // error; with one atol meant for magnitude 1, the length is controlled loosely and the
+  // pressure needlessly tightly at its zero crossings.
+  for (const std::string& name : {std::string("cvode"), std::string("arkode")}) {
+    long steps[2][2];
+    double error[2][2];
+    for (int declared = 0; declared < 2; ++declared)
+      for (int big = 0; big < 2; ++big) {
+        const double A = big ? 1e6 : 1e-3;
+        auto integ = make(name, {{"rtol", 1e-6}, {"atol", 1e-6}});
+        Scaled sys(A, declared == 1);
+        auto x = run(*integ, sys, 10.0, 10.0);
+        steps[declared][big] = integ->statistics().at("steps").get<long>();
+        error[declared][big] = std::abs(x[0] - A * std::cos(10.0)) / A;
+      }
+    std::printf("  %-7s one atol: %ld / %ld steps (1e-3 m / 1e6 Pa), relative errors %.1e / %.1e | nominal values: "
+                "%ld / %ld steps, %.1e / %.1e\n",
+                name.c_str(), steps[0][0], steps[0][1], error[0][0], error[0][1], steps[1][0], steps[1][1], error[1][0],
+                error[1][1]);
+    CHECK(steps[1][0] == steps[1][1]);
+    CHECK(error[1][0] == doctest::Approx(error[1][1]).epsilon(1e-6));
+    CHECK(error[1][0] < 1e-4);
+    CHECK(steps[0][0] != steps[0][1]);
+    CHECK(steps[1][1] < steps[0][1]);
+  }
+}

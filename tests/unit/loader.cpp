@@ -127,6 +127,12 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
     CHECK(contains(r->reason, "UDUNITS-2 knows no unit of that name"));
     CHECK(reg.find("broken_unit") == nullptr);
   }
+  SUBCASE("a class of another kind than its declaration: refused, naming both") {
+    const Refusal* r = refusal_of(reg, "stride_broken_kind.so");
+    REQUIRE(r != nullptr);
+    CHECK(contains(r->reason, "plugin 'broken_kind' declares kind integrator, but its class is a subsystem of form stepper"));
+    CHECK(reg.find("broken_kind") == nullptr);
+  }
   SUBCASE("a folder that does not exist") {
     reg.scan({fs::path(STRIDE_TEST_LOAD_DIR) / "no_such_folder"});
     const Refusal* r = refusal_of(reg, "no_such_folder");
@@ -135,7 +141,7 @@ TEST_CASE("loader: broken libraries are refused with a clear reason, the good on
   }
   SUBCASE("the good plugins are unaffected") {
     CHECK(reg.plugins().size() == loaded_before);  // nothing from the broken folder got in
-    CHECK(reg.refusals().size() - refused_before == 8);  // every library in the broken folder
+    CHECK(reg.refusals().size() - refused_before == 9);  // every library in the broken folder
     // RK4 on dx/dt = -x, h = 0.1: global error ~3e-7 at t = 1 (fourth order).
     auto rk4 = reg.create_integrator("rk4", stride::json::object());
     const double x1 = integrate_decay(*rk4);

@@ -129,6 +129,8 @@ TEST_CASE("sweep: a malformed sweep file is refused with the pointer of every pr
       {{{"set", {{"coupling/end", 1}}}}, "/set/coupling~1end", "expected a JSON pointer starting with '/'"},
       {{{"stable_error", "small"}}, "/stable_error", "expected a positive error bound"},
       {{{"output", ""}}, "/output", "expected a folder name"},
+      {{{"usable_error", 0.01}}, "/usable_error", "an accuracy needs a reference"},
+      {{{"usable_error", -1}}, "/usable_error", "expected a positive error bound"},
       {{{"axes", json::array()}}, "/axes", "expected a non-empty array"},
       {{{"axes", {{{"name", "x"}, {"values", {1, 2}}}}}}, "/axes/0/pointers", "need \"pointers\""},
       {{{"axes", {{{"name", 7}, {"pointers", {"/a"}}, {"values", {1}}}}}}, "/axes/0/name", "expected a string"},
@@ -289,4 +291,23 @@ TEST_CASE("sweep: the reference runs beside the points; a reference that fails e
     CHECK(contains(o.err, "the reference run did not complete (diverged)"));
     CHECK(!fs::exists(f.dir / "out" / "sweep.csv"));
   }
+}
+
+TEST_CASE("sweep: with an accuracy, a stable run counts as usable only within it") {
+  // amp.y = k·2·t against the reference k = 3: at t = 2 s the error is 4 |k − 3|, so with
+  // usable_error = 0.01 every run is stable and only k <= 3.001 (error 0.004) is usable.
+  Scratch s;
+  const json spec = {{"format", 1},
+                     {"manifest", kDir + "ramp_gain.json"},
+                     {"reference", {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}}},
+                     {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"values", {3.0, 3.001, 3.01, 3.1}}}}},
+                     {"step_axis", "k"},
+                     {"usable_error", 0.01}};
+  auto o = sweep(s, spec);
+  CHECK(o.code == 0);
+  const std::string md = slurp(s.dir / "out" / "stability.md");
+  INFO(md);
+  CHECK(contains(md, "largest stable k | first unstable k | error at largest stable | largest usable k (error <= 0.01) |"));
+  CHECK(contains(md, "| 3.1 | none up to 3.1 | 0.4"));
+  CHECK(contains(md, "| 3.001 |"));
 }

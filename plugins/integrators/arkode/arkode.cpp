@@ -153,7 +153,10 @@ class Arkode final : public stride::Integrator {
     return tret;
   }
 
-  void input_discontinuity(double) override { jump_ = restart_at_jumps_; }
+  void input_discontinuity(double) override {
+    jump_ = restart_at_jumps_;
+    ++discontinuities_;
+  }
 
   stride::json statistics() const override {
     Counters c = accumulate_;
@@ -161,7 +164,8 @@ class Arkode final : public stride::Integrator {
     stride::json s = {{"steps", c.steps},
                       {"step_attempts", c.attempts},
                       {"rhs_evaluations", bridge_.evaluations},
-                      {"rejected_steps", c.error_fails}};
+                      {"rejected_steps", c.error_fails},
+                      {"input_discontinuities", discontinuities_}};
     if (mode_ != Mode::explicit_rk) {
       s["newton_iterations"] = c.nonlinear;
       s["jacobian_evaluations"] = c.jacobians;
@@ -267,6 +271,7 @@ class Arkode final : public stride::Integrator {
   long max_internal_;
   bool restart_at_jumps_;
   bool jump_ = false;  // inputs jump at the next step's start
+  long discontinuities_ = 0;
   std::size_t n_ = 0;
   double t_ = 0.0;
   bool analytic_ = false;

@@ -121,7 +121,10 @@ class Cvode final : public stride::Integrator {
     return tret;
   }
 
-  void input_discontinuity(double) override { jump_ = restart_at_jumps_; }
+  void input_discontinuity(double) override {
+    jump_ = restart_at_jumps_;
+    ++discontinuities_;
+  }
 
   stride::json statistics() const override {
     Counters c = accumulate_;
@@ -130,6 +133,7 @@ class Cvode final : public stride::Integrator {
             {"rhs_evaluations", bridge_.evaluations},
             {"newton_iterations", c.nonlinear},
             {"rejected_steps", c.error_fails},
+            {"input_discontinuities", discontinuities_},
             {"jacobian_evaluations", c.jacobians},
             {"nonlinear_convergence_failures", c.conv_fails}};
   }
@@ -187,6 +191,7 @@ class Cvode final : public stride::Integrator {
   long max_internal_;
   bool restart_at_jumps_;
   bool jump_ = false;  // inputs jump at the next step's start
+  long discontinuities_ = 0;
   std::size_t n_ = 0;
   double t_ = 0.0;
   sd::Bridge bridge_;

@@ -7,7 +7,8 @@
 //   "format": 1,
 //   "manifest": "crane1_zoh.json",                 // relative to the sweep file
 //   "reference": {"manifest": "crane1_monolithic.json",
-//                 "columns": {"crane.s": "reference.s"}},   // run column -> reference column
+//                 "columns": {"crane.s": "reference.s"},    // run column -> reference column
+//                 "set": {"/variables/h_M": 0.0005}},       // optional: applied to the reference
 //   "axes": [
 //     {"name": "H", "pointers": ["/coupling/macro_step", "/subsystems/crane/step"],
 //      "values": [0.005, 0.01, 0.015]},
@@ -16,6 +17,8 @@
 //   ],
 //   "step_axis": "H",                              // x of the stability analysis and the plot
 //   "stable_error": 0.002,                         // optional: a stable run's largest error
+//   "usable_error": 0.002,                         // optional (with a reference): the accuracy
+//                                                  // a run must keep to count as usable
 //   "set": {"/coupling/end": 10},                  // optional: applied to every run
 //   "output": "out/sweep_crane1"
 // }
@@ -56,9 +59,12 @@ struct SweepSpec {
   std::filesystem::path manifest;                  // absolute or relative to the working folder
   std::filesystem::path reference;                 // empty: no reference run
   std::vector<std::pair<std::string, std::string>> columns;  // run column -> reference column
+  std::vector<std::pair<std::string, json>> reference_sets;  // applied to the reference run
   std::vector<SweepAxis> axes;
   std::size_t step_axis = 0;
   double stable_error = std::numeric_limits<double>::infinity();
+  // A stable run is usable only within this error against the reference (NaN: not stated).
+  double usable_error = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::pair<std::string, json>> sets;  // applied to every run
   std::filesystem::path output;
   double runs = 0;                                 // size of the grid (a double: it may be huge)
