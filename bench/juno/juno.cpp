@@ -15,6 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <sstream>
+#include <cmath>
 #include <fstream>
 #include <span>
 #include <unistd.h>
@@ -32,6 +35,42 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// results.csv columns whose name starts with `prefix` (the actuator lengths rover.s.*), by
+// record time in µs.
+std::map<long, std::vector<double>> actuator_lengths(const fs::path& csv, const std::string& prefix) {
+  std::map<long, std::vector<double>> rows;
+  std::ifstream in(csv);
+  std::string line;
+  if (!std::getline(in, line)) return rows;
+  std::vector<std::size_t> cols;
+  std::stringstream hs(line);
+  std::size_t i = 0;
+  for (std::string c; std::getline(hs, c, ','); ++i)
+    if (c.rfind(prefix, 0) == 0) cols.push_back(i);
+  while (std::getline(in, line)) {
+    std::vector<double> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(std::strtod(c.c_str(), nullptr));
+    if (cells.empty()) continue;
+    std::vector<double> v;
+    for (std::size_t c : cols)
+      if (c < cells.size()) v.push_back(cells[c]);
+    rows[std::lround(cells[0] * 1e6)] = v;
+  }
+  return rows;
+}
+
+// Largest |s − s_ref| over the record times both runs reached.
+double largest_error(const std::map<long, std::vector<double>>& run, const std::map<long, std::vector<double>>& ref) {
+  double e = 0.0;
+  for (const auto& [t, v] : run) {
+    auto it = ref.find(t);
+    if (it == ref.end()) continue;
+    for (std::size_t k = 0; k < v.size() && k < it->second.size(); ++k) e = std::max(e, std::abs(v[k] - it->second[k]));
+  }
+  return e;
+}
 
 struct Held final : stride::Inputs {
   std::vector<std::vector<double>> v;
@@ -84,14 +123,32 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {{"zoh", 0.0005, -1}, {"zoh", 0.001, 15.32}, {"zoh", 0.002, 0}, {"rim", 0.001, 20.76},
                                    {"rim", 0.002, 11.03}, {"rim", 0.003, 7.64}, {"rim", 0.004, 6.17}, {"rim", 0.005, 5.28},
                                    {"rim", 0.006, -1},    {"rim", 0.008, -1},   {"rim", 0.010, -1}};
-  std::printf("Juno rover, 2.5 s manoeuvre, h_S = 0.2 ms; best of %d runs\n", repeat);
-  std::printf("%-4s %6s  %-10s %8s  %10s  %9s  %12s  %10s\n", "", "h_M", "status", "wall (s)", "paper (s)", "speed-up", "mech. alone", "rest share");
+  // Accuracy reference: the interface model at a quarter of the smallest step tried.
+  std::map<long, std::vector<double>> reference;
+  {
+    host::Experiment ex(host::load_manifest(std::string(STRIDE_SOURCE_DIR) + "/manifests/mechanism/juno_rim.json",
+                                            {"/variables/h_M=0.00025"}),
+                        reg);
+    host::RunOptions opt;
+    opt.progress = false;
+    opt.output = tmp / "reference";
+    fs::create_directories(opt.output);
+    if (host::run(ex, opt).status != host::RunStatus::completed) {
+      std::fprintf(stderr, "juno: the reference run (RIM, h_M = 0.25 ms) did not complete\n");
+      return 1;
+    }
+    reference = actuator_lengths(opt.output / "results.csv", "rover.s.");
+  }
+  std::printf("Juno rover, 2.5 s manoeuvre, h_S = 0.2 ms; best of %d runs; error: largest |s - s_ref| against RIM at "
+              "h_M = 0.25 ms\n", repeat);
+  std::printf("%-4s %6s  %-10s %9s %8s  %10s  %9s  %12s  %10s\n", "", "h_M", "status", "error", "wall (s)", "paper (s)",
+              "speed-up", "mech. alone", "rest share");
   int id = 0;
   for (const auto& c : cases) {
     const std::string file = std::string(STRIDE_SOURCE_DIR) + "/manifests/mechanism/juno_" + c.scheme + ".json";
     double best = 1e300;
     host::RunStatus status = host::RunStatus::failed;
-    double reached = 0;
+    double reached = 0, error = std::nan("");
     for (int r = 0; r < repeat; ++r) {
       host::Manifest m = host::load_manifest(file, {"/variables/h_M=" + std::to_string(c.h_M)});
       host::Experiment ex(std::move(m), reg);
@@ -104,6 +161,8 @@ int main(int argc, char** argv) {
       best = std::min(best, since(t0));
       status = res.status;
       reached = res.end_time_reached;
+      if (status == host::RunStatus::completed)
+        error = largest_error(actuator_lengths(opt.output / "results.csv", "rover.s."), reference);
       if (status != host::RunStatus::completed) break;
     }
     char paper[32], speed[32], mech[32], share[32];
@@ -120,8 +179,10 @@ int main(int argc, char** argv) {
         std::snprintf(share, sizeof share, "%.0f %%", 100.0 * std::max(0.0, best - mb) / best);
       }
     }
-    std::printf("%-4s %4.1f ms  %-10s %8.3f  %10s  %9s  %12s  %10s%s\n", c.scheme, 1e3 * c.h_M, host::to_string(status), best, paper, speed,
-                mech, share, status == host::RunStatus::completed ? "" : (" (t = " + std::to_string(reached) + " s)").c_str());
+    char err[32];
+    std::snprintf(err, sizeof err, std::isnan(error) ? "-" : "%.2f mm", 1e3 * error);
+    std::printf("%-4s %4.1f ms  %-10s %9s %8.3f  %10s  %9s  %12s  %10s%s\n", c.scheme, 1e3 * c.h_M, host::to_string(status), err, best,
+                paper, speed, mech, share, status == host::RunStatus::completed ? "" : (" (t = " + std::to_string(reached) + " s)").c_str());
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
