@@ -329,6 +329,22 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         auto integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
         sys->bind_logger(logger_for(*node));
         integ->bind_logger(logger_for(*node, "integrator", sc.integrator->plugin));
+        // What the integrator will read from states(): one entry per state or none, a unit
+        // UDUNITS-2 reads, a positive nominal value and tolerance.
+        const auto states = sys->states();
+        if (!states.empty() && states.size() != sys->state_size())
+          throw std::runtime_error("plugin \"" + sc.plugin.plugin + "\" declares " + std::to_string(states.size()) +
+                                   " states in states() for a state of size " + std::to_string(sys->state_size()));
+        for (const auto& st : states) {
+          const std::string what = "plugin \"" + sc.plugin.plugin + "\" declares state \"" + st.name + "\"";
+          if (auto why = unit_problem(st.unit); !why.empty())
+            throw std::runtime_error(what + " in unit \"" + st.unit + "\": " + why);
+          if (!(st.nominal > 0.0) || !std::isfinite(st.nominal))
+            throw std::runtime_error(what + " with nominal value " + number_text(st.nominal) + " (expected a positive number)");
+          if (!std::isnan(st.absolute_tolerance) && !(st.absolute_tolerance > 0.0))
+            throw std::runtime_error(what + " with absolute tolerance " + number_text(st.absolute_tolerance) +
+                                     " (expected a positive number, or NaN for atol times the nominal value)");
+        }
         return make_ode_subsystem(std::move(sys), std::move(integ));
       });
     } else if (form == Form::multibody) {

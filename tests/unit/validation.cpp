@@ -433,3 +433,16 @@ TEST_CASE("validation: monitor bounds, as [min, max] or {min, max}, with element
   d = problems(kBase, {"/monitor={\"bounds\": {\"src.y\": [0, \"1\"]}}"});
   expect(d, kBase, "/monitor/bounds/src.y/1", {"expected a number or null"});
 }
+
+TEST_CASE("validation: an ODE system's state declaration is checked when it is created") {
+  auto with = [](const std::string& mistake) {
+    return std::vector<std::string>{"/subsystems/bad={\"plugin\": \"test_bad_states\", \"parameters\": {\"mistake\": \"" + mistake +
+                                    "\"}, \"step\": 0.01, \"integrator\": \"rk4\"}"};
+  };
+  CHECK(problems(kBase, with("none")).empty());
+  expect(problems(kBase, with("count")), kBase, "/subsystems/bad",
+         {"plugin \"test_bad_states\" declares 2 states in states() for a state of size 1"});
+  expect(problems(kBase, with("nominal")), kBase, "/subsystems/bad",
+         {"declares state \"x\" with nominal value 0", "expected a positive number"});
+  expect(problems(kBase, with("unit")), kBase, "/subsystems/bad", {"declares state \"x\" in unit \"meter_per_fortnight\""});
+}
