@@ -56,7 +56,8 @@ class BaumgarteRk4 final : public stride::Formulation {
     B_.setZero(n + m, p);
     X_.setZero(n + m, p);
     Minv_eff_.setZero(p, p);
-    ldlt_eff_ = Eigen::LDLT<Eigen::MatrixXd>(p);
+    identity_.setIdentity(p, p);
+    lu_eff_ = Eigen::PartialPivLU<Eigen::MatrixXd>(p);
     for (auto* k : {&kq_, &kv_}) k->setZero(n, 4);
   }
 
@@ -98,12 +99,11 @@ class BaumgarteRk4 final : public stride::Formulation {
     B_.topRows(n) = D_i_.transpose();
     X_ = lu_.solve(B_);
     Minv_eff_.noalias() = D_i_ * X_.topRows(n);
-    ldlt_eff_.compute(Minv_eff_);
-    if (ldlt_eff_.info() != Eigen::Success || (size_.p > 0 && !(ldlt_eff_.rcond() > 1e-14)))
+    lu_eff_.compute(Minv_eff_);
+    M_eff = lu_eff_.solve(identity_);
+    if (!M_eff.allFinite())
       throw stride::StepFailure("baumgarte_rk4: the interface velocities cannot move (D_i G D_i^T is singular) at t = " +
                                 std::to_string(t));
-    M_eff.setIdentity();
-    ldlt_eff_.solveInPlace(M_eff);
     w_dot_.noalias() = D_i_ * sol_.head(n);
     w_dot_ += b_i_;
     f_eff.noalias() = M_eff * w_dot_;
@@ -141,7 +141,7 @@ class BaumgarteRk4 final : public stride::Formulation {
     }
     lu_.compute(K_);
     sol_ = lu_.solve(rhs_);
-    // Partial pivoting does not report singularity: a rank-deficient Φ_q shows as inf/NaN.
+    // Partial pivoting does not report singularity: a singular matrix shows as inf/NaN.
     if (!sol_.allFinite())
       throw stride::StepFailure("baumgarte_rk4: singular mass matrix or constraint Jacobian at t = " + std::to_string(t));
   }
@@ -160,10 +160,9 @@ class BaumgarteRk4 final : public stride::Formulation {
 
   double omega_, xi_;
   stride::MultibodySizes size_;
-  Eigen::MatrixXd M_, Phi_q_, D_i_, K_, B_, X_, Minv_eff_, kq_, kv_;
+  Eigen::MatrixXd M_, Phi_q_, D_i_, K_, B_, X_, Minv_eff_, identity_, kq_, kv_;
   Eigen::VectorXd c_, f_, qs_, vs_, phi_, phi_t_, bias_, lambda_i_, b_i_, w_dot_, rhs_, sol_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_eff_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_, lu_eff_;
   long steps_ = 0;
   double max_phi_ = 0.0, max_phi_dot_ = 0.0;
 };
