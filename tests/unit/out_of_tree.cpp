@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
+#include <unsupported/Eigen/MatrixFunctions>
+
 #include <stride/host/registry.hpp>
 
 #include "allocation_counter.hpp"
@@ -203,6 +206,7 @@ TEST_CASE("out of tree: the SDK installs, every example builds against it and th
     std::size_t parameters;
   };
   for (const Expected& x : {Expected{"damped_oscillator", "subsystem", "ode", 5}, Expected{"harmonic_force", "subsystem", "stepper", 3},
+                            Expected{"pi_controller", "subsystem", "stepper", 3},
                             Expected{"bogacki_shampine", "integrator", "", 4}, Expected{"quadratic", "extrapolator", "", 1},
                             Expected{"pendulum", "subsystem", "multibody", 5}, Expected{"baumgarte_rk4", "formulation", "", 2}}) {
     CAPTURE(x.name);
@@ -241,6 +245,40 @@ TEST_CASE("out of tree: ODE subsystem and stepper (damped_oscillator, harmonic_f
   CHECK(r.summary.at("subsystems").at("oscillator").at("energy_J").get<double>() ==
         doctest::Approx(0.5 * ve * ve + 0.5 * 40.0 * xe * xe).epsilon(1e-5));
   CHECK(r.summary.at("subsystems").at("force").at("statistics").at("steps") == 1000);
+}
+
+TEST_CASE("out of tree: stepper with an input (pi_controller) against the exact discretization of the sampled loop") {
+  const Run r = run_example("pi_controller/pi_control.json", {}, "pi_control");
+  // The plant m x'' + c x' + k x = u with u held over each sample T is exactly
+  // x_{k+1} = Φ x_k + Γ u_k, [Φ Γ; 0 1] = exp([A B; 0 0] T) (zero-order-hold discretization), and
+  // the controller is u_k = Kp e_k + I_k, I_{k+1} = I_k + Ki T e_k, e_k = r − x_k.
+  const double m = 1, k = 40, c = 8, T = 0.01, ref = 0.05, kp = 20, ki = 100;
+  Eigen::Matrix3d Z = Eigen::Matrix3d::Zero();
+  Z.topLeftCorner<2, 2>() << 0, 1, -k / m, -c / m;
+  Z(1, 2) = 1 / m;
+  const Eigen::Matrix3d E = (Z * T).exp();
+  const Eigen::Matrix2d Phi = E.topLeftCorner<2, 2>();
+  const Eigen::Vector2d Gamma = E.topRightCorner<2, 1>();
+  Eigen::Vector2d x(0.0, 0.0);
+  double integral = 0, err_x = 0, err_u = 0;
+  const auto& xs = r.table["plant.x"];
+  const auto& us = r.table["controller.u"];
+  for (std::size_t i = 0; i < r.table.rows(); ++i) {
+    const double e = ref - x[0], u = kp * e + integral;
+    err_x = std::max(err_x, std::abs(xs[i] - x[0]));
+    err_u = std::max(err_u, std::abs(us[i] - u));
+    x = Phi * x + Gamma * u;
+    integral += ki * T * e;
+  }
+  MESSAGE("pi_controller, 10 ms samples, plant rk4 at 1 ms: max |x - exact discrete loop| = "
+          << err_x << " m, max |u - exact| = " << err_u << " N; x(10 s) = " << xs.back() << " m (setpoint 0.05)");
+  CHECK(r.table.rows() == 1001);
+  CHECK(err_x < 1e-11);
+  CHECK(err_u < 1e-9);
+  // Integral action: no steady-state error, and the force settles at k r.
+  CHECK(xs.back() == doctest::Approx(ref).epsilon(1e-6));
+  CHECK(us.back() == doctest::Approx(k * ref).epsilon(1e-6));
+  CHECK(r.summary.at("subsystems").at("controller").at("statistics").at("steps") == 1000);
 }
 
 TEST_CASE("out of tree: integrator (bogacki_shampine): third order at fixed step, error control in adaptive mode") {
@@ -462,7 +500,8 @@ TEST_CASE("out of tree: the tutorial quotes every example file verbatim") {
   REQUIRE_FALSE(tutorial.empty());
   for (const std::string file :
        {"CMakeLists.txt", "damped_oscillator/CMakeLists.txt", "damped_oscillator/damped_oscillator.cpp",
-        "damped_oscillator/harmonic_force.cpp", "damped_oscillator/damped_oscillator.json", "bogacki_shampine/bogacki_shampine.cpp",
+        "damped_oscillator/harmonic_force.cpp", "damped_oscillator/damped_oscillator.json", "pi_controller/pi_controller.cpp",
+        "pi_controller/pi_control.json", "bogacki_shampine/bogacki_shampine.cpp",
         "bogacki_shampine/bogacki_shampine.json", "quadratic_extrapolator/quadratic.cpp", "quadratic_extrapolator/quadratic_jacobi.json",
         "pendulum/pendulum.cpp", "pendulum/pendulum.json", "baumgarte_rk4/baumgarte_rk4.cpp", "baumgarte_rk4/pendulum_rk4.json",
         "baumgarte_rk4/point_mass_rk4.json"}) {
