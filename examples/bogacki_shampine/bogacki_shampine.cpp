@@ -13,8 +13,8 @@
 // exists to measure the order of the method).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <string>
 #include <vector>
 
 #include <stride/stride.hpp>
@@ -87,10 +87,12 @@ class BogackiShampine final : public stride::Integrator {
         ++rejected_;
       }
       hc *= factor;
-      if (++taken >= max_steps_ || hc < 1e-14 * std::max(1.0, std::abs(tc)))
-        throw stride::StepFailure("bogacki_shampine: cannot meet rtol = " + std::to_string(rtol_) + " at t = " +
-                                  std::to_string(tc) + " (step " + std::to_string(hc) + " s after " +
-                                  std::to_string(taken) + " internal steps)");
+      if (++taken >= max_steps_ || hc < 1e-14 * std::max(1.0, std::abs(tc))) {
+        char what[160];
+        std::snprintf(what, sizeof what, "bogacki_shampine: cannot meet rtol = %g at t = %.9g s (step %g s after %ld internal steps)",
+                      rtol_, tc, hc, taken);
+        throw stride::StepFailure(what);
+      }
     }
     return t_end;
   }

@@ -33,8 +33,8 @@ class Pendulum final : public stride::MultibodyModel {
         stride::real_param("mass", 1.0, "kg", "bob mass m", 1e-9),
         stride::real_param("length", 1.0, "m", "rod length L", 1e-6),
         stride::real_param("gravity", 9.81, "m/s^2", "gravitational acceleration g", 0.0),
-        // The swing must stay below the horizontal: there cos θ = 0, a horizontal force does no
-        // work, M̃ = m / cos²θ is infinite and the formulation stops with a StepFailure.
+        // Released below the horizontal: at θ = ±π/2 a horizontal force does no work and
+        // M̃ = m / cos²θ is infinite, so no formulation can give the interface model there.
         stride::real_param("theta0", 0.5, "rad", "initial angle from the downward vertical", -1.5, 1.5),
         stride::real_param("omega0", 0.0, "rad/s", "initial angular velocity"),
     };

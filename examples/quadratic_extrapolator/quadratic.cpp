@@ -9,8 +9,8 @@
 // after t and the two before it.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include <stride/stride.hpp>
@@ -46,10 +46,12 @@ class Quadratic final : public stride::Extrapolator {
 
   // Sample times increase strictly (the host's promise); a full ring drops its oldest sample.
   void push(double t, std::span<const double> y) override {
-    if (y.size() != width_ || (count_ > 0 && !(t > time(count_ - 1))))
-      throw std::invalid_argument("quadratic: sample at t = " + std::to_string(t) + " of width " +
-                                  std::to_string(y.size()) + " does not follow the previous ones (width " +
-                                  std::to_string(width_) + ", increasing times)");
+    if (y.size() != width_ || (count_ > 0 && !(t > time(count_ - 1)))) {
+      char what[160];
+      std::snprintf(what, sizeof what, "quadratic: sample at t = %.9g s with %zu values; expected %zu values and a time after %.9g s",
+                    t, y.size(), width_, count_ > 0 ? time(count_ - 1) : -HUGE_VAL);
+      throw std::invalid_argument(what);
+    }
     const std::size_t slot = (oldest_ + count_) % capacity_;
     times_[slot] = t;
     std::copy(y.begin(), y.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot * width_));

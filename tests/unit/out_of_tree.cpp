@@ -315,6 +315,17 @@ TEST_CASE("out of tree: integrator (bogacki_shampine): third order at fixed step
   CHECK(sl.at("steps").get<long>() < st.at("steps").get<long>());
 }
 
+TEST_CASE("out of tree: an example plugin's StepFailure ends the run cleanly with its message") {
+  examples();
+  // rtol 1e-8 needs about nine internal steps per 10 ms host step; two are allowed.
+  const Run r = run_stride("examples/bogacki_shampine/bogacki_shampine.json",
+                           {"/subsystems/oscillator/integrator/parameters/max_steps=2"}, "bs3_max_steps");
+  CHECK(r.exit_code == 1);
+  CHECK(r.status() == "diverged");
+  CHECK(r.message().find("bogacki_shampine: cannot meet rtol") != std::string::npos);
+  CHECK(r.table.rows() >= 1);  // the rows written so far stay readable
+}
+
 TEST_CASE("out of tree: extrapolator (quadratic): third order in the macro step, same as lagrange order 2") {
   const std::string manifest = "quadratic_extrapolator/quadratic_jacobi.json";
   // Jacobi: the oscillator extrapolates the force beyond the newest sample over each macro step.
@@ -452,6 +463,10 @@ TEST_CASE("out of tree: the example integrator, extrapolator and formulation do 
     }
     CHECK(stride_test::allocations.load() - before == 0);
     CHECK(u[2] == doctest::Approx(0.495 * 0.495));  // a parabola reproduces t² exactly
+    // What the host never does, the plugin refuses with an exception the host reports.
+    CHECK_THROWS_AS(e->push(0.2, y), std::invalid_argument);  // not after the newest sample
+    e->reset(3);
+    CHECK_THROWS_AS(e->evaluate(0.0, u), std::logic_error);  // before the first sample
   }
 
   SUBCASE("bogacki_shampine on damped_oscillator: step(), adaptive and fixed") {
