@@ -46,12 +46,13 @@ class Pendulum final : public stride::MultibodyModel {
 
   std::vector<stride::PortSpec> ports() const override {
     return {
-        // The force and the velocity it works on form a power bond: the host integrates F·ẋ.
-        stride::bonded(stride::input("force", 1, "N", "horizontal force on the bob"), stride::BondRole::effort, "push"),
+        // Coupled to a subsystem that takes x_dot back (an actuator), the force and x_dot would
+        // form a power bond (stride::bonded, see the shipped point_mass); from a force source
+        // they do not, and `validate` would warn about a bond without a partner.
+        stride::input("force", 1, "N", "horizontal force on the bob"),
         stride::output("x", 1, "m", "bob position, horizontal"),
         stride::output("y", 1, "m", "bob position, vertical (pivot at 0)"),
-        stride::bonded(stride::output("x_dot", 1, "m/s", "horizontal bob velocity (interface velocity)"),
-                       stride::BondRole::flow, "push"),
+        stride::output("x_dot", 1, "m/s", "horizontal bob velocity (interface velocity)"),
         stride::output("theta", 1, "rad", "angle from the downward vertical"),
         stride::output("M_eff", 1, "kg", "effective mass seen by the horizontal force"),
         stride::output("f_eff", 1, "N", "effective force of the reduced interface model"),
