@@ -66,7 +66,7 @@ const Examples& examples() {
   return e;
 }
 
-// `stride run` of examples/<manifest> from the scratch folder (not the manifest's folder).
+// `stride run` of examples/<manifest> from the build folder (not the manifest's folder).
 Run run_example(const std::string& manifest, const std::vector<std::string>& sets, const std::string& tag) {
   examples();
   Run r = run_stride("examples/" + manifest, sets, tag);
