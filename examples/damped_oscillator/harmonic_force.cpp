@@ -1,5 +1,5 @@
-// A harmonic force source F(t) = amplitude·sin(omega·t), as a Stride subsystem that steps
-// itself. It has no inputs; its output drives damped_oscillator in the example manifest.
+// A harmonic force source F(t) = amplitude·sin(omega·t + phase), as a Stride subsystem that
+// steps itself. It has no inputs; its output drives damped_oscillator in the example manifest.
 #include <cmath>
 
 #include <stride/stride.hpp>
@@ -17,18 +17,20 @@ class HarmonicForce final : public stride::Subsystem {
     i.kind = stride::Kind::subsystem;
     i.form = stride::Form::stepper;
     i.version = "1.0.0";
-    i.description = "Harmonic force F = amplitude sin(omega t)";
+    i.description = "Harmonic force F = amplitude sin(omega t + phase)";
     i.parameters = {
         stride::real_param("amplitude", 5.0, "N", "force amplitude"),
         stride::real_param("omega", 4.0, "rad/s", "angular frequency", 0.0),
+        stride::real_param("phase", 0.0, "rad", "phase at t = 0"),
     };
     return i;
   }
 
-  explicit HarmonicForce(const stride::Params& p) : amplitude_(p.real("amplitude")), omega_(p.real("omega")) {}
+  explicit HarmonicForce(const stride::Params& p)
+      : amplitude_(p.real("amplitude")), omega_(p.real("omega")), phase_(p.real("phase")) {}
 
   std::vector<stride::PortSpec> ports() const override {
-    return {stride::output("force", 1, "N", "amplitude·sin(omega·t)")};
+    return {stride::output("force", 1, "N", "amplitude·sin(omega·t + phase)")};
   }
 
   void initialize(double t0) override { t_ = t0; }
@@ -39,7 +41,7 @@ class HarmonicForce final : public stride::Subsystem {
     return t_;
   }
 
-  void outputs(std::span<double> y) override { y[0] = amplitude_ * std::sin(omega_ * t_); }
+  void outputs(std::span<double> y) override { y[0] = amplitude_ * std::sin(omega_ * t_ + phase_); }
 
   stride::json statistics() const override { return {{"steps", steps_}}; }
 
@@ -49,7 +51,7 @@ class HarmonicForce final : public stride::Subsystem {
   void restore_state(const stride::SavedState& state) override { t_ = stride::saved_value<double>(state); }
 
  private:
-  double amplitude_, omega_;
+  double amplitude_, omega_, phase_;
   double t_ = 0.0;
   long steps_ = 0;
 };
