@@ -90,7 +90,7 @@ struct Line {
   bool cut = false;
   void put(std::string_view s) {
     const std::size_t n = std::min(s.size(), capacity - size);
-    std::memcpy(data + size, s.data(), n);
+    if (n > 0) std::memcpy(data + size, s.data(), n);  // an empty view may have no data
     size += n;
     if (n < s.size()) cut = true;
   }
