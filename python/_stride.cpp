@@ -122,10 +122,13 @@ std::string plugins() {
   return text(plugin_list_json(reg));
 }
 
-std::string describe(const std::string& name) {
+// `sets`: "name=value" as `stride plugins describe NAME --set` takes them (the ports for those
+// parameter values); a bad name or value raises ValueError.
+std::string describe(const std::string& name, const std::vector<std::string>& sets) {
   PluginRegistry reg;
   load_plugins(reg, {}, false);
-  return text(plugin_description_json(reg, find_plugin(reg, name)));
+  const LoadedPlugin& p = find_plugin(reg, name);
+  return text(plugin_description_json(reg, p, describe_parameters(p, sets)));
 }
 
 }  // namespace
@@ -158,5 +161,5 @@ PYBIND11_MODULE(_stride, m) {
   m.def("run", &run_manifest, py::arg("manifest"), py::arg("sets"), py::arg("out"), py::arg("progress"), py::arg("grace"));
   m.def("sweep", &run_sweep_file, py::arg("file"), py::arg("jobs"), py::arg("max_runs"), py::arg("grace"));
   m.def("plugins", &plugins);
-  m.def("describe", &describe, py::arg("name"));
+  m.def("describe", &describe, py::arg("name"), py::arg("sets"));
 }

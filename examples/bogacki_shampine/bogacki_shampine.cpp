@@ -10,7 +10,8 @@
 //
 // With adaptive = true, each host step h is covered by as many internal steps as the error
 // control needs; with adaptive = false, one third-order step of exactly h is taken (that mode
-// exists to measure the order of the method).
+// exists to measure the order of the method). Adaptive steps reuse k4 as the next k1 (first
+// same as last), across host steps too unless the host announces an input discontinuity.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,7 +22,7 @@
 
 namespace {
 
-// Call order (stride::Integrator): reset(sys, t0, x0) -> { step(sys, t, h, x) }*.
+// Call order (stride::Integrator): reset(sys, t0, x0) -> { [input_discontinuity(t)] -> step(sys, t, h, x) }*.
 // step() always returns t + h: the internal steps end exactly at the host's step, so the
 // subsystem stays on its grid and its outputs are evaluated where the host expects them.
 class BogackiShampine final : public stride::Integrator {
@@ -35,7 +36,8 @@ class BogackiShampine final : public stride::Integrator {
     i.parameters = {
         stride::bool_param("adaptive", true, "true: error-controlled internal steps; false: one step of h"),
         stride::real_param("rtol", 1e-6, "1", "relative tolerance of the local error estimate", 1e-14, 1.0),
-        stride::real_param("atol", 1e-9, "1", "absolute tolerance, in the units of each state", 1e-300),
+        stride::real_param("atol", 1e-9, "1", "absolute tolerance for a state of nominal value 1 (scaled by the "
+                           "system's states())", 1e-300),
         stride::integer_param("max_steps", 100000, "internal steps allowed per host step", 1),
     };
     return i;
@@ -47,9 +49,14 @@ class BogackiShampine final : public stride::Integrator {
   // All work memory here: step() must not allocate.
   void reset(stride::OdeSystem& sys, double, std::span<const double>) override {
     const std::size_t n = sys.state_size();
-    for (auto* v : {&k1_, &k2_, &k3_, &k4_, &xs_, &xn_}) v->assign(n, 0.0);
+    for (auto* v : {&k1_, &k2_, &k3_, &k4_, &xs_, &xn_, &x_last_, &atol_i_}) v->assign(n, 0.0);
+    stride::absolute_tolerances(sys, atol_, atol_i_);  // pressures in Pa and lengths in m alike
     h_next_ = 0.0;  // no step size known yet: the first internal step tries the host's h
+    k1_current_ = false;
   }
+
+  // The inputs may jump at t: f(t, x) from the end of the last call is stale.
+  void input_discontinuity(double) override { k1_current_ = false; }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
     const double t_end = t + h;
@@ -61,11 +68,13 @@ class BogackiShampine final : public stride::Integrator {
       ++steps_;
       return t_end;
     }
-    // k1 is evaluated afresh at the start of every host step and not carried over from the
-    // previous call (first same as last): the host may have pushed new input samples or
-    // restarted at another state in between, so f(t, x) of the last call may be stale.
-    sys.derivatives(t, x, k1_);
-    ++rhs_;
+    // k1 = f(t, x) is carried over from the end of the previous call unless the inputs jumped
+    // since (input_discontinuity) or the host restarted at another time or state.
+    if (!k1_current_ || t != t_last_ || !std::equal(x.begin(), x.end(), x_last_.begin())) {
+      sys.derivatives(t, x, k1_);
+      ++rhs_;
+    }
+    k1_current_ = false;  // until this call completes
     double tc = t;
     double hc = h_next_ > 0.0 ? std::min(h_next_, h) : h;
     for (long taken = 0; tc < t_end;) {
@@ -96,6 +105,9 @@ class BogackiShampine final : public stride::Integrator {
         throw stride::StepFailure(what);
       }
     }
+    std::copy(x.begin(), x.end(), x_last_.begin());
+    t_last_ = t_end;
+    k1_current_ = true;  // k1 = f(t_end, x) after the last accepted step
     return t_end;
   }
 
@@ -121,7 +133,7 @@ class BogackiShampine final : public stride::Integrator {
     double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       const double e = hc * (-5.0 / 72.0 * k1_[i] + 1.0 / 12.0 * k2_[i] + 1.0 / 9.0 * k3_[i] - 1.0 / 8.0 * k4_[i]);
-      const double scale = atol_ + rtol_ * std::max(std::abs(x[i]), std::abs(xn_[i]));
+      const double scale = atol_i_[i] + rtol_ * std::max(std::abs(x[i]), std::abs(xn_[i]));
       sum += (e / scale) * (e / scale);
     }
     return std::sqrt(sum / static_cast<double>(n));
@@ -130,8 +142,9 @@ class BogackiShampine final : public stride::Integrator {
   bool adaptive_;
   double rtol_, atol_;
   long max_steps_;
-  std::vector<double> k1_, k2_, k3_, k4_, xs_, xn_;
-  double h_next_ = 0.0;
+  std::vector<double> k1_, k2_, k3_, k4_, xs_, xn_, x_last_, atol_i_;
+  double h_next_ = 0.0, t_last_ = 0.0;
+  bool k1_current_ = false;
   long steps_ = 0, rejected_ = 0, rhs_ = 0;
 };
 

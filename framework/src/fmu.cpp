@@ -598,8 +598,9 @@ struct Fmu {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Log messages of an instance: forwarded to stderr with the subsystem's name; the recent
-// warnings and errors are kept for the failure message.
+// Log messages of an instance: into the run's log (log.txt, and stderr from the manifest's
+// stderr_level) once the host has bound a logger, to stderr with the subsystem's name before
+// (instantiation); the recent warnings and errors are kept for the failure message.
 
 namespace {
 
@@ -609,11 +610,20 @@ const char* const kStatusName2[] = {"fmi2OK", "fmi2Warning", "fmi2Discard", "fmi
 struct LogSink {
   std::string instance;
   std::vector<std::string> recent;
+  stride::Logger* logger = nullptr;
   void log(int status, const char* category, const char* message) {
-    const char* s = status >= 0 && status <= 5 ? kStatus2[status] : "?";
+    const bool known = status >= 0 && status <= 5;
+    const char* s = known ? kStatus2[status] : "?";
     std::string line = std::string(s) + (category && *category ? std::string(" [") + category + "]" : "") + ": " +
                        (message ? message : "");
-    std::cerr << "fmu \"" << instance << "\": " << line << "\n";
+    if (logger) {
+      // OK and pending are information, warning a warning, discard/error/fatal errors; the
+      // status is the rate-limited site.
+      const LogLevel level = status <= 0 || status == 5 ? LogLevel::info : status == 1 ? LogLevel::warning : LogLevel::error;
+      if (level >= logger->threshold()) logger->write(level, LogFormat("", known ? kStatusName2[status] : "fmu", 0), line);
+    } else {
+      std::cerr << "fmu \"" << instance << "\": " << line << "\n";
+    }
     if (status >= 1) {
       if (recent.size() >= 4) recent.erase(recent.begin());
       recent.push_back(line);
@@ -813,6 +823,7 @@ class Fmi2Instance {
   fmi2Component component() const { return c_; }
   const Interface& io() const { return io_; }
   const LogSink& log() const { return log_; }
+  LogSink& log_sink() { return log_; }
   const Fmu& fmu() const { return *fmu_; }
 
   bool can_save_state() const {
@@ -935,6 +946,10 @@ class Fmi2CoSimulation final : public Subsystem {
   Fmi2CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(fmu, fmu->cs2, fmi2CoSimulation, p, name), ports_(std::move(ports)) {}
 
+  void bind_logger(Logger& logger) override {
+    Subsystem::bind_logger(logger);
+    inst_.log_sink().logger = &logger;
+  }
   std::vector<PortSpec> ports() const override { return ports_; }
   void initialize(double t0) override {
     inst_.start(t0);
@@ -1002,6 +1017,7 @@ class Fmi2Me {
   Fmi2Me(std::shared_ptr<const Fmu> fmu, const Params& p, const std::string& name)
       : inst_(fmu, fmu->me2, fmi2ModelExchange, p, name) {}
   void start(double t0) { inst_.start(t0); }
+  LogSink& log_sink() { return inst_.log_sink(); }
   void set_time(double t) { inst_.check(api().set_time(c(), t), "fmi2SetTime", t); }
   void set_states(std::span<const double> x, double t) {
     inst_.check(api().set_states(c(), x.data(), x.size()), "fmi2SetContinuousStates", t);
@@ -1132,6 +1148,7 @@ class Fmi3Instance {
   fmi3Instance component() const { return c_; }
   const Interface& io() const { return io_; }
   const LogSink& log() const { return log_; }
+  LogSink& log_sink() { return log_; }
   const Fmu& fmu() const { return *fmu_; }
 
   bool can_save_state() const { return me_ ? fmu_->md.me_can_get_set_state : fmu_->md.cs_can_get_set_state; }
@@ -1222,6 +1239,7 @@ class Fmi3Me {
  public:
   Fmi3Me(std::shared_ptr<const Fmu> fmu, const Params& p, const std::string& name) : inst_(std::move(fmu), true, p, name) {}
   void start(double t0) { inst_.start(t0); }
+  LogSink& log_sink() { return inst_.log_sink(); }
   void set_time(double t) { inst_.check(api().set_time(c(), t), "fmi3SetTime", t); }
   void set_states(std::span<const double> x, double t) {
     inst_.check(api().set_states(c(), x.data(), x.size()), "fmi3SetContinuousStates", t);
@@ -1318,6 +1336,10 @@ class ModelExchange final : public Subsystem {
     zt_.assign(m, 0.0);
   }
 
+  void bind_logger(Logger& logger) override {
+    Subsystem::bind_logger(logger);
+    me_.log_sink().logger = &logger;
+  }
   std::vector<PortSpec> ports() const override { return ports_; }
   void bind(Inputs& in) override {
     Subsystem::bind(in);
@@ -1484,6 +1506,10 @@ class Fmi3CoSimulation final : public Subsystem {
   Fmi3CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(std::move(fmu), false, p, name), ports_(std::move(ports)) {}
 
+  void bind_logger(Logger& logger) override {
+    Subsystem::bind_logger(logger);
+    inst_.log_sink().logger = &logger;
+  }
   std::vector<PortSpec> ports() const override { return ports_; }
   void initialize(double t0) override {
     inst_.start(t0);

@@ -243,9 +243,13 @@ def plugins():
 plugins.refused = []
 
 
-def describe(name):
+def describe(name, **parameters):
     """Parameters and ports of one plugin (or an FMU file), as `stride plugins describe NAME
-    --json`. Raises UnknownPluginError naming the closest plugin."""
+    --json`; keyword arguments give parameter values, and the ports are those the plugin has
+    with them (as `--set NAME=VALUE`), e.g. describe("crane_independent", actuators=2).
+    Raises UnknownPluginError naming the closest plugin, ValueError for an unknown parameter or
+    a value of the wrong type."""
     if not isinstance(name, str):
         raise TypeError(f"describe: expected a plugin name, found {type(name).__name__}")
-    return json.loads(_stride.describe(name))
+    sets = [f"{k}={json.dumps(v)}" for k, v in parameters.items()]
+    return json.loads(_stride.describe(name, sets))

@@ -238,6 +238,18 @@ class Plugins(Base):
         self.assertEqual(d, json.loads(p.stdout))
         self.assertIn("FR", [q["name"] for q in d["parameters"]])
 
+    def test_describe_with_parameters_gives_their_ports(self):
+        one = stride.describe("crane_independent")
+        two = stride.describe("crane_independent", actuators=2)
+        p = cli("plugins", "describe", "crane_independent", "--set", "actuators=2", "--json")
+        self.assertEqual(two, json.loads(p.stdout))
+        size = lambda d, port: next(q["size"] for q in d["ports"] if q["name"] == port)
+        self.assertEqual((size(one, "s"), size(two, "s")), (1, 2))
+        with self.assertRaises(ValueError):
+            stride.describe("crane_independent", actuator=2)
+        with self.assertRaises(ValueError):
+            stride.describe("crane_independent", actuators="two")
+
 
 class Sweep(Base):
     def test_sweep_table(self):

@@ -306,7 +306,13 @@ TEST_CASE("fmu: fmi2Error from a step and a crash inside doStep end the run as f
     CHECK(o.status() == "failed");
     CHECK(contains(o.message(), "fmi2DoStep returned fmi2Error at t = 0.5;"));
     CHECK(contains(o.message(), "the spring broke at t = 0.5"));  // the FMU's log message
-    CHECK(contains(o.err, "fmu \"osc\": error [model]: solver failure: the spring broke"));  // forwarded log
+    // The FMU's log goes where plugins' messages go: log.txt, and stderr from "warning" up.
+    CHECK(contains(o.err, "osc"));
+    CHECK(contains(o.err, "error [model]: solver failure: the spring broke"));
+    const std::string log = slurp(s.dir / "out" / "log.txt");
+    CHECK(contains(log, "[error] osc"));
+    CHECK(contains(log, "error [model]: solver failure: the spring broke"));
+    CHECK(o.summary["subsystems"]["osc"]["messages"]["errors"].get<long>() >= 1);
     CHECK(o.table.rows() == 51);  // t = 0 .. 0.5, the step from 0.5 failed
     CHECK(s.leftovers() == 0);
   }
