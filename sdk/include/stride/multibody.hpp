@@ -70,7 +70,8 @@ class MultibodyModel : public Component {
 // reset() allocates all work memory (and may refuse a model it cannot handle, throwing
 // std::invalid_argument); it must not evaluate interface forces, whose inputs may not exist
 // yet (state that depends on them, like initial accelerations, is set up in the first step).
-// The other calls must not allocate.
+// The other calls must not allocate. One formulation object serves one model; the host calls
+// it from one thread at a time.
 class Formulation : public LogSource {
  public:
   virtual void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) = 0;

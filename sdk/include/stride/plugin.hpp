@@ -296,7 +296,9 @@ class MultibodyModel;
 class Formulation;
 
 // A plugin library's one object. Implement info() and the create function matching the kind
-// (and form); the others are never called.
+// (and form); the others are never called. The host calls info() right after loading and then
+// any number of create functions, from one thread at a time; every object created is
+// independent of the others (a run may create several of one plugin).
 class Plugin {
  public:
   virtual ~Plugin() = default;
