@@ -765,3 +765,21 @@ TEST_CASE("cli: steps far longer than the run are one step, not a stuck run") {
     CHECK(read_csv(out / "results.csv").rows.size() == 21);
   }
 }
+
+TEST_CASE("cli: a subsystem is handed its manifest step exactly, without round-off from the grid") {
+  // amp steps 0.01 s inside macro steps of 0.1 s: 0.09 + 0.01 is not 0.1 in doubles, and the
+  // remainder 0.1 - 0.09 = 0.010000000000000009 used to be handed in for the tenth step.
+  Scratch s;
+  const fs::path out = s.dir / "grid";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet");
+  REQUIRE(o.code == 0);
+  const json sizes = read_json(out / "summary.json")["subsystems"]["amp"]["statistics"]["step_sizes"];
+  CHECK(sizes == json::array({0.01}));
+  // A step that does not divide the macro step ends each macro step with a true remainder.
+  o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet --set /subsystems/amp/step=0.03");
+  REQUIRE(o.code == 0);
+  const json sizes3 = read_json(out / "summary.json")["subsystems"]["amp"]["statistics"]["step_sizes"];
+  REQUIRE(sizes3.size() >= 2);
+  CHECK(sizes3[0] == 0.03);
+  for (const auto& h : sizes3) CHECK(h.get<double>() <= 0.03);
+}

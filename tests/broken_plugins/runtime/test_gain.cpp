@@ -34,13 +34,21 @@ class TestGain final : public stride::Subsystem {
   double step(double t, double h) override {
     t_ = t + h;
     ++steps_;
+    // The distinct step sizes handed in (bitwise), up to four: the host must not add round-off.
+    bool seen = false;
+    for (int i = 0; i < distinct_; ++i) seen |= steps_seen_[i] == h;
+    if (!seen && distinct_ < 4) steps_seen_[distinct_++] = h;
     return t_;
   }
   void outputs(std::span<double> y) override {
     auto u = inputs().at(0, t_);
     for (std::size_t i = 0; i < size_; ++i) y[i] = k_ * u[i];
   }
-  stride::json statistics() const override { return {{"steps", steps_}}; }
+  stride::json statistics() const override {
+    stride::json sizes = stride::json::array();
+    for (int i = 0; i < distinct_; ++i) sizes.push_back(steps_seen_[i]);
+    return {{"steps", steps_}, {"step_sizes", sizes}};
+  }
 
  private:
   double k_;
@@ -48,6 +56,8 @@ class TestGain final : public stride::Subsystem {
   std::string unit_;
   double t_ = 0.0;
   long steps_ = 0;
+  double steps_seen_[4] = {};
+  int distinct_ = 0;
 };
 
 }  // namespace
