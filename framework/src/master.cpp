@@ -573,10 +573,10 @@ class Master {
   bool advance_to(Node& n, double target) {
     if (!(n.t < target - eps_)) return false;
     do {
-      // The manifest's step exactly when it ends on the target (n.t is on the grid), the
-      // remainder only when the target falls inside the step.
+      // The manifest's step exactly when it ends on the target within round-off (n.t is on the
+      // grid, and snapped below), the remainder only when the target falls inside the step.
       double h = n.step;
-      if (c_.align && n.t + h > target - eps_ && (n.t + h > target + eps_ || target >= c_.end)) h = target - n.t;
+      if (c_.align && n.t + h > target + eps_) h = target - n.t;
       step(n, h);
       if (std::abs(n.t - target) <= eps_) n.t = target;
     } while (n.t < target - eps_);
