@@ -65,6 +65,28 @@ inline std::string check(const ParamSpec& s, const json& v) {
       return "";
     case ParamType::object: return v.is_object() ? "" : "expected an object, found " + v.dump();
     case ParamType::path: return v.is_string() ? "" : "expected a file name, found " + v.dump();
+    case ParamType::integer_list:
+      if (!v.is_array()) return "expected a list of integers, found " + v.dump();
+      for (const auto& x : v)
+        if (!x.is_number_integer() || !in(double(x.get<long>()))) return "expected a list of integers" + range() + ", found " + v.dump();
+      return "";
+    case ParamType::matrix:
+    case ParamType::table: {
+      // Rows of equal length (a table: at least [x, y] with x strictly increasing).
+      const bool table = s.type == ParamType::table;
+      const std::string what = table ? "a table: rows [x, y...] with x increasing" : "a matrix: a list of rows of numbers";
+      if (!v.is_array() || v.empty() || !v[0].is_array()) return "expected " + what + ", found " + v.dump();
+      const std::size_t cols = table && !s.column_units.empty() ? s.column_units.size() : v[0].size();
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_array() || v[i].size() != cols || cols < (table ? 2u : 1u)) return "expected " + what + ", row " + std::to_string(i) + " found " + v[i].dump();
+        for (std::size_t j = 0; j < cols; ++j)
+          if (!v[i][j].is_number() || !std::isfinite(v[i][j].get<double>()) || ((!table || j > 0) && !in(v[i][j].get<double>())))
+            return "expected " + what + range() + ", row " + std::to_string(i) + " found " + v[i].dump();
+        if (table && i > 0 && !(v[i][0].get<double>() > v[i - 1][0].get<double>()))
+          return "expected " + what + " (x strictly increasing), row " + std::to_string(i) + " found " + v[i].dump();
+      }
+      return "";
+    }
   }
   return "";
 }
