@@ -445,14 +445,16 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
     node->y.assign(node->output_width, 0.0);
     node->y_prev.assign(node->output_width, 0.0);
-    if (manifest_.coupling.iteration.enabled) {
+    if (manifest_.coupling.iteration.enabled || manifest_.coupling.step_control.reject) {
       bool saves = false;
       try {
         saves = node->sub->can_save_state();
       } catch (...) {
       }
+      const std::string what = manifest_.coupling.iteration.enabled ? "iterative coupling (/coupling/iteration)"
+                                                                     : "the adaptive macro step with \"reject\": true (/coupling/step_control)";
       if (!saves)
-        error(sc.pointer, "iterative coupling (/coupling/iteration) repeats macro steps from snapshots, but subsystem \"" +
+        error(sc.pointer, what + " repeats macro steps from snapshots, but subsystem \"" +
                               node->name + "\" (" + node->plugin + ") cannot save and restore its state" +
                               (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
     }
@@ -707,6 +709,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         }
       }
     }
+  if (manifest_.coupling.step_control.enabled && g.bond_pairs.empty())
+    error("/coupling/step_control", "the adaptive macro step is set by the energy residuals of power bonds, and no two "
+                                    "subsystems here exchange power through a bond (`stride plugins describe NAME` shows "
+                                    "a plugin's bonds); use a fixed macro step");
   for (auto& n : g.nodes)
     for (std::size_t i = 0; i < n->bonds.size(); ++i) {
       if (paired[static_cast<std::size_t>(n->index)][i]) continue;

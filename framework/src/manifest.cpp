@@ -227,6 +227,53 @@ void read_iteration(Checker& chk, const json& it, CouplingConfig& c) {
   if (auto u = chk.string(it, p, "unconverged", {"accept", "stop"})) ic.stop_unconverged = *u == "stop";
 }
 
+// /coupling/step_control (after the macro step, the scheme, align and iteration are read).
+void read_step_control(Checker& chk, const json& it, CouplingConfig& c) {
+  const std::string p = "/coupling/step_control";
+  if (!chk.object(it, p, {"tolerance", "absolute_tolerance", "safety", "min_step", "max_step", "reject"}, {})) return;
+  StepControlConfig& sc = c.step_control;
+  sc.enabled = true;
+  if (c.scheme == Scheme::multirate)
+    chk.error(p, "the adaptive macro step sets the macro steps of the \"jacobi\" and \"gauss_seidel\" schemes; "
+                 "\"multirate\" has none (remove /coupling/step_control or change /coupling/scheme)");
+  if (!c.align)
+    chk.error(p, "the adaptive macro step needs every subsystem to land on the communication points: set /coupling/align to true");
+  if (c.iteration.enabled)
+    chk.error(p, "the adaptive macro step and iterative coupling (/coupling/iteration) cannot be combined: use one of them");
+  auto ratio = [&](const char* key, double lo, double hi, const char* what, double& out) {
+    if (!it.contains(key)) return;
+    const json& v = it[key];
+    const double x = v.is_number() ? v.get<double>() : std::nan("");
+    if (!v.is_number() || !std::isfinite(x) || x <= lo || x > hi)
+      chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
+    else out = x;
+  };
+  if (it.contains("reject")) {
+    if (!it["reject"].is_boolean()) chk.error(p + "/reject", "expected true or false, found " + type_name(it["reject"]));
+    else sc.reject = it["reject"].get<bool>();
+  }
+  if (sc.reject && c.scheme == Scheme::gauss_seidel)
+    chk.error(p + "/reject", "repeating a rejected macro step is implemented for \"jacobi\" only (Gauss–Seidel hands values on "
+                             "inside the step); set it to false or use \"jacobi\"");
+  ratio("tolerance", 0.0, 1.0, "a relative tolerance in (0, 1] (energy residual per macro step over the energy through the bond)",
+        sc.tolerance);
+  ratio("safety", 0.0, 1.0, "a safety factor in (0, 1]", sc.safety);
+  sc.absolute_tolerance =
+      chk.quantity(it, p, "absolute_tolerance", "a positive energy residual per macro step in J", "J", true, sc.absolute_tolerance)
+          .value_or(sc.absolute_tolerance);
+  if (c.macro_step <= 0) return;  // reported already
+  auto min = chk.quantity(it, p, "min_step", "a positive smallest macro step in s", "s", true, c.macro_step / 100);
+  auto max = chk.quantity(it, p, "max_step", "a positive largest macro step in s", "s", true, 10 * c.macro_step);
+  if (min && *min > c.macro_step)
+    chk.error(p + "/min_step", "expected a smallest macro step of at most /coupling/macro_step = " + number_text(c.macro_step) +
+                                   " s (the first step), found " + number_text(*min) + " s");
+  else if (min) sc.min_step = *min;
+  if (max && *max < c.macro_step)
+    chk.error(p + "/max_step", "expected a largest macro step of at least /coupling/macro_step = " + number_text(c.macro_step) +
+                                   " s (the first step), found " + number_text(*max) + " s");
+  else if (max) sc.max_step = *max;
+}
+
 void check_sizes(const Manifest& m, Checker& chk) {
   const CouplingConfig& c = m.coupling;
   if (!(c.end > c.start) || c.macro_step <= 0) return;  // reported already
@@ -255,6 +302,8 @@ void check_sizes(const Manifest& m, Checker& chk) {
     return true;
   };
   step_ok("/coupling/macro_step", "a macro step", c.macro_step);
+  if (c.step_control.enabled && c.step_control.min_step > 0)
+    step_ok("/coupling/step_control/min_step", "a smallest macro step", c.step_control.min_step);
   const double interval = m.record.interval > 0 ? m.record.interval : std::min(c.macro_step, span);
   const std::string interval_ptr = m.record.interval > 0 ? "/record/interval" : "/coupling/macro_step";
   if (step_ok(interval_ptr, "a record interval", interval) && span / interval + 1 > Limits::max_rows)
@@ -392,7 +441,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   if (d.contains("coupling")) {
     const json& c = d["coupling"];
     const std::string p = "/coupling";
-    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration"},
+    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration", "step_control"},
                    {"scheme", "macro_step", "end"})) {
       auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"});
       if (scheme) m.coupling.scheme = *scheme == "jacobi" ? Scheme::jacobi
@@ -427,6 +476,8 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
 
   if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("iteration"))
     read_iteration(chk, d["coupling"]["iteration"], m.coupling);
+  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("step_control"))
+    read_step_control(chk, d["coupling"]["step_control"], m.coupling);
 
   // record
   if (d.contains("record")) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -278,10 +279,99 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
+// The adaptive macro step (StepControlConfig): before a macro step it notes each paired bond's
+// energies, after it turns the residual the step added into the next step.
+class MacroStepControl {
+ public:
+  void begin(const Graph& g, const CouplingConfig& c) {
+    sc_ = c.step_control;
+    H_ = c.macro_step;
+    start_.assign(g.bond_pairs.size(), {});
+  }
+  // The end of the macro step from T: H, but no sliver under min_step left before the end.
+  double next(double T, double end) const {
+    double Tn = T + H_;
+    if (end - Tn < sc_.min_step) Tn = end - T <= sc_.max_step ? end : T + 0.5 * (end - T);
+    return Tn;
+  }
+  void before(const Graph& g) {
+    for (std::size_t i = 0; i < g.bond_pairs.size(); ++i) {
+      const BondPair& p = g.bond_pairs[i];
+      start_[i] = {p.a->bonds[p.bond_a].energy, p.b->bonds[p.bond_b].energy};
+    }
+  }
+  // After the macro step from T to Tn: false when it is to be repeated (may_reject, ε > 1 and
+  // the step above min_step), with the shorter step set.
+  bool after(const Graph& g, double T, double Tn, bool may_reject, RowFile* log) {
+    double err = 0.0;
+    for (std::size_t i = 0; i < g.bond_pairs.size(); ++i) {
+      const BondPair& p = g.bond_pairs[i];
+      const double ea = p.a->bonds[p.bond_a].energy - start_[i][0], eb = p.b->bonds[p.bond_b].energy - start_[i][1];
+      err = std::max(err, std::abs(ea + eb) / (sc_.absolute_tolerance + sc_.tolerance * std::max(std::abs(ea), std::abs(eb))));
+    }
+    if (!std::isfinite(err)) err = std::numeric_limits<double>::max();
+    const double taken = Tn - T;
+    // (H_, not the step taken: T + H - T differs from H by round-off.)
+    const bool redo = may_reject && err > 1 && H_ > sc_.min_step;
+    if (log) {
+      std::string& b = log->buffer();
+      put_number(b, T);
+      b += ',';
+      put_number(b, taken);
+      b += ',';
+      put_number(b, err);
+      b += redo ? ",0\n" : ",1\n";
+      if (log->due()) log->commit();
+    }
+    if (redo) {
+      ++rejected_;
+      H_ = std::max(sc_.min_step, taken * std::clamp(sc_.safety / std::sqrt(err), 0.2, 0.9));
+      return false;
+    }
+    ++steps_;
+    smallest_ = std::min(smallest_, taken);
+    largest_ = std::max(largest_, taken);
+    largest_err_ = std::max(largest_err_, err);
+    if (err > 1) ++over_;
+    if (H_ <= sc_.min_step) ++at_min_;
+    // PI control of ε ~ H^2 (Gustafsson's k_I = 0.3/2, k_P = 0.4/2).
+    const double e = std::max(err, 1e-10);
+    if (prev_ < 0) prev_ = e;
+    const double factor = sc_.safety * std::pow(e, -0.15) * std::pow(prev_ / e, 0.2);
+    prev_ = e;
+    H_ = std::clamp(H_ * std::clamp(factor, 0.2, 2.0), sc_.min_step, sc_.max_step);
+    return true;
+  }
+  json summary(double span) const {
+    return {{"tolerance", sc_.tolerance},
+            {"absolute_tolerance_J", sc_.absolute_tolerance},
+            {"safety", sc_.safety},
+            {"min_step", sc_.min_step},
+            {"max_step", sc_.max_step},
+            {"macro_steps", steps_},
+            {"mean_step", steps_ ? span / double(steps_) : 0.0},
+            {"smallest_step", steps_ ? smallest_ : 0.0},
+            {"largest_step", largest_},
+            {"steps_over_tolerance", over_},
+            {"rejected_steps", rejected_},
+            {"steps_at_min_step", at_min_},
+            {"largest_error_ratio", largest_err_},
+            {"per_macro_step", "steps.csv"}};
+  }
+
+ private:
+  StepControlConfig sc_;
+  double H_ = 0.0;
+  double prev_ = -1.0;
+  std::vector<std::array<double, 2>> start_;
+  long steps_ = 0, over_ = 0, at_min_ = 0, rejected_ = 0;
+  double smallest_ = std::numeric_limits<double>::infinity(), largest_ = 0.0, largest_err_ = 0.0;
+};
+
 class Master {
  public:
   Master(Graph& g, const CouplingConfig& c, double residual_limit, Recorder& rec, Progress& prog,
-         const volatile int* stop, RunBeacon* beacon, RowFile* iteration_log)
+         const volatile int* stop, RunBeacon* beacon, RowFile* macro_log)
       : g_(g),
         c_(c),
         rec_(rec),
@@ -292,7 +382,7 @@ class Master {
         eps_(std::max(1e-9 * std::min(c.macro_step, c.end - c.start),
                       9e-16 * std::max(std::abs(c.start), std::abs(c.end)))),
         residual_limit_(residual_limit),
-        iteration_log_(iteration_log) {}
+        macro_log_(macro_log) {}
 
   void initialize() {
     const double t0 = c_.start;
@@ -404,11 +494,16 @@ class Master {
   void run() {
     beacon_->phase.store(2);
     switch (c_.scheme) {
-      case Scheme::jacobi: c_.iteration.enabled ? iterative_loop(false) : macro_loop(false); break;
+      case Scheme::jacobi:
+        c_.iteration.enabled ? iterative_loop(false) : c_.step_control.reject ? rejecting_loop() : macro_loop(false);
+        break;
       case Scheme::gauss_seidel: c_.iteration.enabled ? iterative_loop(true) : macro_loop(true); break;
       case Scheme::multirate: multirate_loop(); break;
     }
   }
+
+  // Adaptive macro step, for summary.json (time_reached: the run may have stopped early).
+  json step_control_summary() const { return control_.summary(time_reached() - c_.start); }
 
   // Iterative coupling, for summary.json.
   json iteration_summary() const {
@@ -590,9 +685,13 @@ class Master {
     // on a long step (align: false) is skipped for most macro steps.
     std::vector<Node*> stepped;
     stepped.reserve(g_.order.size());
+    const bool controlled = c_.step_control.enabled;
+    if (controlled) control_.begin(g_, c_);
     while (T < c_.end - eps_) {
       ++k;
-      const double Tn = std::min(c_.start + static_cast<double>(k) * c_.macro_step, c_.end);
+      const double Tn = controlled ? control_.next(T, c_.end)
+                                   : std::min(c_.start + static_cast<double>(k) * c_.macro_step, c_.end);
+      if (controlled) control_.before(g_);
       stepped.clear();
       for (Node* n : g_.order)
         if (advance_to(*n, Tn)) {
@@ -603,6 +702,46 @@ class Master {
         }
       for (Node* n : stepped)
         for (Link* l : n->out_links) push(*l, n->t);
+      if (controlled) control_.after(g_, T, Tn, false, macro_log_);
+      T = Tn;
+      beacon_->time_reached.store(T, std::memory_order_relaxed);
+      check_residuals();
+      if (prog_.enabled()) prog_.update(time_reached());
+    }
+  }
+
+  // Jacobi with the adaptive macro step and rejection: every macro step from snapshots, repeated
+  // shorter while the energy residual it adds is over the tolerance. Inputs come from the
+  // extrapolators, which get the outputs once a step is accepted; rows of results.csv and
+  // output bounds are taken from the accepted step only.
+  void rejecting_loop() {
+    std::vector<NodeSnapshot> snapshots(g_.nodes.size());
+    std::vector<char> renewed(g_.nodes.size());
+    defer_monitors_ = true;
+    control_.begin(g_, c_);
+    double T = c_.start;
+    while (T < c_.end - eps_) {
+      rec_.hold_after(T);
+      for (auto& n : g_.nodes) {
+        save(*n, snapshots[static_cast<std::size_t>(n->index)]);
+        renewed[static_cast<std::size_t>(n->index)] = n->inputs_renewed;
+      }
+      double Tn = T;
+      for (;;) {
+        violation_.reset();
+        Tn = control_.next(T, c_.end);
+        control_.before(g_);
+        for (Node* n : g_.order) advance_to(*n, Tn);
+        if (control_.after(g_, T, Tn, true, macro_log_)) break;
+        for (auto& n : g_.nodes) {
+          restore(*n, snapshots[static_cast<std::size_t>(n->index)]);
+          n->inputs_renewed = renewed[static_cast<std::size_t>(n->index)];
+        }
+      }
+      for (Node* n : g_.order)
+        for (Link* l : n->out_links) push(*l, n->t);
+      rec_.accept(Tn);
+      if (violation_) throw *violation_;
       T = Tn;
       beacon_->time_reached.store(T, std::memory_order_relaxed);
       check_residuals();
@@ -763,15 +902,15 @@ class Master {
     iter_.most_passes = std::max(iter_.most_passes, pass);
     iter_.largest_final = std::max(iter_.largest_final, largest);
     if (!converged && iter_.unconverged++ == 0) iter_.first_unconverged = Tn;
-    if (!iteration_log_) return;
-    std::string& b = iteration_log_->buffer();
+    if (!macro_log_) return;
+    std::string& b = macro_log_->buffer();
     put_number(b, Tn);
     b += ',' + std::to_string(pass) + ',';
     put_number(b, largest);
     b += ',';
     put_number(b, ratio);
     b += converged ? ",1\n" : ",0\n";
-    if (iteration_log_->due()) iteration_log_->commit();
+    if (macro_log_->due()) macro_log_->commit();
   }
 
   // Every subsystem takes its own steps; outputs are pushed after every step.
@@ -836,7 +975,8 @@ class Master {
   double eps_;
   double residual_limit_;
   std::vector<std::vector<double>> pushed_;  // initialization: the values each connection was last given
-  RowFile* iteration_log_;
+  RowFile* macro_log_;  // iterations.csv or steps.csv
+  MacroStepControl control_;
   // Iterative coupling: output bounds are judged on the accepted pass of a macro step only.
   bool defer_monitors_ = false;
   std::optional<Stop> violation_;
@@ -894,22 +1034,25 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   // Rows a step spans are filled before they are written (see Limits::max_buffered_rows).
   const double span = m.coupling.end - m.coupling.start;
   const double interval = m.record.interval > 0 ? m.record.interval : std::min(m.coupling.macro_step, span);
-  double widest = std::min(m.coupling.macro_step, span);
+  const double longest_macro = m.coupling.step_control.enabled ? m.coupling.step_control.max_step : m.coupling.macro_step;
+  double widest = std::min(longest_macro, span);
   for (auto& n : g.nodes) {
     const bool clipped = m.coupling.scheme != Scheme::multirate && m.coupling.align;
-    widest = std::max(widest, std::min(clipped ? std::min(n->step, m.coupling.macro_step) : n->step, span));
+    widest = std::max(widest, std::min(clipped ? std::min(n->step, longest_macro) : n->step, span));
   }
   const std::size_t capacity =
       static_cast<std::size_t>(std::min(std::ceil(widest / interval), Limits::max_buffered_rows)) * 2 + 8;
 
   Progress prog(opt.progress, m.coupling.start, m.coupling.end);
   std::optional<Recorder> rec;
-  std::optional<RowFile> iteration_log;
+  std::optional<RowFile> iteration_log;  // iterations.csv or steps.csv
   std::optional<Master> master;
   try {
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, capacity, beacon);
     if (m.coupling.iteration.enabled)
       iteration_log.emplace(folder->path() / "iterations.csv", "time,passes,largest_change,change_over_tolerance,converged");
+    else if (m.coupling.step_control.enabled)
+      iteration_log.emplace(folder->path() / "steps.csv", "time,macro_step,residual_over_tolerance,accepted");
     master.emplace(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon,
                    iteration_log ? &*iteration_log : nullptr);
     const auto init0 = std::chrono::steady_clock::now();
@@ -1031,6 +1174,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     if (auto e = g.log->error(); !e.empty()) s["log"]["error"] = e;
   }
   if (master && m.coupling.iteration.enabled) s["iteration"] = master->iteration_summary();
+  if (master && m.coupling.step_control.enabled) s["step_control"] = master->step_control_summary();
   if (energy_known && !g.nodes.empty()) {
     s["total_subsystem_energy_J"] = total_energy;
     // Every subsystem reports energy: the whole system's change against what crossed its

@@ -67,6 +67,26 @@ struct IterationConfig {
   bool stop_unconverged = false;     // a macro step still apart after max_iterations ends the run
 };
 
+// Adaptive macro step (Jacobi and Gauss–Seidel, opt-in; Sadjina 2017, ECCO): after each macro
+// step the energy residual δE it added to each paired power bond is compared with
+// absolute_tolerance + tolerance·ΔE (ΔE: the energy that crossed the bond in the step, the
+// larger of its two sides); the largest ratio ε sets the next step by a PI controller,
+// H' = H·safety·ε^(-k_I)·(ε_prev/ε)^(k_P) with k_I = 0.15, k_P = 0.2 (a held input makes δE
+// of order H²), H' within [H/5, 2H] and [min_step, max_step]. With reject (Jacobi, every
+// subsystem able to save its state), a step with ε > 1 is repeated from snapshots with
+// H·max(0.2, min(0.9, safety·ε^(-1/2))) until it passes or reaches min_step; without, steps
+// are never repeated (non-iterative). The first macro step is coupling.macro_step; a subsystem
+// steps at most its own step and lands on every communication point.
+struct StepControlConfig {
+  bool enabled = false;
+  double tolerance = 0.01;
+  double absolute_tolerance = 1e-3;  // J
+  double safety = 0.9;
+  double min_step = 0.0;  // s (default: macro_step / 100)
+  double max_step = 0.0;  // s (default: 10 macro_step)
+  bool reject = false;
+};
+
 struct CouplingConfig {
   Scheme scheme = Scheme::jacobi;
   double macro_step = 0.0;
@@ -78,6 +98,7 @@ struct CouplingConfig {
   // communication point (true), or let it overshoot (false, unsynchronized grids).
   bool align = true;
   IterationConfig iteration;
+  StepControlConfig step_control;
 };
 
 struct RecordConfig {
