@@ -3,6 +3,9 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +20,9 @@
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
 #include "stride/host/sweep.hpp"
+#ifdef STRIDE_HAVE_MPI
+#include "mpi/sweep_mpi.hpp"
+#endif
 
 namespace {
 
@@ -105,6 +111,11 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
 
 }  // namespace
 
+// Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.
+bool launched_by_mpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
+}
+
 int main(int argc, char** argv) {
   note_inherited_signals();
   CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
@@ -157,6 +168,20 @@ int main(int argc, char** argv) {
 
   if (sweep_cmd->parsed()) {
     sweep_opt.jobs = jobs;
+    if (launched_by_mpi()) {
+#ifdef STRIDE_HAVE_MPI
+      return mpi_sweep(argc, argv, sweep_path, sweep_opt);
+#else
+      // MPI lives in stride-mpi beside this executable, so other commands do not load it.
+      std::error_code ec;
+      const auto mpi = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "stride-mpi";
+      if (!ec && ::access(mpi.c_str(), X_OK) == 0) ::execv(mpi.c_str(), argv);
+      std::cerr << "error: started by mpirun, but " << (ec ? std::string("this executable") : mpi.string())
+                << " cannot be run (" << (ec ? ec.message() : std::string(std::strerror(errno)))
+                << "): Stride was built without MPI (Debian: libopenmpi-dev, then rebuild)\n";
+      return 2;
+#endif
+    }
     return run_sweep(sweep_path, sweep_opt);
   }
 

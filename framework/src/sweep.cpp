@@ -200,6 +200,8 @@ struct Point {
   std::string status = "not run", message;
   double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
   bool reference = false;  // the sweep's reference run, not a point of the grid
+  json summary;            // as concluded
+  bool quiet = false;      // no progress line (a worker's job)
 };
 
 // Reads a CSV into time -> column -> value for the given columns (rows cut by a crash are
@@ -290,6 +292,35 @@ int run_point(const Point& p, const PluginRegistry& reg, RunBeacon* beacon) {
   }
 }
 
+// A run's concluded summary into its point, and the progress line.
+void take_summary(Point& p, std::size_t total, std::size_t& done) {
+  const json& s = p.summary;
+  p.status = s.value("status", "failed");
+  if (p.status == "running") p.status = "failed";
+  p.message = s.value("message", "");
+  p.end_time = s.value("end_time_reached", std::nan(""));
+  p.wall = s.value("wall_time_s", std::nan(""));
+  p.residual = s.value("energy_residual_J", std::nan(""));
+  if (p.quiet) return;
+  if (p.reference) {
+    std::fprintf(stderr, "reference: %s\n", p.status.c_str());
+  } else {
+    ++done;
+    std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p.index, p.status.c_str());
+  }
+}
+
+// The points through a distributor (distributed sweeps), as run_points does here.
+bool distribute_points(const SweepDistributor& d, std::vector<Point*> points, std::size_t total, std::size_t& done) {
+  std::vector<SweepJob> jobs(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    jobs[i] = {fs::absolute(points[i]->manifest), points[i]->sets, fs::absolute(points[i]->out), json()};
+  return d(jobs, [&](std::size_t i) {
+    points[i]->summary = jobs[i].summary.is_object() ? jobs[i].summary : json{{"status", "failed"}, {"message", "no summary came back"}};
+    take_summary(*points[i], total, done);
+  });
+}
+
 // Runs `points` in forked processes, at most `jobs` at a time; false when interrupted.
 bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
                 std::size_t& done) {
@@ -327,20 +358,9 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     if (it == active.end()) continue;
     auto [p, b] = it->second;
     active.erase(it);
-    const json s = conclude(p->out, ended->second, *b);
+    p->summary = conclude(p->out, ended->second, *b);
     free_beacons.push_back(b);
-    p->status = s.value("status", "failed");
-    if (p->status == "running") p->status = "failed";
-    p->message = s.value("message", "");
-    p->end_time = s.value("end_time_reached", std::nan(""));
-    p->wall = s.value("wall_time_s", std::nan(""));
-    p->residual = s.value("energy_residual_J", std::nan(""));
-    if (p->reference) {
-      std::fprintf(stderr, "reference: %s\n", p->status.c_str());
-    } else {
-      ++done;
-      std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p->index, p->status.c_str());
-    }
+    take_summary(*p, total, done);
   }
   for (RunBeacon* b : free_beacons) free_beacon(b);
   const bool interrupted = sup.stop_signal() != 0;
@@ -374,6 +394,33 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
+}
+
+bool run_sweep_job(SweepJob& job, double grace) {
+  // The plugins as for `stride run` (the default folders and the manifest's plugin_paths),
+  // scanned once per set of folders.
+  static std::map<std::vector<fs::path>, PluginRegistry> registries;
+  std::vector<fs::path> dirs = PluginRegistry::default_search_path();
+  try {
+    const Manifest m = read_manifest(job.manifest, job.sets);
+    dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+  } catch (const ManifestError&) {
+    // The run reports it (status invalid).
+  }
+  auto it = registries.find(dirs);
+  if (it == registries.end()) {
+    it = registries.emplace(dirs, PluginRegistry()).first;
+    it->second.scan(dirs);
+  }
+  Point p;
+  p.manifest = job.manifest;
+  p.sets = job.sets;
+  p.out = job.out;
+  p.quiet = true;
+  std::size_t done = 0;
+  const bool finished = run_points({&p}, it->second, 1, grace, 1, done);
+  job.summary = p.summary.is_object() ? p.summary : json{{"status", "not run"}};
+  return finished;
 }
 
 SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
@@ -489,7 +536,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     rr.out = spec.output / "reference";
     rr.reference = true;
     std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
-    if (jobs == 1) {
+    if (jobs == 1 && !opt.distribute) {
       std::size_t ref_done = 0;
       const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
       if (!finished || reference_failed()) return outcome;
@@ -499,7 +546,8 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   }
   const bool reference_in_pool = !pending_runs.empty();
   for (auto& p : points) pending_runs.push_back(&p);
-  const bool finished = run_points(pending_runs, reg, jobs, opt.grace, points.size(), done);
+  const bool finished = opt.distribute ? distribute_points(opt.distribute, pending_runs, points.size(), done)
+                                       : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done);
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
   outcome.finished = finished;

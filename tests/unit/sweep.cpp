@@ -311,3 +311,46 @@ TEST_CASE("sweep: with an accuracy, a stable run counts as usable only within it
   CHECK(contains(md, "| 3.1 | none up to 3.1 | 0.4"));
   CHECK(contains(md, "| 3.001 |"));
 }
+
+#ifdef STRIDE_TEST_MPIRUN
+TEST_CASE("sweep under mpirun: the points spread over ranks give the tables of a sweep on one machine") {
+  // fault_sweep with the reference: two runs crash (SIGSEGV, a thrown int) inside a worker's
+  // forked process; the worker goes on, the others complete.
+  json spec = fault_sweep();
+  spec["reference"] = {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}};
+  Scratch local, spread;
+  const Outcome a = sweep(local, spec, "--jobs 2");
+  REQUIRE(a.code == 0);
+  // Root in a container: Open MPI refuses root unless told.
+  spec["output"] = (spread.dir / "out").string();
+  const fs::path file = spread.dir / "sweep.json";
+  std::ofstream(file) << spec.dump(2);
+  const std::string cmd = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRIDE_PLUGIN_PATH='") +
+                          STRIDE_TEST_RUNTIME_DIR + "' '" + STRIDE_TEST_MPIRUN + "' --oversubscribe -n 3 '" + STRIDE_EXE +
+                          "' sweep '" + file.string() + "' >'" + (spread.dir / "stdout.txt").string() + "' 2>'" +
+                          (spread.dir / "stderr.txt").string() + "'";
+  const int st = std::system(cmd.c_str());
+  const std::string err = slurp(spread.dir / "stderr.txt");
+  INFO(err);
+  REQUIRE(WIFEXITED(st));
+  REQUIRE(WEXITSTATUS(st) == 0);
+  CHECK(contains(err, "sweep: MPI, 2 workers"));
+  CHECK(contains(err, "reference: completed"));
+  CHECK(contains(err, "[4/4]"));
+  auto rows_a = read_sweep_csv(local.dir / "out" / "sweep.csv");
+  auto rows_b = read_sweep_csv(spread.dir / "out" / "sweep.csv");
+  REQUIRE(rows_a.size() == 4);
+  REQUIRE(rows_b.size() == rows_a.size());
+  for (std::size_t i = 0; i < rows_a.size(); ++i) {
+    rows_a[i].erase("wall_time_s");
+    rows_b[i].erase("wall_time_s");
+    for (auto* r : {&rows_a[i], &rows_b[i]})  // the message names the run's own folder
+      if (r->count("message")) (*r)["message"] = (*r)["message"].substr(0, (*r)["message"].find(" (results"));
+    CHECK(rows_a[i] == rows_b[i]);
+  }
+  CHECK(slurp(local.dir / "out" / "stability.md") == slurp(spread.dir / "out" / "stability.md"));
+  CHECK(slurp(local.dir / "stdout.txt") == slurp(spread.dir / "stdout.txt"));
+  const json crashed = json::parse(slurp(spread.dir / "out" / "run_0000" / "summary.json"));
+  CHECK(crashed.at("signal") == "SIGSEGV");
+}
+#endif

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,11 +75,29 @@ struct SweepSpec {
 // ManifestError with every problem, each with its JSON pointer.
 SweepSpec parse_sweep(const std::string& text, const std::filesystem::path& file);
 
+// One run of a sweep handed to another process (distributed sweeps): its manifest, overrides
+// and folder (absolute); `summary` receives the run's summary.json as concluded (status
+// "failed" with the signal when its process died, "interrupted" after Ctrl-C).
+struct SweepJob {
+  std::filesystem::path manifest;
+  std::vector<std::string> sets;
+  std::filesystem::path out;
+  json summary;
+};
+// Runs the jobs elsewhere, calling done(i) as job i ends; false when interrupted (jobs not
+// started keep an empty summary and count as not run).
+using SweepDistributor = std::function<bool(std::vector<SweepJob>& jobs, const std::function<void(std::size_t)>& done)>;
+
 struct SweepOptions {
   int jobs = 1;
   double max_runs = 10000;  // a larger grid needs an explicit --max-runs
   double grace = 3.0;       // seconds a run may take to stop after Ctrl-C
+  SweepDistributor distribute;  // empty: the runs are forked here, `jobs` at a time
 };
+
+// What a worker of a distributed sweep does with a job: runs it in a forked process here (the
+// plugins found as for `stride run`) and fills its summary; false when interrupted.
+bool run_sweep_job(SweepJob& job, double grace);
 
 // A sweep that cannot start: the sweep file or a manifest of its grid is not valid, or the grid
 // is larger than SweepOptions::max_runs. what() is the whole report, one problem a line.
