@@ -765,3 +765,45 @@ TEST_CASE("mechanism description in a separate file: used like the inline one; e
   std::filesystem::remove(desc_file);
   check(mf.string() + ": /subsystems/crane/parameters/description_file: expected a readable JSON file");
 }
+
+#ifdef STRIDE_TEST_FORCE_DIR
+TEST_CASE("force-element plugins: a table parameter is checked, and a table spring carries the weight where F(y) = m g") {
+  ::setenv("STRIDE_FORCE_PATH", STRIDE_TEST_FORCE_DIR, 1);
+  // F(y) = 200 N (1 - y / 0.1 m) upward on a 10 kg body on a vertical slide: rest at
+  // y = (200 - m g) / 2000 = 0.05095 m; c = 2 sqrt(k m) (critical) so it settles in 2 s.
+  const double m = 10.0, g = 9.81, k = 2000.0;
+  json d = {{"gravity", {0, -g, 0}},
+            {"bodies", {{{"name", "b"}, {"mass", m}, {"inertia", {1, 1, 1}}, {"position", {0, 0.08, 0}}}}},
+            {"joints", {{{"name", "slide"}, {"type", "prismatic"}, {"bodies", {"ground", "b"}}, {"point", {0, 0.08, 0}}, {"axis", {0, 1, 0}}}}},
+            {"forces", {{{"type", "plugin"}, {"plugin", "test_table_spring"}, {"body", "b"}, {"point", {0, 0.08, 0}},
+                         {"parameters", {{"force_table", {{0.0, 200.0}, {0.1, 0.0}}}, {"damping", 2 * std::sqrt(k * m)}}}}}},
+            {"points", {{{"name", "c"}, {"body", "b"}, {"point", {0, 0.08, 0}}}}}};
+  NoInputs in;
+  stride_test::MultibodyRun run("mechanism", {{"description", d}}, "ali3p", json::object(), in);
+  for (int i = 0; i < 2000; ++i) run.step(1e-3);
+  MESSAGE("table spring: rest at " << run.out("c", 1) << " m, expected " << (200 - m * g) / k << " m");
+  CHECK(run.out("c", 1) == doctest::Approx((200 - m * g) / k).epsilon(1e-6));
+
+  auto pointer_of = [&](const json& table) -> std::pair<std::string, std::string> {
+    json bad = d;
+    bad["forces"][0]["parameters"]["force_table"] = table;
+    try {
+      registry().create_model("mechanism", {{"description", bad}});
+    } catch (const stride::ParameterError& e) {
+      return {e.pointer(), e.what()};
+    }
+    return {"", ""};
+  };
+  for (const json& bad : {json{{0.1, 0.0}, {0.0, 200.0}},          // x decreasing
+                          json{{0.0, 200.0}, {0.1}},                // a short row
+                          json{{0.0, 200.0, 1.0}, {0.1, 0.0, 1.0}},  // a column more than [m, N]
+                          json{{0.0, "200"}},                       // not a number
+                          json(3.0)}) {
+    CAPTURE(bad.dump());
+    const auto [ptr, msg] = pointer_of(bad);
+    CHECK(ptr == "/description/forces/0/parameters/force_table");
+    CHECK(msg.find("expected a table") != std::string::npos);
+  }
+  ::unsetenv("STRIDE_FORCE_PATH");
+}
+#endif
