@@ -451,10 +451,11 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         saves = node->sub->can_save_state();
       } catch (...) {
       }
-      const std::string what = manifest_.coupling.iteration.enabled ? "iterative coupling (/coupling/iteration)"
-                                                                     : "the adaptive macro step with \"reject\": true (/coupling/step_control)";
       if (!saves)
-        error(sc.pointer, what + " repeats macro steps from snapshots, but subsystem \"" +
+        error(sc.pointer, std::string(manifest_.coupling.iteration.enabled
+                                          ? "iterative coupling (/coupling/iteration)"
+                                          : "the adaptive macro step with \"reject\": true (/coupling/step_control)") +
+                              " repeats macro steps from snapshots, but subsystem \"" +
                               node->name + "\" (" + node->plugin + ") cannot save and restore its state" +
                               (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
     }

@@ -109,12 +109,12 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
   return 0;
 }
 
-}  // namespace
-
 // Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.
 bool launched_by_mpi() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   note_inherited_signals();

@@ -194,6 +194,17 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
 
 // Every number that sets a time or a size, against Limits: a step must advance time at
 // every t of the run, and the counts it implies must be feasible.
+// obj[key] into `out` when it is a finite number in [lo, hi] (or (lo, hi]); else an error.
+void in_range(Checker& chk, const json& obj, const std::string& p, const char* key, double lo, bool lo_open, double hi,
+              const char* what, double& out) {
+  if (!obj.contains(key)) return;
+  const json& v = obj[key];
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
+  if (!v.is_number() || !std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
+    chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
+  else out = x;
+}
+
 // /coupling/iteration (after the scheme and align are read).
 void read_iteration(Checker& chk, const json& it, CouplingConfig& c) {
   const std::string p = "/coupling/iteration";
@@ -212,17 +223,10 @@ void read_iteration(Checker& chk, const json& it, CouplingConfig& c) {
                                            type_name(v));
     else ic.max_iterations = static_cast<int>(v.get<long long>());
   }
-  auto in_range = [&](const char* key, double lo, bool lo_open, double hi, const char* what, double& out) {
-    if (!it.contains(key)) return;
-    const json& v = it[key];
-    const double x = v.is_number() ? v.get<double>() : std::nan("");
-    if (!v.is_number() || !std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
-      chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
-    else out = x;
-  };
-  in_range("relaxation", 0.0, true, 2.0, "a relaxation factor in (0, 2] (1: no relaxation, < 1: under-relaxation)", ic.relaxation);
-  in_range("tolerance", 0.0, false, 1.0, "a relative tolerance in [0, 1]", ic.tolerance);
-  in_range("absolute_tolerance", 0.0, false, std::numeric_limits<double>::max(),
+  in_range(chk, it, p, "relaxation", 0.0, true, 2.0, "a relaxation factor in (0, 2] (1: no relaxation, < 1: under-relaxation)",
+           ic.relaxation);
+  in_range(chk, it, p, "tolerance", 0.0, false, 1.0, "a relative tolerance in [0, 1]", ic.tolerance);
+  in_range(chk, it, p, "absolute_tolerance", 0.0, false, std::numeric_limits<double>::max(),
            "a non-negative absolute tolerance (in each connection's unit)", ic.absolute_tolerance);
   if (auto u = chk.string(it, p, "unconverged", {"accept", "stop"})) ic.stop_unconverged = *u == "stop";
 }
@@ -240,14 +244,6 @@ void read_step_control(Checker& chk, const json& it, CouplingConfig& c) {
     chk.error(p, "the adaptive macro step needs every subsystem to land on the communication points: set /coupling/align to true");
   if (c.iteration.enabled)
     chk.error(p, "the adaptive macro step and iterative coupling (/coupling/iteration) cannot be combined: use one of them");
-  auto ratio = [&](const char* key, double lo, double hi, const char* what, double& out) {
-    if (!it.contains(key)) return;
-    const json& v = it[key];
-    const double x = v.is_number() ? v.get<double>() : std::nan("");
-    if (!v.is_number() || !std::isfinite(x) || x <= lo || x > hi)
-      chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
-    else out = x;
-  };
   if (it.contains("reject")) {
     if (!it["reject"].is_boolean()) chk.error(p + "/reject", "expected true or false, found " + type_name(it["reject"]));
     else sc.reject = it["reject"].get<bool>();
@@ -255,9 +251,9 @@ void read_step_control(Checker& chk, const json& it, CouplingConfig& c) {
   if (sc.reject && c.scheme == Scheme::gauss_seidel)
     chk.error(p + "/reject", "repeating a rejected macro step is implemented for \"jacobi\" only (Gauss–Seidel hands values on "
                              "inside the step); set it to false or use \"jacobi\"");
-  ratio("tolerance", 0.0, 1.0, "a relative tolerance in (0, 1] (energy residual per macro step over the energy through the bond)",
-        sc.tolerance);
-  ratio("safety", 0.0, 1.0, "a safety factor in (0, 1]", sc.safety);
+  in_range(chk, it, p, "tolerance", 0.0, true, 1.0,
+           "a relative tolerance in (0, 1] (energy residual per macro step over the energy through the bond)", sc.tolerance);
+  in_range(chk, it, p, "safety", 0.0, true, 1.0, "a safety factor in (0, 1]", sc.safety);
   sc.absolute_tolerance =
       chk.quantity(it, p, "absolute_tolerance", "a positive energy residual per macro step in J", "J", true, sc.absolute_tolerance)
           .value_or(sc.absolute_tolerance);

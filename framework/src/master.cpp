@@ -664,6 +664,13 @@ class Master {
     rec_.advance(n);
   }
 
+  // Every subsystem is at the communication point T: the progress, and the energy residuals.
+  void reached(double T) {
+    beacon_->time_reached.store(T, std::memory_order_relaxed);
+    check_residuals();
+    if (prog_.enabled()) prog_.update(time_reached());
+  }
+
   // Advances n until it reaches `target` (Jacobi / Gauss–Seidel); false when it is there already.
   bool advance_to(Node& n, double target) {
     if (!(n.t < target - eps_)) return false;
@@ -704,9 +711,7 @@ class Master {
         for (Link* l : n->out_links) push(*l, n->t);
       if (controlled) control_.after(g_, T, Tn, false, macro_log_);
       T = Tn;
-      beacon_->time_reached.store(T, std::memory_order_relaxed);
-      check_residuals();
-      if (prog_.enabled()) prog_.update(time_reached());
+      reached(T);
     }
   }
 
@@ -743,9 +748,7 @@ class Master {
       rec_.accept(Tn);
       if (violation_) throw *violation_;
       T = Tn;
-      beacon_->time_reached.store(T, std::memory_order_relaxed);
-      check_residuals();
-      if (prog_.enabled()) prog_.update(time_reached());
+      reached(T);
     }
   }
 
@@ -889,9 +892,7 @@ class Master {
       log_iteration(Tn, pass, largest, ratio, converged);
       if (violation_) throw *violation_;
       T = Tn;
-      beacon_->time_reached.store(T, std::memory_order_relaxed);
-      check_residuals();
-      if (prog_.enabled()) prog_.update(time_reached());
+      reached(T);
     }
   }
 
@@ -1045,16 +1046,16 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
 
   Progress prog(opt.progress, m.coupling.start, m.coupling.end);
   std::optional<Recorder> rec;
-  std::optional<RowFile> iteration_log;  // iterations.csv or steps.csv
+  std::optional<RowFile> macro_log;  // iterations.csv or steps.csv
   std::optional<Master> master;
   try {
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, capacity, beacon);
     if (m.coupling.iteration.enabled)
-      iteration_log.emplace(folder->path() / "iterations.csv", "time,passes,largest_change,change_over_tolerance,converged");
+      macro_log.emplace(folder->path() / "iterations.csv", "time,passes,largest_change,change_over_tolerance,converged");
     else if (m.coupling.step_control.enabled)
-      iteration_log.emplace(folder->path() / "steps.csv", "time,macro_step,residual_over_tolerance,accepted");
+      macro_log.emplace(folder->path() / "steps.csv", "time,macro_step,residual_over_tolerance,accepted");
     master.emplace(g, m.coupling, m.monitor.energy_residual_limit, *rec, prog, opt.stop, beacon,
-                   iteration_log ? &*iteration_log : nullptr);
+                   macro_log ? &*macro_log : nullptr);
     const auto init0 = std::chrono::steady_clock::now();
     master->initialize();
     res.initialization_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - init0).count();
@@ -1083,9 +1084,9 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       res.message += "; " + s.message;
     }
   }
-  if (iteration_log) {
+  if (macro_log) {
     try {
-      iteration_log->commit();
+      macro_log->commit();
     } catch (const Stop& s) {
       if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
       else res.message += "; " + s.message;

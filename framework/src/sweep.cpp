@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "fmu.hpp"
+#include "stride/host/commands.hpp"
 #include "stride/host/experiment.hpp"
 #include "stride/host/output.hpp"
 #include "stride/host/supervise.hpp"
@@ -398,20 +399,16 @@ int run_sweep(const fs::path& file, const SweepOptions& opt) {
 
 bool run_sweep_job(SweepJob& job, double grace) {
   // The plugins as for `stride run` (the default folders and the manifest's plugin_paths),
-  // scanned once per set of folders.
+  // loaded once per set of folders.
   static std::map<std::vector<fs::path>, PluginRegistry> registries;
-  std::vector<fs::path> dirs = PluginRegistry::default_search_path();
+  std::vector<fs::path> extra;
   try {
-    const Manifest m = read_manifest(job.manifest, job.sets);
-    dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+    extra = read_manifest(job.manifest, job.sets).plugin_paths;
   } catch (const ManifestError&) {
     // The run reports it (status invalid).
   }
-  auto it = registries.find(dirs);
-  if (it == registries.end()) {
-    it = registries.emplace(dirs, PluginRegistry()).first;
-    it->second.scan(dirs);
-  }
+  auto [it, fresh] = registries.try_emplace(extra);
+  if (fresh) load_plugins(it->second, extra, false);
   Point p;
   p.manifest = job.manifest;
   p.sets = job.sets;
