@@ -155,6 +155,7 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
   json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
          {"description", info.description}, {"file", p.file.string()}, {"parameters", json::array()}};
   if (info.kind == Kind::subsystem) j["form"] = to_string(info.form);
+  j["process_per_run"] = info.process_per_run;
   for (const auto& s : info.parameters) j["parameters"].push_back(param_json(s));
   if (info.kind == Kind::subsystem) {
     std::string err;

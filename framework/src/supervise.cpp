@@ -1,7 +1,9 @@
 #include "stride/host/supervise.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +222,18 @@ void Supervisor::escalate() {
 }
 
 std::optional<std::pair<pid_t, ChildEnd>> Supervisor::wait(bool poll) {
+  auto e = next(poll, {});
+  if (!e) return std::nullopt;
+  return std::make_pair(e->pid, e->end);
+}
+
+std::optional<Supervisor::Event> Supervisor::wait_for(std::span<const int> fds) { return next(false, fds); }
+
+Supervisor::~Supervisor() {
+  if (signal_fd_ >= 0) ::close(signal_fd_);
+}
+
+std::optional<Supervisor::Event> Supervisor::next(bool poll, std::span<const int> fds) {
   const sigset_t set = supervisor_set();
   for (;;) {
     if (children_.empty()) return std::nullopt;
@@ -237,19 +251,40 @@ std::optional<std::pair<pid_t, ChildEnd>> Supervisor::wait(bool poll) {
       continue;
     }
     if (r > 0) {
-      ChildEnd end;
-      end.wait_status = st;
-      end.stop_signal = stop_signal_;
-      end.forced = forced_;
-      end.grace_expired = it->flush_requested && !forced_;
+      Event e;
+      e.pid = r;
+      e.end.wait_status = st;
+      e.end.stop_signal = stop_signal_;
+      e.end.forced = forced_;
+      e.end.grace_expired = it->flush_requested && !forced_;
       children_.erase(it);
-      return std::make_pair(r, end);
+      return e;
     }
     escalate();
     timespec timeout{0, 50'000'000};
     if (!stop_signal_) timeout = poll ? timespec{0, 0} : timespec{1, 0};  // a SIGCHLD wakes us at once
-    siginfo_t info{};
-    const int sig = ::sigtimedwait(&set, &info, &timeout);
+    int sig = 0;
+    if (fds.empty()) {
+      siginfo_t info{};
+      sig = ::sigtimedwait(&set, &info, &timeout);
+    } else {
+      // The signals (blocked) through a signalfd, beside the children's pipes.
+      if (signal_fd_ < 0) signal_fd_ = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+      std::vector<pollfd> pf;
+      pf.push_back({signal_fd_, POLLIN, 0});
+      for (int fd : fds) pf.push_back({fd, POLLIN, 0});
+      const int ms = static_cast<int>(timeout.tv_sec * 1000 + timeout.tv_nsec / 1'000'000);
+      if (::poll(pf.data(), pf.size(), ms) > 0) {
+        for (std::size_t i = 1; i < pf.size(); ++i)
+          if (pf[i].revents) {
+            Event e;
+            e.ready_fd = pf[i].fd;
+            return e;
+          }
+        signalfd_siginfo si{};
+        if (::read(signal_fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) sig = static_cast<int>(si.ssi_signo);
+      }
+    }
     if (sig <= 0) {
       if (poll && !stop_signal_) return std::nullopt;
       continue;

@@ -254,14 +254,20 @@ std::string num(double x) {
   return o.str();
 }
 
-// One run of the grid in this (forked) process; returns its exit code.
+// One run of the grid in this (worker) process; returns its exit code.
 int run_point(const Point& p, const PluginRegistry& reg, RunBeacon* beacon) {
   std::error_code ec;
   fs::create_directories(p.out, ec);
   const int log = ::open((p.out / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log >= 0) ::dup2(log, 2);
+  if (log >= 0) {
+    ::dup2(log, 2);
+    ::close(log);
+  }
   const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (null >= 0) ::dup2(null, 1);
+  if (null >= 0) {
+    ::dup2(null, 1);
+    ::close(null);
+  }
   const volatile int* stop = install_run_signals(beacon);
   try {
     OutputFolder folder(p.out, json{{"status", "running"}, {"manifest", fs::absolute(p.manifest).string()}});
@@ -322,48 +328,179 @@ bool distribute_points(const SweepDistributor& d, std::vector<Point*> points, st
   });
 }
 
-// Runs `points` in forked processes, at most `jobs` at a time; false when interrupted.
+// Whether point `p` uses a plugin that asks for a process of its own per run.
+bool needs_own_process(const Point& p, const PluginRegistry& reg) {
+  try {
+    for (const std::string& n : plugin_names(read_manifest(p.manifest, p.sets)))
+      if (const LoadedPlugin* lp = reg.find(n); lp && lp->plugin && lp->info().process_per_run) return true;
+  } catch (const std::exception&) {
+    // The run reports it (status invalid).
+  }
+  return false;
+}
+
+// A long-lived run process. Forked once the plugins are loaded, it runs points one after
+// another in-process, each answered with the run's exit code on a pipe: no fork, dynamic
+// linking or teardown of a process per point. A point that crashes takes only its worker
+// down; it is concluded as a run process that died, and the next point gets a new worker.
+struct Worker {
+  pid_t pid = -1;
+  int jobs = -1, answers = -1;  // the parent writes point indices, reads exit codes
+  RunBeacon* beacon = nullptr;
+  Point* point = nullptr;       // the point it runs; null when idle
+  bool last = false;            // ends after this point (a process_per_run point)
+  bool fresh = true;            // has run nothing yet
+};
+
+[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg, RunBeacon* beacon, int jobs,
+                              int answers) {
+  for (;;) {
+    std::uint64_t i = 0;
+    // EOF: no more points. EINTR: a stop signal while idle.
+    if (::read(jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i) || i >= points.size()) break;
+    const int rc = run_point(*points[i], reg, beacon);
+    if (::write(answers, &rc, sizeof rc) != static_cast<ssize_t>(sizeof rc) || beacon->stop_signal.load()) break;
+  }
+  fmi::remove_temporary_fmu_folders();  // _exit skips destructors
+  ::_exit(0);
+}
+
+// Runs `points` on at most `jobs` worker processes; false when interrupted.
 bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
                 std::size_t& done) {
   block_supervisor_signals();
   Supervisor sup(grace);
-  std::vector<RunBeacon*> free_beacons;
-  for (int i = 0; i < jobs; ++i) free_beacons.push_back(make_beacon());
-  std::map<pid_t, std::pair<Point*, RunBeacon*>> active;
+  bool any_per_run = false;
+  for (const LoadedPlugin* lp : reg.plugins()) any_per_run |= lp->plugin && lp->info().process_per_run;
+  std::vector<Worker> workers(static_cast<std::size_t>(std::max(1, jobs)));
+  for (Worker& w : workers) w.beacon = make_beacon();
+
+  // A retired worker reads EOF and ends; the supervisor reaps it.
+  auto retire = [](Worker& w) {
+    if (w.jobs >= 0) ::close(w.jobs);
+    if (w.answers >= 0) ::close(w.answers);
+    w.pid = -1;
+    w.jobs = w.answers = -1;
+    w.point = nullptr;
+    w.last = false;
+    w.fresh = true;
+  };
+  auto spawn = [&](Worker& w) -> std::string {
+    int down[2], up[2];
+    if (::pipe2(down, O_CLOEXEC) != 0) return std::strerror(errno);
+    if (::pipe2(up, O_CLOEXEC) != 0) {
+      const std::string why = std::strerror(errno);
+      ::close(down[0]);
+      ::close(down[1]);
+      return why;
+    }
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(down[1]);
+      ::close(up[0]);
+      for (const Worker& o : workers)  // the other workers' pipes: their EOF must not wait for us
+        if (o.jobs >= 0) {
+          ::close(o.jobs);
+          ::close(o.answers);
+        }
+      worker_loop(points, reg, w.beacon, down[0], up[1]);
+    }
+    const int e = errno;
+    ::close(down[0]);
+    ::close(up[1]);
+    if (pid < 0) {
+      ::close(down[1]);
+      ::close(up[0]);
+      return std::strerror(e);
+    }
+    ::fcntl(up[0], F_SETFL, O_NONBLOCK);
+    w.pid = pid;
+    w.jobs = down[1];
+    w.answers = up[0];
+    w.fresh = true;
+    sup.add(pid);
+    return "";
+  };
+  auto conclude_point = [&](Worker& w, const ChildEnd& end) {
+    Point& p = *w.point;
+    w.point = nullptr;
+    p.summary = conclude(p.out, end, *w.beacon);
+    take_summary(p, total, done);
+  };
+  // The exit code the worker sent for its point, if it did.
+  auto answer = [](Worker& w, int& rc) {
+    return w.answers >= 0 && ::read(w.answers, &rc, sizeof rc) == static_cast<ssize_t>(sizeof rc);
+  };
+
   std::size_t next = 0;
   for (;;) {
-    while (!sup.stop_signal() && next < points.size() && !free_beacons.empty()) {
-      Point& p = *points[next++];
-      RunBeacon* b = free_beacons.back();
-      free_beacons.pop_back();
-      b->reset();
-      std::fflush(nullptr);
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        const int rc = run_point(p, reg, b);
-        fmi::remove_temporary_fmu_folders();  // FMUs this run unpacked itself (_exit skips destructors)
-        ::_exit(rc);
-      }
-      if (pid < 0) {
-        p.status = "failed";
-        p.message = std::string("cannot start the run process: ") + std::strerror(errno);
-        free_beacons.push_back(b);
+    for (Worker& w : workers) {
+      if (sup.stop_signal() || next >= points.size()) break;
+      if (w.point) continue;
+      Point& p = *points[next];
+      const bool alone = any_per_run && needs_own_process(p, reg);
+      if (w.pid > 0 && alone && !w.fresh) retire(w);
+      if (w.pid <= 0)
+        if (const std::string why = spawn(w); !why.empty()) {
+          p.status = "failed";
+          p.message = "cannot start the run process: " + why;
+          ++next;
+          continue;
+        }
+      w.beacon->reset();
+      const std::uint64_t i = next;
+      if (::write(w.jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i)) {
+        retire(w);  // the worker is gone; the point goes to the next one free
         continue;
       }
-      sup.add(pid);
-      active[pid] = {&p, b};
+      ++next;
+      w.point = &p;
+      w.last = alone;
+      w.fresh = false;
     }
-    auto ended = sup.wait();
-    if (!ended) break;
-    auto it = active.find(ended->first);
-    if (it == active.end()) continue;
-    auto [p, b] = it->second;
-    active.erase(it);
-    p->summary = conclude(p->out, ended->second, *b);
-    free_beacons.push_back(b);
-    take_summary(*p, total, done);
+    std::vector<int> busy;
+    for (const Worker& w : workers)
+      if (w.point && w.answers >= 0) busy.push_back(w.answers);
+    const bool running = std::any_of(workers.begin(), workers.end(), [](const Worker& w) { return w.point != nullptr; });
+    if (!running) break;
+    const auto ev = sup.wait_for(busy);
+    if (!ev) break;
+    if (ev->ready_fd >= 0) {
+      auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.answers == ev->ready_fd; });
+      if (w == workers.end()) continue;
+      int rc = 0;
+      if (answer(*w, rc)) {
+        ChildEnd end;
+        end.wait_status = W_EXITCODE(rc, 0);
+        end.stop_signal = sup.stop_signal();
+        conclude_point(*w, end);
+        if (w->last) retire(*w);
+      } else {  // EOF: the worker died; its end follows from the supervisor
+        ::close(w->answers);
+        w->answers = -1;
+      }
+      continue;
+    }
+    auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.pid == ev->pid; });
+    if (w == workers.end()) continue;  // a retired worker ended
+    if (w->point) {
+      int rc = 0;
+      if (answer(*w, rc)) {  // it answered, then ended
+        ChildEnd end;
+        end.wait_status = W_EXITCODE(rc, 0);
+        end.stop_signal = sup.stop_signal();
+        conclude_point(*w, end);
+      } else {
+        conclude_point(*w, ev->end);
+      }
+    }
+    retire(*w);
   }
-  for (RunBeacon* b : free_beacons) free_beacon(b);
+  for (Worker& w : workers) retire(w);
+  while (sup.wait()) {
+  }
+  for (Worker& w : workers) free_beacon(w.beacon);
   const bool interrupted = sup.stop_signal() != 0;
   unblock_signals();
   return !interrupted;

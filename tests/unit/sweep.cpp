@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +188,61 @@ TEST_CASE("sweep: a crashing run is failed with its signal and time; the others 
   CHECK(sum.at("signal") == "SIGSEGV");
   CHECK(sum.at("rows") == 6);
   CHECK(contains(slurp(s.dir / "out" / "stability.md"), "| segfault | – | 0.555 |"));
+}
+
+// The last value of column `col` in a run's results.csv.
+double last_value(const fs::path& csv, const std::string& col) {
+  std::ifstream in(csv);
+  std::string line, last;
+  std::getline(in, line);
+  std::stringstream hs(line);
+  std::size_t k = 0, at = std::string::npos;
+  for (std::string c; std::getline(hs, c, ','); ++k)
+    if (c == col) at = k;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  std::stringstream rs(last);
+  std::string cell;
+  for (std::size_t i = 0; i <= at && std::getline(rs, cell, ','); ++i) {
+  }
+  return at == std::string::npos || cell.empty() ? std::nan("") : std::stod(cell);
+}
+
+TEST_CASE("sweep: points share long-lived worker processes, except those of a plugin that asks for a process per run") {
+  Scratch s;
+  json spec = {{"format", 1},
+               {"manifest", kDir + "run_counter.json"},
+               {"axes",
+                {{{"name", "slope"}, {"pointers", {"/subsystems/src/parameters/slope"}}, {"values", {1, 2, 3}}},
+                 {{"name", "plugin"},
+                  {"values",
+                   {{{"label", "declared"}, {"set", {{"/subsystems/src/plugin", "test_run_counter"}}}},
+                    {{"label", "undeclared"}, {"set", {{"/subsystems/src/plugin", "test_run_counter_undeclared"}}}}}}}}},
+               {"step_axis", "slope"}};
+  for (const char* jobs : {"--jobs 1", "--jobs 2"}) {
+    CAPTURE(jobs);
+    const auto o = sweep(s, spec, jobs);
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    std::vector<double> runs;
+    for (int i = 0; i < 6; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof name, "run_%04d", i);
+      runs.push_back(last_value(s.dir / "out" / name / "results.csv", "src.y"));
+    }
+    // process_per_run: every run is the first of its process.
+    CHECK(runs[0] == 1);
+    CHECK(runs[1] == 1);
+    CHECK(runs[2] == 1);
+    // Without it the three runs share the workers: a worker counts its own runs.
+    if (std::string(jobs) == "--jobs 1") {
+      CHECK(runs[3] == 1);
+      CHECK(runs[4] == 2);
+      CHECK(runs[5] == 3);
+    } else {
+      CHECK(runs[3] + runs[4] + runs[5] >= 4);  // at most two workers for three runs
+    }
+  }
 }
 
 TEST_CASE("sweep: a second sweep into the same folder reports its own runs") {

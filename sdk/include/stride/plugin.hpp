@@ -131,6 +131,13 @@ struct PluginInfo {
   std::string version;
   std::string description;  // one line
   std::vector<ParamSpec> parameters;
+  // A sweep runs its points one after another in long-lived worker processes: objects of a
+  // run are destroyed before the next run creates its own, in the same process. A plugin may
+  // keep globals only if they are constant or a cache that any run may see (a table filled
+  // once, the same for every parameter value). A plugin that keeps anything else between runs
+  // (a counter, a cache of the last parameters, a library with global state) sets this: every
+  // run that uses it then gets a process of its own, as with `stride run`.
+  bool process_per_run = false;
 };
 
 // Parameter values after the host has validated them against the ParamSpecs and filled in
@@ -298,7 +305,8 @@ class Formulation;
 // A plugin library's one object. Implement info() and the create function matching the kind
 // (and form); the others are never called. The host calls info() right after loading and then
 // any number of create functions, from one thread at a time; every object created is
-// independent of the others (a run may create several of one plugin).
+// independent of the others (a run may create several of one plugin), and of the objects of
+// earlier runs in the same process (see PluginInfo::process_per_run).
 class Plugin {
  public:
   virtual ~Plugin() = default;

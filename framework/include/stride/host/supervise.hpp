@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <stride/stride.hpp>
@@ -89,6 +90,15 @@ class Supervisor {
   // Waits until one child ends and returns it; nullopt when none is left. With `poll`, returns
   // at once when no child has ended (after handling pending signals).
   std::optional<std::pair<pid_t, ChildEnd>> wait(bool poll = false);
+  // As wait(), but also returns when one of `fds` (pipes from long-lived children) can be
+  // read: then pid is 0 and `ready_fd` names it.
+  struct Event {
+    pid_t pid = 0;
+    ChildEnd end;
+    int ready_fd = -1;
+  };
+  std::optional<Event> wait_for(std::span<const int> fds);
+  ~Supervisor();
   // The first stop signal received (0: none): stop starting new runs.
   int stop_signal() const { return stop_signal_; }
 
@@ -99,6 +109,8 @@ class Supervisor {
     std::chrono::steady_clock::time_point flush_asked{};
   };
   void escalate();
+  std::optional<Event> next(bool poll, std::span<const int> fds);
+  int signal_fd_ = -1;  // for wait_for: the supervisor's signals as a readable fd
   double grace_;
   std::vector<Child> children_;
   int stop_signal_ = 0;

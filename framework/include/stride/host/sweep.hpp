@@ -25,10 +25,12 @@
 // Writes <output>/sweep.csv (one row per run), <output>/stability.md and, when gnuplot is on
 // the PATH, <output>/error.png.
 //
-// Every run is a process of its own, forked from the sweep after the plugins are loaded: a run
-// that crashes is marked failed with its signal and the time its table reached, and the others
-// go on. Ctrl-C stops the runs under way (status "interrupted") and still writes the tables
-// for the runs that finished.
+// The runs go to `jobs` worker processes, forked from the sweep after the plugins are loaded;
+// a worker runs points one after another in-process. A run that crashes takes only its
+// worker: it is marked failed with its signal and the time its table reached, a new worker
+// takes the next point, and the others go on. A run that uses a plugin declaring
+// PluginInfo::process_per_run gets a fresh worker that ends after it. Ctrl-C stops the runs
+// under way (status "interrupted") and still writes the tables for the runs that finished.
 #pragma once
 
 #include <filesystem>
