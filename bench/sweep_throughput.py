@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Sweep throughput (issue 12, item 1; docs/benchmark.md): `stride sweep SWEEP --jobs 1` and
-`--jobs 2` against one `stride run` process per point of the same grid, run in sequence (with
-every plugin loaded, STRIDE_PLUGIN_INDEX=0, and through the plugin index). Prints the median wall
-time, points per second and CPU time of all processes per point, and the ratios.
+`--jobs 2` (long-lived workers), the same with `--process-per-run` (a fresh process forked for
+every point, as before the workers), against one `stride run` process per point of the same
+grid, run in sequence (with every plugin loaded, STRIDE_PLUGIN_INDEX=0, and through the plugin
+index). Prints the median wall time, points per second and CPU time of all processes per point,
+and the ratios.
 
     bench/sweep_throughput.py manifests/sweeps/crane1_stability.json [REPEATS] [--sweep-only]
 """
@@ -56,9 +58,9 @@ def timed(fn, env):
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
-def sweep_jobs(j):
+def sweep_jobs(j, *extra):
     def fn(env):
-        subprocess.run([exe, "sweep", sweep, "--jobs", str(j)], cwd=work, stdout=subprocess.DEVNULL,
+        subprocess.run([exe, "sweep", sweep, "--jobs", str(j), *extra], cwd=work, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
     return fn
 
@@ -70,7 +72,9 @@ def per_process(env):
         subprocess.run(a, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-cases = [("sweep --jobs 1", sweep_jobs(1), None), ("sweep --jobs 2", sweep_jobs(2), None)]
+cases = [("sweep --jobs 1", sweep_jobs(1), None), ("sweep --jobs 2", sweep_jobs(2), None),
+         ("sweep --jobs 1 --process-per-run", sweep_jobs(1, "--process-per-run"), None),
+         ("sweep --jobs 2 --process-per-run", sweep_jobs(2, "--process-per-run"), None)]
 if not sweep_only:
     cases += [("one `stride run` per point, all plugins (STRIDE_PLUGIN_INDEX=0)", per_process, {"STRIDE_PLUGIN_INDEX": "0"}),
               ("one `stride run` per point, plugin index", per_process, None)]
@@ -88,7 +92,10 @@ for label, _, _ in cases:
     print(f"{label:66s} {w:8.3f} {n / w:8.1f} {1e3 * c / n:11.1f}")
 w1, w2 = med["sweep --jobs 1"][0], med["sweep --jobs 2"][0]
 print(f"jobs 2 / jobs 1 speed-up: {w1 / w2:.2f}x (target >= 1.8x)")
+for j in (1, 2):
+    f, w = med[f"sweep --jobs {j} --process-per-run"], med[f"sweep --jobs {j}"]
+    print(f"jobs {j}: workers against a process per run: wall {f[0] / w[0]:.2f}x, CPU per run {f[1] / w[1]:.2f}x")
 if not sweep_only:
-    wp = med[cases[2][0]][0]
+    wp = med[cases[4][0]][0]
     print(f"runs per second, sweep --jobs 2 / one process per run with every plugin: {wp / w2:.2f}x (target >= 3x)")
 subprocess.run(["rm", "-rf", work])

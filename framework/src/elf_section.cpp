@@ -23,9 +23,9 @@ struct Bytes {
   bool range(std::uint64_t offset, std::uint64_t size) const { return offset <= data.size() && size <= data.size() - offset; }
 };
 
-}  // namespace
-
-std::optional<std::string> read_elf_section(const std::string& data, const std::string& name, std::string& error) {
+// The header of section `name`; nullopt with `error` set when the file is malformed ("" when
+// the section is missing).
+std::optional<ElfW(Shdr)> find_section(const std::string& data, const std::string& name, std::string& error) {
   using Ehdr = ElfW(Ehdr);
   using Shdr = ElfW(Shdr);
   const Bytes b{data};
@@ -70,17 +70,26 @@ std::optional<std::string> read_elf_section(const std::string& data, const std::
     const std::size_t room = strtab.sh_size - sh.sh_name;
     const std::size_t len = strnlen(s, room);
     if (len == room || std::string_view(s, len) != name) continue;
-    if (sh.sh_type == SHT_NOBITS || !b.range(sh.sh_offset, sh.sh_size) || sh.sh_size > (1u << 16)) {
-      error = "section " + name + " is malformed";
-      return std::nullopt;
-    }
-    return data.substr(sh.sh_offset, sh.sh_size);
+    return sh;
   }
   error.clear();
   return std::nullopt;
 }
 
-std::optional<std::string> read_elf_section(const std::filesystem::path& file, const std::string& name, std::string& error) {
+}  // namespace
+
+std::optional<std::string> read_elf_section(const std::string& data, const std::string& name, std::string& error) {
+  const auto sh = find_section(data, name, error);
+  if (!sh) return std::nullopt;
+  if (sh->sh_type == SHT_NOBITS || !Bytes{data}.range(sh->sh_offset, sh->sh_size) || sh->sh_size > (1u << 16)) {
+    error = "section " + name + " is malformed";
+    return std::nullopt;
+  }
+  return data.substr(sh->sh_offset, sh->sh_size);
+}
+
+namespace {
+std::optional<std::string> file_bytes(const std::filesystem::path& file, std::string& error) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
   if (ec || size > (std::uint64_t(1) << 31)) {
@@ -93,7 +102,25 @@ std::optional<std::string> read_elf_section(const std::filesystem::path& file, c
     error = "cannot be read";
     return std::nullopt;
   }
-  return read_elf_section(data, name, error);
+  return data;
+}
+}  // namespace
+
+std::optional<std::string> read_elf_section(const std::filesystem::path& file, const std::string& name, std::string& error) {
+  const auto data = file_bytes(file, error);
+  return data ? read_elf_section(*data, name, error) : std::nullopt;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> elf_section_addresses(const std::filesystem::path& file,
+                                                                          const std::vector<std::string>& names) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  std::string error;
+  const auto data = file_bytes(file, error);
+  if (!data) return out;
+  for (const std::string& n : names)
+    if (const auto sh = find_section(*data, n, error); sh && (sh->sh_flags & SHF_ALLOC) && sh->sh_size > 0)
+      out.emplace_back(sh->sh_addr, sh->sh_size);
+  return out;
 }
 
 }  // namespace stride::host

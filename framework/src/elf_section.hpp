@@ -3,9 +3,12 @@
 // constructors included). Internal to the host.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace stride::host {
 
@@ -17,5 +20,10 @@ std::optional<std::string> read_elf_section(const std::filesystem::path& file, c
                                             std::string& error);
 // The same on the file's bytes (for tests and the fuzzer).
 std::optional<std::string> read_elf_section(const std::string& bytes, const std::string& name, std::string& error);
+
+// Load addresses (relative to the library's base) and sizes of the sections `names` that the
+// file has and that occupy memory; sections it lacks are left out.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> elf_section_addresses(const std::filesystem::path& file,
+                                                                          const std::vector<std::string>& names);
 
 }  // namespace stride::host

@@ -150,6 +150,8 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--max-runs", sweep_opt.max_runs, "largest grid run without asking (default 10000)")
       ->check(CLI::Range(1.0, 1e12));
   sweep_cmd->add_option("--grace", sweep_opt.grace, "seconds a run may take to stop after Ctrl-C")->check(CLI::Range(0.0, 3600.0));
+  sweep_cmd->add_flag("--process-per-run", sweep_opt.process_per_run,
+                      "start a fresh process for every run instead of reusing workers (for plugins that keep globals)");
 
   auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
   plugins_cmd->add_flag("--json", as_json, "machine-readable output");

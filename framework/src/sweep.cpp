@@ -1,6 +1,8 @@
 #include "stride/host/sweep.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -16,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "elf_section.hpp"
 #include "fmu.hpp"
 #include "stride/host/commands.hpp"
 #include "stride/host/experiment.hpp"
@@ -328,38 +332,96 @@ bool distribute_points(const SweepDistributor& d, std::vector<Point*> points, st
   });
 }
 
-// Whether point `p` uses a plugin that asks for a process of its own per run.
-bool needs_own_process(const Point& p, const PluginRegistry& reg) {
+// Whether point `p` uses one of the plugins `per_run` names (declared process_per_run, or
+// found keeping state).
+bool needs_own_process(const Point& p, const std::set<std::string>& per_run) {
+  if (per_run.empty()) return false;
   try {
     for (const std::string& n : plugin_names(read_manifest(p.manifest, p.sets)))
-      if (const LoadedPlugin* lp = reg.find(n); lp && lp->plugin && lp->info().process_per_run) return true;
+      if (per_run.count(n)) return true;
   } catch (const std::exception&) {
     // The run reports it (status invalid).
   }
   return false;
 }
 
+// The global data (.data, .bss) of the plugin libraries, where a plugin that keeps state
+// between runs keeps it.
+struct PluginGlobals {
+  std::vector<std::string> names, files;  // per library
+  std::vector<std::vector<std::pair<const unsigned char*, std::size_t>>> ranges;
+  explicit PluginGlobals(const PluginRegistry& reg) {
+    for (const LoadedPlugin* lp : reg.plugins()) {
+      if (!lp->library || !lp->plugin || lp->info().process_per_run) continue;
+      void* h = ::dlopen(lp->file.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+      if (!h) continue;
+      link_map* map = nullptr;
+      if (::dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map) {
+        names.push_back(lp->info().name);
+        files.push_back(lp->file.string());
+        ranges.emplace_back();
+        for (const auto& [addr, size] : elf_section_addresses(lp->file, {".data", ".bss"}))
+          ranges.back().emplace_back(reinterpret_cast<const unsigned char*>(map->l_addr + addr), size);
+      }
+      ::dlclose(h);
+    }
+  }
+  // FNV-1a of each library's globals.
+  std::vector<std::uint64_t> hashes() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& lib : ranges) {
+      std::uint64_t h = 1469598103934665603ull;
+      for (const auto& [p, n] : lib)
+        for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+      out.push_back(h);
+    }
+    return out;
+  }
+};
+
+// A worker's answer for one point: the run's exit code and the libraries (indices into
+// PluginGlobals) whose globals the run changed after an earlier run of the worker had changed
+// them. Written and read whole (smaller than PIPE_BUF).
+struct Answer {
+  int exit_code = 0;
+  std::uint32_t changed = 0;
+  std::uint32_t library[62] = {};
+};
+static_assert(sizeof(Answer) <= 512);
+
 // A long-lived run process. Forked once the plugins are loaded, it runs points one after
-// another in-process, each answered with the run's exit code on a pipe: no fork, dynamic
-// linking or teardown of a process per point. A point that crashes takes only its worker
-// down; it is concluded as a run process that died, and the next point gets a new worker.
+// another in-process, each answered on a pipe: no fork, dynamic linking or teardown of a
+// process per point. A point that crashes takes only its worker down; it is concluded as a run
+// process that died, and the next point gets a new worker.
 struct Worker {
   pid_t pid = -1;
-  int jobs = -1, answers = -1;  // the parent writes point indices, reads exit codes
+  int jobs = -1, answers = -1;  // the parent writes point indices, reads answers
   RunBeacon* beacon = nullptr;
   Point* point = nullptr;       // the point it runs; null when idle
   bool last = false;            // ends after this point (a process_per_run point)
   bool fresh = true;            // has run nothing yet
 };
 
-[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg, RunBeacon* beacon, int jobs,
-                              int answers) {
+[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg, const PluginGlobals& globals,
+                              RunBeacon* beacon, int jobs, int answers) {
+  // A library's globals may change in the first run that changes them (constant tables and
+  // caches filled on first use); a later run that changes them again keeps state between runs.
+  std::vector<std::uint64_t> last = globals.hashes();
+  std::vector<char> filled(last.size(), 0);
   for (;;) {
     std::uint64_t i = 0;
     // EOF: no more points. EINTR: a stop signal while idle.
     if (::read(jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i) || i >= points.size()) break;
-    const int rc = run_point(*points[i], reg, beacon);
-    if (::write(answers, &rc, sizeof rc) != static_cast<ssize_t>(sizeof rc) || beacon->stop_signal.load()) break;
+    Answer a;
+    a.exit_code = run_point(*points[i], reg, beacon);
+    const std::vector<std::uint64_t> now = globals.hashes();
+    for (std::size_t k = 0; k < now.size(); ++k)
+      if (now[k] != last[k]) {
+        if (!filled[k]) filled[k] = 1;
+        else if (a.changed < std::size(a.library)) a.library[a.changed++] = static_cast<std::uint32_t>(k);
+      }
+    last = now;
+    if (::write(answers, &a, sizeof a) != static_cast<ssize_t>(sizeof a) || beacon->stop_signal.load() || a.changed) break;
   }
   fmi::remove_temporary_fmu_folders();  // _exit skips destructors
   ::_exit(0);
@@ -367,11 +429,14 @@ struct Worker {
 
 // Runs `points` on at most `jobs` worker processes; false when interrupted.
 bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
-                std::size_t& done) {
+                std::size_t& done, bool process_per_run = false) {
   block_supervisor_signals();
   Supervisor sup(grace);
-  bool any_per_run = false;
-  for (const LoadedPlugin* lp : reg.plugins()) any_per_run |= lp->plugin && lp->info().process_per_run;
+  std::set<std::string> per_run;
+  for (const LoadedPlugin* lp : reg.plugins())
+    if (lp->plugin && lp->info().process_per_run) per_run.insert(lp->info().name);
+  const PluginGlobals globals(reg);
+  std::deque<std::size_t> again;  // points to run again in a fresh process
   std::vector<Worker> workers(static_cast<std::size_t>(std::max(1, jobs)));
   for (Worker& w : workers) w.beacon = make_beacon();
 
@@ -404,7 +469,7 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
           ::close(o.jobs);
           ::close(o.answers);
         }
-      worker_loop(points, reg, w.beacon, down[0], up[1]);
+      worker_loop(points, reg, globals, w.beacon, down[0], up[1]);
     }
     const int e = errno;
     ::close(down[0]);
@@ -428,33 +493,60 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     p.summary = conclude(p.out, end, *w.beacon);
     take_summary(p, total, done);
   };
-  // The exit code the worker sent for its point, if it did.
-  auto answer = [](Worker& w, int& rc) {
-    return w.answers >= 0 && ::read(w.answers, &rc, sizeof rc) == static_cast<ssize_t>(sizeof rc);
+  // The answer the worker sent for its point, if it did.
+  auto answer = [](Worker& w, Answer& a) {
+    return w.answers >= 0 && ::read(w.answers, &a, sizeof a) == static_cast<ssize_t>(sizeof a);
+  };
+  // A run that changed a plugin's globals after an earlier run of its worker may have seen that
+  // run's state: it runs again in a fresh process, as does every later run of the plugin.
+  auto kept_state = [&](Worker& w, const Answer& a) {
+    for (std::uint32_t k = 0; k < a.changed; ++k) {
+      const std::string& name = globals.names.at(a.library[k]);
+      if (per_run.insert(name).second)
+        std::fprintf(stderr,
+                     "sweep: plugin \"%s\" (%s) changed its global data in a run after an earlier run in the same "
+                     "process: it keeps state between runs. That run is repeated in a fresh process, as is every run "
+                     "that uses the plugin from now on (a plugin that needs this declares PluginInfo::process_per_run)\n",
+                     name.c_str(), globals.files.at(a.library[k]).c_str());
+    }
+    const auto i = static_cast<std::size_t>(std::find(points.begin(), points.end(), w.point) - points.begin());
+    w.point = nullptr;
+    again.push_back(i);
+  };
+  auto answered = [&](Worker& w, const Answer& a) {
+    if (a.changed && !sup.stop_signal()) return kept_state(w, a);
+    ChildEnd end;
+    end.wait_status = W_EXITCODE(a.exit_code, 0);
+    end.stop_signal = sup.stop_signal();
+    conclude_point(w, end);
   };
 
   std::size_t next = 0;
   for (;;) {
     for (Worker& w : workers) {
-      if (sup.stop_signal() || next >= points.size()) break;
+      if (sup.stop_signal() || (again.empty() && next >= points.size())) break;
       if (w.point) continue;
-      Point& p = *points[next];
-      const bool alone = any_per_run && needs_own_process(p, reg);
+      const bool repeat = !again.empty();
+      const std::size_t index = repeat ? again.front() : next;
+      Point& p = *points[index];
+      const bool alone = repeat || process_per_run || needs_own_process(p, per_run);
       if (w.pid > 0 && alone && !w.fresh) retire(w);
       if (w.pid <= 0)
         if (const std::string why = spawn(w); !why.empty()) {
           p.status = "failed";
           p.message = "cannot start the run process: " + why;
-          ++next;
+          if (repeat) again.pop_front();
+          else ++next;
           continue;
         }
       w.beacon->reset();
-      const std::uint64_t i = next;
+      const std::uint64_t i = index;
       if (::write(w.jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i)) {
         retire(w);  // the worker is gone; the point goes to the next one free
         continue;
       }
-      ++next;
+      if (repeat) again.pop_front();
+      else ++next;
       w.point = &p;
       w.last = alone;
       w.fresh = false;
@@ -469,13 +561,10 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     if (ev->ready_fd >= 0) {
       auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.answers == ev->ready_fd; });
       if (w == workers.end()) continue;
-      int rc = 0;
-      if (answer(*w, rc)) {
-        ChildEnd end;
-        end.wait_status = W_EXITCODE(rc, 0);
-        end.stop_signal = sup.stop_signal();
-        conclude_point(*w, end);
-        if (w->last) retire(*w);
+      Answer a;
+      if (answer(*w, a)) {
+        answered(*w, a);
+        if (w->last || a.changed) retire(*w);  // (a worker that found kept state ends)
       } else {  // EOF: the worker died; its end follows from the supervisor
         ::close(w->answers);
         w->answers = -1;
@@ -485,15 +574,9 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.pid == ev->pid; });
     if (w == workers.end()) continue;  // a retired worker ended
     if (w->point) {
-      int rc = 0;
-      if (answer(*w, rc)) {  // it answered, then ended
-        ChildEnd end;
-        end.wait_status = W_EXITCODE(rc, 0);
-        end.stop_signal = sup.stop_signal();
-        conclude_point(*w, end);
-      } else {
-        conclude_point(*w, ev->end);
-      }
+      Answer a;
+      if (answer(*w, a)) answered(*w, a);  // it answered, then ended
+      else conclude_point(*w, ev->end);     // it died in the run
     }
     retire(*w);
   }
@@ -672,7 +755,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
     if (jobs == 1 && !opt.distribute) {
       std::size_t ref_done = 0;
-      const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done);
+      const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done, opt.process_per_run);
       if (!finished || reference_failed()) return outcome;
     } else {
       pending_runs.push_back(&rr);
@@ -681,7 +764,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   const bool reference_in_pool = !pending_runs.empty();
   for (auto& p : points) pending_runs.push_back(&p);
   const bool finished = opt.distribute ? distribute_points(opt.distribute, pending_runs, points.size(), done)
-                                       : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done);
+                                       : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done, opt.process_per_run);
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
   outcome.finished = finished;

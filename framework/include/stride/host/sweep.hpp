@@ -95,6 +95,7 @@ struct SweepOptions {
   double max_runs = 10000;  // a larger grid needs an explicit --max-runs
   double grace = 3.0;       // seconds a run may take to stop after Ctrl-C
   SweepDistributor distribute;  // empty: the runs are forked here, `jobs` at a time
+  bool process_per_run = false; // every run in a fresh process (as if every plugin declared it)
 };
 
 // What a worker of a distributed sweep does with a job: runs it in a forked process here (the
