@@ -359,8 +359,10 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   double step_cvode(double t, double h) {
-    if (t != t_) restart_cvode(t);  // the host moved time: the history is not this solution's
     const double tout = t + h, eps = 1e-12 * std::max(1.0, std::abs(tout));
+    // The host moved time (beyond the roundoff of its own t + h sums): the history is not this
+    // solution's.
+    if (std::abs(t - t_) > eps) restart_cvode(t);
     double tnow = t;
     while (tnow < tout - eps) {
       // Stop at the first valve-table node ahead, or at t + h.
