@@ -343,8 +343,9 @@ class CraneMonolithic final : public stride::Subsystem {
     check(CVodeInit(mem_, &CraneMonolithic::cv_rhs, t0, y_.get()), "CVodeInit");
     check(CVodeSetUserData(mem_, this), "CVodeSetUserData");
     check(CVodeSVtolerances(mem_, rtol_, atol_v_.get()), "CVodeSVtolerances");
-    // One plugin step may be the whole run (step = end): do not cap the internal steps per call.
-    check(CVodeSetMaxNumSteps(mem_, 10000000), "CVodeSetMaxNumSteps");
+    // One plugin step may be the whole 10-s manoeuvre (about 1000-5000 internal steps): allow
+    // more than CVODE's 500 per call, but fail in well under a second when the solution stalls.
+    check(CVodeSetMaxNumSteps(mem_, 100000), "CVodeSetMaxNumSteps");
     A_.reset(SUNDenseMatrix(n_, n_, ctx_.get()));
     ls_.reset(SUNLinSol_Dense(y_.get(), A_.get(), ctx_.get()));
     check(CVodeSetLinearSolver(mem_, ls_.get(), A_.get()), "CVodeSetLinearSolver");
