@@ -2,8 +2,9 @@
 """Best co-simulation configuration against adaptive monolithic CVODE (issue 12, item 5;
 docs/benchmark.md). For the single and double cranes (Peiret 2018 Sect. 4.1, 4.1.1), 10 s:
 
-  - co-simulation configurations: coupling ZOH (Algorithm 1, crane*_zoh.json) or RIM
-    (Algorithm 2, crane*_rim.json) at several macro steps h_M, the cylinders integrated
+  - co-simulation configurations: coupling ZOH (Algorithm 1, crane*_zoh.json, and with
+    velocity-pressure coupling, crane*_zoh_vp.json, the crane in independent coordinates or
+    under ALI3P) or RIM (Algorithm 2, crane*_rim.json) at several macro steps h_M, the cylinders integrated
     explicitly at h_S = 0.2 ms (semi-implicit or forward Euler) or implicitly at larger h_S
     (trapezoidal rule + Newton; CVODE BDF or ARKode, adaptive inside each h_S);
   - the monolithic model (Eq. 42) solved adaptively by CVODE BDF (crane*_monolithic_cvode.json)
@@ -12,8 +13,8 @@ docs/benchmark.md). For the single and double cranes (Peiret 2018 Sect. 4.1, 4.1
 Error: the largest |s - s_ref| over the actuators at the 10-ms records, s_ref the shipped
 trapezoidal monolithic reference at h = 0.5 ms (within 3e-5 mm of CVODE at rtol 1e-12,
 tests/unit/hydraulics.cpp). Wall: median `wall_time_s` (summary.json) of REPEATS runs.
-Picks the fastest configuration within 2 mm and the fastest CVODE tolerance within 2 mm,
-prints their ratio, and for both a cost breakdown: each subsystem's step counts from
+Picks the fastest configuration within 2 mm and the CVODE tolerance with the fewest rhs
+evaluations within 2 mm, prints their ratio (medians, then 5 x REPEATS alternated pairs), and for both a cost breakdown: each subsystem's step counts from
 summary.json (which has no per-subsystem timings) and, with `perf`, the time in each shared
 object (plugin, SUNDIALS, host) per run.
 
@@ -99,6 +100,18 @@ def configurations(actuators):
                 seen.add((label, h_S))
                 out.append((f"ZOH h_M {h_M * 1e3:g} ms, {label}, h_S {h_S * 1e3:g} ms", f"manifests/crane{actuators}_zoh.json",
                             [f"/variables/h_M={h_M}", f"/variables/h_S={h_S}"] + integrator_sets(cylinders, integ)))
+    # Velocity-pressure coupling (the cylinders send pressures, the crane computes the force,
+    # Rahikainen 2020): with the crane in dependent coordinates under ALI3P, whose Newton matrix
+    # holds the actuator damping, ZOH stays stable to 40 ms and more (README, configuration
+    # space), so the cylinders can take one adaptive solve per long macro step.
+    vp_cranes = [("independent", []),
+                 ("ALI3P", ["/subsystems/crane/plugin=crane_dependent", "/subsystems/crane/formulation=ali3p"])]
+    for crane, crane_sets in vp_cranes:
+        for h_M in (0.01, 0.02, 0.04):
+            for label, integ, _ in zoh_adaptive[:1] + zoh_adaptive[2:4]:
+                out.append((f"ZOH VP {crane} h_M {h_M * 1e3:g} ms, {label}, h_S {h_M * 1e3:g} ms",
+                            f"manifests/crane{actuators}_zoh_vp.json",
+                            [f"/variables/h_M={h_M}", f"/variables/h_S={h_M}"] + crane_sets + integrator_sets(cylinders, integ)))
     for h_M in rim_steps:
         for label, integ, h_S in explicit[:1] + [("trapezoidal", "trapezoidal", 0.0005)] + implicit + rim_adaptive:
             if divides(h_S, h_M):
@@ -188,9 +201,11 @@ for actuators in (1, 2):
         cell = f"{err * 1e3:10.4f}" if err is not None else f"{'-':>10s}"
         label = f"rtol = atol = {rtol:g} ({st['steps']} steps, {st['rhs_evaluations']} rhs)"
         print(f"{label:62s} {s['status']:>10s} {cell} {wall * 1e3:8.1f}")
-        if err is not None and err <= USABLE and (mono is None or wall < mono[0]):
+        # The monolithic side is taken at its least work within 2 mm (fewest rhs evaluations),
+        # not at its luckiest median: its timings differ by less than the noise.
+        if err is not None and err <= USABLE and (mono is None or st["rhs_evaluations"] < mono[5]["subsystems"]["reference"]["statistics"]["rhs_evaluations"]):
             mono = (wall, err, label, f"manifests/crane{actuators}_monolithic_cvode.json", sets, s)
-    print(f"\n{name} crane: fastest within {USABLE * 1e3:g} mm")
+    print(f"\n{name} crane: fastest co-simulation within {USABLE * 1e3:g} mm, cheapest CVODE tolerance within {USABLE * 1e3:g} mm")
     if best:
         print(f"  co-simulation: {best[2]}: {best[1] * 1e3:.2f} mm, {best[0] * 1e3:.1f} ms")
     else:
@@ -199,8 +214,21 @@ for actuators in (1, 2):
         print(f"  monolithic CVODE BDF: {mono[2]}: {mono[1] * 1e3:.4f} mm, {mono[0] * 1e3:.1f} ms")
     if best and mono:
         ratio = best[0] / mono[0]
-        print(f"  co-simulation / monolithic CVODE = {ratio:.2f}x ({'co-simulation faster or equal' if ratio <= 1 else 'monolithic faster'});"
+        print(f"  co-simulation / monolithic CVODE = {ratio:.2f}x (medians above);"
               f" monolithic trapezoidal 0.5 ms / monolithic CVODE = {trap_wall / mono[0]:.1f}x")
+        # Head to head: the two alternated, so load changes hit both alike; the median of the
+        # pairwise ratios.
+        pairs = []
+        for k in range(5 * reps):
+            subprocess.run(command(best[3], best[4], os.path.join(work, "h2h_c")), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            c = json.load(open(os.path.join(work, "h2h_c", "summary.json")))["wall_time_s"]
+            subprocess.run(command(mono[3], mono[4], os.path.join(work, "h2h_m")), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            m = json.load(open(os.path.join(work, "h2h_m", "summary.json")))["wall_time_s"]
+            pairs.append((c, m))
+        r = statistics.median(c / m for c, m in pairs)
+        print(f"  head to head, {len(pairs)} alternated pairs: co-simulation {statistics.median(c for c, _ in pairs) * 1e3:.2f} ms,"
+              f" monolithic CVODE {statistics.median(m for _, m in pairs) * 1e3:.2f} ms, median ratio {r:.2f}x"
+              f" ({'co-simulation at least as fast' if r <= 1 else 'monolithic faster'})")
     print(f"\n{name} crane: cost breakdown")
     for tag, cand in (("best_cosim", best), ("best_mono", mono)):
         if cand:
