@@ -3,28 +3,38 @@
 // or two valve-controlled cylinders (Eq. 24-29) solved as ONE system (Eq. 42),
 //   z = [θ1, θ2, θ̇1, θ̇2, p1_1, p2_1 (, p1_2, p2_2)],
 //   θ̈ = M⁻¹ (f − c + A_iᵀ f_h),   ṗ = h(p, s, ṡ, κ(t)),
-// advanced by the trapezoidal rule z+ = z + h/2 (F(t, z) + F(t + h, z+)) with Newton-Raphson
-// on the full residual (forward-difference Jacobian of F, iteration matrix I − h/2 J).
+// advanced by one of two independent integrations:
+//  trapezoidal: z+ = z + h/2 (F(t, z) + F(t + h, z+)) at the manifest step h, Newton-Raphson on
+//    the full residual (forward-difference Jacobian of F, iteration matrix I − h/2 J);
+//  cvode_bdf: SUNDIALS CVODE, variable-order variable-step BDF with Newton and a dense
+//    forward-difference Jacobian, error-controlled by rtol and atol · (1 rad, 1 rad/s, p_P).
+//    CVODE keeps its history (order, step size) across the plugin's steps; each step(t, h)
+//    stops exactly at t + h and at every node of the valve tables inside, where the spool law
+//    kinks (κ̇ jumps), and restarts there at order 1 so no step straddles a kink.
 // The crane comes from plugins/common/crane.hpp, the cylinder from plugins/common/hydraulics.hpp
 // (the same code the co-simulated cylinder plugin integrates), so the only difference between
 // this reference and a co-simulation is the coupling.
 //
 // Initialization: the crane starts at rest at Table 1's angles; the actuator forces that hold
 // it there (A_iᵀ λ = −f) give each cylinder's static equilibrium by Eq. 41, i.e. Table 3.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
+#include <cvode/cvode.h>
 #include <stride/stride.hpp>
 
 #include "common/crane.hpp"
 #include "common/hydraulics.hpp"
+#include "integrators/common/sundials_support.hpp"
 
 namespace {
 
 namespace hy = stride::hydraulics;
 namespace cr = stride::crane;
+namespace sd = stride_sundials;
 
 constexpr int kMaxState = 8;
 using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxState, 1>;
@@ -34,7 +44,8 @@ using stride::real_list_param;
 
 // Call order: bind -> initialize(t0) -> outputs -> [equilibrate] -> { step(t, h) -> outputs }*.
 // No inputs. step() takes exactly h (the subsystem step of the manifest) and throws
-// stride::StepFailure when Newton does not converge; the state is then left unchanged.
+// stride::StepFailure when Newton (trapezoidal) does not converge, the state then left
+// unchanged, or when CVODE fails (cvode_bdf).
 class CraneMonolithic final : public stride::Subsystem {
  public:
   static stride::PluginInfo describe() {
@@ -42,8 +53,10 @@ class CraneMonolithic final : public stride::Subsystem {
     i.name = "crane_monolithic";
     i.kind = stride::Kind::subsystem;
     i.form = stride::Form::stepper;
-    i.version = "1.0";
-    i.description = "Hydraulic crane + cylinders solved monolithically, trapezoidal rule + Newton (Peiret 2018 Eq. 42)";
+    i.version = "1.1";
+    i.description =
+        "Hydraulic crane + cylinders solved monolithically (Peiret 2018 Eq. 42): trapezoidal rule + Newton at the "
+        "subsystem step, or adaptive SUNDIALS CVODE BDF";
     i.parameters = cr::geometry_params();
     const auto cyl = hy::cylinder_params();
     i.parameters.insert(i.parameters.end(), cyl.begin(), cyl.end());
@@ -59,6 +72,14 @@ class CraneMonolithic final : public stride::Subsystem {
         stride::real_param("tolerance", 1e-10, "1",
                            "Newton converges when every |dz_i| <= tolerance * scale_i (1 rad, 1 rad/s, p_P)", 1e-16),
         stride::integer_param("max_iterations", 20, "Newton iterations allowed per step", 1),
+        stride::choice_param("method", "trapezoidal", {"trapezoidal", "cvode_bdf"},
+                             "trapezoidal: trapezoidal rule + Newton at the subsystem step (tolerance, "
+                             "max_iterations); cvode_bdf: adaptive SUNDIALS CVODE BDF within each subsystem "
+                             "step (rtol, atol)"),
+        stride::real_param("rtol", 1e-6, "1", "cvode_bdf: relative tolerance of CVODE's local error test", 0.0, 1.0),
+        stride::real_param("atol", 1e-6, "1",
+                           "cvode_bdf: absolute tolerance of the local error test, times each state's scale "
+                           "(1 rad, 1 rad/s, p_P)", 0.0),
     };
     i.parameters.insert(i.parameters.end(), more.begin(), more.end());
     return i;
@@ -69,7 +90,12 @@ class CraneMonolithic final : public stride::Subsystem {
         na_(static_cast<int>(p.integer("actuators"))),
         n_(4 + 2 * na_),
         tol_(p.real("tolerance")),
-        max_iter_(p.integer("max_iterations")) {
+        max_iter_(p.integer("max_iterations")),
+        cvode_(p.string("method") == "cvode_bdf"),
+        rtol_(p.real("rtol")),
+        atol_(p.real("atol")) {
+    if (cvode_ && rtol_ == 0.0 && atol_ == 0.0)
+      throw std::invalid_argument("crane_monolithic: method cvode_bdf needs rtol > 0 or atol > 0 (both are 0)");
     cyl_[0] = cyl_[1] = hy::cylinder_from(p);
     valve_[0].offset = hy::PiecewiseLinear(p.reals("valve_times"), p.reals("valve_offsets"), "valve table 1");
     valve_[1].offset = hy::PiecewiseLinear(p.reals("valve2_times"), p.reals("valve2_offsets"), "valve table 2");
@@ -86,7 +112,23 @@ class CraneMonolithic final : public stride::Subsystem {
     J_ = Mat::Zero(n_, n_);
     G_ = Mat::Zero(n_, n_);
     lu_ = Eigen::PartialPivLU<Mat>(n_);
+    cv_z_ = Vec::Zero(n_);
+    cv_f_ = Vec::Zero(n_);
+    // Where κ(t) kinks: every node of the valve tables in use.
+    kinks_ = p.reals("valve_times");
+    if (na_ == 2) {
+      const auto t2 = p.reals("valve2_times");
+      kinks_.insert(kinks_.end(), t2.begin(), t2.end());
+    }
+    std::sort(kinks_.begin(), kinks_.end());
+    kinks_.erase(std::unique(kinks_.begin(), kinks_.end()), kinks_.end());
+    bridge_.owner = this;
+    bridge_.warning = [](const void* self, const char* text) {
+      static_cast<const CraneMonolithic*>(self)->log_warning("{}", text);
+    };
   }
+
+  ~CraneMonolithic() override { release_cvode(); }
 
   std::vector<stride::PortSpec> ports() const override {
     const std::size_t m = static_cast<std::size_t>(na_);
@@ -132,9 +174,12 @@ class CraneMonolithic final : public stride::Subsystem {
     // Generalized acceleration left at rest (zero when the equilibrium is exact).
     rhs(t0, z_, f0_);
     rest_residual_ = f0_.segment(2, 2).cwiseAbs().maxCoeff();
+    if (cvode_) start_cvode(t0);
   }
 
-  double step(double t, double h) override {
+  double step(double t, double h) override { return cvode_ ? step_cvode(t, h) : step_trapezoidal(t, h); }
+
+  double step_trapezoidal(double t, double h) {
     rhs(t, z_, f0_);
     z1_ = z_ + h * f0_;  // explicit Euler predictor
     const double t1 = t + h;
@@ -184,7 +229,19 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   stride::json statistics() const override {
-    return {{"steps", steps_}, {"newton_iterations", newton_}, {"rhs_evaluations", rhs_count_}};
+    if (!cvode_) return {{"method", "trapezoidal"}, {"steps", steps_}, {"newton_iterations", newton_}, {"rhs_evaluations", rhs_count_}};
+    Counters c = accumulated_;
+    if (mem_) c += current();
+    return {{"method", "cvode_bdf"},
+            {"steps", c.steps},
+            {"rhs_evaluations", rhs_count_},  // Jacobian difference quotients included
+            {"jacobian_evaluations", c.jacobians},
+            {"error_test_failures", c.error_fails},
+            {"newton_iterations", c.nonlinear},
+            {"nonlinear_convergence_failures", c.conv_fails},
+            {"restarts_at_valve_kinks", restarts_},
+            {"last_order", c.last_order},
+            {"last_step", c.last_step}};
   }
 
   stride::json report() const override {
@@ -234,10 +291,172 @@ class CraneMonolithic final : public stride::Subsystem {
     }
   }
 
+  // --- cvode_bdf -------------------------------------------------------------------------
+  struct Counters {
+    long steps = 0, nonlinear = 0, error_fails = 0, jacobians = 0, conv_fails = 0;
+    int last_order = 0;
+    double last_step = 0.0;
+    Counters& operator+=(const Counters& o) {
+      steps += o.steps;
+      nonlinear += o.nonlinear;
+      error_fails += o.error_fails;
+      jacobians += o.jacobians;
+      conv_fails += o.conv_fails;
+      if (o.steps > 0) {
+        last_order = o.last_order;
+        last_step = o.last_step;
+      }
+      return *this;
+    }
+  };
+  // Counters since the last (re)initialization; CVodeReInit sets them to zero.
+  Counters current() const {
+    Counters c;
+    CVodeGetNumSteps(mem_, &c.steps);
+    CVodeGetNumNonlinSolvIters(mem_, &c.nonlinear);
+    CVodeGetNumErrTestFails(mem_, &c.error_fails);
+    CVodeGetNumNonlinSolvConvFails(mem_, &c.conv_fails);
+    CVodeGetNumJacEvals(mem_, &c.jacobians);
+    CVodeGetLastOrder(mem_, &c.last_order);
+    CVodeGetLastStep(mem_, &c.last_step);
+    return c;
+  }
+
+  void check(int flag, const char* what) {
+    if (flag < 0) throw std::runtime_error(std::string("crane_monolithic: ") + what + " failed: " + bridge_.message);
+  }
+
+  void start_cvode(double t0) {
+    if (mem_) accumulated_ += current();  // statistics cover every initialize()
+    release_cvode();
+    ctx_ = sd::make_context();
+    y_.reset(N_VNew_Serial(static_cast<sunindextype>(n_), ctx_.get()));
+    atol_v_.reset(N_VNew_Serial(static_cast<sunindextype>(n_), ctx_.get()));
+    auto y = sd::view(y_.get()), a = sd::view(atol_v_.get());
+    for (int i = 0; i < n_; ++i) {
+      y[i] = z_[i];
+      a[i] = atol_ * scale_[i];  // the Newton scales: 1 rad, 1 rad/s, p_P
+    }
+    mem_ = CVodeCreate(CV_BDF, ctx_.get());
+    if (!mem_) throw std::runtime_error("crane_monolithic: CVodeCreate failed");
+    check(CVodeSetErrHandlerFn(mem_, sd::capture_error, &bridge_), "CVodeSetErrHandlerFn");
+    check(CVodeInit(mem_, &CraneMonolithic::cv_rhs, t0, y_.get()), "CVodeInit");
+    check(CVodeSetUserData(mem_, this), "CVodeSetUserData");
+    check(CVodeSVtolerances(mem_, rtol_, atol_v_.get()), "CVodeSVtolerances");
+    // One plugin step may be the whole 10-s manoeuvre (about 1000-5000 internal steps): allow
+    // more than CVODE's 500 per call, but fail in well under a second when the solution stalls.
+    check(CVodeSetMaxNumSteps(mem_, 100000), "CVodeSetMaxNumSteps");
+    A_.reset(SUNDenseMatrix(n_, n_, ctx_.get()));
+    ls_.reset(SUNLinSol_Dense(y_.get(), A_.get(), ctx_.get()));
+    check(CVodeSetLinearSolver(mem_, ls_.get(), A_.get()), "CVodeSetLinearSolver");
+    check(CVodeSetJacFn(mem_, &CraneMonolithic::cv_jac), "CVodeSetJacFn");
+  }
+
+  void restart_cvode(double t) {
+    accumulated_ += current();
+    auto y = sd::view(y_.get());
+    for (int i = 0; i < n_; ++i) y[i] = z_[i];
+    check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");
+  }
+
+  double step_cvode(double t, double h) {
+    const double tout = t + h, eps = 1e-12 * std::max(1.0, std::abs(tout));
+    // The host moved time (beyond the roundoff of its own t + h sums): the history is not this
+    // solution's.
+    if (std::abs(t - t_) > eps) restart_cvode(t);
+    double tnow = t;
+    while (tnow < tout - eps) {
+      // Stop at the first valve-table node ahead, or at t + h.
+      double stop = tout;
+      for (double k : kinks_)
+        if (k > tnow + eps) {
+          if (k < tout - eps) stop = k;
+          break;
+        }
+      double tret = tnow;
+      int flag = CVodeSetStopTime(mem_, stop);
+      if (flag == CV_SUCCESS) flag = CVode(mem_, stop, y_.get(), &tret, CV_NORMAL);
+      if (flag < 0) bridge_.fail("crane_monolithic: CVODE", tnow, flag);
+      // At the stop time SUNDIALS 6.4 may hand out an interpolated value; take the solver's own
+      // step solution when its last step ended there (see plugins/integrators/cvode).
+      double tcur = tret;
+      N_Vector ycur = nullptr;
+      if (CVodeGetCurrentTime(mem_, &tcur) == CV_SUCCESS && std::abs(tcur - stop) <= eps &&
+          CVodeGetCurrentState(mem_, &ycur) == CV_SUCCESS && ycur)
+        N_VScale(1.0, ycur, y_.get());
+      auto y = sd::view(y_.get());
+      for (int i = 0; i < n_; ++i) z_[i] = y[i];
+      tnow = stop;
+      t_ = stop;
+      const bool at_kink = std::any_of(kinks_.begin(), kinks_.end(), [&](double k) { return std::abs(k - stop) <= eps; });
+      if (at_kink) {
+        restart_cvode(stop);
+        ++restarts_;
+      }
+    }
+    t_ = tout;
+    return tout;
+  }
+
+  static int cv_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
+    auto* self = static_cast<CraneMonolithic*>(data);
+    try {
+      auto in = sd::view(y), out = sd::view(ydot);
+      for (int i = 0; i < self->n_; ++i) self->cv_z_[i] = in[i];
+      self->rhs(t, self->cv_z_, self->cv_f_);
+      for (int i = 0; i < self->n_; ++i) out[i] = self->cv_f_[i];
+      // Non-finite rates (a trial state far off): recoverable, CVODE retries a smaller step.
+      return self->cv_f_.allFinite() ? 0 : 1;
+    } catch (...) {
+      self->bridge_.error = std::current_exception();
+      return -1;
+    }
+  }
+
+  static int cv_jac(double t, N_Vector y, N_Vector fy, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+    auto* self = static_cast<CraneMonolithic*>(data);
+    try {
+      auto in = sd::view(y), f = sd::view(fy);
+      for (int i = 0; i < self->n_; ++i) {
+        self->cv_z_[i] = in[i];
+        self->cv_f_[i] = f[i];
+      }
+      self->jacobian(t, self->cv_z_, self->cv_f_);
+      Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), self->n_, self->n_) = self->J_;
+      return 0;
+    } catch (...) {
+      self->bridge_.error = std::current_exception();
+      return -1;
+    }
+  }
+
+  void release_cvode() {
+    if (mem_) CVodeFree(&mem_);
+    mem_ = nullptr;
+    ls_.reset();
+    A_.reset();
+    atol_v_.reset();
+    y_.reset();
+    ctx_.reset();
+  }
+
   cr::Geometry geo_;
   int na_, n_;
   double tol_;
   long max_iter_;
+  bool cvode_;
+  double rtol_, atol_;
+  std::vector<double> kinks_;
+  Vec cv_z_, cv_f_;
+  sd::Bridge bridge_;  // error messages and exceptions from the callbacks (its sys is unused)
+  Counters accumulated_;
+  long restarts_ = 0;
+  // Destroyed in release_cvode() in reverse order of creation; the context goes last.
+  sd::Context ctx_;
+  sd::Vector y_, atol_v_;
+  sd::Matrix A_;
+  sd::LinearSolver ls_;
+  void* mem_ = nullptr;
   hy::Cylinder cyl_[2];
   hy::ValveLaw valve_[2];
   hy::Equilibrium eq_[2];
