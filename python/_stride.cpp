@@ -100,9 +100,10 @@ std::string run_manifest(const fs::path& manifest, const std::vector<std::string
                    {"stop_signal", r.stop_signal}});
 }
 
-std::string run_sweep_file(const fs::path& file, int jobs, double max_runs, double grace) {
+std::string run_sweep_file(const fs::path& file, int jobs, double max_runs, double grace, bool process_per_run) {
   SweepOptions opt;
   opt.jobs = jobs;
+  opt.process_per_run = process_per_run;
   opt.max_runs = max_runs;
   opt.grace = grace;
   if (jobs < 1) throw std::invalid_argument("jobs must be at least 1, found " + std::to_string(jobs));
@@ -159,7 +160,8 @@ PYBIND11_MODULE(_stride, m) {
   m.def("default_search_path", &PluginRegistry::default_search_path);
   m.def("validate", &validate, py::arg("manifest"), py::arg("sets"));
   m.def("run", &run_manifest, py::arg("manifest"), py::arg("sets"), py::arg("out"), py::arg("progress"), py::arg("grace"));
-  m.def("sweep", &run_sweep_file, py::arg("file"), py::arg("jobs"), py::arg("max_runs"), py::arg("grace"));
+  m.def("sweep", &run_sweep_file, py::arg("file"), py::arg("jobs"), py::arg("max_runs"), py::arg("grace"),
+        py::arg("process_per_run"));
   m.def("plugins", &plugins);
   m.def("describe", &describe, py::arg("name"), py::arg("sets"));
 }

@@ -215,15 +215,18 @@ def load_sweep(folder):
     return rows, table
 
 
-def sweep(file, jobs=None, max_runs=10000, grace=3.0):
-    """Runs a sweep file as `stride sweep FILE --jobs J` does and returns a SweepResult.
+def sweep(file, jobs=None, max_runs=10000, grace=3.0, process_per_run=False):
+    """Runs a sweep file as `stride sweep FILE --jobs J` does and returns a SweepResult
+    (process_per_run=True: a fresh process for every run, as `--process-per-run`).
     Raises ManifestError for a bad sweep file or manifest of its grid, Interrupted on Ctrl-C
     (with the table of the runs that finished), RuntimeError when the reference run fails."""
     if jobs is None:
         jobs = os.cpu_count() or 1
     if isinstance(jobs, bool) or not isinstance(jobs, int):
         raise TypeError(f"jobs: expected an integer, found {type(jobs).__name__}")
-    r = json.loads(_stride.sweep(_path(file, "sweep file"), jobs, float(max_runs), float(grace)))
+    if not isinstance(process_per_run, bool):
+        raise TypeError(f"process_per_run: expected True or False, found {type(process_per_run).__name__}")
+    r = json.loads(_stride.sweep(_path(file, "sweep file"), jobs, float(max_runs), float(grace), process_per_run))
     if r["error"]:
         raise RuntimeError(f"sweep {file}: {r['error']}")
     result = SweepResult(r["output"], r["finished"])

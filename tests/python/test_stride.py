@@ -291,6 +291,12 @@ class Sweep(Base):
         self.assertAlmostEqual(math.log2(e[1] / e[0]), 1.0, delta=0.15)
         self.assertAlmostEqual(math.log2(e[4] / e[3]), 2.0, delta=0.15)
         self.assertIn("H", s.stability)
+        # A fresh process per run gives the same errors (the plugins keep no state between runs).
+        fresh = stride.sweep(file, jobs=2, process_per_run=True)
+        self.assertEqual(fresh.table["status"], ["completed"] * 6)
+        self.assertEqual(list(fresh.table["error"]), list(e))
+        with self.assertRaises(TypeError):
+            stride.sweep(file, jobs=1, process_per_run="yes")
         png = os.path.join(self.tmp, "sweep.png")
         plot.sweep(s, file=png)
         self.assertGreater(os.path.getsize(png), 1000)
