@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -455,8 +456,10 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     w.fresh = true;
   };
   auto spawn = [&](Worker& w) -> std::string {
+    // Jobs go down a socket: a send to a worker that died is an error, not a SIGPIPE (which
+    // the supervisor would take for a stop request).
     int down[2], up[2];
-    if (::pipe2(down, O_CLOEXEC) != 0) return std::strerror(errno);
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, down) != 0) return std::strerror(errno);
     if (::pipe2(up, O_CLOEXEC) != 0) {
       const std::string why = std::strerror(errno);
       ::close(down[0]);
@@ -544,8 +547,12 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
           continue;
         }
       w.beacon->reset();
+      // A summary left by an earlier sweep in this folder must not be taken for this run's,
+      // should the worker end before the run marks its folder.
+      std::error_code ec;
+      fs::remove(p.out / "summary.json", ec);
       const std::uint64_t i = index;
-      if (::write(w.jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i)) {
+      if (::send(w.jobs, &i, sizeof i, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof i)) {
         retire(w);  // the worker is gone; the point goes to the next one free
         continue;
       }
