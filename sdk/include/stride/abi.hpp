@@ -26,7 +26,8 @@
 // 5: messages (LogSource, the base of every plugin object; log.hpp), the table, matrix and
 //    integer-list parameter types, input discontinuities (Subsystem, Integrator, Formulation),
 //    OdeSystem::states(), Extrapolator::timing(), Plugin::implements().
-#define STRIDE_ABI_VERSION 5
+// 6: MultibodyModel::force_derivatives().
+#define STRIDE_ABI_VERSION 6
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)
