@@ -6,12 +6,80 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include <stride/stride.hpp>
 
 namespace stride::formulations {
+
+// Cholesky factor of a symmetric positive definite matrix that is block diagonal, the blocks
+// found from its nonzeros at every compute(): a mechanism's mass matrix has one 3×3 (diagonal)
+// and one 4×4 block per body. compute() returns false when a block is not positive definite.
+// Only reset() allocates.
+class BlockCholesky {
+ public:
+  void reset(Eigen::Index n) {
+    L_.setZero(n, n);
+    start_.assign(std::size_t(n) + 1, 0);
+    blocks_ = 0;
+  }
+  Eigen::Index blocks() const { return Eigen::Index(blocks_); }
+
+  bool compute(const Eigen::MatrixXd& M) {
+    const auto n = M.rows();
+    blocks_ = 0;
+    Eigen::Index reach = 0;  // last row coupled to the columns of the open block
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::Index last = n - 1;
+      while (last > j && M(last, j) == 0.0) --last;
+      reach = std::max(reach, last);
+      if (reach == j) start_[++blocks_] = j + 1;
+    }
+    for (std::size_t b = 0; b < blocks_; ++b) {
+      const Eigen::Index s = start_[b], e = start_[b + 1];
+      for (Eigen::Index j = s; j < e; ++j) {
+        double d = M(j, j);
+        for (Eigen::Index k = s; k < j; ++k) d -= L_(j, k) * L_(j, k);
+        if (!(d > 0.0)) return false;
+        L_(j, j) = std::sqrt(d);
+        for (Eigen::Index i = j + 1; i < e; ++i) {
+          double x = M(i, j);
+          for (Eigen::Index k = s; k < j; ++k) x -= L_(i, k) * L_(j, k);
+          L_(i, j) = x / L_(j, j);
+        }
+      }
+    }
+    return true;
+  }
+
+  // X ← M⁻¹ X (blocks where a column of X is zero stay zero).
+  template <class Derived>
+  void solveInPlace(Eigen::MatrixBase<Derived>& X) const {
+    for (std::size_t b = 0; b < blocks_; ++b) {
+      const Eigen::Index s = start_[b], e = start_[b + 1];
+      for (Eigen::Index c = 0; c < X.cols(); ++c) {
+        if ((X.col(c).segment(s, e - s).array() == 0.0).all()) continue;
+        for (Eigen::Index i = s; i < e; ++i) {  // L y = x
+          double x = X(i, c);
+          for (Eigen::Index k = s; k < i; ++k) x -= L_(i, k) * X(k, c);
+          X(i, c) = x / L_(i, i);
+        }
+        for (Eigen::Index i = e - 1; i >= s; --i) {  // Lᵀ z = y
+          double x = X(i, c);
+          for (Eigen::Index k = i + 1; k < e; ++k) x -= L_(k, i) * X(k, c);
+          X(i, c) = x / L_(i, i);
+        }
+      }
+    }
+  }
+
+ private:
+  Eigen::MatrixXd L_;
+  std::vector<Eigen::Index> start_;
+  std::size_t blocks_ = 0;
+};
 
 // Call order: reset(model) -> { evaluate(model, t, q, v) -> factorize() ->
 // acceleration(a_c, v_dot) | effective(a_c, M_eff, f_eff) }*. Only reset() allocates.
@@ -36,33 +104,50 @@ class ConstrainedDynamics {
     bias.setZero(m);
     Q.setZero(n);
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n);
+    chol_M_.reset(n);
+    blocked_ = false;
     ldlt_S_ = Eigen::LDLT<Eigen::MatrixXd>(m);
     ldlt_Me_ = Eigen::LDLT<Eigen::MatrixXd>(p);
     Y_.setZero(n, m);
     S_.setZero(m, m);
-    G_.setZero(n, n);
+    Z_.setZero(m, p);
     T_.setZero(n, p);
     Minv_eff_.setZero(p, p);
     x_.setZero(n);
     mu_.setZero(m);
     r_.setZero(p);
+    row_start_.assign(std::size_t(m) + 1, 0);
+    col_.assign(std::size_t(m * n), 0);
+    val_.assign(std::size_t(m * n), 0.0);
   }
 
-  // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c.
-  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+  // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c. Without `biases`, b_i
+  // and the constraint bias are left as they were (an iteration that does not use them).
+  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
     model.mass_matrix(q, M);
     model.coriolis(q, v, c);
     model.applied_forces(t, q, v, f);
     model.interface_forces(t, q, v, lambda_i);
     model.interface_jacobian(q, D_i);
-    model.interface_bias(q, v, b_i);
+    if (biases) model.interface_bias(q, v, b_i);
     Q = f - c;
     Q.noalias() += D_i.transpose() * lambda_i;
     if (size.m > 0) {
       model.constraints(t, q, phi);
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
-      model.constraint_bias(t, q, v, bias);
+      if (biases) model.constraint_bias(t, q, v, bias);
+      sparsify();
+    }
+  }
+
+  // The configuration terms only: M, Φ_q, Φ_t (Φ as the caller last set it).
+  void evaluate_configuration(MultibodyModel& model, double t, ConstVectorRef q) {
+    model.mass_matrix(q, M);
+    if (size.m > 0) {
+      model.constraint_jacobian(t, q, Phi_q);
+      model.constraint_rate(t, q, phi_t);
+      sparsify();
     }
   }
 
@@ -76,14 +161,36 @@ class ConstrainedDynamics {
     Q.noalias() += D_i.transpose() * lambda_i;
   }
 
-  // Factorizes M and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ).
+  // T += s Φ_qᵀ Φ_q, row by row over the row's nonzeros (a joint row touches two bodies).
+  // Valid after evaluate().
+  void add_constraint_gram(MatrixRef T, double s) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r)
+      for (std::size_t b = row_start_[r]; b < row_start_[r + 1]; ++b) {
+        const double g = s * val_[b];
+        for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) T(col_[a], col_[b]) += val_[a] * g;
+      }
+  }
+
+  // Factorizes M (block by block when it is block diagonal and positive definite, else dense
+  // LDLᵀ) and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ; lower triangle, over the
+  // nonzeros of Φ_q).
   void factorize() {
-    ldlt_M_.compute(M);
-    if (ldlt_M_.info() != Eigen::Success) throw StepFailure("multibody: mass matrix is singular");
+    blocked_ = chol_M_.compute(M) && chol_M_.blocks() > 1;
+    if (!blocked_) {
+      ldlt_M_.compute(M);
+      if (ldlt_M_.info() != Eigen::Success) throw StepFailure("multibody: mass matrix is singular");
+    }
     if (size.m > 0) {
+      sparsify();  // Φ_q may have been re-read since evaluate()
       Y_ = Phi_q.transpose();
-      ldlt_M_.solveInPlace(Y_);
-      S_.noalias() = Phi_q * Y_;
+      solve_M(Y_);
+      const auto m = Eigen::Index(size.m);
+      for (Eigen::Index j = 0; j < m; ++j)
+        for (Eigen::Index i = j; i < m; ++i) {
+          double x = 0.0;
+          for (std::size_t a = row_start_[std::size_t(i)]; a < row_start_[std::size_t(i) + 1]; ++a) x += val_[a] * Y_(col_[a], j);
+          S_(i, j) = x;
+        }
       ldlt_S_.compute(S_);
       if (ldlt_S_.info() != Eigen::Success || ldlt_S_.rcond() < 1e-14)
         throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
@@ -93,7 +200,7 @@ class ConstrainedDynamics {
   // v̇ = M⁻¹ Q − Y S⁻¹ (Φ_q M⁻¹ Q − a_c): the acceleration with Φ_q v̇ = a_c.
   void acceleration(ConstVectorRef a_c, VectorRef v_dot) {
     x_ = Q;
-    ldlt_M_.solveInPlace(x_);
+    solve_M(x_);
     if (size.m > 0) {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
@@ -107,20 +214,15 @@ class ConstrainedDynamics {
   const Eigen::VectorXd& multipliers() const { return mu_; }
 
   // Eq. 17-19 with G = (I − P_c) M⁻¹ = M⁻¹ − Y S⁻¹ Yᵀ and P_c v̇ = Y S⁻¹ a_c;
-  // with m = 0, G = M⁻¹ and this is Eq. 12-13.
+  // with m = 0, G = M⁻¹ and this is Eq. 12-13. Only G D_iᵀ (p columns) is formed.
   void effective(ConstVectorRef a_c, MatrixRef M_eff, VectorRef f_eff) {
-    const auto n = Eigen::Index(size.n);
-    G_.setIdentity(n, n);
-    ldlt_M_.solveInPlace(G_);
+    T_ = D_i.transpose();
+    solve_M(T_);
     if (size.m > 0) {
-      // G -= Y S⁻¹ Yᵀ, one column at a time so that the only work vector is mu_.
-      for (Eigen::Index j = 0; j < n; ++j) {
-        mu_ = Y_.row(j).transpose();
-        ldlt_S_.solveInPlace(mu_);
-        G_.col(j).noalias() -= Y_ * mu_;
-      }
+      Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
+      ldlt_S_.solveInPlace(Z_);
+      T_.noalias() -= Y_ * Z_;
     }
-    T_.noalias() = G_ * D_i.transpose();
     Minv_eff_.noalias() = D_i * T_;
     ldlt_Me_.compute(Minv_eff_);
     if (ldlt_Me_.info() != Eigen::Success)
@@ -141,8 +243,29 @@ class ConstrainedDynamics {
   }
 
  private:
+  template <class Derived>
+  void solve_M(Eigen::MatrixBase<Derived>& X) const {
+    if (blocked_) chol_M_.solveInPlace(X);
+    else ldlt_M_.solveInPlace(X);
+  }
+  // Φ_q by rows: the columns and values of row r's nonzeros are at [row_start_[r], row_start_[r + 1]).
+  void sparsify() {
+    std::size_t k = 0;
+    for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
+      row_start_[std::size_t(r)] = k;
+      for (Eigen::Index j = 0; j < Phi_q.cols(); ++j)
+        if (Phi_q(r, j) != 0.0) col_[k] = j, val_[k++] = Phi_q(r, j);
+    }
+    row_start_.back() = k;
+  }
+
+  BlockCholesky chol_M_;
+  bool blocked_ = false;
+  std::vector<std::size_t> row_start_;
+  std::vector<Eigen::Index> col_;
+  std::vector<double> val_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_S_, ldlt_Me_;
-  Eigen::MatrixXd Y_, S_, G_, T_, Minv_eff_;
+  Eigen::MatrixXd Y_, S_, Z_, T_, Minv_eff_;
   Eigen::VectorXd x_, mu_, r_;
 };
 

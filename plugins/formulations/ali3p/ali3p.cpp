@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "../constrained_dynamics.hpp"
+#include "../sparse_lu.hpp"
 
 namespace {
 
@@ -43,7 +44,7 @@ class Ali3p final : public Formulation {
     C_.setZero(n, n);
     T_.setZero(n, n);
     W_.setZero(n, n);
-    lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
+    lu_.reset(n);
     a_.setZero(n);
     qhat_d_.setZero(n);
     qhat_dd_.setZero(n);
@@ -61,6 +62,9 @@ class Ali3p final : public Formulation {
     lambda_.setZero(m);
     e_.setZero(m);
     a_c_.setZero(m);
+    at_q_.setZero(n);
+    at_v_.setZero(n);
+    at_valid_ = false;
     started_ = false;
   }
 
@@ -73,6 +77,7 @@ class Ali3p final : public Formulation {
       if (dyn_.size.m > 0) lambda_ = dyn_.multipliers();
       started_ = true;
     }
+    at_valid_ = false;  // the iteration below overwrites the evaluation exact() keeps
     const double t1 = t + h, k2 = 0.25 * h * h;
     qhat_d_ = (2.0 / h) * q + v;
     qhat_dd_ = (4.0 / (h * h)) * q + (4.0 / h) * v + a_;
@@ -82,7 +87,7 @@ class Ali3p final : public Formulation {
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
-      dyn_.evaluate(model, t1, q, vt_);
+      dyn_.evaluate(model, t1, q, vt_, false);
       if (it == 0) force_derivatives(model, t1, q, vt_);
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
@@ -90,11 +95,12 @@ class Ali3p final : public Formulation {
       if (constrained) {
         e_ = lambda_ + alpha_ * dyn_.phi;
         r_.noalias() += dyn_.Phi_q.transpose() * e_;
-        T_.noalias() += (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.Phi_q;
+        dyn_.add_constraint_gram(T_, k2 * alpha_);
       }
       r_ *= k2;
-      lu_.compute(T_);
-      dq_ = lu_.solve(r_);
+      factorize(t1);
+      dq_ = r_;
+      lu_.solveInPlace(dq_);
       q -= dq_;
       ++it;
       if (constrained) {
@@ -113,19 +119,21 @@ class Ali3p final : public Formulation {
     vt_ = (2.0 / h) * q - qhat_d_;
     at_ = (4.0 / (h * h)) * q - qhat_dd_;
     if (constrained) {
-      // Projections with the tangent at the converged configuration.
-      dyn_.evaluate(model, t1, q, vt_);
+      // Projections with the tangent at the converged configuration (Φ(q) is the iteration's).
+      dyn_.evaluate_configuration(model, t1, q);
       W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       T_ = W_;
-      T_.noalias() += (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.Phi_q;
-      lu_.compute(T_);
+      dyn_.add_constraint_gram(T_, k2 * alpha_);
+      factorize(t1);
       r_.noalias() = W_ * vt_;
       r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.phi_t;
-      v = lu_.solve(r_);
+      lu_.solveInPlace(r_);
+      v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
       r_.noalias() = W_ * at_;
       r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.bias;
-      a_ = lu_.solve(r_);
+      lu_.solveInPlace(r_);
+      a_ = r_;
       e_.noalias() = dyn_.Phi_q * v;
       e_ += dyn_.phi_t;
       stats_.record(it, dyn_.phi.norm(), e_.norm());
@@ -152,10 +160,25 @@ class Ali3p final : public Formulation {
 
  private:
   // Constrained dynamics at (t, q, v) with the exact constraint acceleration Φ_q v̇ = −Ḋ v.
+  // The host asks for M̃, f̃ and v̇ at the same point one after the other: the second call
+  // keeps the factorization and re-reads only the forces.
   void exact(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    if (at_valid_ && t == at_t_ && q == at_q_ && v == at_v_) {
+      dyn_.update_forces(model, t, q, v);
+      return;
+    }
+    at_valid_ = false;
     dyn_.evaluate(model, t, q, v);
     dyn_.factorize();
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
+    at_t_ = t;
+    at_q_ = q;
+    at_v_ = v;
+    at_valid_ = true;
+  }
+
+  void factorize(double t) {
+    if (!lu_.compute(T_)) throw StepFailure("ali3p: the iteration matrix is singular at t = " + std::to_string(t));
   }
 
   // Q(q, v) = f + D_iᵀ λ_i − c into out (allocation-free work: fw_, cw_, lw_, Dw_).
@@ -168,8 +191,9 @@ class Ali3p final : public Formulation {
     out.noalias() += Dw_.transpose() * lw_;
   }
 
-  // K = −∂Q/∂q and C = −∂Q/∂q̇ by forward differences.
+  // K = −∂Q/∂q and C = −∂Q/∂q̇: from the model, or by forward differences.
   void force_derivatives(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    if (model.force_derivatives(t, q, v, K_, C_)) return;
     generalized_force(model, t, q, v, Q0_);
     const auto n = q.size();
     xp_ = q;
@@ -192,12 +216,13 @@ class Ali3p final : public Formulation {
 
   double alpha_, tol_;
   long max_it_;
-  bool started_ = false;
+  bool started_ = false, at_valid_ = false;
+  double at_t_ = 0.0;
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
   Eigen::MatrixXd K_, C_, T_, W_, Dw_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  Eigen::VectorXd a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
+  formulations::SparseLU lu_;
+  Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
 };
 
 }  // namespace
