@@ -37,12 +37,18 @@ class SparseLU {
   // Factorizes A; false when A is singular (a zero or non-finite pivot under dense pivoting).
   bool compute(const Eigen::MatrixXd& A) {
     bool grown = !analyzed_;
-    for (Eigen::Index j = 0; j < n_; ++j)
-      for (Eigen::Index i = 0; i < n_; ++i)
-        if (A(i, j) != 0.0 && !test(pattern_, i, j)) {
+    for (Eigen::Index j = 0; j < n_; ++j)  // column j's nonzeros against row j of the symmetric pattern
+      for (std::size_t w = 0; w < words_; ++w) {
+        const Eigen::Index i0 = Eigen::Index(64 * w), i1 = std::min(n_, i0 + 64);
+        std::uint64_t nz = 0;
+        for (Eigen::Index i = i0; i < i1; ++i) nz |= std::uint64_t(A(i, j) != 0.0) << (i - i0);
+        std::uint64_t missing = nz & ~pattern_[std::size_t(j) * words_ + w];
+        for (; missing; missing &= missing - 1) {
+          const Eigen::Index i = i0 + __builtin_ctzll(missing);
           set(pattern_, i, j), set(pattern_, j, i);
           grown = true;
         }
+      }
     if (grown) analyze();
     F_ = A;
     dense_ = !eliminate(A);

@@ -4,8 +4,9 @@
 //   q̈_{n+1} = (4/h²) q_{n+1} − q̂̈_n,  q̂̈_n = (4/h²) q_n + (4/h) q̇_n + q̈_n.
 // Newton–Raphson on the dynamic equilibrium at t_{n+1}, scaled by h²/4,
 //   r(q) = h²/4 (M q̈ + Φ_qᵀ (λ* + α Φ) − Q) = 0,   Q = f + D_iᵀ λ_i − c,
-// tangent T = M + h/2 C + h²/4 (K + Φ_qᵀ α Φ_q), C = −∂Q/∂q̇, K = −∂Q/∂q by forward
-// differences once per step; after every iteration λ* ← λ* + α Φ(q).
+// tangent T = M + h/2 C + h²/4 (K + Φ_qᵀ α Φ_q), C = −∂Q/∂q̇, K = −∂Q/∂q (from the model, or
+// by forward differences), formed and factorized once per step at the predictor (modified
+// Newton); after every iteration λ* ← λ* + α Φ(q).
 // Then the projections, with W = M + h/2 C + h²/4 K (so T = W + h²/4 Φ_qᵀ α Φ_q):
 //   T q̇ = W q̇* − h²/4 Φ_qᵀ α Φ_t,     T q̈ = W q̈* − h²/4 Φ_qᵀ α (Φ̇_q q̇ + Φ̇_t).
 // Interface forces are read at t_{n+1}. Without constraints it is the implicit trapezoidal rule.
@@ -91,14 +92,16 @@ class Ali3p final : public Formulation {
       if (it == 0) force_derivatives(model, t1, q, vt_);
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
-      T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       if (constrained) {
         e_ = lambda_ + alpha_ * dyn_.phi;
         r_.noalias() += dyn_.Phi_q.transpose() * e_;
-        dyn_.add_constraint_gram(T_, k2 * alpha_);
       }
       r_ *= k2;
-      factorize(t1);
+      if (it == 0) {  // the tangent at the predictor serves every iteration of the step
+        T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
+        if (constrained) dyn_.add_constraint_gram(T_, k2 * alpha_);
+        factorize(t1);
+      }
       dq_ = r_;
       lu_.solveInPlace(dq_);
       q -= dq_;

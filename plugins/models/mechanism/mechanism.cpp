@@ -456,7 +456,7 @@ class Mechanism final : public NonsmoothModel {
     if (need & velocity) r.xd = r.Jp * v.segment<4>(o + 3);
     if (need & bias_term) {
       const Vec4 pd = v.segment<4>(o + 3);
-      r.xb = rotation_jacobian(pd, pr.s) * pd;
+      r.xb = rotation_bias(pd, pr.s);
     }
     if (pr.point) {
       r.x += q.segment<3>(o);
