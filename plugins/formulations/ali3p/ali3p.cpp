@@ -5,8 +5,9 @@
 // Newton–Raphson on the dynamic equilibrium at t_{n+1}, scaled by h²/4,
 //   r(q) = h²/4 (M q̈ + Φ_qᵀ (λ* + α Φ) − Q) = 0,   Q = f + D_iᵀ λ_i − c,
 // tangent T = M + h/2 C + h²/4 (K + Φ_qᵀ α Φ_q), C = −∂Q/∂q̇, K = −∂Q/∂q (from the model, or
-// by forward differences), formed and factorized once per step at the predictor (modified
-// Newton); after every iteration λ* ← λ* + α Φ(q).
+// by forward differences), formed and factorized at the predictor and kept for the next
+// iteration while the steps shrink tenfold per iteration (modified Newton); after every
+// iteration λ* ← λ* + α Φ(q).
 // Then the projections, with W = M + h/2 C + h²/4 K (so T = W + h²/4 Φ_qᵀ α Φ_q):
 //   T q̇ = W q̇* − h²/4 Φ_qᵀ α Φ_t,     T q̈ = W q̈* − h²/4 Φ_qᵀ α (Φ̇_q q̇ + Φ̇_t).
 // Interface forces are read at t_{n+1}. Without constraints it is the implicit trapezoidal rule.
@@ -85,6 +86,8 @@ class Ali3p final : public Formulation {
     q += h * v + 0.5 * h * h * a_;  // predictor
     const bool constrained = dyn_.size.m > 0;
     long it = 0;
+    bool refresh = true;  // form and factorize the tangent in this iteration
+    double last_norm = 0.0;
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
@@ -97,7 +100,7 @@ class Ali3p final : public Formulation {
         r_.noalias() += dyn_.Phi_q.transpose() * e_;
       }
       r_ *= k2;
-      if (it == 0) {  // the tangent at the predictor serves every iteration of the step
+      if (refresh) {
         T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
         if (constrained) dyn_.add_constraint_gram(T_, k2 * alpha_);
         factorize(t1);
@@ -114,6 +117,9 @@ class Ali3p final : public Formulation {
       if (!std::isfinite(step_norm))
         throw StepFailure("ali3p: Newton iteration produced a non-finite update at t = " + std::to_string(t1));
       if (step_norm <= tol_ * std::max(1.0, q.lpNorm<Eigen::Infinity>())) break;
+      // The factorized tangent serves the next iteration while the steps shrink tenfold.
+      refresh = it > 1 && step_norm > 0.1 * last_norm;
+      last_norm = step_norm;
       if (it >= max_it_)
         throw StepFailure("ali3p: Newton iteration did not converge in " + std::to_string(max_it_) +
                           " iterations at t = " + std::to_string(t1) + " (last |dq| = " + std::to_string(step_norm) +
