@@ -23,9 +23,12 @@ class BlockCholesky {
   void reset(Eigen::Index n) {
     L_.setZero(n, n);
     start_.assign(std::size_t(n) + 1, 0);
+    block_of_.assign(std::size_t(n), 0);
     blocks_ = 0;
   }
-  Eigen::Index blocks() const { return Eigen::Index(blocks_); }
+  std::size_t blocks() const { return blocks_; }
+  Eigen::Index start(std::size_t b) const { return start_[b]; }  // block b is [start(b), start(b + 1))
+  std::size_t block_of(Eigen::Index i) const { return block_of_[std::size_t(i)]; }
 
   bool compute(const Eigen::MatrixXd& M) {
     const auto n = M.rows();
@@ -35,6 +38,7 @@ class BlockCholesky {
       Eigen::Index last = n - 1;
       while (last > j && M(last, j) == 0.0) --last;
       reach = std::max(reach, last);
+      block_of_[std::size_t(j)] = blocks_;
       if (reach == j) start_[++blocks_] = j + 1;
     }
     for (std::size_t b = 0; b < blocks_; ++b) {
@@ -54,9 +58,9 @@ class BlockCholesky {
     return true;
   }
 
-  // X ← M⁻¹ X (blocks where a column of X is zero stay zero).
+  // X ← M⁻¹ X, or L⁻¹ X with `forward_only` (blocks where a column of X is zero stay zero).
   template <class Derived>
-  void solveInPlace(Eigen::MatrixBase<Derived>& X) const {
+  void solveInPlace(Eigen::MatrixBase<Derived>& X, bool forward_only = false) const {
     for (std::size_t b = 0; b < blocks_; ++b) {
       const Eigen::Index s = start_[b], e = start_[b + 1];
       for (Eigen::Index c = 0; c < X.cols(); ++c) {
@@ -66,6 +70,7 @@ class BlockCholesky {
           for (Eigen::Index k = s; k < i; ++k) x -= L_(i, k) * X(k, c);
           X(i, c) = x / L_(i, i);
         }
+        if (forward_only) continue;
         for (Eigen::Index i = e - 1; i >= s; --i) {  // Lᵀ z = y
           double x = X(i, c);
           for (Eigen::Index k = i + 1; k < e; ++k) x -= L_(k, i) * X(k, c);
@@ -78,6 +83,7 @@ class BlockCholesky {
  private:
   Eigen::MatrixXd L_;
   std::vector<Eigen::Index> start_;
+  std::vector<std::size_t> block_of_;
   std::size_t blocks_ = 0;
 };
 
@@ -116,6 +122,12 @@ class ConstrainedDynamics {
     x_.setZero(n);
     mu_.setZero(m);
     r_.setZero(p);
+    w_.setZero(n);
+    Tw_.setZero(n, p);
+    mark_.assign(std::size_t(n), 0);
+    block_rows_start_.assign(std::size_t(n) + 1, 0);
+    block_fill_.assign(std::size_t(n), 0);
+    block_rows_.assign(std::size_t(m * n), 0);
     row_start_.assign(std::size_t(m) + 1, 0);
     col_.assign(std::size_t(m * n), 0);
     val_.assign(std::size_t(m * n), 0.0);
@@ -125,30 +137,36 @@ class ConstrainedDynamics {
   // and the constraint bias are left as they were (an iteration that does not use them).
   void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
     model.mass_matrix(q, M);
-    model.coriolis(q, v, c);
-    model.applied_forces(t, q, v, f);
-    model.interface_forces(t, q, v, lambda_i);
     model.interface_jacobian(q, D_i);
-    if (biases) model.interface_bias(q, v, b_i);
-    Q = f - c;
-    Q.noalias() += D_i.transpose() * lambda_i;
     if (size.m > 0) {
       model.constraints(t, q, phi);
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
-      if (biases) model.constraint_bias(t, q, v, bias);
       sparsify();
     }
+    evaluate_motion(model, t, q, v, biases);
   }
 
-  // The configuration terms only: M, Φ_q, Φ_t (Φ as the caller last set it).
+  // The configuration terms only: M, D_i, Φ_q, Φ_t (Φ as the caller last set it).
   void evaluate_configuration(MultibodyModel& model, double t, ConstVectorRef q) {
     model.mass_matrix(q, M);
+    model.interface_jacobian(q, D_i);
     if (size.m > 0) {
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
       sparsify();
     }
+  }
+
+  // The rest of evaluate() for a caller whose configuration terms are those of (t, q).
+  void evaluate_motion(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
+    model.coriolis(q, v, c);
+    model.applied_forces(t, q, v, f);
+    model.interface_forces(t, q, v, lambda_i);
+    if (biases) model.interface_bias(q, v, b_i);
+    Q = f - c;
+    Q.noalias() += D_i.transpose() * lambda_i;
+    if (size.m > 0 && biases) model.constraint_bias(t, q, v, bias);
   }
 
   // The forces of evaluate() again at the same (t, q, v): applied and interface forces (which
@@ -183,14 +201,12 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       sparsify();  // Φ_q may have been re-read since evaluate()
       Y_ = Phi_q.transpose();
-      solve_M(Y_);
-      const auto m = Eigen::Index(size.m);
-      for (Eigen::Index j = 0; j < m; ++j)
-        for (Eigen::Index i = j; i < m; ++i) {
-          double x = 0.0;
-          for (std::size_t a = row_start_[std::size_t(i)]; a < row_start_[std::size_t(i) + 1]; ++a) x += val_[a] * Y_(col_[a], j);
-          S_(i, j) = x;
-        }
+      if (blocked_) {
+        constraint_gram_by_blocks();
+      } else {
+        solve_M(Y_);
+        S_.noalias() = Phi_q * Y_;
+      }
       ldlt_S_.compute(S_);
       if (ldlt_S_.info() != Eigen::Success || ldlt_S_.rcond() < 1e-14)
         throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
@@ -205,7 +221,7 @@ class ConstrainedDynamics {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
       ldlt_S_.solveInPlace(mu_);
-      x_.noalias() -= Y_ * mu_;
+      subtract_Y(mu_, x_, w_);
     }
     v_dot = x_;
   }
@@ -221,7 +237,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
       ldlt_S_.solveInPlace(Z_);
-      T_.noalias() -= Y_ * Z_;
+      subtract_Y(Z_, T_, Tw_);
     }
     Minv_eff_.noalias() = D_i * T_;
     ldlt_Me_.compute(Minv_eff_);
@@ -236,13 +252,60 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_ = a_c;
       ldlt_S_.solveInPlace(mu_);
-      x_.noalias() = Y_ * mu_;
-      r_.noalias() += D_i * x_;
+      x_.setZero();
+      subtract_Y(mu_, x_, w_);
+      r_.noalias() -= D_i * x_;
     }
     f_eff.noalias() = M_eff * r_;
   }
 
  private:
+  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path.
+  template <class A, class B, class C>
+  void subtract_Y(const A& U, B& X, C& work) const {
+    if (!blocked_) {
+      X.noalias() -= Y_ * U;
+      return;
+    }
+    work.noalias() = Phi_q.transpose() * U;
+    chol_M_.solveInPlace(work);
+    X -= work;
+  }
+
+  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_), summed block by block over the
+  // constraint rows that touch the block (lower triangle).
+  void constraint_gram_by_blocks() {
+    chol_M_.solveInPlace(Y_, true);
+    const std::size_t nb = chol_M_.blocks(), m = std::size_t(size.m);
+    // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...).
+    std::fill(block_rows_start_.begin(), block_rows_start_.begin() + long(nb) + 1, 0);
+    std::fill(mark_.begin(), mark_.begin() + long(nb), 0);
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
+        const std::size_t b = chol_M_.block_of(col_[a]);
+        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1];
+      }
+    for (std::size_t b = 0; b < nb; ++b) block_rows_start_[b + 1] += block_rows_start_[b];
+    std::copy(block_rows_start_.begin(), block_rows_start_.begin() + long(nb), block_fill_.begin());
+    std::fill(mark_.begin(), mark_.begin() + long(nb), 0);
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
+        const std::size_t b = chol_M_.block_of(col_[a]);
+        if (mark_[b] != r + 1) mark_[b] = r + 1, block_rows_[block_fill_[b]++] = r;
+      }
+    S_.setZero();
+    for (std::size_t b = 0; b < nb; ++b) {
+      const Eigen::Index s = chol_M_.start(b), k = chol_M_.start(b + 1) - s;
+      for (std::size_t x = block_rows_start_[b]; x < block_rows_start_[b + 1]; ++x) {
+        const auto i = Eigen::Index(block_rows_[x]);
+        for (std::size_t y = block_rows_start_[b]; y <= x; ++y) {
+          const auto j = Eigen::Index(block_rows_[y]);
+          S_(i, j) += Y_.col(i).segment(s, k).dot(Y_.col(j).segment(s, k));
+        }
+      }
+    }
+  }
+
   template <class Derived>
   void solve_M(Eigen::MatrixBase<Derived>& X) const {
     if (blocked_) chol_M_.solveInPlace(X);
@@ -261,6 +324,9 @@ class ConstrainedDynamics {
 
   BlockCholesky chol_M_;
   bool blocked_ = false;
+  Eigen::VectorXd w_;
+  Eigen::MatrixXd Tw_;
+  std::vector<std::size_t> mark_, block_rows_start_, block_fill_, block_rows_;
   std::vector<std::size_t> row_start_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;

@@ -66,7 +66,7 @@ class Ali3p final : public Formulation {
     a_c_.setZero(m);
     at_q_.setZero(n);
     at_v_.setZero(n);
-    at_valid_ = false;
+    at_valid_ = configured_ = false;
     started_ = false;
   }
 
@@ -79,7 +79,7 @@ class Ali3p final : public Formulation {
       if (dyn_.size.m > 0) lambda_ = dyn_.multipliers();
       started_ = true;
     }
-    at_valid_ = false;  // the iteration below overwrites the evaluation exact() keeps
+    at_valid_ = configured_ = false;  // the iteration below overwrites the evaluations kept
     const double t1 = t + h, k2 = 0.25 * h * h;
     qhat_d_ = (2.0 / h) * q + v;
     qhat_dd_ = (4.0 / (h * h)) * q + (4.0 / h) * v + a_;
@@ -130,6 +130,9 @@ class Ali3p final : public Formulation {
     if (constrained) {
       // Projections with the tangent at the converged configuration (Φ(q) is the iteration's).
       dyn_.evaluate_configuration(model, t1, q);
+      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t
+      at_t_ = t1;
+      at_q_ = q;
       W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       T_ = W_;
       dyn_.add_constraint_gram(T_, k2 * alpha_);
@@ -177,7 +180,9 @@ class Ali3p final : public Formulation {
       return;
     }
     at_valid_ = false;
-    dyn_.evaluate(model, t, q, v);
+    if (configured_ && t == at_t_ && q == at_q_) dyn_.evaluate_motion(model, t, q, v);
+    else dyn_.evaluate(model, t, q, v);
+    configured_ = false;
     dyn_.factorize();
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
     at_t_ = t;
@@ -225,7 +230,7 @@ class Ali3p final : public Formulation {
 
   double alpha_, tol_;
   long max_it_;
-  bool started_ = false, at_valid_ = false;
+  bool started_ = false, at_valid_ = false, configured_ = false;
   double at_t_ = 0.0;
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
