@@ -85,6 +85,14 @@ class Mechanism final : public NonsmoothModel {
     forces_ = load_force_elements(d_);
     memo_.resize(d_.external.size());
     rotations_.resize(nb_);
+    auto same = [](const Probe& x, const Probe& y) { return x.body == y.body && x.s == y.s && x.point == y.point; };
+    for (const auto& j : d_.joints) {
+      same_d1_.emplace_back(j.rows.size(), false);
+      for (std::size_t k = 1; k < j.rows.size(); ++k) {
+        const Difference &x = j.rows[k].d1, &y = j.rows[k - 1].d1;
+        same_d1_.back()[k] = same(x.a, y.a) && x.has_b == y.has_b && (!x.has_b || same(x.b, y.b));
+      }
+    }
     assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
@@ -302,8 +310,11 @@ class Mechanism final : public NonsmoothModel {
   void constraints(double, ConstVectorRef q, VectorRef phi) override {
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b) phi[r++] = q.segment<4>(Eigen::Index(7 * b + 3)).squaredNorm() - 1.0;
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) phi[r++] = dot(row, q, q, nullptr, 0, nullptr);
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k)
+        phi[r++] = dot(d_.joints[i].rows[k], q, q, nullptr, 0, nullptr, &a, same_d1_[i][k]);
+    }
     for (const auto& c : d_.couplers) {
       double s = 0.0;
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
@@ -319,8 +330,10 @@ class Mechanism final : public NonsmoothModel {
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b, ++r)
       phi_q.block<1, 4>(r, Eigen::Index(7 * b + 3)) = 2.0 * q.segment<4>(Eigen::Index(7 * b + 3)).transpose();
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) dot(row, q, q, &phi_q, r++, nullptr);
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k) dot(d_.joints[i].rows[k], q, q, &phi_q, r++, nullptr, &a, same_d1_[i][k]);
+    }
     for (const auto& c : d_.couplers) {
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
         double x, xd;
@@ -332,12 +345,14 @@ class Mechanism final : public NonsmoothModel {
   void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
     Eigen::Index r = 0;
     for (std::size_t k = 0; k < nb_; ++k) b[r++] = 2.0 * v.segment<4>(Eigen::Index(7 * k + 3)).squaredNorm();
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) {
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k) {
         double bias;
-        dot(row, q, v, nullptr, 0, &bias);
+        dot(d_.joints[i].rows[k], q, v, nullptr, 0, &bias, &a, same_d1_[i][k]);
         b[r++] = bias;
       }
+    }
     for (const auto& c : d_.couplers) {
       double s = 0.0;
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
@@ -507,10 +522,16 @@ class Mechanism final : public NonsmoothModel {
     if (d.has_b) add_gradient(J, r, d.b, dv.b, -w);
   }
 
-  // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0).
-  double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias) const {
+  // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0). With
+  // `d1`, d1's value is kept there, and taken from there with `reuse` (the joint's previous
+  // row had the same d1, evaluated with the same q, v and needs).
+  double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias,
+             DiffValue* d1 = nullptr, bool reuse = false) const {
     const unsigned need = (J ? jacobian : value) | (bias ? velocity | bias_term : value);
-    const DiffValue a = eval(row.d1, q, v, need), b = eval(row.d2, q, v, need);
+    DiffValue own;
+    DiffValue& a = d1 ? *d1 : own;
+    if (!(d1 && reuse)) a = eval(row.d1, q, v, need);
+    const DiffValue b = eval(row.d2, q, v, need);
     if (J) {
       add_gradient(*J, r, row.d1, a, b.x);
       add_gradient(*J, r, row.d2, b, a.x);
@@ -870,6 +891,7 @@ class Mechanism final : public NonsmoothModel {
     Mat3 A;
   };
   mutable std::vector<RotationMemo> rotations_;
+  std::vector<std::vector<bool>> same_d1_;  // per joint row: d1 equals the previous row's
 
   std::string file_, base_;  // description file ("" when inline) and the pointer prefix
   bool static_solve_ = false;
