@@ -83,9 +83,27 @@ inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double
   // Per-state constants hoisted out of the node loop (σ and τ as in sigma() and tau()).
   const double k = s.k_c / wh.b + s.k_phi, tan_phi = std::tan(s.phi), c1 = std::cos(theta1), s1 = std::sin(theta1);
   const bool linear = s.n == 1.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
+  // Sines and cosines of the nodes; a rule symmetric about 0 (Gauss–Legendre) pairs θ with
+  // θ1 + θ2 − θ, whose sine and cosine follow from θ's.
+  constexpr std::size_t kMax = 256;
+  double sn[kMax], cs[kMax];
+  const std::size_t N = x.size();
+  bool symmetric = N <= kMax;
+  for (std::size_t i = 0; symmetric && i < N / 2; ++i) symmetric = std::abs(x[i] + x[N - 1 - i]) <= 1e-14;
+  if (symmetric) {
+    const double sm = std::sin(theta1 + theta2), cm = std::cos(theta1 + theta2);
+    for (std::size_t i = 0; i < (N + 1) / 2; ++i) {
+      const double th = mid + half * x[i];
+      sn[i] = std::sin(th), cs[i] = std::cos(th);
+      const std::size_t j = N - 1 - i;
+      sn[j] = sm * cs[i] - cm * sn[i];
+      cs[j] = cm * cs[i] + sm * sn[i];
+    }
+    if (N % 2 == 1) sn[N / 2] = std::sin(mid + half * x[N / 2]), cs[N / 2] = std::cos(mid + half * x[N / 2]);
+  }
+  for (std::size_t i = 0; i < N; ++i) {
     const double th = mid + half * x[i], wk = half * w[i];
-    const double st = std::sin(th), ct = std::cos(th);
+    const double st = symmetric ? sn[i] : std::sin(th), ct = symmetric ? cs[i] : std::cos(th);
     const double zeta = wh.r * (ct - c1);
     const double sg = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
     for (std::size_t m = 0; m < K; ++m) {
