@@ -58,6 +58,17 @@ class BlockCholesky {
     return true;
   }
 
+  // x_s ← L_b⁻¹ x_s on block b's rows s of column c of X.
+  template <class Derived>
+  void forward_block(std::size_t b, Eigen::MatrixBase<Derived>& X, Eigen::Index c) const {
+    const Eigen::Index s = start_[b], e = start_[b + 1];
+    for (Eigen::Index i = s; i < e; ++i) {
+      double x = X(i, c);
+      for (Eigen::Index k = s; k < i; ++k) x -= L_(i, k) * X(k, c);
+      X(i, c) = x / L_(i, i);
+    }
+  }
+
   // X ← M⁻¹ X, or L⁻¹ X with `forward_only` (blocks where a column of X is zero stay zero).
   template <class Derived>
   void solveInPlace(Eigen::MatrixBase<Derived>& X, bool forward_only = false) const {
@@ -275,15 +286,15 @@ class ConstrainedDynamics {
   // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_), summed block by block over the
   // constraint rows that touch the block (lower triangle).
   void constraint_gram_by_blocks() {
-    chol_M_.solveInPlace(Y_, true);
     const std::size_t nb = chol_M_.blocks(), m = std::size_t(size.m);
-    // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...).
+    // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...); column r of
+    // W is nonzero on those blocks only.
     std::fill(block_rows_start_.begin(), block_rows_start_.begin() + long(nb) + 1, 0);
     std::fill(mark_.begin(), mark_.begin() + long(nb), 0);
     for (std::size_t r = 0; r < m; ++r)
       for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
         const std::size_t b = chol_M_.block_of(col_[a]);
-        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1];
+        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1], chol_M_.forward_block(b, Y_, Eigen::Index(r));
       }
     for (std::size_t b = 0; b < nb; ++b) block_rows_start_[b + 1] += block_rows_start_[b];
     std::copy(block_rows_start_.begin(), block_rows_start_.begin() + long(nb), block_fill_.begin());
