@@ -208,18 +208,7 @@ class Mechanism final : public NonsmoothModel {
     for (std::size_t b = 0; b < nb_; ++b) f.segment<3>(Eigen::Index(7 * b)) = d_.bodies[b].mass * d_.gravity;
     for (const auto& s : d_.springs) spring_force(s, q, v, f);
     for (const auto& e : d_.efforts) effort_force(e, effort_law(e, t, q, v), q, v, f);
-    for (auto& fe : forces_) {
-      const ExternalForce& x = d_.external[fe.index];
-      const auto o = Eigen::Index(7 * std::size_t(x.body));
-      // A force element depends only on its body's state: formulations that differentiate
-      // by perturbing one coordinate at a time re-evaluate it only for its own body.
-      Memo& memo = memo_[fe.index];
-      if (!(memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o))) {
-        memo.f = element_force(fe, t, q, v);
-        memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
-      }
-      f.segment<7>(o) += memo.f;
-    }
+    for (auto& fe : forces_) f.segment<7>(Eigen::Index(7 * std::size_t(d_.external[fe.index].body))) += element_force(fe, t, q, v);
   }
 
   // K = −∂Q/∂q, C = −∂Q/∂v: every force term by forward differences over the coordinates of
@@ -638,9 +627,13 @@ class Mechanism final : public NonsmoothModel {
     }
   }
   // Generalized force of a force element on its body: [F; J_pᵀ F + 2 Eᵀ τ].
-  Eigen::Matrix<double, 7, 1> element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
+  // A force element depends only on its body's state: its last value is kept for the same
+  // (t, q_b, v_b) (the forces are asked again at a point just evaluated).
+  const Eigen::Matrix<double, 7, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
     const ExternalForce& x = d_.external[fe.index];
     const auto o = Eigen::Index(7 * std::size_t(x.body));
+    Memo& memo = memo_[fe.index];
+    if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
     const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const Mat34 E = E_matrix(p);
@@ -649,10 +642,10 @@ class Mechanism final : public NonsmoothModel {
     fe.element->evaluate(st, w);
     if (!w.force.allFinite() || !w.torque.allFinite())
       throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
-    Eigen::Matrix<double, 7, 1> g;
-    g.head<3>() = w.force;
-    g.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
-    return g;
+    memo.f.head<3>() = w.force;
+    memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
+    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
+    return memo.f;
   }
 
   // The bodies a force term acts on (ground left out, each once).
@@ -884,7 +877,7 @@ class Mechanism final : public NonsmoothModel {
     double t = 0.0;
     Eigen::Matrix<double, 7, 1> q, v, f;
   };
-  std::vector<Memo> memo_;
+  mutable std::vector<Memo> memo_;
   struct RotationMemo {
     bool valid = false;
     Vec4 p;
