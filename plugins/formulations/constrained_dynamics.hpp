@@ -200,6 +200,24 @@ class ConstrainedDynamics {
       }
   }
 
+  // out += s Φ_qᵀ u and out = Φ_q x over Φ_q's nonzeros; valid after evaluate() or
+  // evaluate_configuration().
+  template <class U, class Out>
+  void add_Phi_q_transpose_times(double s, const U& u, Out&& out) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r) {
+      const double x = s * u[Eigen::Index(r)];
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) out[col_[a]] += val_[a] * x;
+    }
+  }
+  template <class X, class Out>
+  void Phi_q_times(const X& x, Out&& out) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r) {
+      double y = 0.0;
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) y += val_[a] * x[col_[a]];
+      out[Eigen::Index(r)] = y;
+    }
+  }
+
   // Factorizes M (block by block when it is block diagonal and positive definite, else dense
   // LDLᵀ) and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ; lower triangle, over the
   // nonzeros of Φ_q).

@@ -97,7 +97,7 @@ class Ali3p final : public Formulation {
       r_ -= dyn_.Q;
       if (constrained) {
         e_ = lambda_ + alpha_ * dyn_.phi;
-        r_.noalias() += dyn_.Phi_q.transpose() * e_;
+        dyn_.add_Phi_q_transpose_times(1.0, e_, r_);
       }
       r_ *= k2;
       if (refresh) {
@@ -138,15 +138,15 @@ class Ali3p final : public Formulation {
       dyn_.add_constraint_gram(T_, k2 * alpha_);
       factorize(t1);
       r_.noalias() = W_ * vt_;
-      r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.phi_t;
+      dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.phi_t, r_);
       lu_.solveInPlace(r_);
       v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
       r_.noalias() = W_ * at_;
-      r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.bias;
+      dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.bias, r_);
       lu_.solveInPlace(r_);
       a_ = r_;
-      e_.noalias() = dyn_.Phi_q * v;
+      dyn_.Phi_q_times(v, e_);
       e_ += dyn_.phi_t;
       stats_.record(it, dyn_.phi.norm(), e_.norm());
     } else {
