@@ -23,6 +23,7 @@ class SparseLU {
     n_ = n;
     words_ = std::size_t((n + 63) / 64);
     F_.setZero(n, n);
+    outside_.setOnes(n, n);
     pattern_.assign(std::size_t(n) * words_, 0);
     graph_.assign(std::size_t(n) * words_, 0);
     order_.assign(std::size_t(n), 0);
@@ -37,18 +38,22 @@ class SparseLU {
   // Factorizes A; false when A is singular (a zero or non-finite pivot under dense pivoting).
   bool compute(const Eigen::MatrixXd& A) {
     bool grown = !analyzed_;
-    for (Eigen::Index j = 0; j < n_; ++j)  // column j's nonzeros against row j of the symmetric pattern
-      for (std::size_t w = 0; w < words_; ++w) {
-        const Eigen::Index i0 = Eigen::Index(64 * w), i1 = std::min(n_, i0 + 64);
-        std::uint64_t nz = 0;
-        for (Eigen::Index i = i0; i < i1; ++i) nz |= std::uint64_t(A(i, j) != 0.0) << (i - i0);
-        std::uint64_t missing = nz & ~pattern_[std::size_t(j) * words_ + w];
-        for (; missing; missing &= missing - 1) {
-          const Eigen::Index i = i0 + __builtin_ctzll(missing);
-          set(pattern_, i, j), set(pattern_, j, i);
-          grown = true;
+    // A nonzero outside the pattern (or a NaN) makes this sum nonzero; then find it.
+    if (!(A.cwiseProduct(outside_).cwiseAbs().sum() == 0.0)) {
+      for (Eigen::Index j = 0; j < n_; ++j)  // column j's nonzeros against row j of the symmetric pattern
+        for (std::size_t w = 0; w < words_; ++w) {
+          const Eigen::Index i0 = Eigen::Index(64 * w), i1 = std::min(n_, i0 + 64);
+          std::uint64_t nz = 0;
+          for (Eigen::Index i = i0; i < i1; ++i) nz |= std::uint64_t(A(i, j) != 0.0) << (i - i0);
+          std::uint64_t missing = nz & ~pattern_[std::size_t(j) * words_ + w];
+          for (; missing; missing &= missing - 1) {
+            const Eigen::Index i = i0 + __builtin_ctzll(missing);
+            set(pattern_, i, j), set(pattern_, j, i);
+            outside_(i, j) = outside_(j, i) = 0.0;
+            grown = true;
+          }
         }
-      }
+    }
     if (grown) analyze();
     F_ = A;
     dense_ = !eliminate(A);
@@ -127,7 +132,8 @@ class SparseLU {
       double scale = std::abs(A(p, p));
       for (std::size_t a = b; a < e; ++a) scale = std::max(scale, std::abs(F_(p, adj_[a])));
       if (!(std::abs(piv) > 1e-10 * scale) || !std::isfinite(piv)) return false;
-      for (std::size_t a = b; a < e; ++a) F_(adj_[a], p) /= piv;
+      const double inv = 1.0 / piv;
+      for (std::size_t a = b; a < e; ++a) F_(adj_[a], p) *= inv;
       for (std::size_t c = b; c < e; ++c) {
         const Eigen::Index j = adj_[c];
         const double u = F_(p, j);
@@ -141,6 +147,7 @@ class SparseLU {
   Eigen::Index n_ = 0;
   std::size_t words_ = 0;
   Eigen::MatrixXd F_;                          // L (below the diagonal in order) and U
+  Eigen::MatrixXd outside_;                    // 1 where the pattern has no entry, else 0
   std::vector<std::uint64_t> pattern_, graph_, done_;  // bit rows
   std::vector<Eigen::Index> order_, adj_;
   std::vector<std::size_t> adj_start_;
