@@ -6,12 +6,97 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include <stride/stride.hpp>
 
 namespace stride::formulations {
+
+// Cholesky factor of a symmetric positive definite matrix that is block diagonal, the blocks
+// found from its nonzeros at every compute(): a mechanism's mass matrix has one 3×3 (diagonal)
+// and one 4×4 block per body. compute() returns false when a block is not positive definite.
+// Only reset() allocates.
+class BlockCholesky {
+ public:
+  void reset(Eigen::Index n) {
+    L_.setZero(n, n);
+    start_.assign(std::size_t(n) + 1, 0);
+    block_of_.assign(std::size_t(n), 0);
+    blocks_ = 0;
+  }
+  std::size_t blocks() const { return blocks_; }
+  Eigen::Index start(std::size_t b) const { return start_[b]; }  // block b is [start(b), start(b + 1))
+  std::size_t block_of(Eigen::Index i) const { return block_of_[std::size_t(i)]; }
+
+  bool compute(const Eigen::MatrixXd& M) {
+    const auto n = M.rows();
+    blocks_ = 0;
+    Eigen::Index reach = 0;  // last row coupled to the columns of the open block
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::Index last = n - 1;
+      while (last > j && M(last, j) == 0.0) --last;
+      reach = std::max(reach, last);
+      block_of_[std::size_t(j)] = blocks_;
+      if (reach == j) start_[++blocks_] = j + 1;
+    }
+    for (std::size_t b = 0; b < blocks_; ++b) {
+      const Eigen::Index s = start_[b], e = start_[b + 1];
+      for (Eigen::Index j = s; j < e; ++j) {
+        double d = M(j, j);
+        for (Eigen::Index k = s; k < j; ++k) d -= L_(j, k) * L_(j, k);
+        if (!(d > 0.0)) return false;
+        L_(j, j) = std::sqrt(d);
+        for (Eigen::Index i = j + 1; i < e; ++i) {
+          double x = M(i, j);
+          for (Eigen::Index k = s; k < j; ++k) x -= L_(i, k) * L_(j, k);
+          L_(i, j) = x / L_(j, j);
+        }
+      }
+    }
+    return true;
+  }
+
+  // x_s ← L_b⁻¹ x_s on block b's rows s of column c of X.
+  template <class Derived>
+  void forward_block(std::size_t b, Eigen::MatrixBase<Derived>& X, Eigen::Index c) const {
+    const Eigen::Index s = start_[b], e = start_[b + 1];
+    for (Eigen::Index i = s; i < e; ++i) {
+      double x = X(i, c);
+      for (Eigen::Index k = s; k < i; ++k) x -= L_(i, k) * X(k, c);
+      X(i, c) = x / L_(i, i);
+    }
+  }
+
+  // X ← M⁻¹ X, or L⁻¹ X with `forward_only` (blocks where a column of X is zero stay zero).
+  template <class Derived>
+  void solveInPlace(Eigen::MatrixBase<Derived>& X, bool forward_only = false) const {
+    for (std::size_t b = 0; b < blocks_; ++b) {
+      const Eigen::Index s = start_[b], e = start_[b + 1];
+      for (Eigen::Index c = 0; c < X.cols(); ++c) {
+        if ((X.col(c).segment(s, e - s).array() == 0.0).all()) continue;
+        for (Eigen::Index i = s; i < e; ++i) {  // L y = x
+          double x = X(i, c);
+          for (Eigen::Index k = s; k < i; ++k) x -= L_(i, k) * X(k, c);
+          X(i, c) = x / L_(i, i);
+        }
+        if (forward_only) continue;
+        for (Eigen::Index i = e - 1; i >= s; --i) {  // Lᵀ z = y
+          double x = X(i, c);
+          for (Eigen::Index k = i + 1; k < e; ++k) x -= L_(k, i) * X(k, c);
+          X(i, c) = x / L_(i, i);
+        }
+      }
+    }
+  }
+
+ private:
+  Eigen::MatrixXd L_;
+  std::vector<Eigen::Index> start_;
+  std::vector<std::size_t> block_of_;
+  std::size_t blocks_ = 0;
+};
 
 // Call order: reset(model) -> { evaluate(model, t, q, v) -> factorize() ->
 // acceleration(a_c, v_dot) | effective(a_c, M_eff, f_eff) }*. Only reset() allocates.
@@ -36,34 +121,63 @@ class ConstrainedDynamics {
     bias.setZero(m);
     Q.setZero(n);
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n);
+    chol_M_.reset(n);
+    blocked_ = false;
     ldlt_S_ = Eigen::LDLT<Eigen::MatrixXd>(m);
     ldlt_Me_ = Eigen::LDLT<Eigen::MatrixXd>(p);
     Y_.setZero(n, m);
     S_.setZero(m, m);
-    G_.setZero(n, n);
+    Z_.setZero(m, p);
     T_.setZero(n, p);
     Minv_eff_.setZero(p, p);
     x_.setZero(n);
     mu_.setZero(m);
     r_.setZero(p);
+    w_.setZero(n);
+    Tw_.setZero(n, p);
+    mark_.assign(std::size_t(n), 0);
+    block_rows_start_.assign(std::size_t(n) + 1, 0);
+    block_fill_.assign(std::size_t(n), 0);
+    block_rows_.assign(std::size_t(m * n), 0);
+    row_start_.assign(std::size_t(m) + 1, 0);
+    col_.assign(std::size_t(m * n), 0);
+    val_.assign(std::size_t(m * n), 0.0);
   }
 
-  // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c.
-  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+  // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c. Without `biases`, b_i
+  // and the constraint bias are left as they were (an iteration that does not use them).
+  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
     model.mass_matrix(q, M);
-    model.coriolis(q, v, c);
-    model.applied_forces(t, q, v, f);
-    model.interface_forces(t, q, v, lambda_i);
     model.interface_jacobian(q, D_i);
-    model.interface_bias(q, v, b_i);
-    Q = f - c;
-    Q.noalias() += D_i.transpose() * lambda_i;
     if (size.m > 0) {
       model.constraints(t, q, phi);
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
-      model.constraint_bias(t, q, v, bias);
+      sparsify();
     }
+    evaluate_motion(model, t, q, v, biases);
+  }
+
+  // The configuration terms only: M, D_i, Φ_q, Φ_t (Φ as the caller last set it).
+  void evaluate_configuration(MultibodyModel& model, double t, ConstVectorRef q) {
+    model.mass_matrix(q, M);
+    model.interface_jacobian(q, D_i);
+    if (size.m > 0) {
+      model.constraint_jacobian(t, q, Phi_q);
+      model.constraint_rate(t, q, phi_t);
+      sparsify();
+    }
+  }
+
+  // The rest of evaluate() for a caller whose configuration terms are those of (t, q).
+  void evaluate_motion(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
+    model.coriolis(q, v, c);
+    model.applied_forces(t, q, v, f);
+    model.interface_forces(t, q, v, lambda_i);
+    if (biases) model.interface_bias(q, v, b_i);
+    Q = f - c;
+    Q.noalias() += D_i.transpose() * lambda_i;
+    if (size.m > 0 && biases) model.constraint_bias(t, q, v, bias);
   }
 
   // The forces of evaluate() again at the same (t, q, v): applied and interface forces (which
@@ -76,14 +190,52 @@ class ConstrainedDynamics {
     Q.noalias() += D_i.transpose() * lambda_i;
   }
 
-  // Factorizes M and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ).
+  // T += s Φ_qᵀ Φ_q, row by row over the row's nonzeros (a joint row touches two bodies).
+  // Valid after evaluate().
+  void add_constraint_gram(MatrixRef T, double s) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r)
+      for (std::size_t b = row_start_[r]; b < row_start_[r + 1]; ++b) {
+        const double g = s * val_[b];
+        for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) T(col_[a], col_[b]) += val_[a] * g;
+      }
+  }
+
+  // out += s Φ_qᵀ u and out = Φ_q x over Φ_q's nonzeros; valid after evaluate() or
+  // evaluate_configuration().
+  template <class U, class Out>
+  void add_Phi_q_transpose_times(double s, const U& u, Out&& out) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r) {
+      const double x = s * u[Eigen::Index(r)];
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) out[col_[a]] += val_[a] * x;
+    }
+  }
+  template <class X, class Out>
+  void Phi_q_times(const X& x, Out&& out) const {
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r) {
+      double y = 0.0;
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) y += val_[a] * x[col_[a]];
+      out[Eigen::Index(r)] = y;
+    }
+  }
+
+  // Factorizes M (block by block when it is block diagonal and positive definite, else dense
+  // LDLᵀ) and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ; lower triangle, over the
+  // nonzeros of Φ_q).
   void factorize() {
-    ldlt_M_.compute(M);
-    if (ldlt_M_.info() != Eigen::Success) throw StepFailure("multibody: mass matrix is singular");
+    blocked_ = chol_M_.compute(M) && chol_M_.blocks() > 1;
+    if (!blocked_) {
+      ldlt_M_.compute(M);
+      if (ldlt_M_.info() != Eigen::Success) throw StepFailure("multibody: mass matrix is singular");
+    }
     if (size.m > 0) {
+      sparsify();  // Φ_q may have been re-read since evaluate()
       Y_ = Phi_q.transpose();
-      ldlt_M_.solveInPlace(Y_);
-      S_.noalias() = Phi_q * Y_;
+      if (blocked_) {
+        constraint_gram_by_blocks();
+      } else {
+        solve_M(Y_);
+        S_.noalias() = Phi_q * Y_;
+      }
       ldlt_S_.compute(S_);
       if (ldlt_S_.info() != Eigen::Success || ldlt_S_.rcond() < 1e-14)
         throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
@@ -93,12 +245,12 @@ class ConstrainedDynamics {
   // v̇ = M⁻¹ Q − Y S⁻¹ (Φ_q M⁻¹ Q − a_c): the acceleration with Φ_q v̇ = a_c.
   void acceleration(ConstVectorRef a_c, VectorRef v_dot) {
     x_ = Q;
-    ldlt_M_.solveInPlace(x_);
+    solve_M(x_);
     if (size.m > 0) {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
       ldlt_S_.solveInPlace(mu_);
-      x_.noalias() -= Y_ * mu_;
+      subtract_Y(mu_, x_, w_);
     }
     v_dot = x_;
   }
@@ -107,20 +259,15 @@ class ConstrainedDynamics {
   const Eigen::VectorXd& multipliers() const { return mu_; }
 
   // Eq. 17-19 with G = (I − P_c) M⁻¹ = M⁻¹ − Y S⁻¹ Yᵀ and P_c v̇ = Y S⁻¹ a_c;
-  // with m = 0, G = M⁻¹ and this is Eq. 12-13.
+  // with m = 0, G = M⁻¹ and this is Eq. 12-13. Only G D_iᵀ (p columns) is formed.
   void effective(ConstVectorRef a_c, MatrixRef M_eff, VectorRef f_eff) {
-    const auto n = Eigen::Index(size.n);
-    G_.setIdentity(n, n);
-    ldlt_M_.solveInPlace(G_);
+    T_ = D_i.transpose();
+    solve_M(T_);
     if (size.m > 0) {
-      // G -= Y S⁻¹ Yᵀ, one column at a time so that the only work vector is mu_.
-      for (Eigen::Index j = 0; j < n; ++j) {
-        mu_ = Y_.row(j).transpose();
-        ldlt_S_.solveInPlace(mu_);
-        G_.col(j).noalias() -= Y_ * mu_;
-      }
+      Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
+      ldlt_S_.solveInPlace(Z_);
+      subtract_Y(Z_, T_, Tw_);
     }
-    T_.noalias() = G_ * D_i.transpose();
     Minv_eff_.noalias() = D_i * T_;
     ldlt_Me_.compute(Minv_eff_);
     if (ldlt_Me_.info() != Eigen::Success)
@@ -134,15 +281,86 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_ = a_c;
       ldlt_S_.solveInPlace(mu_);
-      x_.noalias() = Y_ * mu_;
-      r_.noalias() += D_i * x_;
+      x_.setZero();
+      subtract_Y(mu_, x_, w_);
+      r_.noalias() -= D_i * x_;
     }
     f_eff.noalias() = M_eff * r_;
   }
 
  private:
+  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path.
+  template <class A, class B, class C>
+  void subtract_Y(const A& U, B& X, C& work) const {
+    if (!blocked_) {
+      X.noalias() -= Y_ * U;
+      return;
+    }
+    work.noalias() = Phi_q.transpose() * U;
+    chol_M_.solveInPlace(work);
+    X -= work;
+  }
+
+  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_), summed block by block over the
+  // constraint rows that touch the block (lower triangle).
+  void constraint_gram_by_blocks() {
+    const std::size_t nb = chol_M_.blocks(), m = std::size_t(size.m);
+    // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...); column r of
+    // W is nonzero on those blocks only.
+    std::fill(block_rows_start_.begin(), block_rows_start_.begin() + long(nb) + 1, 0);
+    std::fill(mark_.begin(), mark_.begin() + long(nb), 0);
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
+        const std::size_t b = chol_M_.block_of(col_[a]);
+        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1], chol_M_.forward_block(b, Y_, Eigen::Index(r));
+      }
+    for (std::size_t b = 0; b < nb; ++b) block_rows_start_[b + 1] += block_rows_start_[b];
+    std::copy(block_rows_start_.begin(), block_rows_start_.begin() + long(nb), block_fill_.begin());
+    std::fill(mark_.begin(), mark_.begin() + long(nb), 0);
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
+        const std::size_t b = chol_M_.block_of(col_[a]);
+        if (mark_[b] != r + 1) mark_[b] = r + 1, block_rows_[block_fill_[b]++] = r;
+      }
+    S_.setZero();
+    for (std::size_t b = 0; b < nb; ++b) {
+      const Eigen::Index s = chol_M_.start(b), k = chol_M_.start(b + 1) - s;
+      for (std::size_t x = block_rows_start_[b]; x < block_rows_start_[b + 1]; ++x) {
+        const auto i = Eigen::Index(block_rows_[x]);
+        for (std::size_t y = block_rows_start_[b]; y <= x; ++y) {
+          const auto j = Eigen::Index(block_rows_[y]);
+          S_(i, j) += Y_.col(i).segment(s, k).dot(Y_.col(j).segment(s, k));
+        }
+      }
+    }
+  }
+
+  template <class Derived>
+  void solve_M(Eigen::MatrixBase<Derived>& X) const {
+    if (blocked_) chol_M_.solveInPlace(X);
+    else ldlt_M_.solveInPlace(X);
+  }
+  // Φ_q by rows: the columns and values of row r's nonzeros are at [row_start_[r], row_start_[r + 1]).
+  void sparsify() {
+    std::size_t k = 0;
+    for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
+      row_start_[std::size_t(r)] = k;
+      for (Eigen::Index j = 0; j < Phi_q.cols(); ++j)
+        if (Phi_q(r, j) != 0.0) col_[k] = j, val_[k++] = Phi_q(r, j);
+    }
+    row_start_.back() = k;
+  }
+
+  BlockCholesky chol_M_;
+  bool blocked_ = false;
+  Eigen::VectorXd w_;
+  Eigen::MatrixXd Tw_;
+  std::vector<std::size_t> mark_, block_rows_start_, block_fill_, block_rows_;
+  std::vector<std::size_t> row_start_;
+  std::vector<Eigen::Index> col_;
+  std::vector<double> val_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_S_, ldlt_Me_;
-  Eigen::MatrixXd Y_, S_, G_, T_, Minv_eff_;
+  Eigen::MatrixXd Y_, S_, Z_, T_, Minv_eff_;
   Eigen::VectorXd x_, mu_, r_;
 };
 

@@ -73,49 +73,88 @@ inline void gauss_legendre(int N, std::vector<double>& x, std::vector<double>& w
   }
 }
 
-// ∫ of the five integrands over [θ2, θ1] with the rule (x, w) on [-1, 1].
-inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip, const std::vector<double>& x,
-                           const std::vector<double>& w) {
-  Integrals I;
+// ∫ of the five integrands over [θ2, θ1] with the rule (x, w) on [-1, 1], for K slips at
+// once (σ and the nodes' sines and cosines are shared).
+template <std::size_t K>
+inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::array<double, K>& slip,
+                                          const std::vector<double>& x, const std::vector<double>& w) {
+  std::array<Integrals, K> I{};
   const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
   // Per-state constants hoisted out of the node loop (σ and τ as in sigma() and tau()).
   const double k = s.k_c / wh.b + s.k_phi, tan_phi = std::tan(s.phi), c1 = std::cos(theta1), s1 = std::sin(theta1);
   const bool linear = s.n == 1.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
+  // Sines and cosines of the nodes; a rule symmetric about 0 (Gauss–Legendre) pairs θ with
+  // θ1 + θ2 − θ, whose sine and cosine follow from θ's.
+  constexpr std::size_t kMax = 256;
+  double sn[kMax], cs[kMax];
+  const std::size_t N = x.size();
+  bool symmetric = N <= kMax;
+  for (std::size_t i = 0; symmetric && i < N / 2; ++i) symmetric = std::abs(x[i] + x[N - 1 - i]) <= 1e-14;
+  if (symmetric) {
+    const double sm = std::sin(theta1 + theta2), cm = std::cos(theta1 + theta2);
+    for (std::size_t i = 0; i < (N + 1) / 2; ++i) {
+      const double th = mid + half * x[i];
+      sn[i] = std::sin(th), cs[i] = std::cos(th);
+      const std::size_t j = N - 1 - i;
+      sn[j] = sm * cs[i] - cm * sn[i];
+      cs[j] = cm * cs[i] + sm * sn[i];
+    }
+    if (N % 2 == 1) sn[N / 2] = std::sin(mid + half * x[N / 2]), cs[N / 2] = std::cos(mid + half * x[N / 2]);
+  }
+  for (std::size_t i = 0; i < N; ++i) {
     const double th = mid + half * x[i], wk = half * w[i];
-    const double st = std::sin(th), ct = std::cos(th);
+    const double st = symmetric ? sn[i] : std::sin(th), ct = symmetric ? cs[i] : std::cos(th);
     const double zeta = wh.r * (ct - c1);
     const double sg = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
-    const double j = wh.r * (theta1 - th - (1.0 - slip) * (s1 - st));
-    const double tu = (s.c + sg * tan_phi) * (1.0 - std::exp(-j / s.K));
-    I.tau_sin += wk * tu * st;
-    I.sigma_cos += wk * sg * ct;
-    I.tau_cos += wk * tu * ct;
-    I.sigma_sin += wk * sg * st;
-    I.tau += wk * tu;
+    for (std::size_t m = 0; m < K; ++m) {
+      const double j = wh.r * (theta1 - th - (1.0 - slip[m]) * (s1 - st));
+      const double tu = (s.c + sg * tan_phi) * (1.0 - std::exp(-j / s.K));
+      I[m].tau_sin += wk * tu * st;
+      I[m].sigma_cos += wk * sg * ct;
+      I[m].tau_cos += wk * tu * ct;
+      I[m].sigma_sin += wk * sg * st;
+      I[m].tau += wk * tu;
+    }
   }
   return I;
+}
+inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip, const std::vector<double>& x,
+                           const std::vector<double>& w) {
+  return integrate<1>(s, wh, theta1, theta2, {slip}, x, w)[0];
 }
 
 struct Contact {
   double Fn = 0, Ft = 0, Rc = 0, Tr = 0, sinkage = 0, slip = 0, theta1 = 0;
 };
 
-// Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω.
+// Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω; with
+// `mirrored`, also those of travel the other way (−v, −ω: the slip changes sign).
+inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v,
+                                               double omega, const std::vector<double>& x, const std::vector<double>& w,
+                                               bool forward = true, bool mirrored = true) {
+  std::array<Contact, 2> C{};
+  if (z <= 0) return C;
+  const double theta1 = std::acos(std::max(-1.0, 1.0 - z / wh.r));
+  const double rw = wh.r * omega;
+  const double slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
+  std::array<Integrals, 2> I{};
+  if (forward && mirrored) I = integrate<2>(s, wh, theta1, 0.0, {slip, -slip}, x, w);
+  else if (forward) I[0] = integrate(s, wh, theta1, 0.0, slip, x, w);
+  else I[1] = integrate(s, wh, theta1, 0.0, -slip, x, w);
+  for (int m = 0; m < 2; ++m) {
+    C[m].sinkage = z;
+    C[m].theta1 = theta1;
+    C[m].slip = m == 0 ? slip : -slip;
+    C[m].Fn = wh.r * wh.b * (I[m].tau_sin + I[m].sigma_cos) + c_z * z_dot;
+    C[m].Ft = wh.r * wh.b * I[m].tau_cos;
+    C[m].Rc = wh.r * wh.b * I[m].sigma_sin;
+    C[m].Tr = wh.r * wh.r * wh.b * I[m].tau;
+  }
+  return C;
+}
 inline Contact contact(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v, double omega,
                        const std::vector<double>& x, const std::vector<double>& w) {
-  Contact C;
-  if (z <= 0) return C;
-  C.sinkage = z;
-  C.theta1 = std::acos(std::max(-1.0, 1.0 - z / wh.r));
-  const double rw = wh.r * omega;
-  C.slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
-  const Integrals I = integrate(s, wh, C.theta1, 0.0, C.slip, x, w);
-  C.Fn = wh.r * wh.b * (I.tau_sin + I.sigma_cos) + c_z * z_dot;
-  C.Ft = wh.r * wh.b * I.tau_cos;
-  C.Rc = wh.r * wh.b * I.sigma_sin;
-  C.Tr = wh.r * wh.r * wh.b * I.tau;
-  return C;
+  return contact_both_ways(s, wh, c_z, v_eps, z, z_dot, v, omega, x, w, true, false)[0];
 }
 
 }  // namespace stride::terramechanics

@@ -100,14 +100,10 @@ class TerramechanicsWheel final : public ForceElement {
     const double u = wheel_.r * omega + v;
     const double wf = 0.5 * (1.0 + std::tanh(u / v_eps_));
     double Fn = 0, Fx = 0, Tr = 0;
-    if (wf > 1e-12) {
-      const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_);
-      Fn += wf * c.Fn, Fx += wf * (c.Ft - c.Rc), Tr += wf * c.Tr;
-    }
-    if (wf < 1.0 - 1e-12) {  // mirrored: axis −a, rolling direction −e_t
-      const tm::Contact c = tm::contact(soil_, wheel_, c_z_, v_eps_, z, z_dot, -v, -omega, x_, w_);
-      Fn += (1 - wf) * c.Fn, Fx -= (1 - wf) * (c.Ft - c.Rc), Tr -= (1 - wf) * c.Tr;
-    }
+    const bool forward = wf > 1e-12, mirrored = wf < 1.0 - 1e-12;  // mirrored: axis −a, rolling direction −e_t
+    const auto c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_, forward, mirrored);
+    if (forward) Fn += wf * c[0].Fn, Fx += wf * (c[0].Ft - c[0].Rc), Tr += wf * c[0].Tr;
+    if (mirrored) Fn += (1 - wf) * c[1].Fn, Fx -= (1 - wf) * (c[1].Ft - c[1].Rc), Tr -= (1 - wf) * c[1].Tr;
     out.force = Fn * up_ + Fx * e_t;
     out.torque = -Tr * a;
   }

@@ -4,14 +4,17 @@
 //   q̈_{n+1} = (4/h²) q_{n+1} − q̂̈_n,  q̂̈_n = (4/h²) q_n + (4/h) q̇_n + q̈_n.
 // Newton–Raphson on the dynamic equilibrium at t_{n+1}, scaled by h²/4,
 //   r(q) = h²/4 (M q̈ + Φ_qᵀ (λ* + α Φ) − Q) = 0,   Q = f + D_iᵀ λ_i − c,
-// tangent T = M + h/2 C + h²/4 (K + Φ_qᵀ α Φ_q), C = −∂Q/∂q̇, K = −∂Q/∂q by forward
-// differences once per step; after every iteration λ* ← λ* + α Φ(q).
+// tangent T = M + h/2 C + h²/4 (K + Φ_qᵀ α Φ_q), C = −∂Q/∂q̇, K = −∂Q/∂q (from the model, or
+// by forward differences), formed and factorized at the predictor and kept for the next
+// iteration while the steps shrink tenfold per iteration (modified Newton); after every
+// iteration λ* ← λ* + α Φ(q).
 // Then the projections, with W = M + h/2 C + h²/4 K (so T = W + h²/4 Φ_qᵀ α Φ_q):
 //   T q̇ = W q̇* − h²/4 Φ_qᵀ α Φ_t,     T q̈ = W q̈* − h²/4 Φ_qᵀ α (Φ̇_q q̇ + Φ̇_t).
 // Interface forces are read at t_{n+1}. Without constraints it is the implicit trapezoidal rule.
 #include <stdexcept>
 
 #include "../constrained_dynamics.hpp"
+#include "../sparse_lu.hpp"
 
 namespace {
 
@@ -43,7 +46,7 @@ class Ali3p final : public Formulation {
     C_.setZero(n, n);
     T_.setZero(n, n);
     W_.setZero(n, n);
-    lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
+    lu_.reset(n);
     a_.setZero(n);
     qhat_d_.setZero(n);
     qhat_dd_.setZero(n);
@@ -61,6 +64,9 @@ class Ali3p final : public Formulation {
     lambda_.setZero(m);
     e_.setZero(m);
     a_c_.setZero(m);
+    at_q_.setZero(n);
+    at_v_.setZero(n);
+    at_valid_ = configured_ = false;
     started_ = false;
   }
 
@@ -73,28 +79,34 @@ class Ali3p final : public Formulation {
       if (dyn_.size.m > 0) lambda_ = dyn_.multipliers();
       started_ = true;
     }
+    at_valid_ = configured_ = false;  // the iteration below overwrites the evaluations kept
     const double t1 = t + h, k2 = 0.25 * h * h;
     qhat_d_ = (2.0 / h) * q + v;
     qhat_dd_ = (4.0 / (h * h)) * q + (4.0 / h) * v + a_;
     q += h * v + 0.5 * h * h * a_;  // predictor
     const bool constrained = dyn_.size.m > 0;
     long it = 0;
+    bool refresh = true;  // form and factorize the tangent in this iteration
+    double last_norm = 0.0;
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
-      dyn_.evaluate(model, t1, q, vt_);
+      dyn_.evaluate(model, t1, q, vt_, false);
       if (it == 0) force_derivatives(model, t1, q, vt_);
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
-      T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       if (constrained) {
         e_ = lambda_ + alpha_ * dyn_.phi;
-        r_.noalias() += dyn_.Phi_q.transpose() * e_;
-        T_.noalias() += (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.Phi_q;
+        dyn_.add_Phi_q_transpose_times(1.0, e_, r_);
       }
       r_ *= k2;
-      lu_.compute(T_);
-      dq_ = lu_.solve(r_);
+      if (refresh) {
+        T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
+        if (constrained) dyn_.add_constraint_gram(T_, k2 * alpha_);
+        factorize(t1);
+      }
+      dq_ = r_;
+      lu_.solveInPlace(dq_);
       q -= dq_;
       ++it;
       if (constrained) {
@@ -105,6 +117,9 @@ class Ali3p final : public Formulation {
       if (!std::isfinite(step_norm))
         throw StepFailure("ali3p: Newton iteration produced a non-finite update at t = " + std::to_string(t1));
       if (step_norm <= tol_ * std::max(1.0, q.lpNorm<Eigen::Infinity>())) break;
+      // The factorized tangent serves the next iteration while the steps shrink tenfold.
+      refresh = it > 1 && step_norm > 0.1 * last_norm;
+      last_norm = step_norm;
       if (it >= max_it_)
         throw StepFailure("ali3p: Newton iteration did not converge in " + std::to_string(max_it_) +
                           " iterations at t = " + std::to_string(t1) + " (last |dq| = " + std::to_string(step_norm) +
@@ -113,20 +128,25 @@ class Ali3p final : public Formulation {
     vt_ = (2.0 / h) * q - qhat_d_;
     at_ = (4.0 / (h * h)) * q - qhat_dd_;
     if (constrained) {
-      // Projections with the tangent at the converged configuration.
-      dyn_.evaluate(model, t1, q, vt_);
+      // Projections with the tangent at the converged configuration (Φ(q) is the iteration's).
+      dyn_.evaluate_configuration(model, t1, q);
+      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t
+      at_t_ = t1;
+      at_q_ = q;
       W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       T_ = W_;
-      T_.noalias() += (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.Phi_q;
-      lu_.compute(T_);
+      dyn_.add_constraint_gram(T_, k2 * alpha_);
+      factorize(t1);
       r_.noalias() = W_ * vt_;
-      r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.phi_t;
-      v = lu_.solve(r_);
+      dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.phi_t, r_);
+      lu_.solveInPlace(r_);
+      v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
       r_.noalias() = W_ * at_;
-      r_.noalias() -= (k2 * alpha_) * dyn_.Phi_q.transpose() * dyn_.bias;
-      a_ = lu_.solve(r_);
-      e_.noalias() = dyn_.Phi_q * v;
+      dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.bias, r_);
+      lu_.solveInPlace(r_);
+      a_ = r_;
+      dyn_.Phi_q_times(v, e_);
       e_ += dyn_.phi_t;
       stats_.record(it, dyn_.phi.norm(), e_.norm());
     } else {
@@ -152,10 +172,27 @@ class Ali3p final : public Formulation {
 
  private:
   // Constrained dynamics at (t, q, v) with the exact constraint acceleration Φ_q v̇ = −Ḋ v.
+  // The host asks for M̃, f̃ and v̇ at the same point one after the other: the second call
+  // keeps the factorization and re-reads only the forces.
   void exact(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
-    dyn_.evaluate(model, t, q, v);
+    if (at_valid_ && t == at_t_ && q == at_q_ && v == at_v_) {
+      dyn_.update_forces(model, t, q, v);
+      return;
+    }
+    at_valid_ = false;
+    if (configured_ && t == at_t_ && q == at_q_) dyn_.evaluate_motion(model, t, q, v);
+    else dyn_.evaluate(model, t, q, v);
+    configured_ = false;
     dyn_.factorize();
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
+    at_t_ = t;
+    at_q_ = q;
+    at_v_ = v;
+    at_valid_ = true;
+  }
+
+  void factorize(double t) {
+    if (!lu_.compute(T_)) throw StepFailure("ali3p: the iteration matrix is singular at t = " + std::to_string(t));
   }
 
   // Q(q, v) = f + D_iᵀ λ_i − c into out (allocation-free work: fw_, cw_, lw_, Dw_).
@@ -168,8 +205,9 @@ class Ali3p final : public Formulation {
     out.noalias() += Dw_.transpose() * lw_;
   }
 
-  // K = −∂Q/∂q and C = −∂Q/∂q̇ by forward differences.
+  // K = −∂Q/∂q and C = −∂Q/∂q̇: from the model, or by forward differences.
   void force_derivatives(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
+    if (model.force_derivatives(t, q, v, K_, C_)) return;
     generalized_force(model, t, q, v, Q0_);
     const auto n = q.size();
     xp_ = q;
@@ -192,12 +230,13 @@ class Ali3p final : public Formulation {
 
   double alpha_, tol_;
   long max_it_;
-  bool started_ = false;
+  bool started_ = false, at_valid_ = false, configured_ = false;
+  double at_t_ = 0.0;
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
   Eigen::MatrixXd K_, C_, T_, W_, Dw_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  Eigen::VectorXd a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
+  formulations::SparseLU lu_;
+  Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 // lies in the range of the normalization row's gradient (2 pᵀ), so it only changes that
 // constraint's multiplier: v̇, M̃ and f̃ are those of the true dynamics.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -76,8 +77,22 @@ class Mechanism final : public NonsmoothModel {
     s_.setZero(Eigen::Index(p_));
     sd_.setZero(Eigen::Index(p_));
     bias_.setZero(Eigen::Index(p_));
+    qw_.setZero(Eigen::Index(n_));
+    vw_.setZero(Eigen::Index(n_));
+    f0_.setZero(Eigen::Index(n_));
+    fp_.setZero(Eigen::Index(n_));
+    lam_.setZero(Eigen::Index(p_));
     forces_ = load_force_elements(d_);
     memo_.resize(d_.external.size());
+    rotations_.resize(nb_);
+    auto same = [](const Probe& x, const Probe& y) { return x.body == y.body && x.s == y.s && x.point == y.point; };
+    for (const auto& j : d_.joints) {
+      same_d1_.emplace_back(j.rows.size(), false);
+      for (std::size_t k = 1; k < j.rows.size(); ++k) {
+        const Difference &x = j.rows[k].d1, &y = j.rows[k - 1].d1;
+        same_d1_.back()[k] = same(x.a, y.a) && x.has_b == y.has_b && (!x.has_b || same(x.b, y.b));
+      }
+    }
     assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
@@ -184,54 +199,69 @@ class Mechanism final : public NonsmoothModel {
   void coriolis(ConstVectorRef q, ConstVectorRef v, VectorRef c) override {
     for (std::size_t b = 0; b < nb_; ++b) {
       const auto o = Eigen::Index(7 * b);
-      const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
       c.segment<3>(o).setZero();
-      c.segment<4>(o + 3) = 8.0 * G_matrix(pd).transpose() * (d_.bodies[b].inertia * (G_matrix(p) * pd));
+      c.segment<4>(o + 3) = body_coriolis(b, q, v);
     }
   }
   void applied_forces(double t, ConstVectorRef q, ConstVectorRef v, VectorRef f) override {
     f.setZero();
     for (std::size_t b = 0; b < nb_; ++b) f.segment<3>(Eigen::Index(7 * b)) = d_.bodies[b].mass * d_.gravity;
-    for (const auto& s : d_.springs) {
-      double len, rate;
-      pair(s.at, q, v, len, rate, nullptr, nullptr);
-      const double F = s.preload - s.stiffness * (len - s.length) - s.damping * rate;
-      pair(s.at, q, v, len, rate, &f, nullptr, F);
+    for (const auto& s : d_.springs) spring_force(s, q, v, f);
+    for (const auto& e : d_.efforts) effort_force(e, effort_law(e, t, q, v), q, v, f);
+    for (auto& fe : forces_) f.segment<7>(Eigen::Index(7 * std::size_t(d_.external[fe.index].body))) += element_force(fe, t, q, v);
+  }
+
+  // K = −∂Q/∂q, C = −∂Q/∂v: every force term by forward differences over the coordinates of
+  // the bodies it acts on only (gravity has none), steps as the formulations' own.
+  bool force_derivatives(double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) override {
+    K.setZero();
+    C.setZero();
+    qw_ = q;
+    vw_ = v;
+    // c = 8 G(ṗ)ᵀ J G(p) ṗ with G(p) ṗ = −G(ṗ) p and G(x)ᵀ w = H(w) x.
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const auto o = Eigen::Index(7 * b + 3);
+      const Vec4 p = q.segment<4>(o), pd = v.segment<4>(o);
+      const Mat34 Gd = G_matrix(pd), GdJ = d_.bodies[b].inertia * Gd;
+      const Vec3 w = d_.bodies[b].inertia * (G_matrix(p) * pd);
+      Eigen::Matrix4d H;
+      H << 0.0, -w.transpose(), w, -skew(w);
+      K.block<4, 4>(o, o) -= 8.0 * Gd.transpose() * GdJ;
+      C.block<4, 4>(o, o) += 8.0 * (H + GdJ.transpose() * G_matrix(p));
     }
+    for (const auto& s : d_.springs)
+      differentiate(bodies(s.at), s.damping != 0.0, q, v, K, C,
+                    [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { spring_force(s, qq, vv, f); });
     for (const auto& e : d_.efforts) {
-      const Joint& j = d_.joints[std::size_t(e.joint)];
-      double x, xd;
-      coordinate(j, q, v, x, xd, nullptr, nullptr);
-      double tau = 0.0;
-      switch (e.law) {
-        case JointEffort::Law::spring_damper: tau = e.preload - e.stiffness * (x - e.position) - e.damping * xd; break;
-        case JointEffort::Law::table: tau = table(e, t); break;
-        case JointEffort::Law::input: tau = static_solve_ ? 0.0 : inputs().at(effort_port(), t)[e.input]; break;
-      }
-      coordinate(j, q, v, x, xd, &f, nullptr, tau);
+      const bool by_state = e.law == JointEffort::Law::spring_damper;
+      const double tau = by_state ? 0.0 : effort_law(e, t, q, v);
+      differentiate(bodies(d_.joints[std::size_t(e.joint)]), by_state && e.damping != 0.0, q, v, K, C,
+                    [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
+                      effort_force(e, by_state ? effort_law(e, t, qq, vv) : tau, qq, vv, f);
+                    });
     }
     for (auto& fe : forces_) {
-      const ExternalForce& x = d_.external[fe.index];
-      const auto o = Eigen::Index(7 * std::size_t(x.body));
-      // A force element depends only on its body's state: formulations that differentiate
-      // by perturbing one coordinate at a time re-evaluate it only for its own body.
-      Memo& memo = memo_[fe.index];
-      if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) {
-        f.segment<7>(o) += memo.f;
-        continue;
-      }
-      const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
-      const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
-      ForceState st{t, P.x, P.xd, rotation(p), 2.0 * E_matrix(p) * pd};
-      Wrench w;
-      fe.element->evaluate(st, w);
-      if (!w.force.allFinite() || !w.torque.allFinite())
-        throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
-      memo.f.head<3>() = w.force;
-      memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E_matrix(p).transpose() * w.torque;
-      memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
-      f.segment<7>(o) += memo.f;
+      const int body = d_.external[fe.index].body;
+      differentiate(Bodies{body}, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
+        f.segment<7>(Eigen::Index(7 * std::size_t(body))) += element_force(fe, t, qq, vv);
+      });
     }
+    // D_iᵀ λ_i: λ_i from the inputs, with pressures less the friction on ṡ.
+    if (p_ > 0) interface_forces(t, q, v, lam_);
+    for (std::size_t k = 0; k < p_; ++k) {
+      const Actuator& a = d_.actuators[k];
+      double s, sd;
+      pair(a.at, q, v, s, sd, nullptr, nullptr);
+      const bool friction = d_.pressure && a.friction != 0.0;
+      const double held = lam_[Eigen::Index(k)] + (friction ? a.friction * sd : 0.0);
+      differentiate(bodies(a.at), friction, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
+        double len, rate;
+        pair(a.at, qq, vv, len, rate, nullptr, nullptr);
+        const double F = friction ? held - a.friction * rate : held;
+        pair(a.at, qq, vv, len, rate, &f, nullptr, F);
+      });
+    }
+    return true;
   }
 
   // ---- Interface ----------------------------------------------------------------------------
@@ -269,8 +299,11 @@ class Mechanism final : public NonsmoothModel {
   void constraints(double, ConstVectorRef q, VectorRef phi) override {
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b) phi[r++] = q.segment<4>(Eigen::Index(7 * b + 3)).squaredNorm() - 1.0;
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) phi[r++] = dot(row, q, q, nullptr, 0, nullptr);
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k)
+        phi[r++] = dot(d_.joints[i].rows[k], q, q, nullptr, 0, nullptr, &a, same_d1_[i][k]);
+    }
     for (const auto& c : d_.couplers) {
       double s = 0.0;
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
@@ -286,8 +319,10 @@ class Mechanism final : public NonsmoothModel {
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b, ++r)
       phi_q.block<1, 4>(r, Eigen::Index(7 * b + 3)) = 2.0 * q.segment<4>(Eigen::Index(7 * b + 3)).transpose();
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) dot(row, q, q, &phi_q, r++, nullptr);
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k) dot(d_.joints[i].rows[k], q, q, &phi_q, r++, nullptr, &a, same_d1_[i][k]);
+    }
     for (const auto& c : d_.couplers) {
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
         double x, xd;
@@ -299,12 +334,14 @@ class Mechanism final : public NonsmoothModel {
   void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
     Eigen::Index r = 0;
     for (std::size_t k = 0; k < nb_; ++k) b[r++] = 2.0 * v.segment<4>(Eigen::Index(7 * k + 3)).squaredNorm();
-    for (const auto& j : d_.joints)
-      for (const auto& row : j.rows) {
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k) {
         double bias;
-        dot(row, q, v, nullptr, 0, &bias);
+        dot(d_.joints[i].rows[k], q, v, nullptr, 0, &bias, &a, same_d1_[i][k]);
         b[r++] = bias;
       }
+    }
     for (const auto& c : d_.couplers) {
       double s = 0.0;
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
@@ -418,18 +455,24 @@ class Mechanism final : public NonsmoothModel {
     }
     const auto o = Eigen::Index(7 * std::size_t(pr.body));
     const Vec4 p = q.segment<4>(o + 3);
-    r.x = rotation(p) * pr.s;
+    r.x = body_rotation(pr.body, p) * pr.s;
     if (need & (jacobian | velocity)) r.Jp = rotation_jacobian(p, pr.s);
     if (need & velocity) r.xd = r.Jp * v.segment<4>(o + 3);
     if (need & bias_term) {
       const Vec4 pd = v.segment<4>(o + 3);
-      r.xb = rotation_jacobian(pd, pr.s) * pd;
+      r.xb = rotation_bias(pd, pr.s);
     }
     if (pr.point) {
       r.x += q.segment<3>(o);
       if (need & velocity) r.xd += v.segment<3>(o);
     }
     return r;
+  }
+  // A(p) of the body, kept while the body's p stays the same (every joint row asks again).
+  const Mat3& body_rotation(int body, const Vec4& p) const {
+    RotationMemo& r = rotations_[std::size_t(body)];
+    if (!(r.valid && r.p == p)) r.A = rotation(p), r.p = p, r.valid = true;
+    return r.A;
   }
   // row(r) of J += sign * wᵀ ∂x/∂q for the probe.
   static void add_gradient(MatrixRef J, Eigen::Index r, const Probe& pr, const ProbeValue& pv, const Vec3& w) {
@@ -468,10 +511,16 @@ class Mechanism final : public NonsmoothModel {
     if (d.has_b) add_gradient(J, r, d.b, dv.b, -w);
   }
 
-  // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0).
-  double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias) const {
+  // Φ = d1·d2 − c; optionally its gradient into row r of J, or its bias (Φ̈ at v̇ = 0). With
+  // `d1`, d1's value is kept there, and taken from there with `reuse` (the joint's previous
+  // row had the same d1, evaluated with the same q, v and needs).
+  double dot(const DotRow& row, ConstVectorRef q, ConstVectorRef v, MatrixRef* J, Eigen::Index r, double* bias,
+             DiffValue* d1 = nullptr, bool reuse = false) const {
     const unsigned need = (J ? jacobian : value) | (bias ? velocity | bias_term : value);
-    const DiffValue a = eval(row.d1, q, v, need), b = eval(row.d2, q, v, need);
+    DiffValue own;
+    DiffValue& a = d1 ? *d1 : own;
+    if (!(d1 && reuse)) a = eval(row.d1, q, v, need);
+    const DiffValue b = eval(row.d2, q, v, need);
     if (J) {
       add_gradient(*J, r, row.d1, a, b.x);
       add_gradient(*J, r, row.d2, b, a.x);
@@ -535,6 +584,131 @@ class Mechanism final : public NonsmoothModel {
     };
     add(j.body_j, 1.0);
     add(j.body_i, -1.0);
+  }
+
+  // ---- Force terms (each adds its generalized force to f) ------------------------------------
+  Vec4 body_coriolis(std::size_t b, ConstVectorRef q, ConstVectorRef v) const {
+    const auto o = Eigen::Index(7 * b);
+    const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+    return 8.0 * G_matrix(pd).transpose() * (d_.bodies[b].inertia * (G_matrix(p) * pd));
+  }
+  void spring_force(const SpringDamper& s, ConstVectorRef q, ConstVectorRef v, VectorRef f) const {
+    double len, rate;
+    pair(s.at, q, v, len, rate, nullptr, nullptr);
+    const double F = s.preload - s.stiffness * (len - s.length) - s.damping * rate;
+    pair(s.at, q, v, len, rate, &f, nullptr, F);
+  }
+  // The joint effort's torque or force at (t, q, v).
+  double effort_law(const JointEffort& e, double t, ConstVectorRef q, ConstVectorRef v) {
+    switch (e.law) {
+      case JointEffort::Law::spring_damper: {
+        double x, xd;
+        coordinate(d_.joints[std::size_t(e.joint)], q, v, x, xd, nullptr, nullptr);
+        return e.preload - e.stiffness * (x - e.position) - e.damping * xd;
+      }
+      case JointEffort::Law::table: return table(e, t);
+      case JointEffort::Law::input: return static_solve_ ? 0.0 : inputs().at(effort_port(), t)[e.input];
+    }
+    return 0.0;
+  }
+  // τ times the gradient of the joint coordinate (the angle's needs the axis only).
+  void effort_force(const JointEffort& e, double tau, ConstVectorRef q, ConstVectorRef v, VectorRef f) const {
+    const Joint& j = d_.joints[std::size_t(e.joint)];
+    if (j.has_displacement && !j.has_angle) {
+      double x, xd;
+      coordinate(j, q, v, x, xd, &f, nullptr, tau);
+      return;
+    }
+    const Vec3 a = eval(j.axis_i, q, v, value).x;
+    for (const auto& [body, sign] : {std::pair{j.body_j, 1.0}, std::pair{j.body_i, -1.0}}) {
+      if (body == kGround) continue;
+      const auto o = Eigen::Index(7 * std::size_t(body) + 3);
+      f.segment<4>(o) += tau * (sign * 2.0 * a.transpose() * E_matrix(q.segment<4>(o))).transpose();
+    }
+  }
+  // Generalized force of a force element on its body: [F; J_pᵀ F + 2 Eᵀ τ].
+  // A force element depends only on its body's state: its last value is kept for the same
+  // (t, q_b, v_b) (the forces are asked again at a point just evaluated).
+  const Eigen::Matrix<double, 7, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
+    const ExternalForce& x = d_.external[fe.index];
+    const auto o = Eigen::Index(7 * std::size_t(x.body));
+    Memo& memo = memo_[fe.index];
+    if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
+    const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
+    const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+    const Mat34 E = E_matrix(p);
+    ForceState st{t, P.x, P.xd, body_rotation(x.body, p), 2.0 * E * pd};
+    Wrench w;
+    fe.element->evaluate(st, w);
+    if (!w.force.allFinite() || !w.torque.allFinite())
+      throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
+    memo.f.head<3>() = w.force;
+    memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
+    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
+    return memo.f;
+  }
+
+  // The bodies a force term acts on (ground left out, each once).
+  struct Bodies {
+    std::array<int, 6> b{};
+    int n = 0;
+    Bodies() = default;
+    explicit Bodies(int body) { add(body); }
+    void add(int body) {
+      if (body == kGround) return;
+      for (int i = 0; i < n; ++i)
+        if (b[std::size_t(i)] == body) return;
+      b[std::size_t(n++)] = body;
+    }
+  };
+  static Bodies bodies(const PointPair& pp) {
+    Bodies B;
+    B.add(pp.from.body), B.add(pp.to.body);
+    return B;
+  }
+  static Bodies bodies(const Joint& j) {
+    Bodies B;
+    B.add(j.body_i), B.add(j.body_j);
+    if (j.has_displacement && !j.has_angle) {
+      for (const Difference* d : {&j.displacement.d1, &j.displacement.d2}) {
+        B.add(d->a.body);
+        if (d->has_b) B.add(d->b.body);
+      }
+    } else {
+      B.add(j.axis_i.body), B.add(j.ref_i.body), B.add(j.ref_j.body);
+    }
+    return B;
+  }
+  // Adds −∂/∂q (and, if it depends on v, −∂/∂v) of one force term to K (C): forward
+  // differences over the coordinates of its bodies. qw_, vw_ hold q, v on entry and exit.
+  template <class Term>
+  void differentiate(const Bodies& B, bool velocity_dependent, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C,
+                     Term&& term) {
+    auto clear = [&](Eigen::VectorXd& f) {
+      for (int i = 0; i < B.n; ++i) f.segment<7>(Eigen::Index(7 * B.b[std::size_t(i)])).setZero();
+    };
+    clear(f0_);
+    term(q, v, f0_);
+    auto column = [&](MatrixRef J, Eigen::Index col, double d) {
+      clear(fp_);
+      term(qw_, vw_, fp_);
+      for (int i = 0; i < B.n; ++i) {
+        const auto o = Eigen::Index(7 * B.b[std::size_t(i)]);
+        J.block<7, 1>(o, col) += (f0_.segment<7>(o) - fp_.segment<7>(o)) / d;
+      }
+    };
+    for (int i = 0; i < B.n; ++i)
+      for (Eigen::Index j = 7 * B.b[std::size_t(i)], e = j + 7; j < e; ++j) {
+        const double d = 1e-7 * std::max(1.0, std::abs(q[j]));
+        qw_[j] = q[j] + d;
+        column(K, j, d);
+        qw_[j] = q[j];
+        if (!velocity_dependent) continue;
+        const double dv = 1e-7 * std::max(1.0, std::abs(v[j]));
+        vw_[j] = v[j] + dv;
+        column(C, j, dv);
+        vw_[j] = v[j];
+      }
   }
 
   static double table(const JointEffort& e, double t) {
@@ -703,7 +877,14 @@ class Mechanism final : public NonsmoothModel {
     double t = 0.0;
     Eigen::Matrix<double, 7, 1> q, v, f;
   };
-  std::vector<Memo> memo_;
+  mutable std::vector<Memo> memo_;
+  struct RotationMemo {
+    bool valid = false;
+    Vec4 p;
+    Mat3 A;
+  };
+  mutable std::vector<RotationMemo> rotations_;
+  std::vector<std::vector<bool>> same_d1_;  // per joint row: d1 equals the previous row's
 
   std::string file_, base_;  // description file ("" when inline) and the pointer prefix
   bool static_solve_ = false;
@@ -715,6 +896,7 @@ class Mechanism final : public NonsmoothModel {
   std::vector<double> kappa_;
   std::vector<LoadedForce> forces_;
   Eigen::VectorXd q0_, v0_;
+  Eigen::VectorXd qw_, vw_, f0_, fp_, lam_;  // force_derivatives() work
   Eigen::MatrixXd D_;
   Eigen::VectorXd s_, sd_, bias_;
   json report_;

@@ -33,14 +33,31 @@ inline Mat3 rotation(const Vec4& p) {
   return (e0 * e0 - e.squaredNorm()) * Mat3::Identity() + 2.0 * e * e.transpose() + 2.0 * e0 * skew(e);
 }
 
-// ∂(A(p) s)/∂p.
+// ∂(A(p) s)/∂p = 2 [e0 s + e × s,  (e·s) I + e sᵀ − s eᵀ − e0 s̃].
 inline Mat34 rotation_jacobian(const Vec4& p, const Vec3& s) {
-  const double e0 = p[0];
-  const Vec3 e = p.tail<3>();
+  const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+  const double es = e1 * s[0] + e2 * s[1] + e3 * s[2];
   Mat34 J;
-  J.col(0) = 2.0 * (e0 * s + e.cross(s));
-  J.rightCols<3>() = 2.0 * (e.dot(s) * Mat3::Identity() + e * s.transpose() - s * e.transpose() - e0 * skew(s));
+  J(0, 0) = 2.0 * (e0 * s[0] + e2 * s[2] - e3 * s[1]);
+  J(1, 0) = 2.0 * (e0 * s[1] + e3 * s[0] - e1 * s[2]);
+  J(2, 0) = 2.0 * (e0 * s[2] + e1 * s[1] - e2 * s[0]);
+  J(0, 1) = 2.0 * es;
+  J(0, 2) = 2.0 * (e1 * s[1] - s[0] * e2 + e0 * s[2]);
+  J(0, 3) = 2.0 * (e1 * s[2] - s[0] * e3 - e0 * s[1]);
+  J(1, 1) = 2.0 * (e2 * s[0] - s[1] * e1 - e0 * s[2]);
+  J(1, 2) = 2.0 * es;
+  J(1, 3) = 2.0 * (e2 * s[2] - s[1] * e3 + e0 * s[0]);
+  J(2, 1) = 2.0 * (e3 * s[0] - s[2] * e1 + e0 * s[1]);
+  J(2, 2) = 2.0 * (e3 * s[1] - s[2] * e2 - e0 * s[0]);
+  J(2, 3) = 2.0 * es;
   return J;
+}
+
+// J(ṗ, s) ṗ = 2 (ė0² s + 2 ė0 ė × s + 2 (ė·s) ė − (ė·ė) s): d²(A s)/dt² with p̈ = 0.
+inline Vec3 rotation_bias(const Vec4& pd, const Vec3& s) {
+  const double d0 = pd[0];
+  const Vec3 d = pd.tail<3>();
+  return 2.0 * ((d0 * d0 - d.squaredNorm()) * s + 2.0 * d0 * d.cross(s) + 2.0 * d.dot(s) * d);
 }
 
 inline Mat34 E_matrix(const Vec4& p) {

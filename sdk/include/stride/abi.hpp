@@ -26,7 +26,8 @@
 // 5: messages (LogSource, the base of every plugin object; log.hpp), the table, matrix and
 //    integer-list parameter types, input discontinuities (Subsystem, Integrator, Formulation),
 //    OdeSystem::states(), Extrapolator::timing(), Plugin::implements().
-// 6: PluginInfo::process_per_run (sweeps run many points in one process).
+// 6: PluginInfo::process_per_run (sweeps run many points in one process),
+//    MultibodyModel::force_derivatives().
 #define STRIDE_ABI_VERSION 6
 
 #define STRIDE_STR2(x) #x

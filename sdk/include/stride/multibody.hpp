@@ -57,6 +57,13 @@ class MultibodyModel : public Component {
   virtual void constraint_rate(double /*t*/, ConstVectorRef /*q*/, VectorRef phi_t) { phi_t.setZero(); }
   // Φ̈ − Φ_q v̇ = (Φ_q v)_q v + 2 Φ_qt v + Φ_tt.
   virtual void constraint_bias(double /*t*/, ConstVectorRef /*q*/, ConstVectorRef /*v*/, VectorRef /*b*/) {}
+  // K = −∂Q/∂q and C = −∂Q/∂v (n×n) of the generalized forces Q = f + D_iᵀ λ_i − c at (t, q, v),
+  // for implicit formulations. false (the default): the formulation differentiates the calls
+  // above itself.
+  virtual bool force_derivatives(double /*t*/, ConstVectorRef /*q*/, ConstVectorRef /*v*/, MatrixRef /*K*/,
+                                 MatrixRef /*C*/) {
+    return false;
+  }
   // All outputs, concatenated in port declaration order.
   virtual void outputs(const MultibodyState& state, std::span<double> y) = 0;
   // Mechanical energy (kinetic + potential) in J.
