@@ -51,6 +51,7 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
   std::cout << info.name << " " << info.version << " (" << to_string(info.kind);
   if (info.kind == Kind::subsystem) std::cout << ", " << to_string(info.form);
   std::cout << ")\n  " << info.description << "\n  file: " << p->file.string() << "\n";
+  if (info.process_per_run) std::cout << "  keeps state between runs: a sweep gives each of its runs a fresh process\n";
   std::cout << "parameters:\n";
   if (info.parameters.empty()) std::cout << "  (none)\n";
   for (const auto& s : info.parameters) {

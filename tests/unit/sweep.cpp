@@ -243,6 +243,13 @@ TEST_CASE("sweep: points share long-lived workers; a plugin that keeps state bet
       CHECK_FALSE(contains(o.err, "plugin \"test_run_counter\""));
     }
   }
+  // The declaration is shown by `plugins describe`.
+  for (const char* name : {"test_run_counter", "test_run_counter_undeclared"}) {
+    const std::string cmd = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' '" + STRIDE_EXE +
+                            "' plugins describe " + name + " --json >'" + (s.dir / "describe.json").string() + "'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    CHECK(json::parse(slurp(s.dir / "describe.json")).at("process_per_run") == (std::string(name) == "test_run_counter"));
+  }
   // Plugins without globals (the fault grid's test_fault and test_gain) share workers silently.
   const auto o = sweep(s, fault_sweep(), "--jobs 1");
   CHECK(o.code == 0);
