@@ -73,39 +73,53 @@ inline void gauss_legendre(int N, std::vector<double>& x, std::vector<double>& w
   }
 }
 
-// ∫ of the five integrands over [θ2, θ1] with the rule (x, w) on [-1, 1], for K slips at
-// once (σ and the nodes' sines and cosines are shared).
-template <std::size_t K>
-inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::array<double, K>& slip,
-                                          const std::vector<double>& x, const std::vector<double>& w) {
-  std::array<Integrals, K> I{};
-  const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
-  // Per-state constants hoisted out of the node loop (σ and τ as in sigma() and tau()).
-  const double k = s.k_c / wh.b + s.k_phi, tan_phi = std::tan(s.phi), c1 = std::cos(theta1), s1 = std::sin(theta1);
-  const bool linear = s.n == 1.0;
-  // Sines and cosines of the nodes; a rule symmetric about 0 (Gauss–Legendre) pairs θ with
-  // θ1 + θ2 − θ, whose sine and cosine follow from θ's.
-  constexpr std::size_t kMax = 256;
-  double sn[kMax], cs[kMax];
+// The rule (x, w) mapped to [θ2, θ1] with, at each node, its weight, sine, cosine and σ: what
+// the integrands share across slips. A wheel keeps the last set, since the finite-difference
+// force derivatives perturb mostly the speeds and the attitude, which leave θ1 unchanged.
+struct Nodes {
+  double theta1 = std::nan(""), theta2 = std::nan("");
+  std::vector<double> th, wk, st, ct, sg;
+};
+
+inline void prepare(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::vector<double>& x,
+                    const std::vector<double>& w, Nodes& nd) {
   const std::size_t N = x.size();
-  bool symmetric = N <= kMax;
+  nd.theta1 = theta1, nd.theta2 = theta2;
+  nd.th.resize(N), nd.wk.resize(N), nd.st.resize(N), nd.ct.resize(N), nd.sg.resize(N);
+  const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
+  const double k = s.k_c / wh.b + s.k_phi, c1 = std::cos(theta1);
+  const bool linear = s.n == 1.0;
+  // A rule symmetric about 0 (Gauss–Legendre) pairs θ with θ1 + θ2 − θ, whose sine and cosine
+  // follow from θ's.
+  bool symmetric = true;
   for (std::size_t i = 0; symmetric && i < N / 2; ++i) symmetric = std::abs(x[i] + x[N - 1 - i]) <= 1e-14;
   if (symmetric) {
     const double sm = std::sin(theta1 + theta2), cm = std::cos(theta1 + theta2);
     for (std::size_t i = 0; i < (N + 1) / 2; ++i) {
       const double th = mid + half * x[i];
-      sn[i] = std::sin(th), cs[i] = std::cos(th);
+      nd.st[i] = std::sin(th), nd.ct[i] = std::cos(th);
       const std::size_t j = N - 1 - i;
-      sn[j] = sm * cs[i] - cm * sn[i];
-      cs[j] = cm * cs[i] + sm * sn[i];
+      nd.st[j] = sm * nd.ct[i] - cm * nd.st[i];
+      nd.ct[j] = cm * nd.ct[i] + sm * nd.st[i];
     }
-    if (N % 2 == 1) sn[N / 2] = std::sin(mid + half * x[N / 2]), cs[N / 2] = std::cos(mid + half * x[N / 2]);
+    if (N % 2 == 1) nd.st[N / 2] = std::sin(mid + half * x[N / 2]), nd.ct[N / 2] = std::cos(mid + half * x[N / 2]);
   }
   for (std::size_t i = 0; i < N; ++i) {
-    const double th = mid + half * x[i], wk = half * w[i];
-    const double st = symmetric ? sn[i] : std::sin(th), ct = symmetric ? cs[i] : std::cos(th);
-    const double zeta = wh.r * (ct - c1);
-    const double sg = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
+    const double th = mid + half * x[i];
+    nd.th[i] = th, nd.wk[i] = half * w[i];
+    if (!symmetric) nd.st[i] = std::sin(th), nd.ct[i] = std::cos(th);
+    const double zeta = wh.r * (nd.ct[i] - c1);
+    nd.sg[i] = zeta > 0 ? k * (linear ? zeta : std::pow(zeta, s.n)) : 0.0;
+  }
+}
+
+// ∫ of the five integrands over [θ2, θ1] on the prepared nodes, for K slips at once.
+template <std::size_t K>
+inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const Nodes& nd, const std::array<double, K>& slip) {
+  std::array<Integrals, K> I{};
+  const double tan_phi = std::tan(s.phi), s1 = std::sin(nd.theta1), theta1 = nd.theta1;
+  for (std::size_t i = 0; i < nd.th.size(); ++i) {
+    const double th = nd.th[i], wk = nd.wk[i], st = nd.st[i], ct = nd.ct[i], sg = nd.sg[i];
     for (std::size_t m = 0; m < K; ++m) {
       const double j = wh.r * (theta1 - th - (1.0 - slip[m]) * (s1 - st));
       const double tu = (s.c + sg * tan_phi) * (1.0 - std::exp(-j / s.K));
@@ -118,6 +132,15 @@ inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double
   }
   return I;
 }
+
+// The same with the rule (x, w) on [-1, 1].
+template <std::size_t K>
+inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::array<double, K>& slip,
+                                          const std::vector<double>& x, const std::vector<double>& w) {
+  Nodes nd;
+  prepare(s, wh, theta1, theta2, x, w, nd);
+  return integrate<K>(s, wh, nd, slip);
+}
 inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip, const std::vector<double>& x,
                            const std::vector<double>& w) {
   return integrate<1>(s, wh, theta1, theta2, {slip}, x, w)[0];
@@ -129,18 +152,20 @@ struct Contact {
 
 // Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω; with
 // `mirrored`, also those of travel the other way (−v, −ω: the slip changes sign).
+// `nodes` holds the prepared nodes of the last call (kept while θ1 is unchanged).
 inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v,
                                                double omega, const std::vector<double>& x, const std::vector<double>& w,
-                                               bool forward = true, bool mirrored = true) {
+                                               Nodes& nodes, bool forward = true, bool mirrored = true) {
   std::array<Contact, 2> C{};
   if (z <= 0) return C;
   const double theta1 = std::acos(std::max(-1.0, 1.0 - z / wh.r));
   const double rw = wh.r * omega;
   const double slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
+  if (!(nodes.theta1 == theta1 && nodes.theta2 == 0.0 && nodes.th.size() == x.size())) prepare(s, wh, theta1, 0.0, x, w, nodes);
   std::array<Integrals, 2> I{};
-  if (forward && mirrored) I = integrate<2>(s, wh, theta1, 0.0, {slip, -slip}, x, w);
-  else if (forward) I[0] = integrate(s, wh, theta1, 0.0, slip, x, w);
-  else I[1] = integrate(s, wh, theta1, 0.0, -slip, x, w);
+  if (forward && mirrored) I = integrate<2>(s, wh, nodes, {slip, -slip});
+  else if (forward) I[0] = integrate<1>(s, wh, nodes, {slip})[0];
+  else I[1] = integrate<1>(s, wh, nodes, {-slip})[0];
   for (int m = 0; m < 2; ++m) {
     C[m].sinkage = z;
     C[m].theta1 = theta1;
@@ -154,7 +179,8 @@ inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, 
 }
 inline Contact contact(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v, double omega,
                        const std::vector<double>& x, const std::vector<double>& w) {
-  return contact_both_ways(s, wh, c_z, v_eps, z, z_dot, v, omega, x, w, true, false)[0];
+  Nodes nodes;
+  return contact_both_ways(s, wh, c_z, v_eps, z, z_dot, v, omega, x, w, nodes, true, false)[0];
 }
 
 }  // namespace stride::terramechanics

@@ -101,11 +101,27 @@ class TerramechanicsWheel final : public ForceElement {
     const double wf = 0.5 * (1.0 + std::tanh(u / v_eps_));
     double Fn = 0, Fx = 0, Tr = 0;
     const bool forward = wf > 1e-12, mirrored = wf < 1.0 - 1e-12;  // mirrored: axis −a, rolling direction −e_t
-    const auto c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, z_dot, v, omega, x_, w_, forward, mirrored);
+    auto c = contact(z, v, omega, forward, mirrored);
+    c[0].Fn += c_z_ * z_dot, c[1].Fn += c_z_ * z_dot;
     if (forward) Fn += wf * c[0].Fn, Fx += wf * (c[0].Ft - c[0].Rc), Tr += wf * c[0].Tr;
     if (mirrored) Fn += (1 - wf) * c[1].Fn, Fx -= (1 - wf) * (c[1].Ft - c[1].Rc), Tr -= (1 - wf) * c[1].Tr;
     out.force = Fn * up_ + Fx * e_t;
     out.torque = -Tr * a;
+  }
+
+  // The contact forces without damping (c_z ż added by the caller). The force derivatives
+  // evaluate the wheel at a state and its perturbations: a perturbation that moves the centre
+  // along the terrain or changes only ż leaves (z, v, ω) as at a state just evaluated, so the
+  // last few results are kept, and the quadrature nodes while θ1 is unchanged.
+  // An element instance belongs to one model, evaluated from one thread.
+  std::array<tm::Contact, 2> contact(double z, double v, double omega, bool forward, bool mirrored) const {
+    for (const Kept& k : kept_)
+      if (k.valid && k.z == z && k.v == v && k.omega == omega && k.forward == forward && k.mirrored == mirrored) return k.c;
+    Kept& k = kept_[next_];
+    next_ = (next_ + 1) % kept_.size();
+    k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_, forward, mirrored);
+    k.z = z, k.v = v, k.omega = omega, k.forward = forward, k.mirrored = mirrored, k.valid = true;
+    return k.c;
   }
 
   json report() const override {
@@ -119,6 +135,14 @@ class TerramechanicsWheel final : public ForceElement {
   double c_z_ = 0, v_eps_ = 0.01, quad_err_ = 0;
   int n_ = 16;
   std::vector<double> x_, w_;
+  struct Kept {
+    bool valid = false, forward = false, mirrored = false;
+    double z = 0, v = 0, omega = 0;
+    std::array<tm::Contact, 2> c{};
+  };
+  mutable std::array<Kept, 4> kept_{};
+  mutable std::size_t next_ = 0;
+  mutable tm::Nodes nodes_;
   Eigen::Vector3d axis_, up_, ground_;
 };
 
