@@ -123,7 +123,7 @@ class ConstrainedDynamics {
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n);
     chol_M_.reset(n);
     blocked_ = false;
-    ldlt_S_ = Eigen::LDLT<Eigen::MatrixXd>(m);
+    llt_S_ = Eigen::LLT<Eigen::MatrixXd>(m);
     ldlt_Me_ = Eigen::LDLT<Eigen::MatrixXd>(p);
     Y_.setZero(n, m);
     S_.setZero(m, m);
@@ -236,9 +236,17 @@ class ConstrainedDynamics {
         solve_M(Y_);
         S_.noalias() = Phi_q * Y_;
       }
-      ldlt_S_.compute(S_);
-      if (ldlt_S_.info() != Eigen::Success || ldlt_S_.rcond() < 1e-14)
-        throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
+      // S is symmetric positive definite when Φ_q has full rank: Cholesky (blocked, no
+      // pivoting). Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii /
+      // min L_ii)², a bound that costs nothing, in place of an iterative condition estimate.
+      llt_S_.compute(S_);
+      bool ok = llt_S_.info() == Eigen::Success;
+      if (ok && size.m > 0) {
+        const auto d = llt_S_.matrixLLT().diagonal().cwiseAbs();
+        const double lo = d.minCoeff(), hi = d.maxCoeff();
+        ok = lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
+      }
+      if (!ok) throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
     }
   }
 
@@ -249,7 +257,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
-      ldlt_S_.solveInPlace(mu_);
+      llt_S_.solveInPlace(mu_);
       subtract_Y(mu_, x_, w_);
     }
     v_dot = x_;
@@ -265,7 +273,7 @@ class ConstrainedDynamics {
     solve_M(T_);
     if (size.m > 0) {
       Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
-      ldlt_S_.solveInPlace(Z_);
+      llt_S_.solveInPlace(Z_);
       subtract_Y(Z_, T_, Tw_);
     }
     Minv_eff_.noalias() = D_i * T_;
@@ -280,7 +288,7 @@ class ConstrainedDynamics {
     r_ += b_i;
     if (size.m > 0) {
       mu_ = a_c;
-      ldlt_S_.solveInPlace(mu_);
+      llt_S_.solveInPlace(mu_);
       x_.setZero();
       subtract_Y(mu_, x_, w_);
       r_.noalias() -= D_i * x_;
@@ -359,7 +367,8 @@ class ConstrainedDynamics {
   std::vector<std::size_t> row_start_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_S_, ldlt_Me_;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
+  Eigen::LLT<Eigen::MatrixXd> llt_S_;
   Eigen::MatrixXd Y_, S_, Z_, T_, Minv_eff_;
   Eigen::VectorXd x_, mu_, r_;
 };
