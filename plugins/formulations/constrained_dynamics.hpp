@@ -221,14 +221,16 @@ class ConstrainedDynamics {
   // Factorizes M (block by block when it is block diagonal and positive definite, else dense
   // LDLᵀ) and, with constraints, S = Φ_q M⁻¹ Φ_qᵀ (Y = M⁻¹ Φ_qᵀ; lower triangle, over the
   // nonzeros of Φ_q).
-  void factorize() {
+  // `sparse_current`: Φ_q has not been written since evaluate() or evaluate_configuration()
+  // (which keep its nonzeros), so they need not be collected again.
+  void factorize(bool sparse_current = false) {
     blocked_ = chol_M_.compute(M) && chol_M_.blocks() > 1;
     if (!blocked_) {
       ldlt_M_.compute(M);
       if (ldlt_M_.info() != Eigen::Success) throw StepFailure("multibody: mass matrix is singular");
     }
     if (size.m > 0) {
-      sparsify();  // Φ_q may have been re-read since evaluate()
+      if (!sparse_current) sparsify();  // Φ_q may have been re-read since evaluate()
       Y_ = Phi_q.transpose();
       if (blocked_) {
         constraint_gram_by_blocks();

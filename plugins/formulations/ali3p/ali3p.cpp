@@ -183,7 +183,7 @@ class Ali3p final : public Formulation {
     if (configured_ && t == at_t_ && q == at_q_) dyn_.evaluate_motion(model, t, q, v);
     else dyn_.evaluate(model, t, q, v);
     configured_ = false;
-    dyn_.factorize();
+    dyn_.factorize(true);  // Φ_q only ever comes from dyn_.evaluate*() here
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
     at_t_ = t;
     at_q_ = q;
