@@ -77,14 +77,15 @@ inline void gauss_legendre(int N, std::vector<double>& x, std::vector<double>& w
 // the integrands share across slips. A wheel keeps the last set, since the finite-difference
 // force derivatives perturb mostly the speeds and the attitude, which leave θ1 unchanged.
 struct Nodes {
-  double theta1 = std::nan(""), theta2 = std::nan("");
+  double z = std::nan(""), theta1 = std::nan(""), theta2 = std::nan(""), s1 = 0, tan_phi = 0;  // z: the sinkage θ1 came from
   std::vector<double> th, wk, st, ct, sg;
 };
 
 inline void prepare(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::vector<double>& x,
                     const std::vector<double>& w, Nodes& nd) {
   const std::size_t N = x.size();
-  nd.theta1 = theta1, nd.theta2 = theta2;
+  nd.z = std::nan("");  // set by the caller that knows it
+  nd.theta1 = theta1, nd.theta2 = theta2, nd.s1 = std::sin(theta1), nd.tan_phi = std::tan(s.phi);
   nd.th.resize(N), nd.wk.resize(N), nd.st.resize(N), nd.ct.resize(N), nd.sg.resize(N);
   const double half = 0.5 * (theta1 - theta2), mid = 0.5 * (theta1 + theta2);
   const double k = s.k_c / wh.b + s.k_phi, c1 = std::cos(theta1);
@@ -117,7 +118,7 @@ inline void prepare(const Soil& s, const Wheel& wh, double theta1, double theta2
 template <std::size_t K>
 inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const Nodes& nd, const std::array<double, K>& slip) {
   std::array<Integrals, K> I{};
-  const double tan_phi = std::tan(s.phi), s1 = std::sin(nd.theta1), theta1 = nd.theta1;
+  const double tan_phi = nd.tan_phi, s1 = nd.s1, theta1 = nd.theta1;
   for (std::size_t i = 0; i < nd.th.size(); ++i) {
     const double th = nd.th[i], wk = nd.wk[i], st = nd.st[i], ct = nd.ct[i], sg = nd.sg[i];
     for (std::size_t m = 0; m < K; ++m) {
@@ -152,16 +153,17 @@ struct Contact {
 
 // Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω; with
 // `mirrored`, also those of travel the other way (−v, −ω: the slip changes sign).
-// `nodes` holds the prepared nodes of the last call (kept while θ1 is unchanged).
+// `nodes` holds the prepared nodes of the last call (kept while the sinkage is unchanged).
 inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v,
                                                double omega, const std::vector<double>& x, const std::vector<double>& w,
                                                Nodes& nodes, bool forward = true, bool mirrored = true) {
   std::array<Contact, 2> C{};
   if (z <= 0) return C;
-  const double theta1 = std::acos(std::max(-1.0, 1.0 - z / wh.r));
+  const bool same = nodes.z == z && nodes.theta2 == 0.0 && nodes.th.size() == x.size();
+  const double theta1 = same ? nodes.theta1 : std::acos(std::max(-1.0, 1.0 - z / wh.r));
   const double rw = wh.r * omega;
   const double slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
-  if (!(nodes.theta1 == theta1 && nodes.theta2 == 0.0 && nodes.th.size() == x.size())) prepare(s, wh, theta1, 0.0, x, w, nodes);
+  if (!same) prepare(s, wh, theta1, 0.0, x, w, nodes), nodes.z = z;
   std::array<Integrals, 2> I{};
   if (forward && mirrored) I = integrate<2>(s, wh, nodes, {slip, -slip});
   else if (forward) I[0] = integrate<1>(s, wh, nodes, {slip})[0];
