@@ -537,6 +537,29 @@ TEST_CASE("mechanism: the Newton assembly closes a loop given with a gap and is 
   auto four_bar = registry().create_model("mechanism", {{"description", fb}});
   CHECK(four_bar->report()["degrees_of_freedom"] == 1);
   CHECK(four_bar->report()["redundant_constraints"] == 3);
+  // ali3p needs Φ_q of full rank (S = Φ_q M⁻¹ Φ_qᵀ by Cholesky): the four-bar's redundant rows,
+  // and a joint given twice, are refused with the reason, at the first step.
+  json twice = {{"gravity", {0, -9.81, 0}},
+                {"bodies", {fb["bodies"][0]}},
+                {"joints", {fb["joints"][0], fb["joints"][0]}}};
+  twice["joints"][1]["name"] = "A_again";
+  for (const json& desc : {fb, twice}) {
+    NoInputs in;
+    auto model = registry().create_model("mechanism", {{"description", desc}});
+    model->bind(in);
+    auto f = registry().create_formulation("ali3p", json::object());
+    const auto n = static_cast<Eigen::Index>(model->sizes().n);
+    Eigen::VectorXd q(n), v(n);
+    model->initial_state(0.0, q, v);
+    bool refused = false;
+    try {
+      f->reset(*model, 0.0, q, v);
+      f->step(*model, 0.0, 1e-3, q, v);
+    } catch (const stride::StepFailure& e) {
+      refused = std::string(e.what()).find("rank deficient") != std::string::npos;
+    }
+    CHECK(refused);
+  }
 }
 
 TEST_CASE("unilateral contact with Coulomb friction (mlcp): a sliding ball lands in rolling at 5/7 of its speed") {
