@@ -351,6 +351,7 @@ bool needs_own_process(const Point& p, const std::set<std::string>& per_run) {
 struct PluginGlobals {
   std::vector<std::string> names, files;  // per library
   std::vector<std::vector<std::pair<const unsigned char*, std::size_t>>> ranges;
+  PluginGlobals() = default;  // none watched
   explicit PluginGlobals(const PluginRegistry& reg) {
     for (const LoadedPlugin* lp : reg.plugins()) {
       if (!lp->library || !lp->plugin || lp->info().process_per_run) continue;
@@ -440,7 +441,9 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
   std::set<std::string> per_run;
   for (const LoadedPlugin* lp : reg.plugins())
     if (lp->plugin && lp->info().process_per_run) per_run.insert(lp->info().name);
-  const PluginGlobals globals(reg);
+  // Kept state shows only in a worker's second run: one point (a reference, a distributed
+  // job) needs no watch, nor the plugin files read for it.
+  const PluginGlobals globals = points.size() > 1 ? PluginGlobals(reg) : PluginGlobals();
   std::deque<std::size_t> again;  // points to run again in a fresh process
   std::vector<Worker> workers(static_cast<std::size_t>(std::max(1, jobs)));
   for (Worker& w : workers) w.beacon = make_beacon();

@@ -12,6 +12,7 @@
 #include <cvode/cvode.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "../common/cvode_counters.hpp"
 #include "../common/sundials_support.hpp"
 
 namespace {
@@ -127,7 +128,7 @@ class Cvode final : public stride::Integrator {
   }
 
   stride::json statistics() const override {
-    Counters c = accumulate_;
+    stride_sundials::CvodeCounters c = accumulate_;
     if (mem_) c += current();
     return {{"steps", c.steps},
             {"rhs_evaluations", bridge_.evaluations},
@@ -139,28 +140,8 @@ class Cvode final : public stride::Integrator {
   }
 
  private:
-  struct Counters {
-    long steps = 0, nonlinear = 0, error_fails = 0, jacobians = 0, conv_fails = 0;
-    Counters& operator+=(const Counters& o) {
-      steps += o.steps;
-      nonlinear += o.nonlinear;
-      error_fails += o.error_fails;
-      jacobians += o.jacobians;
-      conv_fails += o.conv_fails;
-      return *this;
-    }
-  };
-
   // Counters since the last (re)initialization; CVodeReInit sets them to zero.
-  Counters current() const {
-    Counters c;
-    CVodeGetNumSteps(mem_, &c.steps);
-    CVodeGetNumNonlinSolvIters(mem_, &c.nonlinear);
-    CVodeGetNumErrTestFails(mem_, &c.error_fails);
-    CVodeGetNumNonlinSolvConvFails(mem_, &c.conv_fails);
-    if (bdf_) CVodeGetNumJacEvals(mem_, &c.jacobians);
-    return c;
-  }
+  stride_sundials::CvodeCounters current() const { return stride_sundials::CvodeCounters::read(mem_, bdf_); }
   void add_counters() { accumulate_ += current(); }
 
   static int rhs(double t, N_Vector y, N_Vector ydot, void* data) {
@@ -195,7 +176,7 @@ class Cvode final : public stride::Integrator {
   std::size_t n_ = 0;
   double t_ = 0.0;
   sd::Bridge bridge_;
-  Counters accumulate_;
+  stride_sundials::CvodeCounters accumulate_;
   // Destroyed in release() in reverse order of creation; the context goes last.
   sd::Context ctx_;
   sd::Vector y_;

@@ -28,6 +28,7 @@
 
 #include "common/crane.hpp"
 #include "common/hydraulics.hpp"
+#include "integrators/common/cvode_counters.hpp"
 #include "integrators/common/sundials_support.hpp"
 
 namespace {
@@ -230,7 +231,7 @@ class CraneMonolithic final : public stride::Subsystem {
 
   stride::json statistics() const override {
     if (!cvode_) return {{"method", "trapezoidal"}, {"steps", steps_}, {"newton_iterations", newton_}, {"rhs_evaluations", rhs_count_}};
-    Counters c = accumulated_;
+    stride_sundials::CvodeCounters c = accumulated_;
     if (mem_) c += current();
     return {{"method", "cvode_bdf"},
             {"steps", c.steps},
@@ -292,35 +293,8 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   // --- cvode_bdf -------------------------------------------------------------------------
-  struct Counters {
-    long steps = 0, nonlinear = 0, error_fails = 0, jacobians = 0, conv_fails = 0;
-    int last_order = 0;
-    double last_step = 0.0;
-    Counters& operator+=(const Counters& o) {
-      steps += o.steps;
-      nonlinear += o.nonlinear;
-      error_fails += o.error_fails;
-      jacobians += o.jacobians;
-      conv_fails += o.conv_fails;
-      if (o.steps > 0) {
-        last_order = o.last_order;
-        last_step = o.last_step;
-      }
-      return *this;
-    }
-  };
   // Counters since the last (re)initialization; CVodeReInit sets them to zero.
-  Counters current() const {
-    Counters c;
-    CVodeGetNumSteps(mem_, &c.steps);
-    CVodeGetNumNonlinSolvIters(mem_, &c.nonlinear);
-    CVodeGetNumErrTestFails(mem_, &c.error_fails);
-    CVodeGetNumNonlinSolvConvFails(mem_, &c.conv_fails);
-    CVodeGetNumJacEvals(mem_, &c.jacobians);
-    CVodeGetLastOrder(mem_, &c.last_order);
-    CVodeGetLastStep(mem_, &c.last_step);
-    return c;
-  }
+  stride_sundials::CvodeCounters current() const { return stride_sundials::CvodeCounters::read(mem_, true); }
 
   void check(int flag, const char* what) {
     if (flag < 0) throw std::runtime_error(std::string("crane_monolithic: ") + what + " failed: " + bridge_.message);
@@ -449,7 +423,7 @@ class CraneMonolithic final : public stride::Subsystem {
   std::vector<double> kinks_;
   Vec cv_z_, cv_f_;
   sd::Bridge bridge_;  // error messages and exceptions from the callbacks (its sys is unused)
-  Counters accumulated_;
+  stride_sundials::CvodeCounters accumulated_;
   long restarts_ = 0;
   // Destroyed in release_cvode() in reverse order of creation; the context goes last.
   sd::Context ctx_;
