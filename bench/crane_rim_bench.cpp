@@ -39,9 +39,9 @@
 #include "common/crane.hpp"
 #include "common/hydraulics.hpp"
 #include "bare_jacobi.hpp"
-#include "stride/host/adapters.hpp"
-#include "stride/host/experiment.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/adapters.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 // ---- Allocation counting -------------------------------------------------------------------
 // Every malloc/calloc/realloc/aligned allocation of the process goes through these (glibc

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "stride/host/commands.hpp"
-#include "stride/host/experiment.hpp"
-#include "stride/host/output.hpp"
-#include "stride/host/sweep.hpp"
+#include "stride/host/cli/commands.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/output.hpp"
+#include "stride/host/sweep/sweep.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "stride/host/adapters.hpp"
-#include "stride/host/experiment.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/adapters.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;
 namespace host = stride::host;

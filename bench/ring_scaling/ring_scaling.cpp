@@ -33,8 +33,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "stride/host/experiment.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;
 namespace host = stride::host;

@@ -30,8 +30,8 @@
 #include <CLI/CLI.hpp>
 
 #include "common/two_mass.hpp"
-#include "stride/host/experiment.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;
 namespace host = stride::host;

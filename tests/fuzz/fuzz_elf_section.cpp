@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "elf_section.hpp"
+#include "load/elf_section.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "stride/host/experiment.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 using namespace stride::host;
 

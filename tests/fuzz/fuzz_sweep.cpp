@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "stride/host/json_input.hpp"
-#include "stride/host/sweep.hpp"
+#include "stride/host/input/json_input.hpp"
+#include "stride/host/sweep/sweep.hpp"
 
 using namespace stride::host;
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include <stride/host/experiment.hpp>
+#include <stride/host/graph/experiment.hpp>
 #include <stride/subsystem.hpp>
 
 namespace stride_test {

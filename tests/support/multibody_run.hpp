@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <stride/host/adapters.hpp>
+#include <stride/host/graph/adapters.hpp>
 
 #include "shipped_plugins.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include <stride/host/registry.hpp>
+#include <stride/host/load/registry.hpp>
 
 namespace stride_test {
 

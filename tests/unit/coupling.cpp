@@ -29,8 +29,8 @@
 #include "../../plugins/common/hydraulics.hpp"
 #include "../../plugins/common/two_mass.hpp"
 #include "bare_jacobi.hpp"
-#include "stride/host/adapters.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/graph/adapters.hpp"
+#include "stride/host/load/registry.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;

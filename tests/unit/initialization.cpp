@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "stride/host/experiment.hpp"
+#include "stride/host/graph/experiment.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;

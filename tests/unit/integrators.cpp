@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <stride/host/registry.hpp>
+#include <stride/host/load/registry.hpp>
 
 using stride::json;
 using stride::host::PluginRegistry;

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <stdlib.h>
 
-#include "elf_section.hpp"
-#include "stride/host/registry.hpp"
+#include "load/elf_section.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;
 using stride::host::PluginError;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
-#include "plugin_version.hpp"
-#include "stride/host/experiment.hpp"
+#include "input/plugin_version.hpp"
+#include "stride/host/graph/experiment.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include <stride/host/adapters.hpp>
-#include <stride/host/registry.hpp>
+#include <stride/host/graph/adapters.hpp>
+#include <stride/host/load/registry.hpp>
 
 #include "../../plugins/common/crane.hpp"
 #include "../../plugins/common/mlcp_solvers.hpp"

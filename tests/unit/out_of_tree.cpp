@@ -14,7 +14,7 @@
 #include <Eigen/Dense>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include <stride/host/registry.hpp>
+#include <stride/host/load/registry.hpp>
 
 #include "allocation_counter.hpp"
 #include "stride_run.hpp"

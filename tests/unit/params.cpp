@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "stride/host/experiment.hpp"
+#include "stride/host/graph/experiment.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;

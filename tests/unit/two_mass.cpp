@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "../../plugins/common/two_mass.hpp"
-#include "stride/host/registry.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace stride::two_mass;

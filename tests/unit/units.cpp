@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "units.hpp"
+#include "input/units.hpp"
 
 using namespace stride::host;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "stride/host/experiment.hpp"
+#include "stride/host/graph/experiment.hpp"
 
 using namespace stride::host;
 

@@ -7,7 +7,7 @@
 // semi-implicit Euler of Peiret 2018 Eq. 38 at (t_n, q_n, v_n).
 #include <stdexcept>
 
-#include "../constrained_dynamics.hpp"
+#include "../common/constrained_dynamics.hpp"
 
 namespace {
 

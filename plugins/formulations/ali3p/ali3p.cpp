@@ -13,8 +13,8 @@
 // Interface forces are read at t_{n+1}. Without constraints it is the implicit trapezoidal rule.
 #include <stdexcept>
 
-#include "../constrained_dynamics.hpp"
-#include "../sparse_lu.hpp"
+#include "../common/constrained_dynamics.hpp"
+#include "../common/sparse_lu.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // Refuses models with constraints (use ali1 or ali3p for dependent coordinates).
 #include <stdexcept>
 
-#include "../constrained_dynamics.hpp"
+#include "../common/constrained_dynamics.hpp"
 
 namespace {
 

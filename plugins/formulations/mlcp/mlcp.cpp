@@ -27,7 +27,7 @@
 #include <stride/nonsmooth.hpp>
 
 #include "../../common/mlcp_solvers.hpp"
-#include "../constrained_dynamics.hpp"
+#include "../common/constrained_dynamics.hpp"
 
 namespace {
 

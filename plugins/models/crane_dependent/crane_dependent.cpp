@@ -2,7 +2,7 @@
 // constraints of Peiret 2018 Eq. 21b; interface Jacobian D_i of Eq. 23 and, for the second
 // actuator, of s2 = |R|/2 (the midpoint of link 2 minus P is R/2 because Q = 2P).
 // Needs a formulation that handles constraints (ali1, ali3p).
-#include "../crane_model.hpp"
+#include "../common/crane_model.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Planar hydraulic crane in independent coordinates q = [θ1, θ2] (Peiret 2018 Eq. 20, 22, 33):
 // M v̇ + c = f + A_iᵀ λ_i with no constraints; step it with any formulation.
-#include "../crane_model.hpp"
+#include "../common/crane_model.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // Its reduced interface model (Peiret 2018 Eq. 12-13) is exact and constant, M̃ = m and
 // f̃ = f0, so a RIM built from it reproduces the mass itself: the test problem for the RIM
 // co-simulation of Algorithm 2. The ports carry the names of the crane models
-// (plugins/models/crane_model.hpp), so manifests written for the crane plug into it:
+// (plugins/models/common/crane_model.hpp), so manifests written for the crane plug into it:
 //   coupling "force":    input f_h (N), paired with output s_dot in the power bond "actuator";
 //   coupling "pressure": inputs p1, p2 (Pa) and λ_i = (p2 − p1) a_p − c ṡ (Eq. 24) on this
 //                        side, outputs flow1 = −a_p ṡ, flow2 = a_p ṡ (bonds "chamber1/2").

@@ -8,7 +8,7 @@
 // pressed in by the static penetration m g / k.
 #include <cmath>
 
-#include "../closed_model.hpp"
+#include "../common/closed_model.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 // M̃ → ∞ (only the friction regularization) while sticking.
 #include <cmath>
 
-#include "../closed_model.hpp"
+#include "../common/closed_model.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 // angle theta0 and swings like a pendulum; no interface (no inputs).
 #include <cmath>
 
-#include "../closed_model.hpp"
+#include "../common/closed_model.hpp"
 
 namespace {
 

@@ -1,0 +1,254 @@
+// The `stride` command: run, validate, sweep, plugins.
+// Exit codes: 0 success, 1 the simulation diverged, failed or was interrupted, 2 bad input.
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "stride/host/cli/commands.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/output.hpp"
+#include "stride/host/run/supervise.hpp"
+#include "stride/host/sweep/sweep.hpp"
+#ifdef STRIDE_HAVE_MPI
+#include "sweep/mpi/sweep_mpi.hpp"
+#endif
+
+namespace {
+
+using namespace stride;
+using namespace stride::host;
+
+
+int describe(const PluginRegistry& reg, const std::string& name, const std::vector<std::string>& sets, bool as_json) {
+  const LoadedPlugin* p = nullptr;
+  json params;
+  try {
+    p = &find_plugin(reg, name);
+    params = describe_parameters(*p, sets);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const auto& info = p->info();
+  if (as_json) {
+    std::cout << plugin_description_json(reg, *p, params).dump(2) << "\n";
+    return 0;
+  }
+  std::string err;
+  std::optional<std::vector<PortSpec>> ports;
+  if (info.kind == Kind::subsystem) ports = ports_for(reg, *p, params, err);
+  std::cout << info.name << " " << info.version << " (" << to_string(info.kind);
+  if (info.kind == Kind::subsystem) std::cout << ", " << to_string(info.form);
+  std::cout << ")\n  " << info.description << "\n  file: " << p->file.string() << "\n";
+  if (info.process_per_run) std::cout << "  keeps state between runs: a sweep gives each of its runs a fresh process\n";
+  std::cout << "parameters:\n";
+  if (info.parameters.empty()) std::cout << "  (none)\n";
+  for (const auto& s : info.parameters) {
+    std::cout << "  " << s.name << " : " << to_string(s.type);
+    if (!s.unit.empty() && s.unit != "1") std::cout << " [" << s.unit << "]";
+    if (!s.column_units.empty()) {
+      // Tables: "[x: m, y: m^3/s]", or y_1, y_2, ... for several columns.
+      std::cout << " [x: " << s.column_units[0];
+      for (std::size_t c = 1; c < s.column_units.size(); ++c)
+        std::cout << ", y" << (s.column_units.size() > 2 ? "_" + std::to_string(c) : std::string()) << ": " << s.column_units[c];
+      std::cout << "]";
+    }
+    std::cout << " = " << (s.default_value.is_null() ? "(required)" : s.default_value.dump());
+    if (s.min || s.max)
+      std::cout << "  in [" << (s.min ? bound_json(s, *s.min).dump() : "-inf") << ", "
+                << (s.max ? bound_json(s, *s.max).dump() : "inf") << "]";
+    if (!s.choices.empty()) std::cout << "  one of " << json(s.choices).dump();
+    std::cout << "\n      " << s.doc << "\n";
+  }
+  if (info.kind == Kind::subsystem) {
+    std::string with;
+    for (auto it = params.begin(); it != params.end(); ++it) with += (with.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    std::cout << "ports (" << (with.empty() ? std::string("default parameters") : with + ", defaults for the rest") << "):\n";
+    if (!ports) std::cout << "  (could not instantiate: " << err << ")\n";
+    else
+      for (const auto& s : *ports) {
+        std::cout << "  " << (s.direction == Direction::input ? "in  " : "out ") << s.name << " [" << s.size << " x "
+                  << (s.unit.empty() ? "1" : s.unit) << "]";
+        if (s.direction == Direction::output && s.feedthrough) std::cout << " feedthrough";
+        if (s.role != BondRole::none) std::cout << " bond " << s.bond << " (" << to_string(s.role) << ")";
+        std::cout << "\n      " << s.doc << "\n";
+      }
+  }
+  return 0;
+}
+
+int list_plugins(const PluginRegistry& reg, bool as_json) {
+  if (as_json) {
+    std::cout << plugin_list_json(reg).dump(2) << "\n";
+    return 0;
+  }
+  for (Kind k : {Kind::subsystem, Kind::formulation, Kind::integrator, Kind::extrapolator}) {
+    auto ps = reg.plugins(k);
+    std::cout << to_string(k) << "s:\n";
+    if (ps.empty()) std::cout << "  (none)\n";
+    for (auto* p : ps) {
+      std::string n = p->info().name;
+      n.resize(std::max<std::size_t>(n.size(), 26), ' ');
+      std::cout << "  " << n << " " << p->info().version << "  " << p->info().description << "\n";
+    }
+  }
+  if (!reg.refusals().empty()) {
+    std::cout << "refused libraries:\n";
+    for (const auto& r : reg.refusals()) std::cout << "  " << r.file.string() << ": " << r.reason << "\n";
+  }
+  return 0;
+}
+
+// Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.
+bool launched_by_mpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  note_inherited_signals();
+  CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
+  app.require_subcommand(1);
+
+  std::string manifest_path, out_dir, plugin_name;
+  std::vector<std::string> sets;
+  bool quiet = false, as_json = false;
+
+  auto* run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
+  run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+  run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
+  run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+  run_cmd->add_flag("--quiet", quiet, "no progress report");
+  double grace = 3.0;
+  bool in_process = false;
+  run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
+      ->check(CLI::Range(0.0, 3600.0));
+  run_cmd->add_flag("--in-process", in_process,
+                    "run in this process instead of a supervised child (for debuggers; a crash then loses the summary)");
+
+  auto* validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
+  validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+  validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+
+  std::string sweep_path;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto* sweep_cmd = app.add_subcommand("sweep", "run a grid of manifest variants in parallel and find the largest stable step");
+  sweep_cmd->add_option("sweep", sweep_path, "sweep description (JSON)")->required();
+  sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)")->check(CLI::Range(1, 1024));
+  SweepOptions sweep_opt;
+  sweep_cmd->add_option("--max-runs", sweep_opt.max_runs, "largest grid run without asking (default 10000)")
+      ->check(CLI::Range(1.0, 1e12));
+  sweep_cmd->add_option("--grace", sweep_opt.grace, "seconds a run may take to stop after Ctrl-C")->check(CLI::Range(0.0, 3600.0));
+  sweep_cmd->add_flag("--process-per-run", sweep_opt.process_per_run,
+                      "start a fresh process for every run instead of reusing workers (for plugins that keep globals)");
+
+  auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
+  plugins_cmd->add_flag("--json", as_json, "machine-readable output");
+  auto* describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
+  describe_cmd->add_option("name", plugin_name, "plugin name")->required();
+  describe_cmd->add_flag("--json", as_json, "machine-readable output");
+  std::vector<std::string> describe_sets;
+  describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  if (sweep_cmd->parsed()) {
+    sweep_opt.jobs = jobs;
+    if (launched_by_mpi()) {
+#ifdef STRIDE_HAVE_MPI
+      return mpi_sweep(argc, argv, sweep_path, sweep_opt);
+#else
+      // MPI lives in stride-mpi beside this executable, so other commands do not load it.
+      std::error_code ec;
+      const auto mpi = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "stride-mpi";
+      if (!ec && ::access(mpi.c_str(), X_OK) == 0) ::execv(mpi.c_str(), argv);
+      std::cerr << "error: started by mpirun, but " << (ec ? std::string("this executable") : mpi.string())
+                << " cannot be run (" << (ec ? ec.message() : std::string(std::strerror(errno)))
+                << "): Stride was built without MPI (Debian: libopenmpi-dev, then rebuild)\n";
+      return 2;
+#endif
+    }
+    return run_sweep(sweep_path, sweep_opt);
+  }
+
+  PluginRegistry reg;
+  if (plugins_cmd->parsed()) {
+    load_plugins(reg, {}, false);
+    if (describe_cmd->parsed()) return describe(reg, plugin_name, describe_sets, as_json);
+    return list_plugins(reg, as_json);
+  }
+
+  std::unique_ptr<Experiment> ex;
+  try {
+    ex = build_experiment(reg, read_manifest(manifest_path, sets));
+  } catch (const ManifestError& e) {
+    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
+              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (validate_cmd->parsed()) {
+    std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
+              << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
+    for (const auto& c : ex->unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
+    for (const auto& c : ex->bond_delays()) std::cout << "  power bond " << c << "\n";
+    for (const auto& c : ex->bond_warnings()) std::cout << "  warning: " << c << "\n";
+    for (const auto& c : ex->feedthrough_connections())
+      std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
+    return 0;
+  }
+
+  RunOptions opt;
+  opt.progress = !quiet;
+  std::unique_ptr<OutputFolder> folder;
+  try {
+    folder = std::make_unique<OutputFolder>(out_dir.empty() ? ex->manifest().output : std::filesystem::path(out_dir),
+                                            running_summary(*ex));
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  opt.folder = folder.get();
+  auto report = [&](const json& s) {
+    std::cerr << "status: " << s.value("status", "?") << ", t = " << s.value("end_time_reached", 0.0) << " s";
+    if (s.contains("wall_time_s")) std::cerr << ", wall " << s.value("wall_time_s", 0.0) << " s";
+    std::cerr << ", results in " << folder->path().string() << "\n";
+    if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
+  };
+  if (in_process) {
+    RunBeacon* beacon = make_beacon();
+    opt.stop = install_run_signals(beacon);
+    opt.beacon = beacon;
+    RunResult r = run(*ex, opt);
+    report(r.summary);
+    if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
+    return r.summary_error.empty() ? exit_code_of(r.summary) : 1;
+  }
+  try {
+    return run_supervised(*ex, opt, grace, report).exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

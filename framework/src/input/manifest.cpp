@@ -1,0 +1,647 @@
+// Reading a manifest and checking its structure (types, keys, ranges). Checks that need the
+// plugins (parameters, ports, units, loops) are in graph.cpp.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "input/plugin_version.hpp"
+#include "stride/host/graph/experiment.hpp"
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string escape(const std::string& key) { return pointer_escape(key); }
+
+// Collects diagnostics while walking the document.
+struct Checker : DocumentChecker {
+  // "name" or {"plugin": "name", "parameters": {...}}
+  std::optional<PluginRef> plugin_ref(const json& obj, const std::string& ptr, const std::string& key) {
+    if (!obj.contains(key)) return std::nullopt;
+    const json& v = obj[key];
+    const std::string p = ptr + "/" + key;
+    if (v.is_string()) return PluginRef{v.get<std::string>(), json::object(), p};
+    if (!v.is_object()) {
+      error(p, "expected a plugin name or {\"plugin\": name, \"parameters\": {...}}, found " + type_name(v));
+      return std::nullopt;
+    }
+    if (!object(v, p, {"plugin", "version", "parameters"}, {"plugin"})) return std::nullopt;
+    auto name = string(v, p, "plugin");
+    if (!name) return std::nullopt;
+    PluginRef r{*name, json::object(), p};
+    version(v, p, r);
+    if (v.contains("parameters")) {
+      if (!v["parameters"].is_object()) error(p + "/parameters", "expected an object, found " + type_name(v["parameters"]));
+      else r.parameters = v["parameters"];
+    }
+    return r;
+  }
+  // "version": ">=1.2, <2" next to "plugin" in `obj` (at `ptr`), into r.
+  void version(const json& obj, const std::string& ptr, PluginRef& r) {
+    if (!obj.contains("version")) return;
+    r.version_pointer = ptr + "/version";
+    const json& v = obj["version"];
+    if (!v.is_string()) {
+      error(r.version_pointer, "expected a version requirement such as \">=1.2\" or \">=1.2, <2\" (a string), found " + type_name(v));
+      return;
+    }
+    std::vector<VersionClause> clauses;
+    if (auto why = parse_requirement(v.get<std::string>(), clauses); !why.empty()) {
+      error(r.version_pointer, "expected a version requirement: clauses OP VERSION with OP one of >=, >, <=, <, == and "
+                               "VERSION dotted integers, separated by commas (\">=1.2, <2\"); in \"" + v.get<std::string>() + "\": " + why);
+      return;
+    }
+    r.version = v.get<std::string>();
+  }
+};
+
+// "sub.port" -> (sub, port)
+bool split_endpoint(const std::string& s, std::string& sub, std::string& port) {
+  auto dot = s.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == s.size()) return false;
+  sub = s.substr(0, dot);
+  port = s.substr(dot + 1);
+  return true;
+}
+
+// An element index as written: decimal digits only (no sign, no blanks), at most 9 of them,
+// so that no arithmetic on it can wrap.
+bool parse_index(const std::string& s, std::size_t& out) {
+  if (s.empty() || s.size() > 9) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return true;
+}
+
+// "sub.port", "sub.port[i]" or "sub.port[i:j]" (elements i..j-1, j > i) -> (sub, port, first,
+// count); count 0 means the whole port.
+bool split_endpoint(const std::string& s, std::string& sub, std::string& port, std::size_t& first,
+                    std::size_t& count) {
+  if (!split_endpoint(s, sub, port)) return false;
+  first = count = 0;
+  auto open = port.find('[');
+  if (open == std::string::npos) return port.find(']') == std::string::npos;
+  if (port.back() != ']' || open == 0) return false;
+  const std::string range = port.substr(open + 1, port.size() - open - 2);
+  port = port.substr(0, open);
+  if (port.find_first_of("[]") != std::string::npos) return false;
+  const auto colon = range.find(':');
+  if (colon == std::string::npos) {
+    count = 1;
+    return parse_index(range, first);
+  }
+  std::size_t last = 0;
+  if (!parse_index(range.substr(0, colon), first) || !parse_index(range.substr(colon + 1), last) || last <= first)
+    return false;
+  count = last - first;
+  return true;
+}
+
+// "variables": {"h_M": 0.01} lets any value elsewhere be the string "$h_M"; --set
+// /variables/h_M=0.02 then changes every use at once. Each place substituted is remembered, so
+// that a value rejected there is also reported at the variable.
+void substitute_variables(json& doc, Checker& chk, std::map<std::string, std::string>& uses) {
+  if (!doc.is_object() || !doc.contains("variables")) return;
+  const json vars = doc["variables"];
+  if (!vars.is_object()) {
+    chk.error("/variables", "expected an object {\"name\": value}, found " + type_name(vars));
+    return;
+  }
+  std::vector<std::string> names;
+  for (auto it = vars.begin(); it != vars.end(); ++it) names.push_back(it.key());
+  // Depth is bounded by the reader's nesting limit.
+  std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& ptr) {
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s.size() > 1 && s[0] == '$') {
+        const std::string name = s.substr(1);
+        auto it = vars.find(name);
+        if (it == vars.end()) {
+          std::string msg = "unknown variable \"" + name + "\"";
+          if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+          chk.error(ptr, msg + "; variables: " + (names.empty() ? std::string("(none)") : dump_safe(json(names))));
+        } else {
+          v = *it;
+          uses[ptr] = name;
+        }
+      }
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) walk(*it, ptr + "/" + escape(it.key()));
+    } else if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], ptr + "/" + std::to_string(i));
+    }
+  };
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "variables") walk(*it, "/" + escape(it.key()));
+}
+
+void apply_override(json& doc, const std::string& text, Checker& chk, const JsonLimits& limits) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || text.empty() || text[0] != '/') {
+    chk.error("", "--set " + text + ": expected POINTER=VALUE with a JSON pointer such as /coupling/macro_step=0.01");
+    return;
+  }
+  const std::string ptr = text.substr(0, eq), value = text.substr(eq + 1);
+  try {
+    json::json_pointer jp(ptr);
+    // The value may nest only as deep as the document's limit leaves below the pointer.
+    std::vector<Diagnostic> problems;
+    json v;
+    if (auto parsed = parse_json(value, chk.file, problems, limits, ptr)) {
+      v = std::move(*parsed);
+    } else {
+      const bool syntax_only = std::all_of(problems.begin(), problems.end(), [](const Diagnostic& d) {
+        return d.message.rfind("invalid JSON", 0) == 0;
+      });
+      if (!syntax_only) {
+        for (auto& d : problems) chk.error(d.pointer, "--set: " + d.message);
+        return;
+      }
+      v = value;  // not JSON: a plain string, which needs no quotes on the command line
+    }
+    const json::json_pointer parent = jp.parent_pointer();
+    if (!jp.empty() && !doc.contains(parent)) {
+      chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
+      return;
+    }
+    json& target = doc[parent];
+    if (!jp.empty() && target.is_array()) {
+      // An index may replace an element or append one ("-" or the size); a larger index would
+      // silently grow the array with nulls.
+      const std::string last = jp.back();
+      std::size_t index = 0;
+      if (last != "-" && (!parse_index(last, index) || index > target.size())) {
+        chk.error(ptr, "--set: expected an index of " + parent.to_string() + " from 0 to " + std::to_string(target.size()) +
+                           " (or \"-\" to append), found \"" + last + "\"");
+        return;
+      }
+    } else if (!jp.empty() && !target.is_object()) {
+      chk.error(ptr, "--set: " + parent.to_string() + " is " + type_name(target) + ", not an object or array");
+      return;
+    }
+    doc[jp] = std::move(v);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    if (auto q = what.find("] "); q != std::string::npos) what = what.substr(q + 2);
+    chk.error(ptr, "--set: " + what);
+  }
+}
+
+// Every number that sets a time or a size, against Limits: a step must advance time at
+// every t of the run, and the counts it implies must be feasible.
+// obj[key] into `out` when it is a finite number in [lo, hi] (or (lo, hi]); else an error.
+void in_range(Checker& chk, const json& obj, const std::string& p, const char* key, double lo, bool lo_open, double hi,
+              const char* what, double& out) {
+  if (!obj.contains(key)) return;
+  const json& v = obj[key];
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
+  if (!v.is_number() || !std::isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
+    chk.error(p + "/" + key, std::string("expected ") + what + ", found " + type_name(v));
+  else out = x;
+}
+
+// /coupling/iteration (after the scheme and align are read).
+void read_iteration(Checker& chk, const json& it, CouplingConfig& c) {
+  const std::string p = "/coupling/iteration";
+  if (!chk.object(it, p, {"max_iterations", "relaxation", "tolerance", "absolute_tolerance", "unconverged"}, {})) return;
+  IterationConfig& ic = c.iteration;
+  ic.enabled = true;
+  if (c.scheme == Scheme::multirate)
+    chk.error(p, "iterative coupling repeats the macro steps of the \"jacobi\" and \"gauss_seidel\" schemes; "
+                 "\"multirate\" has none (remove /coupling/iteration or change /coupling/scheme)");
+  if (!c.align)
+    chk.error(p, "iterative coupling needs every subsystem to land on the communication points: set /coupling/align to true");
+  if (it.contains("max_iterations")) {
+    const json& v = it["max_iterations"];
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1000)
+      chk.error(p + "/max_iterations", "expected an integer from 1 to 1000 (passes per macro step, the first included), found " +
+                                           type_name(v));
+    else ic.max_iterations = static_cast<int>(v.get<long long>());
+  }
+  in_range(chk, it, p, "relaxation", 0.0, true, 2.0, "a relaxation factor in (0, 2] (1: no relaxation, < 1: under-relaxation)",
+           ic.relaxation);
+  in_range(chk, it, p, "tolerance", 0.0, false, 1.0, "a relative tolerance in [0, 1]", ic.tolerance);
+  in_range(chk, it, p, "absolute_tolerance", 0.0, false, std::numeric_limits<double>::max(),
+           "a non-negative absolute tolerance (in each connection's unit)", ic.absolute_tolerance);
+  if (auto u = chk.string(it, p, "unconverged", {"accept", "stop"})) ic.stop_unconverged = *u == "stop";
+}
+
+// /coupling/step_control (after the macro step, the scheme, align and iteration are read).
+void read_step_control(Checker& chk, const json& it, CouplingConfig& c) {
+  const std::string p = "/coupling/step_control";
+  if (!chk.object(it, p, {"tolerance", "absolute_tolerance", "safety", "min_step", "max_step", "reject"}, {})) return;
+  StepControlConfig& sc = c.step_control;
+  sc.enabled = true;
+  if (c.scheme == Scheme::multirate)
+    chk.error(p, "the adaptive macro step sets the macro steps of the \"jacobi\" and \"gauss_seidel\" schemes; "
+                 "\"multirate\" has none (remove /coupling/step_control or change /coupling/scheme)");
+  if (!c.align)
+    chk.error(p, "the adaptive macro step needs every subsystem to land on the communication points: set /coupling/align to true");
+  if (c.iteration.enabled)
+    chk.error(p, "the adaptive macro step and iterative coupling (/coupling/iteration) cannot be combined: use one of them");
+  if (it.contains("reject")) {
+    if (!it["reject"].is_boolean()) chk.error(p + "/reject", "expected true or false, found " + type_name(it["reject"]));
+    else sc.reject = it["reject"].get<bool>();
+  }
+  if (sc.reject && c.scheme == Scheme::gauss_seidel)
+    chk.error(p + "/reject", "repeating a rejected macro step is implemented for \"jacobi\" only (Gauss–Seidel hands values on "
+                             "inside the step); set it to false or use \"jacobi\"");
+  in_range(chk, it, p, "tolerance", 0.0, true, 1.0,
+           "a relative tolerance in (0, 1] (energy residual per macro step over the energy through the bond)", sc.tolerance);
+  in_range(chk, it, p, "safety", 0.0, true, 1.0, "a safety factor in (0, 1]", sc.safety);
+  sc.absolute_tolerance =
+      chk.quantity(it, p, "absolute_tolerance", "a positive energy residual per macro step in J", "J", true, sc.absolute_tolerance)
+          .value_or(sc.absolute_tolerance);
+  if (c.macro_step <= 0) return;  // reported already
+  auto min = chk.quantity(it, p, "min_step", "a positive smallest macro step in s", "s", true, c.macro_step / 100);
+  auto max = chk.quantity(it, p, "max_step", "a positive largest macro step in s", "s", true, 10 * c.macro_step);
+  if (min && *min > c.macro_step)
+    chk.error(p + "/min_step", "expected a smallest macro step of at most /coupling/macro_step = " + number_text(c.macro_step) +
+                                   " s (the first step), found " + number_text(*min) + " s");
+  else if (min) sc.min_step = *min;
+  if (max && *max < c.macro_step)
+    chk.error(p + "/max_step", "expected a largest macro step of at least /coupling/macro_step = " + number_text(c.macro_step) +
+                                   " s (the first step), found " + number_text(*max) + " s");
+  else if (max) sc.max_step = *max;
+}
+
+void check_sizes(const Manifest& m, Checker& chk) {
+  const CouplingConfig& c = m.coupling;
+  if (!(c.end > c.start) || c.macro_step <= 0) return;  // reported already
+  const double span = c.end - c.start;
+  if (!std::isfinite(span)) {
+    chk.error("/coupling/end", "the run from " + number_text(c.start) + " s to " + number_text(c.end) +
+                                   " s is longer than a double can hold");
+    return;
+  }
+  const double scale = std::max(std::abs(c.start), std::abs(c.end));
+  const double spacing = std::nextafter(scale, INFINITY) - scale;
+  auto number = [](double x) { return number_text(x); };
+  auto step_ok = [&](const std::string& ptr, const std::string& what, double h) {
+    if (h < Limits::time_resolution * spacing) {
+      chk.error(ptr, "expected " + what + " of at least " + number(Limits::time_resolution * spacing) +
+                         " s: at t = " + number(scale) + " s consecutive doubles are " + number(spacing) +
+                         " s apart, so a step of " + number(h) + " s cannot advance time reliably (check /coupling/start and /coupling/end)");
+      return false;
+    }
+    const double count = span / std::min(h, span);
+    if (count > Limits::max_steps * (1 + 1e-12)) {
+      chk.error(ptr, "expected at most " + number(Limits::max_steps) + " steps over the run of " + number(span) +
+                         " s; " + what + " of " + number(h) + " s takes " + number(std::ceil(count)));
+      return false;
+    }
+    return true;
+  };
+  step_ok("/coupling/macro_step", "a macro step", c.macro_step);
+  if (c.step_control.enabled && c.step_control.min_step > 0)
+    step_ok("/coupling/step_control/min_step", "a smallest macro step", c.step_control.min_step);
+  const double interval = m.record.interval > 0 ? m.record.interval : std::min(c.macro_step, span);
+  const std::string interval_ptr = m.record.interval > 0 ? "/record/interval" : "/coupling/macro_step";
+  if (step_ok(interval_ptr, "a record interval", interval) && span / interval + 1 > Limits::max_rows)
+    chk.error(interval_ptr, "expected at most " + number(Limits::max_rows) + " rows in results.csv; a record interval of " +
+                                number(interval) + " s over " + number(span) + " s gives " +
+                                number(std::floor(span / interval) + 1) + " (record less often)");
+  for (const auto& s : m.subsystems) {
+    if (s.step <= 0 || !step_ok(s.pointer + "/step", "a step", s.step)) continue;
+    // Rows a step spans are filled before they can be written: a step across a million rows
+    // would hold them all in memory.
+    const double widest = std::min(c.scheme != Scheme::multirate && c.align ? std::min(s.step, c.macro_step) : s.step, span);
+    if (widest / interval > Limits::max_buffered_rows)
+      chk.error(s.pointer + "/step", "a step of " + number(s.step) + " s spans " + number(std::floor(widest / interval)) +
+                                         " record intervals of " + number(interval) + " s, more than the " +
+                                         number(Limits::max_buffered_rows) +
+                                         " rows held while a step is under way; record less often or take shorter steps");
+  }
+}
+
+Manifest parse_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
+  Checker chk{file.string(), {}};
+  Manifest m;
+  m.file = file;
+  const JsonLimits limits;
+  auto document = parse_json(text, file.string(), chk.diags, limits);
+  if (!document) throw ManifestError(chk.diags);
+  m.document = std::move(*document);
+  if (!m.document.is_object()) throw ManifestError({{file.string(), "", "expected a manifest object {...}, found " + type_name(m.document)}});
+  for (const auto& o : overrides) apply_override(m.document, o, chk, limits);
+  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  substitute_variables(m.document, chk, m.variable_uses);
+
+  const json& d = m.document;
+  chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
+                     "coupling", "record", "monitor", "log", "output"},
+             {"format", "subsystems", "coupling"});
+
+  if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<int>() == 1))
+    chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
+  for (const char* k : {"title", "description"})
+    if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
+
+  const fs::path base = file.parent_path();
+  if (d.contains("plugin_paths")) {
+    if (!d["plugin_paths"].is_array()) chk.error("/plugin_paths", "expected an array of folder names, found " + type_name(d["plugin_paths"]));
+    else
+      for (std::size_t i = 0; i < d["plugin_paths"].size(); ++i) {
+        const json& p = d["plugin_paths"][i];
+        if (!p.is_string()) chk.error("/plugin_paths/" + std::to_string(i), "expected a folder name, found " + type_name(p));
+        else m.plugin_paths.push_back(fs::path(p.get<std::string>()).is_absolute() ? fs::path(p.get<std::string>()) : base / p.get<std::string>());
+      }
+  }
+
+  // subsystems, in the order written (json objects are sorted by key; the order matters for
+  // consistent initialization and as the default Gauss–Seidel order)
+  if (d.contains("subsystems")) {
+    const json& subs = d["subsystems"];
+    std::vector<std::string> subsystem_order;
+    if (subs.is_object()) {
+      for (auto it = subs.begin(); it != subs.end(); ++it) m.declared_subsystems.push_back(it.key());
+      auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
+      if (!ordered.is_discarded() && ordered.contains("subsystems") && ordered["subsystems"].is_object())
+        for (auto it = ordered["subsystems"].begin(); it != ordered["subsystems"].end(); ++it)
+          if (subs.contains(it.key())) subsystem_order.push_back(it.key());
+      for (auto it = subs.begin(); it != subs.end(); ++it)
+        if (std::find(subsystem_order.begin(), subsystem_order.end(), it.key()) == subsystem_order.end())
+          subsystem_order.push_back(it.key());
+    }
+    if (!subs.is_object() || subs.empty())
+      chk.error("/subsystems", "expected an object with at least one subsystem, found " + type_name(subs));
+    else
+      for (const auto& key : subsystem_order) {
+        auto it = subs.find(key);
+        const std::string p = "/subsystems/" + escape(it.key());
+        if (it.key().find('.') != std::string::npos || it.key().empty()) {
+          chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + it.key() + "\"");
+          continue;
+        }
+        if (!chk.object(*it, p, {"plugin", "version", "fmu", "parameters", "step", "integrator", "formulation", "description"},
+                        {"step"}))
+          continue;
+        SubsystemConfig s;
+        s.name = it.key();
+        s.pointer = p;
+        // A plugin by name, or an FMU file (relative to the manifest's folder).
+        if (it->contains("plugin") == it->contains("fmu"))
+          chk.error(p + (it->contains("plugin") ? "/fmu" : "/plugin"),
+                    "a subsystem names either a plugin (\"plugin\": name) or an FMU file (\"fmu\": \"path/model.fmu\"), " +
+                        std::string(it->contains("plugin") ? "not both" : "found neither"));
+        if (auto name = chk.string(*it, p, "plugin")) s.plugin = PluginRef{*name, json::object(), p + "/plugin"};
+        if (auto f = chk.string(*it, p, "fmu")) {
+          if (f->empty()) chk.error(p + "/fmu", "expected the path of an FMU file, found an empty string");
+          else s.fmu = (fs::path(*f).is_absolute() ? fs::path(*f) : base / *f).lexically_normal();
+        }
+        if (it->contains("parameters")) {
+          if (!(*it)["parameters"].is_object())
+            chk.error(p + "/parameters", "expected an object, found " + type_name((*it)["parameters"]));
+          else s.plugin.parameters = (*it)["parameters"];
+        }
+        s.plugin.pointer = p;
+        chk.version(*it, p, s.plugin);
+        s.step = chk.quantity(*it, p, "step", "a positive step size in s", "s", true).value_or(0.0);
+        s.integrator = chk.plugin_ref(*it, p, "integrator");
+        s.formulation = chk.plugin_ref(*it, p, "formulation");
+        if (s.integrator && s.formulation)
+          chk.error(p + "/formulation", "a subsystem takes an integrator or a formulation, not both");
+        m.subsystems.push_back(std::move(s));
+      }
+  }
+
+  // connections
+  if (d.contains("connections")) {
+    const json& cs = d["connections"];
+    if (!cs.is_array()) chk.error("/connections", "expected an array, found " + type_name(cs));
+    else
+      for (std::size_t i = 0; i < cs.size(); ++i) {
+        const std::string p = "/connections/" + std::to_string(i);
+        if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description"}, {"from", "to"})) continue;
+        ConnectionConfig c;
+        c.pointer = p;
+        auto from = chk.string(cs[i], p, "from");
+        auto to = chk.string(cs[i], p, "to");
+        if (from && !split_endpoint(*from, c.from_subsystem, c.from_port, c.from_first, c.from_count))
+          chk.error(p + "/from", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *from + "\"");
+        if (to && !split_endpoint(*to, c.to_subsystem, c.to_port, c.to_first, c.to_count))
+          chk.error(p + "/to", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *to + "\"");
+        c.from_text = from.value_or("");
+        c.to_text = to.value_or("");
+        c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
+        m.connections.push_back(std::move(c));
+      }
+  }
+
+  // coupling
+  if (d.contains("coupling")) {
+    const json& c = d["coupling"];
+    const std::string p = "/coupling";
+    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration", "step_control"},
+                   {"scheme", "macro_step", "end"})) {
+      auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"});
+      if (scheme) m.coupling.scheme = *scheme == "jacobi" ? Scheme::jacobi
+                                      : *scheme == "gauss_seidel" ? Scheme::gauss_seidel
+                                                                  : Scheme::multirate;
+      m.coupling.macro_step = chk.quantity(c, p, "macro_step", "a positive macro step in s", "s", true).value_or(0.0);
+      m.coupling.start = chk.quantity(c, p, "start", "a start time in s", "s", false, 0.0).value_or(0.0);
+      auto end = chk.quantity(c, p, "end", "an end time in s", "s", false);
+      if (end) {
+        m.coupling.end = *end;
+        if (*end <= m.coupling.start)
+          chk.error(p + "/end", "expected an end time after the start time " + json(m.coupling.start).dump() +
+                                    " s, found " + json(*end).dump());
+      }
+      if (auto sync = chk.string(c, p, "synchronization", {"slowest_first", "fastest_first"}))
+        m.coupling.synchronization = *sync == "slowest_first" ? Synchronization::slowest_first
+                                                              : Synchronization::fastest_first;
+      if (c.contains("align")) {
+        if (!c["align"].is_boolean()) chk.error(p + "/align", "expected true or false, found " + type_name(c["align"]));
+        else m.coupling.align = c["align"].get<bool>();
+      }
+      if (c.contains("order")) {
+        if (!c["order"].is_array()) chk.error(p + "/order", "expected an array of subsystem names, found " + type_name(c["order"]));
+        else
+          for (std::size_t i = 0; i < c["order"].size(); ++i) {
+            if (!c["order"][i].is_string()) chk.error(p + "/order/" + std::to_string(i), "expected a subsystem name, found " + type_name(c["order"][i]));
+            else m.coupling.order.push_back(c["order"][i].get<std::string>());
+          }
+      }
+    }
+  }
+
+  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("iteration"))
+    read_iteration(chk, d["coupling"]["iteration"], m.coupling);
+  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("step_control"))
+    read_step_control(chk, d["coupling"]["step_control"], m.coupling);
+
+  // record
+  if (d.contains("record")) {
+    const json& r = d["record"];
+    if (chk.object(r, "/record", {"interval", "variables"}, {})) {
+      m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
+      if (r.contains("variables")) {
+        if (!r["variables"].is_array()) chk.error("/record/variables", "expected an array of \"subsystem.port\", found " + type_name(r["variables"]));
+        else
+          for (std::size_t i = 0; i < r["variables"].size(); ++i) {
+            const json& v = r["variables"][i];
+            std::string a, b;
+            if (!v.is_string() || !split_endpoint(v.get<std::string>(), a, b))
+              chk.error("/record/variables/" + std::to_string(i), "expected \"subsystem.port\", found " + type_name(v));
+            else m.record.variables.push_back(v.get<std::string>());
+          }
+      }
+    }
+  }
+
+  // monitor
+  if (d.contains("monitor")) {
+    const json& mo = d["monitor"];
+    if (chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) {
+      m.monitor.energy_residual_limit =
+          chk.quantity(mo, "/monitor", "energy_residual_limit", "a positive energy in J", "J", true,
+                       m.monitor.energy_residual_limit)
+              .value_or(m.monitor.energy_residual_limit);
+      if (mo.contains("bounds")) {
+        const json& b = mo["bounds"];
+        if (!b.is_object()) chk.error("/monitor/bounds", "expected an object {\"subsystem.port\": [min, max]}, found " + type_name(b));
+        else
+          for (auto it = b.begin(); it != b.end(); ++it) {
+            const std::string p = "/monitor/bounds/" + escape(it.key());
+            std::string a, c;
+            std::size_t f, n;
+            if (!split_endpoint(it.key(), a, c, f, n)) {
+              chk.error(p, "expected a key \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\" (i, j element indices from 0), found \"" + it.key() + "\"");
+              continue;
+            }
+            // [min, max] or {"min": ..., "max": ...}; null or a missing side: no bound.
+            const json& v = *it;
+            std::optional<double> lo = -INFINITY, hi = INFINITY;
+            auto side = [&](const json& x, double none, const std::string& ptr) -> std::optional<double> {
+              if (x.is_null()) return none;
+              if (x.is_number() && !std::isnan(x.get<double>())) return x.get<double>();
+              chk.error(ptr, "expected a number or null (no bound), found " + type_name(x));
+              return std::nullopt;
+            };
+            if (v.is_array() && v.size() == 2) {
+              lo = side(v[0], -INFINITY, p + "/0");
+              hi = side(v[1], INFINITY, p + "/1");
+            } else if (v.is_object()) {
+              if (!chk.object(v, p, {"min", "max"}, {})) continue;
+              if (v.contains("min")) lo = side(v["min"], -INFINITY, p + "/min");
+              if (v.contains("max")) hi = side(v["max"], INFINITY, p + "/max");
+            } else {
+              chk.error(p, "expected [min, max] or {\"min\": min, \"max\": max} (null for no bound), found " + type_name(v));
+              continue;
+            }
+            if (!lo || !hi) continue;
+            if (*lo > *hi) {
+              chk.error(p, "expected min <= max, found min " + number_text(*lo) + " > max " + number_text(*hi));
+              continue;
+            }
+            OutputBound ob;
+            ob.variable = it.key();
+            ob.subsystem = a;
+            ob.port = c;
+            ob.first = f;
+            ob.count = n;
+            ob.pointer = p;
+            ob.min = *lo;
+            ob.max = *hi;
+            m.monitor.bounds.push_back(ob);
+          }
+      }
+    }
+  }
+
+  // log: plugin messages (stride/log.hpp)
+  if (d.contains("log")) {
+    const json& l = d["log"];
+    if (chk.object(l, "/log", {"level", "stderr_level", "repeats"}, {})) {
+      const std::vector<std::string> levels = {"debug", "info", "warning", "error", "off"};
+      auto level_of = [&](const std::string& s) {
+        return static_cast<LogLevel>(std::find(levels.begin(), levels.end(), s) - levels.begin());
+      };
+      if (auto v = chk.string(l, "/log", "level", levels)) m.log.level = level_of(*v);
+      if (auto v = chk.string(l, "/log", "stderr_level", levels)) m.log.stderr_level = level_of(*v);
+      if (l.contains("repeats")) {
+        const json& r = l["repeats"];
+        if (!r.is_number_integer() || r.get<long long>() < 1 || r.get<long long>() > 1000000)
+          chk.error("/log/repeats", "expected an integer from 1 to 1000000 (messages one place in a plugin's source may "
+                                    "write per run; later ones are counted), found " + type_name(r));
+        else m.log.repeats = static_cast<long>(r.get<long long>());
+      }
+    }
+  }
+
+  if (d.contains("output")) {
+    if (!d["output"].is_string() || d["output"].get<std::string>().empty())
+      chk.error("/output", "expected a folder name, found " + type_name(d["output"]));
+    else m.output = d["output"].get<std::string>();
+  } else {
+    m.output = fs::path("out") / file.stem();
+  }
+
+  check_sizes(m, chk);
+  for (const auto& x : chk.diags)
+    if (x.pointer.empty() || x.pointer.rfind("/subsystems", 0) == 0 || x.pointer.rfind("/connections", 0) == 0)
+      m.graph_complete = false;
+  m.problems = std::move(chk.diags);
+  return m;
+}
+
+}  // namespace
+
+Manifest read_manifest_text(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
+  return parse_document(text, file, overrides);
+}
+
+Manifest read_manifest(const fs::path& file, const std::vector<std::string>& overrides) {
+  return parse_document(read_text_file(file), file, overrides);
+}
+
+Manifest load_manifest(const fs::path& file, const std::vector<std::string>& overrides) {
+  Manifest m = read_manifest(file, overrides);
+  if (!m.problems.empty()) {
+    attribute_to_variables(m.problems, m);
+    throw ManifestError(m.problems);
+  }
+  return m;
+}
+
+void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m) {
+  if (m.variable_uses.empty()) return;
+  std::map<std::string, std::vector<std::string>> rejected;  // variable -> "pointer (message)"
+  for (auto& d : diags) {
+    for (const auto& [use, name] : m.variable_uses) {
+      if (d.pointer != use && d.pointer.rfind(use + "/", 0) != 0) continue;
+      const std::string where = "/variables/" + pointer_escape(name);
+      d.message += " (the value of variable \"" + name + "\", " + where + ")";
+      rejected[name].push_back(d.pointer);
+      break;
+    }
+  }
+  for (const auto& [name, places] : rejected) {
+    std::string list;
+    for (const auto& p : places) list += (list.empty() ? "" : ", ") + p;
+    diags.push_back({m.file.string(), "/variables/" + pointer_escape(name),
+                     "the value " + type_name(m.document.value("variables", json::object()).value(name, json())) +
+                         " is rejected where it is used: " + list});
+  }
+}
+
+std::vector<std::string> plugin_names(const Manifest& m) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const auto& sc : m.subsystems) {
+    add(sc.plugin.plugin);
+    if (sc.integrator) add(sc.integrator->plugin);
+    if (sc.formulation) add(sc.formulation->plugin);
+  }
+  for (const auto& cc : m.connections) add(cc.extrapolator.plugin);
+  return names;
+}
+
+}  // namespace stride::host

@@ -1,0 +1,234 @@
+#include "input/units.hpp"
+
+#include <udunits2.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+namespace stride::host {
+namespace {
+
+// Longer unit texts are refused before UDUNITS-2 sees them (its parser is a generated scanner
+// over the whole string; no real unit is this long).
+constexpr std::size_t kMaxUnitLength = 128;
+
+struct UnitFree {
+  void operator()(ut_unit* u) const { ut_free(u); }
+};
+struct ConverterFree {
+  void operator()(cv_converter* c) const { cv_free(c); }
+};
+using Unit = std::unique_ptr<ut_unit, UnitFree>;
+using Converter = std::unique_ptr<cv_converter, ConverterFree>;
+
+// The unit system, read once. UDUNITS-2 keeps global state (its status, the parser's scanner),
+// so every call into it holds `lock`.
+struct Database {
+  std::mutex lock;
+  ut_system* system = nullptr;
+  std::string problem;  // why the database could not be read
+};
+
+Database& database() {
+  static Database db;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ut_set_error_message_handler(ut_ignore);  // reasons are reported by Stride, with the unit
+    ut_status status = UT_SUCCESS;
+    const char* path = ut_get_path_xml(nullptr, &status);
+    const std::string where = std::string(path ? path : "(none)") +
+                              (status == UT_OPEN_ENV ? " from UDUNITS2_XML_PATH" : " (the default)");
+    db.system = ut_read_xml(nullptr);
+    if (!db.system) {
+      db.problem = "UDUNITS-2 could not read its unit database " + where +
+                   " (install the Debian package libudunits2-data, or set UDUNITS2_XML_PATH to udunits2.xml)";
+      return;
+    }
+    // Names in common use that the database lacks: "deg" (Modelica and FMUs) for the degree.
+    if (Unit degree{ut_parse(db.system, "degree", UT_ASCII)})
+      ut_map_name_to_unit("deg", UT_ASCII, degree.get());
+  });
+  return db;
+}
+
+// Valid UTF-8 without control characters: UDUNITS-2 stops at a broken sequence and reads the
+// start as the whole unit ("m\xc3" would be m).
+bool clean_text(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    std::size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+    if (n == 4 || (n == 1 && c < 0xc2) || (n > 0 && i + n >= s.size())) return false;
+    for (std::size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+std::string trimmed(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t");
+  return s.substr(a, b - a + 1);
+}
+
+// The conventions plugins use for dimensionless quantities.
+bool is_dimensionless(const std::string& trimmed_text) {
+  return trimmed_text.empty() || trimmed_text == "1" || trimmed_text == "-";
+}
+
+// The unit, or null with the reason in `why`. Holds db.lock (taken by the caller).
+Unit parse(Database& db, const std::string& text, std::string& why) {
+  if (text.size() > kMaxUnitLength) {
+    why = "not a unit (at most " + std::to_string(kMaxUnitLength) + " characters, this one has " +
+          std::to_string(text.size()) + ")";
+    return nullptr;
+  }
+  if (!clean_text(text)) {
+    why = "not a unit (control characters or invalid UTF-8)";
+    return nullptr;
+  }
+  if (!db.system) {
+    why = db.problem;
+    return nullptr;
+  }
+  const std::string t = trimmed(text);
+  if (is_dimensionless(t)) return Unit{ut_get_dimensionless_unit_one(db.system)};
+  Unit u{ut_parse(db.system, t.c_str(), UT_UTF8)};
+  if (!u) {
+    const ut_status s = ut_get_status();
+    why = s == UT_UNKNOWN ? "not a unit (UDUNITS-2 knows no unit of that name)"
+                          : "not a unit (UDUNITS-2 cannot parse it; units look like N, kN, kg*m/s^2, m^3/s, bar, degC, rpm)";
+  }
+  return u;
+}
+
+// The affine map between two parsed units, checked at a third point (UDUNITS-2 also has
+// logarithmic units, which no scale and offset represent).
+std::optional<UnitConversion> affine(const ut_unit* from, const ut_unit* to, std::string& why) {
+  if (!ut_are_convertible(from, to)) {
+    why = "they measure different quantities";
+    return std::nullopt;
+  }
+  Converter cv{ut_get_converter(const_cast<ut_unit*>(from), const_cast<ut_unit*>(to))};
+  if (!cv) {
+    why = "UDUNITS-2 has no converter between them";
+    return std::nullopt;
+  }
+  UnitConversion c;
+  c.offset = cv_convert_double(cv.get(), 0.0);
+  c.scale = cv_convert_double(cv.get(), 1.0) - c.offset;
+  const double x = 1000.0, expected = cv_convert_double(cv.get(), x), affine_value = c.scale * x + c.offset;
+  if (!std::isfinite(c.scale) || !std::isfinite(c.offset) || c.scale == 0.0 || !std::isfinite(expected) ||
+      std::abs(expected - affine_value) > 1e-9 * std::max(1.0, std::abs(expected))) {
+    why = "the conversion between them is not a scale and an offset";
+    return std::nullopt;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string unit_problem(const std::string& unit) {
+  if (is_dimensionless(trimmed(unit))) return "";  // needs no database
+  Database& db = database();
+  std::lock_guard<std::mutex> hold(db.lock);
+  std::string why;
+  return parse(db, unit, why) ? "" : why;
+}
+
+std::optional<UnitConversion> unit_conversion(const std::string& from, const std::string& to, std::string* why) {
+  std::string reason;
+  std::optional<UnitConversion> c;
+  {
+    Database& db = database();
+    std::lock_guard<std::mutex> hold(db.lock);
+    Unit a = parse(db, from, reason);
+    if (!a) reason = "\"" + from + "\": " + reason;
+    Unit b = a ? parse(db, to, reason) : nullptr;
+    if (a && !b) reason = "\"" + to + "\": " + reason;
+    if (a && b) c = affine(a.get(), b.get(), reason);
+  }
+  if (!c && why) *why = reason;
+  return c;
+}
+
+std::optional<double> quantity_in(const std::string& text, const std::string& to, std::string& why) {
+  const std::string to_text = trimmed(to).empty() ? "1" : to;
+  if (text.size() > kMaxUnitLength + 32) {
+    why = "a text of " + std::to_string(text.size()) + " characters is too long for a number and a unit";
+    return std::nullopt;
+  }
+  const std::string t = trimmed(text);
+  const bool plus = t.size() > 1 && t[0] == '+' && (std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
+  const char* first = t.data() + (plus ? 1 : 0);
+  const char* last = t.data() + t.size();
+  double value = 0.0;
+  const auto r = std::from_chars(first, last, value);
+  if (r.ec == std::errc::result_out_of_range) {
+    why = "the number is out of the range of a double";
+    return std::nullopt;
+  }
+  if (r.ec != std::errc() || !std::isfinite(value)) {
+    why = "it does not start with a finite number";
+    return std::nullopt;
+  }
+  const std::string unit = trimmed(std::string(r.ptr, last));
+  if (unit.empty()) {
+    why = "it has no unit (a number without quotes is a value in " + to_text + ")";
+    return std::nullopt;
+  }
+  std::optional<double> out;
+  {
+    Database& db = database();
+    std::lock_guard<std::mutex> hold(db.lock);
+    Unit a = parse(db, unit, why);
+    if (!a) why = "\"" + unit + "\": " + why;
+    Unit b = a ? parse(db, to, why) : nullptr;
+    if (a && !b) why = "the declared unit \"" + to + "\": " + why;
+    if (a && b) {
+      if (!ut_are_convertible(a.get(), b.get())) {
+        why = unit + " is not convertible to " + to_text + " (they measure different quantities)";
+      } else if (Converter cv{ut_get_converter(a.get(), b.get())}) {
+        const double x = cv_convert_double(cv.get(), value);
+        if (std::isfinite(x)) out = x;
+        else why = "in " + to_text + " it is out of the range of a double";
+      } else {
+        why = "UDUNITS-2 has no converter from " + unit + " to " + to_text;
+      }
+    }
+  }
+  return out;
+}
+
+std::string si_unit_name(const std::map<std::string, int>& exponents) {
+  using E = std::map<std::string, int>;
+  static const std::map<E, std::string> names = {
+      {{{"m", 1}}, "m"},
+      {{{"kg", 1}}, "kg"},
+      {{{"s", 1}}, "s"},
+      {{{"K", 1}}, "K"},
+      {{{"rad", 1}}, "rad"},
+      {{{"m", 1}, {"s", -1}}, "m/s"},
+      {{{"m", 1}, {"s", -2}}, "m/s^2"},
+      {{{"rad", 1}, {"s", -1}}, "rad/s"},
+      {{{"kg", 1}, {"m", 1}, {"s", -2}}, "N"},
+      {{{"kg", 1}, {"m", -1}, {"s", -2}}, "Pa"},
+      {{{"kg", 1}, {"m", 2}, {"s", -2}}, "J"},
+      {{{"kg", 1}, {"m", 2}, {"s", -3}}, "W"},
+      {{{"m", 3}, {"s", -1}}, "m^3/s"},
+  };
+  E e;
+  for (const auto& [k, v] : exponents)
+    if (v != 0) e[k] = v;
+  auto it = names.find(e);
+  return it == names.end() ? "" : it->second;
+}
+
+}  // namespace stride::host

@@ -1,0 +1,97 @@
+#include "stride/host/run/output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "stride/host/input/json_input.hpp"
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+// write(2) until everything is written; false with errno on failure.
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string write_file_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.parent_path() / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot write " + file.string() + ": " + std::strerror(errno);
+  const bool written = write_all(fd, text.data(), text.size());
+  const int err = errno;
+  if (::close(fd) != 0 || !written) {
+    ::unlink(tmp.c_str());
+    return "cannot write " + file.string() + ": " + std::strerror(written ? errno : err);
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return "cannot write " + file.string() + ": " + std::strerror(e);
+  }
+  return "";
+}
+
+FolderLock::FolderLock(const fs::path& dir, const std::string& holder) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw OutputError("cannot create the results folder " + dir.string() + ": " +
+                      (ec ? ec.message() : std::string("a file of that name exists")));
+  const fs::path lock = dir / ".stride.lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError("cannot use the results folder " + dir.string() + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char who[512] = {};
+    const ssize_t n = ::pread(fd_, who, sizeof who - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw OutputError("the results folder " + dir.string() + " is in use by another run (" +
+                        (n > 0 ? std::string(who, static_cast<std::size_t>(n)) : std::string("unknown process")) +
+                        "); wait for it to end or choose another folder with --out");
+    throw OutputError("cannot lock the results folder " + dir.string() + ": " + std::strerror(e));
+  }
+  // Who holds the lock, for the message of a second run (the lock holds without it).
+  if (::ftruncate(fd_, 0) == 0) write_all(fd_, holder.data(), holder.size());
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+OutputFolder::OutputFolder(const fs::path& dir, const json& running)
+    : dir_(dir), lock_(dir, "stride run, pid " + std::to_string(::getpid()) + ", " + running.value("manifest", std::string("?"))) {
+  std::error_code ec;
+  if (fs::is_directory(summary(), ec)) throw OutputError("cannot write " + summary().string() + ": it is a folder");
+  if (auto err = write_summary(running); !err.empty()) throw OutputError(err);
+  for (const fs::path& stale : {results(), dir_ / "iterations.csv", log()})
+    if (::unlink(stale.c_str()) != 0 && errno != ENOENT)
+      throw OutputError("cannot replace " + stale.string() + ": " + std::strerror(errno));
+}
+
+OutputFolder::~OutputFolder() = default;
+
+std::string OutputFolder::write_summary(const json& summary) const {
+  return write_file_atomically(this->summary(), dump_safe(summary, 2) + "\n");
+}
+
+}  // namespace stride::host

@@ -1,0 +1,935 @@
+#include "stride/host/sweep/sweep.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "load/elf_section.hpp"
+#include "fmi/fmu.hpp"
+#include "stride/host/cli/commands.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/output.hpp"
+#include "stride/host/run/supervise.hpp"
+
+extern char** environ;
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : dump_safe(v); }
+
+// A pointer of a "set": a valid JSON pointer that --set can carry (no '=').
+bool check_pointer(DocumentChecker& chk, const std::string& where, const std::string& p) {
+  std::string why;
+  if (p.empty() || p[0] != '/') why = "expected a JSON pointer starting with '/'";
+  else if (p.find('=') != std::string::npos) why = "a pointer may not contain '='";
+  else
+    try {
+      json::json_pointer jp(p);
+    } catch (const json::exception&) {
+      why = "not a valid JSON pointer ('~' must be followed by 0 or 1)";
+    }
+  if (why.empty()) return true;
+  chk.error(where, why + ", found \"" + p + "\"");
+  return false;
+}
+
+// {"/pointer": value, ...}
+std::vector<std::pair<std::string, json>> sets_of(DocumentChecker& chk, const json& v, const std::string& ptr) {
+  std::vector<std::pair<std::string, json>> out;
+  if (!v.is_object()) {
+    chk.error(ptr, "expected {\"/json/pointer\": value, ...}, found " + type_name(v));
+    return out;
+  }
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (check_pointer(chk, ptr + "/" + pointer_escape(it.key()), it.key())) out.emplace_back(it.key(), *it);
+  return out;
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
+  DocumentChecker chk{file.string(), {}};
+  auto parsed = parse_json(text, file.string(), chk.diags);
+  if (!parsed) throw ManifestError(chk.diags);
+  const json& d = *parsed;
+  if (!d.is_object()) throw ManifestError({{file.string(), "", "expected a sweep object {...}, found " + type_name(d)}});
+  SweepSpec s;
+  s.file = file;
+  const fs::path base = file.parent_path();
+  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "output"},
+             {"manifest", "axes"});
+  if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
+    chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
+  for (const char* k : {"title", "description"})
+    if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
+  auto path_of = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : base / p; };
+  if (auto m = chk.string(d, "", "manifest")) {
+    if (m->empty()) chk.error("/manifest", "expected a manifest file name, found \"\"");
+    s.manifest = path_of(*m);
+  }
+  if (d.contains("reference")) {
+    const json& r = d["reference"];
+    if (chk.object(r, "/reference", {"manifest", "columns", "set"}, {"manifest", "columns"})) {
+      if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
+      if (r.contains("set")) s.reference_sets = sets_of(chk, r["set"], "/reference/set");
+      if (r.contains("columns")) {
+        const json& c = r["columns"];
+        if (!c.is_object() || c.empty())
+          chk.error("/reference/columns", "expected {\"run column\": \"reference column\", ...}, found " + type_name(c));
+        else
+          for (auto it = c.begin(); it != c.end(); ++it) {
+            if (!it->is_string()) chk.error("/reference/columns/" + pointer_escape(it.key()), "expected a column name, found " + type_name(*it));
+            else s.columns.emplace_back(it.key(), it->get<std::string>());
+          }
+      }
+    }
+  }
+  if (d.contains("set")) s.sets = sets_of(chk, d["set"], "/set");
+  if (auto e = chk.number(d, "", "stable_error", "a positive error bound", true)) s.stable_error = *e;
+  if (auto e = chk.number(d, "", "usable_error", "a positive error bound", true)) {
+    s.usable_error = *e;
+    if (!d.contains("reference"))
+      chk.error("/usable_error", "an accuracy needs a reference to measure the error against; add \"reference\"");
+  }
+  if (auto o = chk.string(d, "", "output")) {
+    if (o->empty()) chk.error("/output", "expected a folder name, found \"\"");
+    s.output = *o;
+  } else {
+    s.output = fs::path("out") / file.stem();
+  }
+
+  s.runs = 1;
+  if (d.contains("axes")) {
+    const json& axes = d["axes"];
+    if (!axes.is_array() || axes.empty()) chk.error("/axes", "expected a non-empty array of axes, found " + type_name(axes));
+    else
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        const json& a = axes[i];
+        const std::string p = "/axes/" + std::to_string(i);
+        if (!chk.object(a, p, {"name", "pointers", "values", "description"}, {"name", "values"})) continue;
+        SweepAxis ax;
+        if (auto n = chk.string(a, p, "name")) ax.name = *n;
+        if (ax.name.empty() && a.contains("name") && a["name"].is_string()) chk.error(p + "/name", "expected a non-empty name");
+        for (const auto& other : s.axes)
+          if (!ax.name.empty() && other.name == ax.name) chk.error(p + "/name", "axis \"" + ax.name + "\" is named twice");
+        std::vector<std::string> pointers;
+        if (a.contains("pointers")) {
+          const json& ps = a["pointers"];
+          if (!ps.is_array()) chk.error(p + "/pointers", "expected an array of JSON pointers, found " + type_name(ps));
+          else
+            for (std::size_t k = 0; k < ps.size(); ++k) {
+              const std::string pp = p + "/pointers/" + std::to_string(k);
+              if (!ps[k].is_string()) chk.error(pp, "expected a JSON pointer, found " + type_name(ps[k]));
+              else if (check_pointer(chk, pp, ps[k].get<std::string>())) pointers.push_back(ps[k].get<std::string>());
+            }
+        }
+        const json& vs = a.contains("values") ? a["values"] : json();
+        if (!vs.is_array() || vs.empty()) {
+          if (a.contains("values")) chk.error(p + "/values", "expected a non-empty array of values, found " + type_name(vs));
+          continue;
+        }
+        std::set<std::string> labels;
+        for (std::size_t k = 0; k < vs.size(); ++k) {
+          const json& v = vs[k];
+          const std::string vp = p + "/values/" + std::to_string(k);
+          SweepAxisValue av;
+          if (v.is_object() && (v.contains("set") || v.contains("manifest"))) {
+            if (!chk.object(v, vp, {"label", "set", "manifest", "value"}, {})) continue;
+            if (v.contains("set")) av.sets = sets_of(chk, v["set"], vp + "/set");
+            if (auto m = chk.string(v, vp, "manifest")) av.manifest = path_of(*m).string();
+            if (auto n = chk.number(v, vp, "value", "a number (the value on the step axis)", false)) av.number = *n;
+            if (auto l = chk.string(v, vp, "label")) av.label = *l;
+            else av.label = !av.manifest.empty() ? fs::path(av.manifest).filename().string() : value_label(v.value("set", json::object()));
+          } else {
+            if (pointers.empty()) chk.error(p + "/pointers", "values that are not {\"label\", \"set\"} objects need \"pointers\"");
+            av.label = value_label(v);
+            for (const auto& q : pointers) av.sets.emplace_back(q, v);
+            if (v.is_number()) av.number = v.get<double>();
+          }
+          if (!labels.insert(av.label).second) chk.error(vp, "axis \"" + ax.name + "\" has the label \"" + av.label + "\" twice");
+          ax.values.push_back(std::move(av));
+        }
+        s.runs *= static_cast<double>(ax.values.size());
+        s.axes.push_back(std::move(ax));
+      }
+  }
+  std::string step_axis;
+  if (d.contains("step_axis")) step_axis = chk.string(d, "", "step_axis").value_or("");
+  else if (!s.axes.empty()) step_axis = s.axes[0].name;
+  if (!s.axes.empty() && (d.contains("step_axis") ? d["step_axis"].is_string() : true)) {
+    auto it = std::find_if(s.axes.begin(), s.axes.end(), [&](const SweepAxis& a) { return a.name == step_axis; });
+    if (it == s.axes.end()) {
+      std::vector<std::string> names;
+      for (const auto& a : s.axes) names.push_back(a.name);
+      std::string msg = "expected the name of an axis, found \"" + step_axis + "\"";
+      if (auto c = closest(step_axis, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      chk.error("/step_axis", msg);
+    } else {
+      s.step_axis = static_cast<std::size_t>(it - s.axes.begin());
+      for (const auto& v : it->values)
+        if (!std::isfinite(v.number))
+          chk.error("/step_axis", "axis \"" + step_axis + "\" has the value " + v.label +
+                                      ", which is not a number (give it a \"value\")");
+    }
+  }
+  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  return s;
+}
+
+namespace {
+
+struct Point {
+  std::size_t index = 0;
+  std::vector<std::size_t> choice;  // per axis
+  fs::path manifest;
+  std::vector<std::string> sets;    // "POINTER=VALUE"
+  fs::path out;
+  std::string status = "not run", message;
+  double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
+  bool reference = false;  // the sweep's reference run, not a point of the grid
+  json summary;            // as concluded
+  bool quiet = false;      // no progress line (a worker's job)
+};
+
+// Reads a CSV into time -> column -> value for the given columns (rows cut by a crash are
+// not read).
+std::map<long long, std::map<std::string, double>> read_csv(const fs::path& file, const std::set<std::string>& want) {
+  std::map<long long, std::map<std::string, double>> rows;
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line)) return rows;
+  std::vector<std::string> header;
+  {
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, ',')) header.push_back(c);
+  }
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string c;
+    std::size_t i = 0;
+    long long key = 0;
+    std::map<std::string, double> row;
+    while (std::getline(ss, c, ',')) {
+      if (i >= header.size()) break;
+      double v = std::strtod(c.c_str(), nullptr);
+      if (i == 0) key = std::abs(v) < 9e9 ? std::llround(v * 1e9) : std::llround(std::min(std::abs(v), 9e18) * (v < 0 ? -1 : 1));
+      else if (want.count(header[i])) row[header[i]] = v;
+      ++i;
+    }
+    if (i == header.size()) rows[key] = std::move(row);
+  }
+  return rows;
+}
+
+std::string csv_escape(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (s.find_first_of(",\"") != std::string::npos) {
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+  }
+  return s;
+}
+
+std::string num(double x) {
+  if (std::isnan(x)) return "–";
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+// One run of the grid in this (worker) process; returns its exit code.
+int run_point(const Point& p, const PluginRegistry& reg, RunBeacon* beacon) {
+  std::error_code ec;
+  fs::create_directories(p.out, ec);
+  const int log = ::open((p.out / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log >= 0) {
+    ::dup2(log, 2);
+    ::close(log);
+  }
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null >= 0) {
+    ::dup2(null, 1);
+    ::close(null);
+  }
+  const volatile int* stop = install_run_signals(beacon);
+  try {
+    OutputFolder folder(p.out, json{{"status", "running"}, {"manifest", fs::absolute(p.manifest).string()}});
+    std::unique_ptr<Experiment> ex;
+    try {
+      ex = std::make_unique<Experiment>(read_manifest(p.manifest, p.sets), reg);
+    } catch (const ManifestError& e) {
+      std::string msg;
+      for (const auto& d : e.diagnostics()) msg += (msg.empty() ? "" : "\n") + d.str();
+      folder.write_summary({{"status", "invalid"}, {"message", msg}});
+      std::cerr << msg << "\n";
+      return 2;
+    }
+    folder.write_summary(running_summary(*ex));
+    RunOptions o;
+    o.folder = &folder;
+    o.progress = false;
+    o.stop = stop;
+    o.beacon = beacon;
+    const RunResult r = run(*ex, o);
+    if (!r.summary_error.empty()) {
+      std::cerr << "error: " << r.summary_error << "\n";
+      return kExitSummaryNotWritten;
+    }
+    return exit_code_of(r.summary);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+// A run's concluded summary into its point, and the progress line.
+void take_summary(Point& p, std::size_t total, std::size_t& done) {
+  const json& s = p.summary;
+  p.status = s.value("status", "failed");
+  if (p.status == "running") p.status = "failed";
+  p.message = s.value("message", "");
+  p.end_time = s.value("end_time_reached", std::nan(""));
+  p.wall = s.value("wall_time_s", std::nan(""));
+  p.residual = s.value("energy_residual_J", std::nan(""));
+  if (p.quiet) return;
+  if (p.reference) {
+    std::fprintf(stderr, "reference: %s\n", p.status.c_str());
+  } else {
+    ++done;
+    std::fprintf(stderr, "[%zu/%zu] run %zu: %s\n", done, total, p.index, p.status.c_str());
+  }
+}
+
+// The points through a distributor (distributed sweeps), as run_points does here.
+bool distribute_points(const SweepDistributor& d, std::vector<Point*> points, std::size_t total, std::size_t& done) {
+  std::vector<SweepJob> jobs(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    jobs[i] = {fs::absolute(points[i]->manifest), points[i]->sets, fs::absolute(points[i]->out), json()};
+  return d(jobs, [&](std::size_t i) {
+    points[i]->summary = jobs[i].summary.is_object() ? jobs[i].summary : json{{"status", "failed"}, {"message", "no summary came back"}};
+    take_summary(*points[i], total, done);
+  });
+}
+
+// Whether point `p` uses one of the plugins `per_run` names (declared process_per_run, or
+// found keeping state).
+bool needs_own_process(const Point& p, const std::set<std::string>& per_run) {
+  if (per_run.empty()) return false;
+  try {
+    for (const std::string& n : plugin_names(read_manifest(p.manifest, p.sets)))
+      if (per_run.count(n)) return true;
+  } catch (const std::exception&) {
+    // The run reports it (status invalid).
+  }
+  return false;
+}
+
+// The global data (.data, .bss) of the plugin libraries, where a plugin that keeps state
+// between runs keeps it.
+struct PluginGlobals {
+  std::vector<std::string> names, files;  // per library
+  std::vector<std::vector<std::pair<const unsigned char*, std::size_t>>> ranges;
+  PluginGlobals() = default;  // none watched
+  explicit PluginGlobals(const PluginRegistry& reg) {
+    for (const LoadedPlugin* lp : reg.plugins()) {
+      if (!lp->library || !lp->plugin || lp->info().process_per_run) continue;
+      void* h = ::dlopen(lp->file.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+      if (!h) continue;
+      link_map* map = nullptr;
+      if (::dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map) {
+        names.push_back(lp->info().name);
+        files.push_back(lp->file.string());
+        ranges.emplace_back();
+        for (const auto& [addr, size] : elf_section_addresses(lp->file, {".data", ".bss"}))
+          ranges.back().emplace_back(reinterpret_cast<const unsigned char*>(map->l_addr + addr), size);
+      }
+      ::dlclose(h);
+    }
+  }
+  // FNV-1a of each library's globals.
+  std::vector<std::uint64_t> hashes() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& lib : ranges) {
+      std::uint64_t h = 1469598103934665603ull;
+      for (const auto& [p, n] : lib) h = fnv1a(h, p, n);
+      out.push_back(h);
+    }
+    return out;
+  }
+  // Reads whole sections, the AddressSanitizer's red zones between globals included.
+  __attribute__((no_sanitize("address"))) static std::uint64_t fnv1a(std::uint64_t h, const unsigned char* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+  }
+};
+
+// A worker's answer for one point: the run's exit code and the libraries (indices into
+// PluginGlobals) whose globals the run changed after an earlier run of the worker had changed
+// them. Written and read whole (smaller than PIPE_BUF).
+struct Answer {
+  int exit_code = 0;
+  std::uint32_t changed = 0;
+  std::uint32_t library[62] = {};
+};
+static_assert(sizeof(Answer) <= 512);
+
+// A long-lived run process. Forked once the plugins are loaded, it runs points one after
+// another in-process, each answered on a pipe: no fork, dynamic linking or teardown of a
+// process per point. A point that crashes takes only its worker down; it is concluded as a run
+// process that died, and the next point gets a new worker.
+struct Worker {
+  pid_t pid = -1;
+  int jobs = -1, answers = -1;  // the parent writes point indices, reads answers
+  RunBeacon* beacon = nullptr;
+  Point* point = nullptr;       // the point it runs; null when idle
+  bool last = false;            // ends after this point (a process_per_run point)
+  bool fresh = true;            // has run nothing yet
+};
+
+[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg, const PluginGlobals& globals,
+                              RunBeacon* beacon, int jobs, int answers) {
+  // A library's globals may change in the first run that changes them (constant tables and
+  // caches filled on first use); a later run that changes them again keeps state between runs.
+  std::vector<std::uint64_t> last = globals.hashes();
+  std::vector<char> filled(last.size(), 0);
+  for (;;) {
+    std::uint64_t i = 0;
+    // EOF: no more points. EINTR: a stop signal while idle.
+    if (::read(jobs, &i, sizeof i) != static_cast<ssize_t>(sizeof i) || i >= points.size()) break;
+    Answer a;
+    a.exit_code = run_point(*points[i], reg, beacon);
+    const std::vector<std::uint64_t> now = globals.hashes();
+    for (std::size_t k = 0; k < now.size(); ++k)
+      if (now[k] != last[k]) {
+        if (!filled[k]) filled[k] = 1;
+        else if (a.changed < std::size(a.library)) a.library[a.changed++] = static_cast<std::uint32_t>(k);
+      }
+    last = now;
+    if (::write(answers, &a, sizeof a) != static_cast<ssize_t>(sizeof a) || beacon->stop_signal.load() || a.changed) break;
+  }
+  fmi::remove_temporary_fmu_folders();  // _exit skips destructors
+  ::_exit(0);
+}
+
+// Runs `points` on at most `jobs` worker processes; false when interrupted.
+bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
+                std::size_t& done, bool process_per_run = false) {
+  block_supervisor_signals();
+  Supervisor sup(grace);
+  std::set<std::string> per_run;
+  for (const LoadedPlugin* lp : reg.plugins())
+    if (lp->plugin && lp->info().process_per_run) per_run.insert(lp->info().name);
+  // Kept state shows only in a worker's second run: one point (a reference, a distributed
+  // job) needs no watch, nor the plugin files read for it.
+  const PluginGlobals globals = points.size() > 1 ? PluginGlobals(reg) : PluginGlobals();
+  std::deque<std::size_t> again;  // points to run again in a fresh process
+  std::vector<Worker> workers(static_cast<std::size_t>(std::max(1, jobs)));
+  for (Worker& w : workers) w.beacon = make_beacon();
+
+  // A retired worker reads EOF and ends; the supervisor reaps it.
+  auto retire = [](Worker& w) {
+    if (w.jobs >= 0) ::close(w.jobs);
+    if (w.answers >= 0) ::close(w.answers);
+    w.pid = -1;
+    w.jobs = w.answers = -1;
+    w.point = nullptr;
+    w.last = false;
+    w.fresh = true;
+  };
+  auto spawn = [&](Worker& w) -> std::string {
+    // Jobs go down a socket: a send to a worker that died is an error, not a SIGPIPE (which
+    // the supervisor would take for a stop request).
+    int down[2], up[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, down) != 0) return std::strerror(errno);
+    if (::pipe2(up, O_CLOEXEC) != 0) {
+      const std::string why = std::strerror(errno);
+      ::close(down[0]);
+      ::close(down[1]);
+      return why;
+    }
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(down[1]);
+      ::close(up[0]);
+      for (const Worker& o : workers)  // the other workers' pipes: their EOF must not wait for us
+        if (o.jobs >= 0) {
+          ::close(o.jobs);
+          ::close(o.answers);
+        }
+      worker_loop(points, reg, globals, w.beacon, down[0], up[1]);
+    }
+    const int e = errno;
+    ::close(down[0]);
+    ::close(up[1]);
+    if (pid < 0) {
+      ::close(down[1]);
+      ::close(up[0]);
+      return std::strerror(e);
+    }
+    ::fcntl(up[0], F_SETFL, O_NONBLOCK);
+    w.pid = pid;
+    w.jobs = down[1];
+    w.answers = up[0];
+    w.fresh = true;
+    sup.add(pid);
+    return "";
+  };
+  auto conclude_point = [&](Worker& w, const ChildEnd& end) {
+    Point& p = *w.point;
+    w.point = nullptr;
+    p.summary = conclude(p.out, end, *w.beacon);
+    take_summary(p, total, done);
+  };
+  // The answer the worker sent for its point, if it did.
+  auto answer = [](Worker& w, Answer& a) {
+    return w.answers >= 0 && ::read(w.answers, &a, sizeof a) == static_cast<ssize_t>(sizeof a);
+  };
+  // A run that changed a plugin's globals after an earlier run of its worker may have seen that
+  // run's state: it runs again in a fresh process, as does every later run of the plugin.
+  auto kept_state = [&](Worker& w, const Answer& a) {
+    for (std::uint32_t k = 0; k < a.changed; ++k) {
+      const std::string& name = globals.names.at(a.library[k]);
+      if (per_run.insert(name).second)
+        std::fprintf(stderr,
+                     "sweep: plugin \"%s\" (%s) changed its global data in a run after an earlier run in the same "
+                     "process: it keeps state between runs. That run is repeated in a fresh process, as is every run "
+                     "that uses the plugin from now on (a plugin that needs this declares PluginInfo::process_per_run)\n",
+                     name.c_str(), globals.files.at(a.library[k]).c_str());
+    }
+    const auto i = static_cast<std::size_t>(std::find(points.begin(), points.end(), w.point) - points.begin());
+    w.point = nullptr;
+    again.push_back(i);
+  };
+  auto answered = [&](Worker& w, const Answer& a) {
+    if (a.changed && !sup.stop_signal()) return kept_state(w, a);
+    ChildEnd end;
+    end.wait_status = W_EXITCODE(a.exit_code, 0);
+    end.stop_signal = sup.stop_signal();
+    conclude_point(w, end);
+  };
+
+  std::size_t next = 0;
+  for (;;) {
+    for (Worker& w : workers) {
+      if (sup.stop_signal() || (again.empty() && next >= points.size())) break;
+      if (w.point) continue;
+      const bool repeat = !again.empty();
+      const std::size_t index = repeat ? again.front() : next;
+      Point& p = *points[index];
+      const bool alone = repeat || process_per_run || needs_own_process(p, per_run);
+      if (w.pid > 0 && alone && !w.fresh) retire(w);
+      if (w.pid <= 0)
+        if (const std::string why = spawn(w); !why.empty()) {
+          p.status = "failed";
+          p.message = "cannot start the run process: " + why;
+          if (repeat) again.pop_front();
+          else ++next;
+          continue;
+        }
+      w.beacon->reset();
+      // A summary left by an earlier sweep in this folder must not be taken for this run's,
+      // should the worker end before the run marks its folder.
+      std::error_code ec;
+      fs::remove(p.out / "summary.json", ec);
+      const std::uint64_t i = index;
+      if (::send(w.jobs, &i, sizeof i, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof i)) {
+        retire(w);  // the worker is gone; the point goes to the next one free
+        continue;
+      }
+      if (repeat) again.pop_front();
+      else ++next;
+      w.point = &p;
+      w.last = alone;
+      w.fresh = false;
+    }
+    std::vector<int> busy;
+    for (const Worker& w : workers)
+      if (w.point && w.answers >= 0) busy.push_back(w.answers);
+    const bool running = std::any_of(workers.begin(), workers.end(), [](const Worker& w) { return w.point != nullptr; });
+    if (!running) break;
+    const auto ev = sup.wait_for(busy);
+    if (!ev) break;
+    if (ev->ready_fd >= 0) {
+      auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.answers == ev->ready_fd; });
+      if (w == workers.end()) continue;
+      Answer a;
+      if (answer(*w, a)) {
+        answered(*w, a);
+        if (w->last || a.changed) retire(*w);  // (a worker that found kept state ends)
+      } else {  // EOF: the worker died; its end follows from the supervisor
+        ::close(w->answers);
+        w->answers = -1;
+      }
+      continue;
+    }
+    auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.pid == ev->pid; });
+    if (w == workers.end()) continue;  // a retired worker ended
+    if (w->point) {
+      Answer a;
+      if (answer(*w, a)) answered(*w, a);  // it answered, then ended
+      else conclude_point(*w, ev->end);     // it died in the run
+    }
+    retire(*w);
+  }
+  for (Worker& w : workers) retire(w);
+  while (sup.wait()) {
+  }
+  for (Worker& w : workers) free_beacon(w.beacon);
+  const bool interrupted = sup.stop_signal() != 0;
+  unblock_signals();
+  return !interrupted;
+}
+
+}  // namespace
+
+SweepInputError::SweepInputError(const std::string& what, const ManifestError& e)
+    : std::runtime_error([&] {
+        const auto& d = e.diagnostics();
+        std::string s = what + " (" + std::to_string(d.size()) + " problem" + (d.size() == 1 ? "" : "s") + "):";
+        for (const auto& x : d) s += "\n  " + x.str();
+        return s;
+      }()),
+      diags_(e.diagnostics()) {}
+
+int run_sweep(const fs::path& file, const SweepOptions& opt) {
+  try {
+    const SweepOutcome o = sweep(file, opt);
+    if (!o.error.empty()) {
+      std::cerr << "error: " << o.error << "\n";
+      return 1;
+    }
+    return o.finished ? 0 : 1;
+  } catch (const SweepInputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+bool run_sweep_job(SweepJob& job, double grace) {
+  // The plugins as for `stride run` (the default folders and the manifest's plugin_paths),
+  // loaded once per set of folders.
+  static std::map<std::vector<fs::path>, PluginRegistry> registries;
+  std::vector<fs::path> extra;
+  try {
+    extra = read_manifest(job.manifest, job.sets).plugin_paths;
+  } catch (const ManifestError&) {
+    // The run reports it (status invalid).
+  }
+  auto [it, fresh] = registries.try_emplace(extra);
+  if (fresh) load_plugins(it->second, extra, false);
+  Point p;
+  p.manifest = job.manifest;
+  p.sets = job.sets;
+  p.out = job.out;
+  p.quiet = true;
+  std::size_t done = 0;
+  const bool finished = run_points({&p}, it->second, 1, grace, 1, done);
+  job.summary = p.summary.is_object() ? p.summary : json{{"status", "not run"}};
+  return finished;
+}
+
+SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
+  SweepSpec spec;
+  try {
+    spec = parse_sweep(read_text_file(file), file);
+  } catch (const ManifestError& e) {
+    throw SweepInputError("the sweep file is not valid", e);
+  }
+  if (spec.runs > opt.max_runs)
+    throw SweepInputError(file.string() + ": the grid has " + num(spec.runs) + " runs, more than the limit of " +
+                          num(opt.max_runs) + "; pass --max-runs " + num(spec.runs) + " to run it");
+  SweepOutcome outcome;
+  outcome.output = spec.output;
+  const std::vector<SweepAxis>& axes = spec.axes;
+
+  // The grid, last axis slowest.
+  std::vector<Point> points;
+  points.reserve(static_cast<std::size_t>(spec.runs));
+  std::vector<std::string> common;
+  for (const auto& [p, v] : spec.sets) common.push_back(p + "=" + dump_safe(v));
+  auto manifest_of = [&](const std::vector<std::size_t>& ch) {
+    fs::path m = spec.manifest;
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      if (!axes[a].values[ch[a]].manifest.empty()) m = axes[a].values[ch[a]].manifest;
+    return m;
+  };
+  auto sets_for = [&](const std::vector<std::size_t>& ch) {
+    std::vector<std::string> sets = common;
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      for (const auto& [p, v] : axes[a].values[ch[a]].sets) sets.push_back(p + "=" + dump_safe(v));
+    return sets;
+  };
+  {
+    std::vector<std::size_t> choice(axes.size(), 0);
+    for (;;) {
+      Point r;
+      r.index = points.size();
+      r.choice = choice;
+      char name[32];
+      std::snprintf(name, sizeof name, "run_%04zu", r.index);
+      r.out = spec.output / name;
+      r.manifest = manifest_of(choice);
+      r.sets = sets_for(choice);
+      points.push_back(std::move(r));
+      std::size_t a = 0;
+      for (; a < axes.size(); ++a) {
+        if (++choice[a] < axes[a].values.size()) break;
+        choice[a] = 0;
+      }
+      if (a == axes.size()) break;
+    }
+  }
+
+  // Plugins once, for every run; then one grid point per axis value is checked completely
+  // (plugins, parameters, ports) before anything runs.
+  PluginRegistry reg;
+  std::vector<std::string> reference_sets;
+  try {
+    std::vector<fs::path> dirs = PluginRegistry::default_search_path();
+    std::set<fs::path> seen;
+    for (const auto& p : points)
+      if (seen.insert(p.manifest).second) {
+        const Manifest m = read_manifest(p.manifest, p.sets);
+        dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+      }
+    for (const auto& [p, v] : spec.reference_sets) reference_sets.push_back(p + "=" + dump_safe(v));
+    if (!spec.reference.empty()) {
+      const Manifest m = read_manifest(spec.reference, reference_sets);
+      dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+    }
+    reg.scan(dirs);
+    std::set<std::pair<std::size_t, std::size_t>> checked;
+    for (const auto& p : points) {
+      bool fresh = points.size() == 1;
+      for (std::size_t a = 0; a < axes.size(); ++a) fresh |= checked.insert({a, p.choice[a]}).second;
+      if (!fresh) continue;
+      try {
+        Experiment ex(read_manifest(p.manifest, p.sets), reg);
+      } catch (const ManifestError& e) {
+        std::string where;
+        for (std::size_t a = 0; a < axes.size(); ++a) where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
+        throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
+      }
+    }
+    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference, reference_sets), reg);
+  } catch (const ManifestError& e) {
+    throw SweepInputError("a manifest of the sweep is not valid", e);
+  }
+
+  const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
+  // Tables of an earlier sweep must not outlive this one's start.
+  for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
+
+  const int jobs = std::max(1, opt.jobs);
+  std::cerr << "sweep: " << points.size() << " runs, " << jobs << " at a time, results in " << spec.output.string() << "\n";
+
+  // Reference. With one job it runs first, and a reference that fails stops the sweep before
+  // any point runs; with more it is the first job of the pool, beside the points (its results
+  // are needed only for the errors, after every point has run).
+  std::map<long long, std::map<std::string, double>> ref;
+  std::size_t done = 0;
+  Point rr;
+  std::vector<Point*> pending_runs;
+  auto reference_failed = [&] {
+    if (rr.status == "completed") return false;
+    outcome.error = "the reference run did not complete (" + rr.status + "): " + rr.message;
+    return true;
+  };
+  if (!spec.reference.empty()) {
+    rr.manifest = spec.reference;
+    rr.sets = reference_sets;
+    rr.out = spec.output / "reference";
+    rr.reference = true;
+    std::fprintf(stderr, "reference: %s\n", rr.manifest.c_str());
+    if (jobs == 1 && !opt.distribute) {
+      std::size_t ref_done = 0;
+      const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done, opt.process_per_run);
+      if (!finished || reference_failed()) return outcome;
+    } else {
+      pending_runs.push_back(&rr);
+    }
+  }
+  const bool reference_in_pool = !pending_runs.empty();
+  for (auto& p : points) pending_runs.push_back(&p);
+  const bool finished = opt.distribute ? distribute_points(opt.distribute, pending_runs, points.size(), done)
+                                       : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done, opt.process_per_run);
+  // (Interrupted: the tables of the finished runs are written, without errors if the reference
+  // did not finish.)
+  outcome.finished = finished;
+  if (reference_in_pool && reference_failed() && finished) return outcome;
+  if (!spec.reference.empty() && rr.status == "completed") {
+    std::set<std::string> want;
+    for (auto& [a, b] : spec.columns) want.insert(b);
+    ref = read_csv(rr.out / "results.csv", want);
+  }
+
+  // Errors against the reference: largest absolute difference over the common record times.
+  for (auto& r : points) {
+    if (spec.columns.empty() || r.status == "not run" || r.status == "invalid") continue;
+    std::set<std::string> want;
+    for (auto& [a, b] : spec.columns) want.insert(a);
+    auto rows = read_csv(r.out / "results.csv", want);
+    double e = 0;
+    std::size_t n = 0;
+    for (auto& [t, row] : rows) {
+      auto it = ref.find(t);
+      if (it == ref.end()) continue;
+      for (auto& [a, b] : spec.columns)
+        if (row.count(a) && it->second.count(b)) e = std::max(e, std::abs(row[a] - it->second[b])), ++n;
+    }
+    r.error = n ? e : std::nan("");
+  }
+
+  // sweep.csv
+  {
+    std::ostringstream csv;
+    csv << "run";
+    for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
+    csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
+    for (const auto& r : points) {
+      csv << r.index;
+      for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
+      csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
+          << csv_escape(r.message) << "\n";
+    }
+    if (auto err = write_file_atomically(spec.output / "sweep.csv", csv.str()); !err.empty()) {
+      outcome.error = err;
+      return outcome;
+    }
+  }
+
+  // Stability per configuration: the largest step such that every run with a step up to it
+  // completed (and, with stable_error, stayed within it). A configuration with a run that
+  // did not finish (interrupted, not run) is incomplete beyond it.
+  const std::size_t si = spec.step_axis;
+  std::map<std::vector<std::size_t>, std::vector<const Point*>> configs;
+  for (const auto& r : points) {
+    auto key = r.choice;
+    key[si] = 0;
+    configs[key].push_back(&r);
+  }
+  std::ostringstream md;
+  md << "| ";
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    if (a != si) md << axes[a].name << " | ";
+  // Not diverging is not enough: with an accuracy, a run is usable only within it.
+  const bool usable_column = !std::isnan(spec.usable_error);
+  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |";
+  if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
+  md << "\n|";
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    if (a != si) md << "---|";
+  md << (usable_column ? "---|---|---|---|\n" : "---|---|---|\n");
+  std::ostringstream plotdata;
+  std::vector<std::string> config_labels;
+  for (auto& [key, rs] : configs) {
+    std::sort(rs.begin(), rs.end(), [&](const Point* x, const Point* y) {
+      return axes[si].values[x->choice[si]].number < axes[si].values[y->choice[si]].number;
+    });
+    std::string label;
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      if (a != si) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
+    if (label.empty()) label = "all";
+    config_labels.push_back(label);
+    double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
+    bool usable_so_far = true;
+    std::string first_bad;
+    for (const Point* r : rs) {
+      const double h = axes[si].values[r->choice[si]].number;
+      if (r->status == "not run" || r->status == "interrupted") {
+        first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
+        break;
+      }
+      if (r->status != "completed" || r->error > spec.stable_error) {
+        first_bad = num(h);
+        break;
+      }
+      best = h;
+      best_err = r->error;
+      usable_so_far = usable_so_far && r->error <= spec.usable_error;
+      if (usable_so_far) usable = h;
+    }
+    md << "| ";
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      if (a != si) md << axes[a].values[key[a]].label << " | ";
+    md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad) << " | "
+       << num(best_err) << " |";
+    if (usable_column) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
+    md << "\n";
+    plotdata << "# " << label << "\n";
+    for (const Point* r : rs)
+      if (r->status == "completed" && !std::isnan(r->error))
+        plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
+    plotdata << "\n\n";
+  }
+  if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
+  for (const auto& [name, text] : {std::pair<const char*, std::string>{"plot.dat", plotdata.str()}, {"stability.md", md.str()}})
+    if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
+      outcome.error = err;
+      return outcome;
+    }
+  std::cout << md.str();
+
+  // Plot with gnuplot when available (run without a shell: the folder name is the user's).
+  auto quoted = [](const fs::path& p) {  // a gnuplot single-quoted string
+    std::string s = "'";
+    for (char c : p.string()) s += c == '\'' ? std::string("''") : std::string(1, c);
+    return s + "'";
+  };
+  if (finished && !spec.columns.empty() && std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    std::ofstream gp(spec.output / "plot.gp");
+    const int rows = static_cast<int>((config_labels.size() + 2) / 3);
+    gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
+       << quoted(spec.output / "error.png") << "\n"
+       << "set logscale xy\nset xlabel '" << axes[si].name << "'\nset ylabel 'largest |error| against the reference'\n"
+       << "set key outside below maxrows " << rows << "\nset grid\nplot ";
+    for (std::size_t i = 0; i < config_labels.size(); ++i)
+      gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
+         << quoted(config_labels[i]);
+    gp << "\n";
+    gp.close();
+    const std::string script = (spec.output / "plot.gp").string();
+    char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    int st = 1;
+    if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  } else if (finished && !spec.columns.empty()) {
+    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
+  }
+  std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
+            << (spec.output / "sweep.csv").string() << "\n";
+  return outcome;
+}
+
+}  // namespace stride::host
