@@ -41,6 +41,7 @@
 #include "bare_jacobi.hpp"
 #include "stride/host/graph/adapters.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 // ---- Allocation counting -------------------------------------------------------------------

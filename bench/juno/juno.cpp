@@ -26,6 +26,7 @@
 
 #include "stride/host/graph/adapters.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;

@@ -34,6 +34,7 @@
 #include <CLI/CLI.hpp>
 
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;

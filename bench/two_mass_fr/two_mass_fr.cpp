@@ -31,6 +31,7 @@
 
 #include "common/two_mass.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 namespace fs = std::filesystem;

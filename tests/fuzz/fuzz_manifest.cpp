@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 using namespace stride::host;

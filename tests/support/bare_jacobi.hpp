@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <stride/host/graph/experiment.hpp>
+#include <stride/host/run/run.hpp>
 #include <stride/subsystem.hpp>
 
 namespace stride_test {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;

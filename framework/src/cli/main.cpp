@@ -17,6 +17,7 @@
 
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
 #include "stride/host/sweep/sweep.hpp"

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "graph/graph.hpp"
+#include "stride/host/run/run.hpp"
 #include "run/run_log.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"

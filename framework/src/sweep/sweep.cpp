@@ -24,6 +24,7 @@
 #include "fmi/fmu.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
 

@@ -14,6 +14,7 @@
 #include <stride/stride.hpp>
 
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
 
 namespace stride::host {

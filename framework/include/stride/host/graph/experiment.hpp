@@ -1,185 +1,20 @@
-// A co-simulation experiment: the manifest as read and checked, the graph of plugin objects
-// it describes, and the run that steps it.
+// A co-simulation experiment: the manifest as read and checked and the graph of plugin objects
+// it describes.
 //
-// Order: load_manifest (JSON, --set overrides, structure) -> build (plugins, parameters,
-// ports, units, sizes, unconnected inputs, algebraic loops) -> run. Every check finishes
+// Order: read_manifest (input/manifest.hpp) -> Experiment (plugins, parameters, ports, units,
+// sizes, unconnected inputs, algebraic loops) -> run (run/run.hpp). Every check finishes
 // before anything steps; every problem found is reported, not only the first.
 #pragma once
 
-#include <filesystem>
-#include <limits>
-#include <map>
+#include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include <stride/stride.hpp>
-
-#include "stride/host/input/json_input.hpp"
+#include "stride/host/input/manifest.hpp"
 #include "stride/host/load/registry.hpp"
 
 namespace stride::host {
-
-struct PluginRef {
-  std::string plugin;
-  json parameters = json::object();
-  std::string pointer;  // where the reference is in the manifest
-  // "version": a requirement on the plugin's version (">=1.2, <2"; plugin_version.hpp), "" for
-  // none, and where it is written.
-  std::string version;
-  std::string version_pointer;
-};
-
-struct SubsystemConfig {
-  std::string name;
-  PluginRef plugin;
-  std::filesystem::path fmu;  // an FMU instead of a plugin (relative paths resolved against the manifest)
-  double step = 0.0;
-  std::optional<PluginRef> integrator;   // for ode subsystems
-  std::optional<PluginRef> formulation;  // for multibody subsystems
-  std::string pointer;
-};
-
-// An endpoint "subsystem.port", "subsystem.port[i]" or "subsystem.port[i:j]" (elements i..j-1).
-struct ConnectionConfig {
-  std::string from_subsystem, from_port, to_subsystem, to_port;
-  std::size_t from_first = 0, from_count = 0;  // count 0: the whole port
-  std::size_t to_first = 0, to_count = 0;
-  std::string from_text, to_text;  // as written
-  PluginRef extrapolator;
-  std::string pointer;
-};
-
-enum class Scheme { jacobi, gauss_seidel, multirate };
-enum class Synchronization { slowest_first, fastest_first };
-
-// Iterative coupling (Jacobi and Gauss–Seidel): every macro step is repeated from snapshots of
-// every subsystem until the interface values at its end stop changing. Repetition k > 0 feeds
-// each input the straight line from its value at the macro step's start to the relaxed iterate
-// u_k = u_{k-1} + ω (y_{k-1} - u_{k-1}) at its end (the first one uses the extrapolators).
-struct IterationConfig {
-  bool enabled = false;
-  int max_iterations = 10;           // passes per macro step, the first included
-  double relaxation = 1.0;           // ω
-  double tolerance = 1e-6;           // converged when |y - u| <= absolute_tolerance + tolerance |y|
-  double absolute_tolerance = 1e-9;  // for every element of every connection
-  bool stop_unconverged = false;     // a macro step still apart after max_iterations ends the run
-};
-
-// Adaptive macro step (Jacobi and Gauss–Seidel, opt-in; Sadjina 2017, ECCO): after each macro
-// step the energy residual δE it added to each paired power bond is compared with
-// absolute_tolerance + tolerance·ΔE (ΔE: the energy that crossed the bond in the step, the
-// larger of its two sides); the largest ratio ε sets the next step by a PI controller,
-// H' = H·safety·ε^(-k_I)·(ε_prev/ε)^(k_P) with k_I = 0.15, k_P = 0.2 (a held input makes δE
-// of order H²), H' within [H/5, 2H] and [min_step, max_step]. With reject (Jacobi, every
-// subsystem able to save its state), a step with ε > 1 is repeated from snapshots with
-// H·max(0.2, min(0.9, safety·ε^(-1/2))) until it passes or reaches min_step; without, steps
-// are never repeated (non-iterative). The first macro step is coupling.macro_step; a subsystem
-// steps at most its own step and lands on every communication point.
-struct StepControlConfig {
-  bool enabled = false;
-  double tolerance = 0.01;
-  double absolute_tolerance = 1e-3;  // J
-  double safety = 0.9;
-  double min_step = 0.0;  // s (default: macro_step / 100)
-  double max_step = 0.0;  // s (default: 10 macro_step)
-  bool reject = false;
-};
-
-struct CouplingConfig {
-  Scheme scheme = Scheme::jacobi;
-  double macro_step = 0.0;
-  double start = 0.0;
-  double end = 0.0;
-  std::vector<std::string> order;  // Gauss–Seidel order
-  Synchronization synchronization = Synchronization::slowest_first;
-  // Jacobi/Gauss–Seidel: shorten a subsystem's last step in a macro step so it lands on the
-  // communication point (true), or let it overshoot (false, unsynchronized grids).
-  bool align = true;
-  IterationConfig iteration;
-  StepControlConfig step_control;
-};
-
-struct RecordConfig {
-  double interval = 0.0;               // 0: every macro step
-  std::vector<std::string> variables;  // "sub.port"; empty: every output
-};
-
-// Divergence monitors: declared bounds of outputs and a limit on the energy residual of any
-// power bond (Rahikainen 2020 §2.3.2). Exceeding one ends the run with status "diverged".
-struct OutputBound {
-  std::string variable;  // "sub.port", "sub.port[i]" or "sub.port[i:j]"
-  std::string subsystem, port;
-  std::size_t first = 0, count = 0;  // count 0: the whole port
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  std::string pointer;
-};
-// Messages of plugins (stride/log.hpp), manifest "log": what is kept, what also goes to
-// stderr, and how often one place in a plugin's source may write per run.
-struct LogConfig {
-  LogLevel level = LogLevel::info;
-  LogLevel stderr_level = LogLevel::warning;
-  long repeats = 10;
-};
-
-struct MonitorConfig {
-  std::vector<OutputBound> bounds;
-  double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
-};
-
-// Sizes a manifest may imply. A run beyond them would take days, fill the disk or run out of
-// memory; a value that implies one is reported before anything runs.
-struct Limits {
-  static constexpr double max_steps = 1e10;          // per subsystem, and macro steps
-  static constexpr double max_rows = 1e8;            // rows of results.csv
-  static constexpr double max_buffered_rows = 1e6;   // rows spanned by one step (filled before written)
-  static constexpr double time_resolution = 1e3;     // a step must span this many doubles at every t of the run
-};
-
-struct Manifest {
-  std::filesystem::path file;
-  json document;  // after --set overrides
-  std::vector<std::filesystem::path> plugin_paths;
-  std::vector<SubsystemConfig> subsystems;
-  std::vector<ConnectionConfig> connections;
-  CouplingConfig coupling;
-  RecordConfig record;
-  MonitorConfig monitor;
-  LogConfig log;
-  std::filesystem::path output;
-  // Problems found in the structure; read_manifest() leaves them here so that the plugin
-  // checks run too and every problem is reported at once.
-  std::vector<Diagnostic> problems;
-  // Pointers where "$name" was replaced by a variable's value -> the variable's name.
-  std::map<std::string, std::string> variable_uses;
-  // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").
-  std::vector<std::string> declared_subsystems;
-  // The structure of subsystems and connections is sound: graph-wide checks (unconnected
-  // inputs, algebraic loops) can trust it.
-  bool graph_complete = true;
-};
-
-// Reads and checks the structure of a manifest; `overrides` are "POINTER=VALUE" (VALUE is
-// JSON, or a plain string when it does not parse). Throws ManifestError when there is any
-// problem.
-Manifest load_manifest(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
-// The same, but throws only when the document cannot be read at all (missing, too large,
-// invalid JSON, bad --set): structure problems are left in Manifest::problems for the
-// Experiment, which reports them together with its own.
-Manifest read_manifest(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
-// The same from text (`file` labels the diagnostics; relative paths are resolved against its folder).
-Manifest read_manifest_text(const std::string& text, const std::filesystem::path& file,
-                            const std::vector<std::string>& overrides = {});
-
-// Every plugin the manifest names (subsystems, integrators, formulations, extrapolators,
-// including the default extrapolator), each once.
-std::vector<std::string> plugin_names(const Manifest& m);
-
-// Adds to each diagnostic at (or under) a place where a variable was substituted the
-// variable's name and pointer, and one diagnostic at the variable itself.
-void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m);
 
 // One subsystem instance in the graph.
 struct Node;
@@ -214,47 +49,5 @@ class Experiment {
   Manifest manifest_;
   std::unique_ptr<Graph> graph_;
 };
-
-enum class RunStatus { completed, diverged, failed, interrupted };
-const char* to_string(RunStatus s);
-
-class OutputFolder;
-struct RunBeacon;
-
-struct RunOptions {
-  std::filesystem::path output;      // overrides the manifest's output folder when not empty
-  bool progress = true;              // progress on stderr
-  const volatile int* stop = nullptr;  // set to a signal number (by a signal handler) to stop
-  const OutputFolder* folder = nullptr;  // the folder, already locked and marked; else run() takes it
-  RunBeacon* beacon = nullptr;           // shared with a supervising process
-};
-
-struct RunResult {
-  RunStatus status = RunStatus::completed;
-  double end_time_reached = 0.0;
-  double wall_time = 0.0;
-  double initialization_time = 0.0;  // wall time of the initialization (part of wall_time)
-  double stepping_time = 0.0;        // wall time of the stepping (part of wall_time)
-  std::string message;  // cause of divergence or failure
-  std::filesystem::path output;
-  json summary;
-  std::string summary_error;  // summary.json could not be written (the disk refused): why
-};
-
-// The content of summary.json while a run is under way: status "running".
-json running_summary(const Experiment& experiment);
-
-// Runs the experiment: writes <output>/results.csv as it goes (whole rows, at least every 50 ms
-// of wall time, and completely when run() returns) and <output>/summary.json at the end,
-// whatever the outcome. Throws OutputError when the folder cannot be used (no folder given).
-RunResult run(Experiment& experiment, const RunOptions& options);
-
-// A subsystem's time after a step, as the masters keep it. A time is a sum of steps; where it
-// lies within 1e-9 h of a point t0 + k h of the subsystem's own grid it is set to that point,
-// so that round-off does not accumulate: over 10^4 steps the drift of a plain sum outgrows any
-// fixed tolerance, and a subsystem on the macro grid would take a second step in one macro step.
-// `taken` is the step just taken (shorter than h when it was cut at a communication point).
-double on_grid(double t, double t0, double h, double taken = std::numeric_limits<double>::infinity());
-
 
 }  // namespace stride::host

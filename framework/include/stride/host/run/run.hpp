@@ -1,0 +1,54 @@
+// Running an experiment: the outcome of a run, its options, and run() itself (the masters in
+// framework/src/run/), writing results.csv as it goes and summary.json at the end.
+#pragma once
+
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "stride/host/graph/experiment.hpp"
+
+namespace stride::host {
+
+enum class RunStatus { completed, diverged, failed, interrupted };
+const char* to_string(RunStatus s);
+
+class OutputFolder;
+struct RunBeacon;
+
+struct RunOptions {
+  std::filesystem::path output;      // overrides the manifest's output folder when not empty
+  bool progress = true;              // progress on stderr
+  const volatile int* stop = nullptr;  // set to a signal number (by a signal handler) to stop
+  const OutputFolder* folder = nullptr;  // the folder, already locked and marked; else run() takes it
+  RunBeacon* beacon = nullptr;           // shared with a supervising process
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::completed;
+  double end_time_reached = 0.0;
+  double wall_time = 0.0;
+  double initialization_time = 0.0;  // wall time of the initialization (part of wall_time)
+  double stepping_time = 0.0;        // wall time of the stepping (part of wall_time)
+  std::string message;  // cause of divergence or failure
+  std::filesystem::path output;
+  json summary;
+  std::string summary_error;  // summary.json could not be written (the disk refused): why
+};
+
+// The content of summary.json while a run is under way: status "running".
+json running_summary(const Experiment& experiment);
+
+// Runs the experiment: writes <output>/results.csv as it goes (whole rows, at least every 50 ms
+// of wall time, and completely when run() returns) and <output>/summary.json at the end,
+// whatever the outcome. Throws OutputError when the folder cannot be used (no folder given).
+RunResult run(Experiment& experiment, const RunOptions& options);
+
+// A subsystem's time after a step, as the masters keep it. A time is a sum of steps; where it
+// lies within 1e-9 h of a point t0 + k h of the subsystem's own grid it is set to that point,
+// so that round-off does not accumulate: over 10^4 steps the drift of a plain sum outgrows any
+// fixed tolerance, and a subsystem on the macro grid would take a second step in one macro step.
+// `taken` is the step just taken (shorter than h when it was cut at a communication point).
+double on_grid(double t, double t0, double h, double taken = std::numeric_limits<double>::infinity());
+
+}  // namespace stride::host
