@@ -63,6 +63,10 @@ class MultibodySubsystem final : public Subsystem {
     return r;
   }
   double energy() const override { return model_->energy_at(t_, q_, v_); }
+  Accuracy accuracy() const override {
+    Accuracy a = model_->accuracy();
+    return a.within ? form_->accuracy() : a;
+  }
 
   // A model keeps no state between evaluations (MultibodyModel's contract): (t, q, v) is the
   // state. The formulation restarts from the saved point in every repetition of the macro

@@ -46,6 +46,7 @@ class OdeSubsystem final : public Subsystem {
     return s;
   }
   json report() const override { return sys_->report(); }
+  Accuracy accuracy() const override { return sys_->accuracy(); }
   double energy() const override { return sys_->energy_at(t_, x_); }
 
   // x, the time and the system's own state; the integrator restarts from the saved point in

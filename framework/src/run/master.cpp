@@ -39,11 +39,15 @@ const char* to_string(RunStatus s) {
     case RunStatus::diverged: return "diverged";
     case RunStatus::failed: return "failed";
     case RunStatus::interrupted: return "interrupted";
+    case RunStatus::inaccurate: return "inaccurate";
   }
   return "?";
 }
 
 namespace {
+
+// Numbers in messages: 6 significant digits (%g), as plugins' messages have them.
+std::string num(double x) { return format_text("{}", x); }
 
 // Ends the run: status and message.
 struct Stop {
@@ -540,7 +544,7 @@ class Master {
       fn();
     } catch (const StepFailure& e) {
       throw Stop{RunStatus::diverged, "subsystem \"" + n.name + "\" (" + n.plugin + ") failed at t = " +
-                                          std::to_string(n.t) + " s: " + e.what()};
+                                          num(n.t) + " s: " + e.what()};
     } catch (const PluginError& e) {
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\": " + e.what()};
     } catch (const Stop&) {
@@ -600,7 +604,7 @@ class Master {
         const std::size_t p = n.output_port_at(i);
         const std::string port = p < n.ports.size() ? n.ports[p].name : "";
         throw Stop{RunStatus::diverged, "subsystem \"" + n.name + "\": output \"" + port + "\" is not finite at t = " +
-                                            std::to_string(n.t) + " s"};
+                                            num(n.t) + " s"};
       }
   }
 
@@ -608,18 +612,18 @@ class Master {
     for (const auto& b : n.bounds) {
       const double v = n.y[b.element];
       if (v < b.min || v > b.max)
-        throw Stop{RunStatus::diverged, "output " + b.label + " = " + std::to_string(v) + " left its declared bounds [" +
-                                            std::to_string(b.min) + ", " + std::to_string(b.max) + "] at t = " +
-                                            std::to_string(n.t) + " s"};
+        throw Stop{RunStatus::diverged, "output " + b.label + " = " + num(v) + " left its declared bounds [" +
+                                            num(b.min) + ", " + num(b.max) + "] at t = " +
+                                            num(n.t) + " s"};
     }
   }
   void check_residuals() {
     for (const auto& p : g_.bond_pairs) {
       const double r = p.residual();
       if (!(std::abs(r) <= residual_limit_))
-        throw Stop{RunStatus::diverged, "energy residual of power bond " + p.name() + " is " + std::to_string(r) +
-                                            " J, beyond the limit " + std::to_string(residual_limit_) + " J at t = " +
-                                            std::to_string(time_reached()) + " s"};
+        throw Stop{RunStatus::diverged, "energy residual of power bond " + p.name() + " is " + num(r) +
+                                            " J, beyond the limit " + num(residual_limit_) + " J at t = " +
+                                            num(time_reached()) + " s"};
     }
   }
 
@@ -643,8 +647,8 @@ class Master {
     n.inputs_renewed = false;
     if (!(t_new > n.t) || t_new > n.t + h * (1 + 1e-12))
       throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") returned time " +
-                                        std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
-                                        " of at most " + std::to_string(h) + " s"};
+                                        num(t_new) + " from a step at t = " + num(n.t) +
+                                        " of at most " + num(h) + " s"};
     n.t = on_grid(t_new, c_.start, n.step, t_new - n.t_prev);
     ++n.steps;
     read_outputs(n);
@@ -770,7 +774,7 @@ class Master {
     for (std::size_t i = 0; i < n.bonds.size(); ++i) s.bond_energy[i] = n.bonds[i].energy, s.bond_power[i] = n.bonds[i].power;
     guarded(n, [&] { n.sub->save_state(s.state); });
     if (!s.state)
-      throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") saved no state at t = " + std::to_string(n.t) + " s"};
+      throw Stop{RunStatus::failed, "subsystem \"" + n.name + "\" (" + n.plugin + ") saved no state at t = " + num(n.t) + " s"};
   }
   void restore(Node& n, const NodeSnapshot& s) {
     guarded(n, [&] { n.sub->restore_state(*s.state); });
@@ -879,10 +883,10 @@ class Master {
         for (auto& n : g_.nodes) restore(*n, snapshots[static_cast<std::size_t>(n->index)]);
         log_iteration(Tn, pass, largest, ratio, converged);
         throw Stop{RunStatus::diverged, "iterative coupling did not converge in " + std::to_string(pass) +
-                                            " passes in the macro step from t = " + std::to_string(T) + " to " +
-                                            std::to_string(Tn) + " s: the largest interface change was " +
-                                            std::to_string(largest) + " (" + std::to_string(ratio) +
-                                            " times the tolerance); the results end at t = " + std::to_string(T) + " s"};
+                                            " passes in the macro step from t = " + num(T) + " to " +
+                                            num(Tn) + " s: the largest interface change was " +
+                                            num(largest) + " (" + num(ratio) +
+                                            " times the tolerance); the results end at t = " + num(T) + " s"};
       }
       // Accepted: the extrapolators get the samples at Tn, the rows up to Tn are written.
       for (auto& l : g_.links)
@@ -990,6 +994,26 @@ class Master {
   } iter_;
 };
 
+Accuracy accuracy_of(Node& n) {
+  try {
+    return n.sub->accuracy();
+  } catch (...) {
+    return {false, "its accuracy could not be judged (accuracy() threw)"};
+  }
+}
+
+// A run that reached its end is completed only when every subsystem vouches for its answer:
+// the first that does not makes it inaccurate, with its reason.
+void judge_accuracy(Graph& g, RunResult& res) {
+  for (auto& n : g.nodes) {
+    const Accuracy a = accuracy_of(*n);
+    if (a.within) continue;
+    res.status = RunStatus::inaccurate;
+    res.message = "subsystem \"" + n->name + "\" (" + n->plugin + "): " + a.reason;
+    return;
+  }
+}
+
 json statistics_of(Node& n) {
   try {
     return n.sub->statistics();
@@ -1065,6 +1089,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     res.stepping_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - step0).count();
     rec->finish();
     res.status = RunStatus::completed;
+    judge_accuracy(g, res);
   } catch (const Stop& s) {
     res.status = s.status;
     res.message = s.message;
@@ -1078,7 +1103,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     res.status = RunStatus::failed;
     res.message = "an exception that is not a std::exception";
   }
-  if (rec && res.status != RunStatus::completed) {
+  if (rec && res.status != RunStatus::completed && res.status != RunStatus::inaccurate) {
     try {
       rec->finish();
     } catch (const Stop& s) {
@@ -1090,6 +1115,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
       macro_log->commit();
     } catch (const Stop& s) {
       if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
+      else if (res.status == RunStatus::inaccurate) res.status = RunStatus::failed, res.message = s.message + "; " + res.message;
       else res.message += "; " + s.message;
     }
   }
@@ -1124,6 +1150,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     j["steps"] = n->steps;
     j["time_reached"] = n->t;
     j["statistics"] = statistics_of(*n);
+    if (const Accuracy a = accuracy_of(*n); !a.within) j["accuracy"] = {{"within", false}, {"reason", a.reason}};
     double bond_in = 0;
     for (auto& b : n->bonds) bond_in += b.energy;
     try {

@@ -826,8 +826,9 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   }
 
   // Stability per configuration: the largest step such that every run with a step up to it
-  // completed (and, with stable_error, stayed within it). A configuration with a run that
-  // did not finish (interrupted, not run) is incomplete beyond it.
+  // reached its end (completed, or inaccurate: its own accuracy bounds passed) and, with
+  // stable_error, stayed within it; usable only while every run also completed. A
+  // configuration with a run that did not finish (interrupted, not run) is incomplete beyond it.
   const std::size_t si = spec.step_axis;
   std::map<std::vector<std::size_t>, std::vector<const Point*>> configs;
   for (const auto& r : points) {
@@ -867,13 +868,14 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
         first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
         break;
       }
-      if (r->status != "completed" || r->error > spec.stable_error) {
+      const bool reached_end = r->status == "completed" || r->status == "inaccurate";
+      if (!reached_end || r->error > spec.stable_error) {
         first_bad = num(h);
         break;
       }
       best = h;
       best_err = r->error;
-      usable_so_far = usable_so_far && r->error <= spec.usable_error;
+      usable_so_far = usable_so_far && r->status == "completed" && r->error <= spec.usable_error;
       if (usable_so_far) usable = h;
     }
     md << "| ";
@@ -885,7 +887,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     md << "\n";
     plotdata << "# " << label << "\n";
     for (const Point* r : rs)
-      if (r->status == "completed" && !std::isnan(r->error))
+      if ((r->status == "completed" || r->status == "inaccurate") && !std::isnan(r->error))
         plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
     plotdata << "\n\n";
   }

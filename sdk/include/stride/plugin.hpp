@@ -223,6 +223,16 @@ class Inputs {
   std::size_t known_count_ = 0;
 };
 
+// What a component or formulation says about the accuracy of its answer so far, against bounds
+// it checks itself (constraint residuals, an error estimate). A run that ends with any
+// subsystem's answer outside them ends with status "inaccurate" (exit 1), never "completed".
+struct Accuracy {
+  bool within = true;
+  // When not within: what was bounded, the largest value reached, where and when, the bound
+  // and how to stay within it, in one sentence.
+  std::string reason;
+};
+
 // Behaviour shared by everything that has ports. Messages: LogSource (log.hpp).
 class Component : public LogSource {
  public:
@@ -235,6 +245,10 @@ class Component : public LogSource {
   virtual json statistics() const { return json::object(); }
   // Energy stored in the component (J) for whole-system balances; NaN when not modelled.
   virtual double energy() const { return std::numeric_limits<double>::quiet_NaN(); }
+  // Whether the answer so far is within the bounds the component checks; asked by the host
+  // after the last step (and whenever it writes a summary). Must not throw. Default: nothing
+  // is checked.
+  virtual Accuracy accuracy() const { return {}; }
 
  protected:
   Inputs& inputs() const {
