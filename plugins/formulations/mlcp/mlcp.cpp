@@ -59,15 +59,16 @@ class Mlcp final : public Formulation {
         real_param("initial_step", 1e-3, "s", "step size of the regularization C used by the interface model before the first step",
                    1e-9, 10.0),
     };
+    formulations::ConstraintResiduals::declare(i.parameters);
     return i;
   }
 
   explicit Mlcp(const Params& p)
       : direct_first_(p.string("solver") == "bpp"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
-        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")) {}
+        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")), residuals_(p) {}
 
   void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
-    dyn_.reset(model);
+    dyn_.reset(model, "mlcp", 2);
     ns_ = dynamic_cast<NonsmoothModel*>(&model);
     const MultibodySizes s = dyn_.size;
     n_ = Eigen::Index(s.n), m_ = Eigen::Index(s.m), np_ = Eigen::Index(s.p);
@@ -141,6 +142,7 @@ class Mlcp final : public Formulation {
     stats_ = {};
     sweeps_total_ = pivots_total_ = fallbacks_ = failed_ = 0;
     max_residual_ = last_residual_ = max_penetration_ = 0.0;
+    residuals_.reset(model);
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
@@ -202,6 +204,7 @@ class Mlcp final : public Formulation {
       e_.noalias() = dyn_.Phi_q * v;
       e_ += dyn_.phi_t;
       phi_dot = e_.norm();
+      residuals_.record(t + h, dyn_.phi, e_);
     }
     for (Eigen::Index k = 0; k < nc_; ++k)
       if (rows_[std::size_t(k)].kind == ContactKind::normal) max_penetration_ = std::max(max_penetration_, -gap_[k]);
@@ -250,7 +253,13 @@ class Mlcp final : public Formulation {
     s["contact_rows"] = nc_;
     s["active_contact_rows"] = active;
     s["max_penetration"] = max_penetration_;
+    s["constraint_residuals"] = residuals_.to_json();
     return s;
+  }
+  Accuracy accuracy() const override {
+    return residuals_.accuracy(
+        "the bilateral rows are springs of the parameter stiffness (and the step is first order); raise stiffness or "
+        "reduce the step");
   }
 
  private:
@@ -360,6 +369,7 @@ class Mlcp final : public Formulation {
   double h_last_ = 0.0;
 
   formulations::FormulationStats stats_;
+  formulations::ConstraintResiduals residuals_;
   long sweeps_total_ = 0, pivots_total_ = 0, fallbacks_ = 0, failed_ = 0;
   double max_residual_ = 0.0, last_residual_ = 0.0, max_penetration_ = 0.0;
 };
