@@ -128,17 +128,21 @@ class DescriptionReader {
   DescriptionReader(const json& d, const std::string& base) : d_(d), base_(base) {}
 
   Description read() {
-    if (!chk_.object(d_, base_, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "static_equilibrium", "doc"}, {"bodies"}))
+    if (!chk_.object(d_, base_, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "static_equilibrium", "planar", "size", "doc"}, {"bodies"}))
       chk_.raise();
     read_settings();
+    read_extent();
     read_bodies();
     if (!chk_.ok()) chk_.raise();
     read_joints();
+    if (planar_) add_body_planes();
+    warn_duplicate_joints();
     read_couplers();
     read_forces();
     read_actuators();
     read_contacts();
     read_points();
+    check_geometry(d_, base_);
     if (!chk_.ok()) chk_.raise();
     return std::move(out_);
   }
@@ -150,6 +154,8 @@ class DescriptionReader {
   Description out_;
   std::map<std::string, int> body_index_{{"ground", kGround}};
   std::map<std::string, int> joint_index_;
+  bool planar_ = false;
+  double size_ = 1e4;  // m: every point of the description lies within this distance of the origin
 
   // A list section: absent is empty, anything else but a list is an error.
   json list(const std::string& key, const std::string& what) {
@@ -159,6 +165,7 @@ class DescriptionReader {
   }
 
   void read_settings() {
+    read_planar();
     out_.gravity = chk_.vec3(d_, base_, "gravity", Vec3::Zero()).value_or(Vec3::Zero());
     out_.pressure = chk_.string(d_, base_, "coupling", {"force", "pressure"}).value_or("force") == "pressure";
     if (d_.contains("static_equilibrium")) {
@@ -324,6 +331,7 @@ class DescriptionReader {
     j.body_i = bs->first;
     j.body_j = bs->second;
     joint_rows(j, o, p, *P, *Pj, *a, aj);
+    if (planar_) planar_rows(j, p, *a);
     out_.joints.push_back(std::move(j));
   }
 
@@ -375,6 +383,135 @@ class DescriptionReader {
     j.has_angle = j.type == JointType::revolute || j.type == JointType::cylindrical;
     j.has_displacement = j.type == JointType::prismatic || j.type == JointType::cylindrical;
     j.displacement = {diff(Pjp, Pi), single(ai), (Pj - P).dot(a)};
+  }
+
+  // "planar": true: every body moves in a plane normal to z (its own, through where it is
+  // placed), held by three equations per body (add_body_planes), and the joints keep only their
+  // in-plane equations, so a planar mechanism has no redundant ones.
+  void read_planar() {
+    if (!d_.contains("planar")) return;
+    if (!d_["planar"].is_boolean()) chk_.error(base_ + "/planar", "expected true or false, found " + found(d_["planar"]));
+    else planar_ = d_["planar"].get<bool>();
+  }
+
+  // A joint's in-plane equations (its rows from joint_rows replaced): a pin gives two, a slider
+  // two (across its axis, and no turn), a fixed joint three, a distance one.
+  void planar_rows(Joint& j, const std::string& p, const Vec3& a) {
+    const Vec3 z = Vec3::UnitZ(), x = Vec3::UnitX(), y = Vec3::UnitY();
+    const bool along_z = a.cross(z).norm() < 1e-9, in_plane = std::abs(a.dot(z)) < 1e-9;
+    auto pin = [&] { j.rows.resize(2); };  // the x and y rows of the point coincidence come first
+    switch (j.type) {
+      case JointType::revolute:
+        if (!along_z) chk_.error(p + "/axis", "a revolute of a planar mechanism turns about the plane's normal [0, 0, 1], found " + Checker::fmt(a.x()) + ", " + Checker::fmt(a.y()) + ", " + Checker::fmt(a.z()));
+        pin();
+        break;
+      case JointType::spherical: pin(); break;
+      case JointType::fixed:
+        pin();
+        j.rows.push_back({single(direction_on(j.body_i, x)), single(direction_on(j.body_j, y)), 0.0});
+        break;
+      case JointType::prismatic: {
+        if (!in_plane) chk_.error(p + "/axis", "a prismatic joint of a planar mechanism slides in the plane (an axis normal to [0, 0, 1])");
+        const Vec3 c = z.cross(a).normalized();
+        const Probe cj = direction_on(j.body_j, c);
+        const Difference d_ij = j.rows[2].d1;  // the on_line rows' P_i − P_j
+        j.rows = {{d_ij, single(cj), 0.0}, {single(direction_on(j.body_i, a)), single(cj), 0.0}};
+        break;
+      }
+      case JointType::distance: break;
+      case JointType::point_on_plane:
+        if (!in_plane) chk_.error(p + "/axis", "a point_on_plane joint of a planar mechanism needs a normal in the plane (normal to [0, 0, 1])");
+        break;
+      default:
+        chk_.error(p + "/type", "a planar mechanism takes revolute (about [0, 0, 1]), prismatic (in the plane), spherical, fixed, point_on_plane and distance joints");
+    }
+  }
+
+  // Per body: its centre of mass keeps its z, and its z axis stays along z (two rows).
+  void add_body_planes() {
+    for (std::size_t b = 0; b < out_.bodies.size(); ++b) {
+      Joint j;
+      j.name = "plane of " + out_.bodies[b].name;
+      j.pointer = base_ + "/planar";
+      j.type = JointType::fixed;  // no joint coordinate
+      j.body_i = kGround;
+      j.body_j = int(b);
+      const Vec3 r0 = out_.bodies[b].r0;
+      const Probe up = direction_on(int(b), Vec3::UnitZ());
+      j.rows.push_back({diff(point_on(int(b), r0), Probe{kGround, r0, true}), single(Probe{kGround, Vec3::UnitZ(), false}), 0.0});
+      j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitX(), false}), 0.0});
+      j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitY(), false}), 0.0});
+      out_.joints.push_back(std::move(j));
+    }
+  }
+
+  // Two joints of one type between the same bodies at the same point (and axis) are one joint
+  // given twice: valid (its equations are redundant, the formulations leave them out) but
+  // almost never meant.
+  void warn_duplicate_joints() {
+    const json joints = d_.contains("joints") && d_["joints"].is_array() ? d_["joints"] : json::array();
+    std::map<std::string, std::size_t> seen;  // a joint's type, bodies, points and axes as text -> its index
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      const json& o = joints[k];
+      if (!o.is_object() || !o.contains("bodies") || !o["bodies"].is_array() || o["bodies"].size() != 2) continue;
+      json b = o["bodies"];
+      if (b[1] < b[0]) std::swap(b[0], b[1]);
+      const std::string key = o.value("type", json()).dump() + b.dump() + o.value("point", json()).dump() +
+                              o.value("point_j", o.value("point", json())).dump() + o.value("axis", json()).dump() +
+                              o.value("axis_j", json()).dump();
+      const auto [it, fresh] = seen.emplace(key, k);
+      if (fresh) continue;
+      const json& first = joints[it->second];
+      out_.warnings.push_back("joints \"" + first.value("name", std::string("?")) + "\" (" + base_ + "/joints/" +
+                              std::to_string(it->second) + ") and \"" + o.value("name", std::string("?")) + "\" (" + base_ +
+                              "/joints/" + std::to_string(k) +
+                              ") are one joint given twice (same type, bodies, point and axis): its equations are "
+                              "redundant, and the formulations use one copy");
+    }
+  }
+
+  // "size": the distance from the origin (m) that every point of the description lies within.
+  void read_extent() { size_ = chk_.number(d_, base_, "size", 1e4, 0.0, 1e12, true).value_or(1e4); }
+
+  // Geometry that cannot be meant: a point beyond the mechanism's size (where round-off of the
+  // coordinates exceeds the joints' tolerances), a direction of huge length. Every key of the
+  // description that holds a point or a direction, at any depth.
+  void check_geometry(const json& v, const std::string& p) {
+    static const std::vector<std::string> points{"position", "point", "point_j", "points", "plane_point"};
+    static const std::vector<std::string> directions{"axis", "axis_j", "normal"};
+    if (v.is_array()) {
+      for (std::size_t k = 0; k < v.size(); ++k) check_geometry(v[k], p + "/" + std::to_string(k));
+      return;
+    }
+    if (!v.is_object()) return;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string key = it.key(), at = p + "/" + key;
+      if (key == "parameters") continue;  // a force element's own, checked by it
+      const bool is_point = std::find(points.begin(), points.end(), key) != points.end();
+      const bool is_direction = std::find(directions.begin(), directions.end(), key) != directions.end();
+      if (is_point) check_points(it.value(), at);
+      else if (is_direction) check_direction(it.value(), at);
+      else check_geometry(it.value(), at);
+    }
+  }
+  void check_points(const json& v, const std::string& p) {
+    if (v.is_array() && !v.empty() && v[0].is_array()) {
+      for (std::size_t k = 0; k < v.size(); ++k) check_points(v[k], p + "/" + std::to_string(k));
+      return;
+    }
+    if (v.is_array() && !v.empty() && v[0].is_object()) return check_geometry(v, p);  // the output points
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
+    if (x.allFinite() && x.stableNorm() > size_)
+      chk_.error(p, "expected a point within " + Checker::fmt(size_) + " m of the origin (the mechanism's \"size\"), found " +
+                        found(v) + " at " + Checker::fmt(x.stableNorm()) + " m");
+  }
+  void check_direction(const json& v, const std::string& p) {
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
+    if (x.allFinite() && !(x.stableNorm() <= 1e6))
+      chk_.error(p, "expected a direction of length at most 1e6 (any length gives the same direction; one this long is a "
+                    "typing error), found " + found(v));
   }
 
   std::optional<int> joint_of(const json& v, const std::string& ptr) {
@@ -466,7 +603,7 @@ class DescriptionReader {
   void read_joint_effort(const json& o, const std::string& p, bool sd) {
     if (!chk_.object(o, p,
                      sd ? std::vector<std::string>{"type", "name", "joint", "stiffness", "damping", "position", "preload", "doc"}
-                        : std::vector<std::string>{"type", "name", "joint", "table", "input", "doc"},
+                        : std::vector<std::string>{"type", "name", "joint", "value", "table", "input", "doc"},
                      {"joint"}))
       return;
     auto j = joint_of(o["joint"], p + "/joint");
@@ -480,9 +617,15 @@ class DescriptionReader {
       e.damping = chk_.number(o, p, "damping", 0.0, 0.0).value_or(0.0);
       e.position = chk_.number(o, p, "position", 0.0).value_or(0.0);
       e.preload = chk_.number(o, p, "preload", 0.0).value_or(0.0);
-    } else if (o.contains("table") == o.contains("input")) {
-      chk_.error(p, "a joint_effort needs exactly one of \"table\" ({\"t\": [...], \"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
+    } else if (int(o.contains("value")) + int(o.contains("table")) + int(o.contains("input")) != 1) {
+      chk_.error(p, "a joint_effort needs exactly one of \"value\" (a constant, N*m or N), \"table\" ({\"t\": [...], \"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
       return;
+    } else if (o.contains("value")) {
+      e.law = JointEffort::Law::table;  // a table of one row holds its value at every time
+      const auto v = chk_.number(o, p, "value", std::nullopt);
+      if (!v) return;
+      e.times = {0.0};
+      e.values = {*v};
     } else if (o.contains("table")) {
       e.law = JointEffort::Law::table;
       if (!read_effort_table(o["table"], p + "/table", e)) return;

@@ -130,6 +130,8 @@ struct Description {
   // Start from static equilibrium with the actuators locked at their lengths (Newton on the
   // force balance; the actuator forces that hold it are reported).
   bool static_equilibrium = false;
+  // What is valid but probably not meant (a joint given twice), each naming its pointers.
+  std::vector<std::string> warnings;
 };
 
 // `d` is the value of the "description" parameter; `base` its JSON pointer ("/description").

@@ -18,6 +18,7 @@
 
 #include <stride/nonsmooth.hpp>
 
+#include "assembly.hpp"
 #include "description.hpp"
 #include "force_elements.hpp"
 
@@ -48,6 +49,10 @@ class Mechanism final : public NonsmoothModel {
                    "a JSON file holding the description instead (absolute, or relative to the manifest's folder); errors name this file"),
         real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
         integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
+        real_param("assembly_move_tolerance", 1e-6, "1",
+                   "a warning names the joint with the largest initial residual when the assembly moves a body by more "
+                   "than this (m) or turns it by more (rad)",
+                   0.0, 1e300),
     };
     return i;
   }
@@ -93,7 +98,7 @@ class Mechanism final : public NonsmoothModel {
         same_d1_.back()[k] = same(x.a, y.a) && x.has_b == y.has_b && (!x.has_b || same(x.b, y.b));
       }
     }
-    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
+    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")), prm.real("assembly_move_tolerance"));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
       settle(int(prm.integer("assembly_iterations")));
@@ -409,6 +414,24 @@ class Mechanism final : public NonsmoothModel {
 
   json report() const override { return report_; }
 
+  // What the description and the assembly found worth a warning is said here, once the host has
+  // bound the logger (validate does too), so it reaches stderr and log.txt.
+  void bind_logger(Logger& logger) override {
+    NonsmoothModel::bind_logger(logger);
+    for (const auto& w : d_.warnings) log_warning("{}", w);
+    for (const auto& w : warnings_) log_warning("{}", w);
+  }
+
+  // Rows of Φ in order: one normalization per body, the joints' rows, one per coupler.
+  std::vector<ConstraintLabel> constraint_labels() const override {
+    std::vector<ConstraintLabel> l;
+    l.reserve(m_);
+    for (const auto& b : d_.bodies) l.push_back({"body \"" + b.name + "\"", ConstraintKind::normalization});
+    for (const auto& j : d_.joints) l.insert(l.end(), j.rows.size(), {"joint \"" + j.name + "\"", ConstraintKind::position});
+    for (const auto& c : d_.couplers) l.push_back({"coupler \"" + c.name + "\"", ConstraintKind::position});
+    return l;
+  }
+
   // ---- Unilateral contacts (mlcp): per contact a normal row and two friction rows ------------
   std::vector<ContactRow> contact_rows() const override {
     std::vector<ContactRow> rows;
@@ -641,7 +664,7 @@ class Mechanism final : public NonsmoothModel {
     Wrench w;
     fe.element->evaluate(st, w);
     if (!w.force.allFinite() || !w.torque.allFinite())
-      throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
+      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench at t = {} s", x.name, t));
     memo.f.head<3>() = w.force;
     memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
     memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
@@ -722,7 +745,10 @@ class Mechanism final : public NonsmoothModel {
   std::size_t effort_port() const { return p_ == 0 ? 0 : (d_.pressure ? 2 : 1); }
 
   // ---- Consistent initial conditions: Newton projection onto Φ = 0, then Φ_q v = 0 -----------
-  void assemble(double tol, int max_it) {
+  // Minimum-norm Newton steps over the independent rows of the sparse Φ_q (assembly.hpp); the
+  // rows that depend on others are found there and named (report and a warning), and so is a
+  // projection that moves a body by more than `move_tolerance`.
+  void assemble(double tol, int max_it, double move_tolerance) {
     const auto n = Eigen::Index(n_), m = Eigen::Index(m_);
     q0_.setZero(n);
     v0_.setZero(n);
@@ -734,65 +760,157 @@ class Mechanism final : public NonsmoothModel {
       v0_.segment<3>(o) = B.v0;
       v0_.segment<4>(o + 3) = 0.5 * E_matrix(B.p0).transpose() * B.w0;
     }
-    Eigen::VectorXd phi(m), dq(n), start = q0_;
-    Eigen::MatrixXd J(m, n);
+    Eigen::VectorXd phi(m);
+    const Eigen::VectorXd start = q0_;
     constraints(0.0, q0_, phi);
+    const Eigen::VectorXd phi_start = phi;
     const double phi0 = phi.cwiseAbs().maxCoeff();
     int it = 0;
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    ConstraintRank rank;
     for (; it < max_it && phi.cwiseAbs().maxCoeff() > tol; ++it) {
-      constraint_jacobian(0.0, q0_, J);
-      cod.setThreshold(1e-10);
-      cod.compute(J);
-      dq = cod.solve(phi);  // minimum-norm correction
-      q0_ -= dq;
+      factorize_jacobian(q0_, rank);
+      q0_ -= rank.solve(phi);
       constraints(0.0, q0_, phi);
     }
     const double phi1 = phi.cwiseAbs().maxCoeff();
     if (!(phi1 <= tol)) {
-      // Name the joint (or coupler) with the largest residual; the normalization rows only
-      // follow the others.
-      std::string where = base_ + "/joints", what = "the joints";
-      double worst = -1.0;
-      Eigen::Index r = Eigen::Index(nb_);
-      for (const auto& j : d_.joints)
-        for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
-          if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
-      for (const auto& c : d_.couplers) {
-        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
-        ++r;
+      const auto [where, what] = largest_residual(phi);
+      throw ParameterError(where, format_text("the assembly cannot close: after {} Newton iterations the constraint "
+                                              "residual is {}, largest at {} (expected at most {}); check the joint "
+                                              "points and axes",
+                                              it, phi1, what, tol));
+    }
+    factorize_jacobian(q0_, rank);
+    const Eigen::VectorXd vin = v0_, Jv_in = rank.jacobian() * v0_;
+    v0_ -= rank.solve(Jv_in);
+    report_assembly(rank, start, phi_start, phi0, phi1, it, vin, Jv_in, move_tolerance);
+  }
+
+  // Φ_q at q, factorized; its triplets are gathered row block by row block over the bodies each
+  // row touches (a dense Φ_q of a long chain would not fit).
+  void factorize_jacobian(ConstVectorRef q, ConstraintRank& rank) {
+    std::vector<Eigen::Triplet<double>> t;
+    t.reserve(std::size_t(15 * m_));
+    Eigen::Index r = 0;
+    for (std::size_t b = 0; b < nb_; ++b, ++r)
+      for (Eigen::Index k = 0; k < 4; ++k) t.emplace_back(r, Eigen::Index(7 * b + 3) + k, 2.0 * q[Eigen::Index(7 * b + 3) + k]);
+    std::size_t rows = 1;
+    for (const auto& j : d_.joints) rows = std::max(rows, j.rows.size());
+    Eigen::MatrixXd block = Eigen::MatrixXd::Zero(Eigen::Index(rows), Eigen::Index(n_));
+    MatrixRef J(block);
+    // Moves the rows of `block` into the triplets as rows r, r + 1, ... over the bodies' columns.
+    auto gather = [&](const std::vector<int>& bs, std::size_t count) {
+      for (std::size_t k = 0; k < count; ++k)
+        for (int b : bs)
+          for (Eigen::Index c = 7 * b, e = c + 7; c < e; ++c)
+            if (double& x = block(Eigen::Index(k), c); x != 0.0) t.emplace_back(r + Eigen::Index(k), c, x), x = 0.0;
+      r += Eigen::Index(count);
+    };
+    auto bodies_of = [](const Bodies& B) { return std::vector<int>(B.b.begin(), B.b.begin() + B.n); };
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k)
+        dot(d_.joints[i].rows[k], q, q, &J, Eigen::Index(k), nullptr, &a, same_d1_[i][k]);
+      gather(bodies_of(bodies(d_.joints[i])), d_.joints[i].rows.size());
+    }
+    for (const auto& c : d_.couplers) {
+      std::vector<int> bs;
+      for (std::size_t k = 0; k < c.joints.size(); ++k) {
+        const Joint& j = d_.joints[std::size_t(c.joints[k])];
+        double x, xd;
+        coordinate(j, q, q, x, xd, nullptr, nullptr, c.coefficients[k], &J, 0);
+        for (int b : bodies_of(bodies(j)))
+          if (std::find(bs.begin(), bs.end(), b) == bs.end()) bs.push_back(b);
       }
-      throw ParameterError(where, "the assembly cannot close: after " + std::to_string(it) +
-                                      " Newton iterations the constraint residual is " + std::to_string(phi1) + ", largest at " + what +
-                                      " (expected at most " + std::to_string(tol) + "); check the joint points and axes");
+      gather(bs, 1);
     }
-    constraint_jacobian(0.0, q0_, J);
-    cod.compute(J);
-    const Eigen::Index rank = cod.rank();
-    const Eigen::VectorXd vin = v0_;
-    v0_ -= cod.solve(J * v0_);
-    double max_dr = 0.0, max_dp = 0.0;
+    if (!rank.compute(Eigen::Index(m_), Eigen::Index(n_), t))
+      throw ParameterError(base_ + "/joints", "the constraint Jacobian could not be factorized (a number in it is not finite)");
+  }
+
+  // The pointer and name of the joint (or coupler) with the largest |Φ|; the normalization
+  // rows only follow the others.
+  std::pair<std::string, std::string> largest_residual(const Eigen::VectorXd& phi) const {
+    std::string where = base_ + "/joints", what = "the joints";
+    double worst = -1.0;
+    Eigen::Index r = Eigen::Index(nb_);
+    for (const auto& j : d_.joints)
+      for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
+        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
+    for (const auto& c : d_.couplers) {
+      if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
+      ++r;
+    }
+    return {where, what};
+  }
+
+  // report_ and the warnings of the assembly: rows that depend on others (by joint), and bodies
+  // the projection moved further than `move_tolerance` (m, or rad for a turn).
+  void report_assembly(const ConstraintRank& rank, const Eigen::VectorXd& start, const Eigen::VectorXd& phi_start,
+                       double phi0, double phi1, int it, const Eigen::VectorXd& vin, const Eigen::VectorXd& Jv_in,
+                       double move_tolerance) {
+    const Eigen::Index r = rank.rank(), n = Eigen::Index(n_);
+    double max_dr = 0.0, max_dp = 0.0, max_turn = 0.0;
+    std::size_t moved = 0, turned = 0;
     for (std::size_t b = 0; b < nb_; ++b) {
-      max_dr = std::max(max_dr, (q0_ - start).segment<3>(Eigen::Index(7 * b)).norm());
-      max_dp = std::max(max_dp, (q0_ - start).segment<4>(Eigen::Index(7 * b + 3)).norm());
+      const auto o = Eigen::Index(7 * b);
+      const double dr = (q0_ - start).segment<3>(o).norm(), dp = (q0_ - start).segment<4>(o + 3).norm();
+      const double turn = 4.0 * std::asin(std::min(1.0, 0.5 * dp));  // the chord of unit 4-vectors, twice the angle
+      if (dr > max_dr) max_dr = dr, moved = b;
+      if (turn > max_turn) max_turn = turn, turned = b;
+      max_dp = std::max(max_dp, dp);
     }
+    const std::vector<ConstraintLabel> labels = constraint_labels();
+    json redundant = json::array();
+    std::string listed;
+    for (Eigen::Index row : rank.dependent()) {
+      const std::string& source = labels[std::size_t(row)].source;
+      if (!redundant.empty() && redundant.back()["source"] == source) {
+        redundant.back()["rows"] = redundant.back()["rows"].get<int>() + 1;
+        continue;
+      }
+      redundant.push_back({{"source", source}, {"rows", 1}});
+    }
+    for (const auto& x : redundant)
+      listed += (listed.empty() ? "" : ", ") + x["source"].get<std::string>() + " (" + std::to_string(x["rows"].get<int>()) + ")";
     json bodies = json::array();
     for (const auto& b : d_.bodies) bodies.push_back(b.name);
     report_ = {{"bodies", bodies},
                {"coordinates", n_},
                {"constraints", m_},
-               {"constraint_rank", rank},
-               {"redundant_constraints", Eigen::Index(m_) - rank},
-               {"degrees_of_freedom", n - rank},
+               {"constraint_rank", r},
+               {"redundant_constraints", Eigen::Index(m_) - r},
+               {"degrees_of_freedom", n - r},
                {"initial_assembly",
                 {{"newton_iterations", it},
                  {"residual_before", phi0},
                  {"residual_after", phi1},
                  {"max_position_change", max_dr},
                  {"max_euler_parameter_change", max_dp},
-                 {"velocity_residual_before", (J * vin).cwiseAbs().maxCoeff()},
-                 {"velocity_residual_after", (J * v0_).cwiseAbs().maxCoeff()},
+                 {"velocity_residual_before", Jv_in.size() ? Jv_in.cwiseAbs().maxCoeff() : 0.0},
+                 {"velocity_residual_after", m_ ? (rank.jacobian() * v0_).cwiseAbs().maxCoeff() : 0.0},
                  {"velocity_change", (v0_ - vin).norm()}}}};
+    if (!redundant.empty()) {
+      report_["redundant_rows"] = redundant;
+      warnings_.push_back(format_text("{} of the {} constraint equations depend on the others and are left out of the "
+                                      "solution (equations per source: ",
+                                      m_ - std::size_t(r), m_) +
+                          listed +
+                          "): a joint given twice, or a planar mechanism described with spatial joints "
+                          "(\"planar\": true gives it no out-of-plane equations)");
+    }
+    if (max_dr > move_tolerance || max_turn > move_tolerance) {
+      const auto [where, what] = largest_residual(phi_start);
+      double worst = 0.0;
+      for (Eigen::Index k = Eigen::Index(nb_); k < phi_start.size(); ++k) worst = std::max(worst, std::abs(phi_start[k]));
+      warnings_.push_back(format_text("the initial assembly moved body \"{}\" by {} m and turned body \"{}\" by {} rad, "
+                                      "more than assembly_move_tolerance = {}: the description does not close where its "
+                                      "bodies are placed; the largest initial residual, {}, is at {} ({}): check its "
+                                      "points and axes",
+                                      d_.bodies[moved].name, max_dr, d_.bodies[turned].name, max_turn, move_tolerance, worst,
+                                      what, where));
+      report_["initial_assembly"]["max_turn"] = max_turn;
+    }
     json fe = json::array();
     for (const auto& f : forces_) fe.push_back({{"name", d_.external[f.index].name}, {"plugin", d_.external[f.index].plugin}, {"report", f.element->report()}});
     if (!fe.empty()) report_["force_elements"] = fe;
@@ -862,8 +980,7 @@ class Mechanism final : public NonsmoothModel {
     }
     static_solve_ = false;
     if (!(res < 1e-8))
-      throw ParameterError(base_ + "/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
-                                                                    " Newton iterations the relative force residual is " + std::to_string(res));
+      throw ParameterError(base_ + "/static_equilibrium", format_text("no static equilibrium found: after {} Newton iterations the relative force residual is {}", it, res));
     q0_ = q;
     v0_.setZero();
     static_report_ = {{"newton_iterations", it}, {"relative_residual", res},
@@ -889,6 +1006,7 @@ class Mechanism final : public NonsmoothModel {
   std::string file_, base_;  // description file ("" when inline) and the pointer prefix
   bool static_solve_ = false;
   Eigen::VectorXd q_assembled_;
+  std::vector<std::string> warnings_;  // of the description and the assembly, said once a logger is bound
   json static_report_;
 
   Description d_;
