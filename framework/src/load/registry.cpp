@@ -115,6 +115,65 @@ void PluginRegistry::scan(const std::vector<fs::path>& folders) {
   }
 }
 
+namespace {
+
+// What the handshake section .stride_handshake of `file` says against this host, read from the
+// file before it is loaded (a library refused here never runs any code); "" when it matches.
+std::string section_handshake_problem(const fs::path& file) {
+  std::string elf_error;
+  const auto text = read_elf_section(file, ".stride_handshake", elf_error);
+  if (!text) {
+    if (!elf_error.empty()) return "cannot be loaded: " + elf_error;
+    return "missing entry point 'stride_plugin' and its handshake section .stride_handshake (not built with "
+           "STRIDE_PLUGIN, or against an SDK older than ABI " +
+           std::to_string(STRIDE_ABI_VERSION) + ")";
+  }
+  const std::string note(text->c_str());  // up to the terminating NUL
+  const std::string prefix = "stride-plugin;abi=";
+  const auto semi = note.find(';', prefix.size());
+  if (note.rfind(prefix, 0) != 0 || semi == std::string::npos) return "malformed handshake section .stride_handshake";
+  const std::string abi = note.substr(prefix.size(), semi - prefix.size());
+  if (abi != std::to_string(STRIDE_ABI_VERSION))
+    return "SDK ABI version " + abi + ", host expects " + std::to_string(STRIDE_ABI_VERSION) +
+           ": rebuild the plugin against this SDK";
+  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, note.substr(semi + 1)); !diff.empty())
+    return "build fingerprint differs (" + diff + ")";
+  return "";
+}
+
+// The same checks on the handshake the entry point returned; "" when it matches.
+std::string entry_handshake_problem(const StrideHandshake* hs) {
+  if (!hs) return "entry point returned no handshake";
+  if (hs->abi_version != STRIDE_ABI_VERSION)
+    return "SDK ABI version " + std::to_string(hs->abi_version) + ", host expects " +
+           std::to_string(STRIDE_ABI_VERSION) + ": rebuild the plugin against this SDK";
+  if (hs->struct_size != sizeof(StrideHandshake))
+    return "handshake size " + std::to_string(hs->struct_size) + ", host expects " +
+           std::to_string(sizeof(StrideHandshake));
+  const std::string fp = hs->fingerprint ? hs->fingerprint : "";
+  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, fp); !diff.empty())
+    return "build fingerprint differs (" + diff + ")";
+  return "";
+}
+
+// "" when the plugin's class is of the kind (and form) its description declares, else what it
+// is instead. May throw (plugin code).
+std::string kind_problem(const Plugin& plugin, const PluginInfo& info) {
+  if (plugin.implements(info.kind, info.form)) return "";
+  std::string is;
+  for (Kind k : {Kind::subsystem, Kind::integrator, Kind::formulation, Kind::extrapolator})
+    for (Form f : {Form::stepper, Form::ode, Form::multibody}) {
+      if (k != Kind::subsystem && f != Form::stepper) continue;
+      if (plugin.implements(k, f) && is.empty())
+        is = k == Kind::subsystem ? std::string("a subsystem of form ") + to_string(f) : to_string(k);
+    }
+  return "plugin '" + info.name + "' declares kind " + to_string(info.kind) +
+         (info.kind == Kind::subsystem ? std::string(" (form ") + to_string(info.form) + ")" : "") +
+         ", but its class is " + (is.empty() ? "none of the plugin kinds" : is);
+}
+
+}  // namespace
+
 bool PluginRegistry::load(const fs::path& file) {
   std::string declared;  // the plugin's name, once known
   auto refuse = [&](std::string why) {
@@ -125,28 +184,7 @@ bool PluginRegistry::load(const fs::path& file) {
     std::error_code ec;
     if (fs::equivalent(p.file, file, ec)) return true;  // same file listed twice in the path
   }
-
-  // The handshake from the file first: a library refused here never runs any code.
-  std::string elf_error;
-  const auto text = read_elf_section(file, ".stride_handshake", elf_error);
-  if (!text) {
-    if (!elf_error.empty()) return refuse("cannot be loaded: " + elf_error);
-    return refuse("missing entry point 'stride_plugin' and its handshake section .stride_handshake (not built with "
-                  "STRIDE_PLUGIN, or against an SDK older than ABI " + std::to_string(STRIDE_ABI_VERSION) + ")");
-  }
-  {
-    const std::string note(text->c_str());  // up to the terminating NUL
-    const std::string prefix = "stride-plugin;abi=";
-    const auto semi = note.find(';', prefix.size());
-    if (note.rfind(prefix, 0) != 0 || semi == std::string::npos)
-      return refuse("malformed handshake section .stride_handshake");
-    const std::string abi = note.substr(prefix.size(), semi - prefix.size());
-    if (abi != std::to_string(STRIDE_ABI_VERSION))
-      return refuse("SDK ABI version " + abi + ", host expects " + std::to_string(STRIDE_ABI_VERSION) +
-                    ": rebuild the plugin against this SDK");
-    if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, note.substr(semi + 1)); !diff.empty())
-      return refuse("build fingerprint differs (" + diff + ")");
-  }
+  if (auto why = section_handshake_problem(file); !why.empty()) return refuse(why);
 
   auto lib = std::make_shared<boost::dll::shared_library>();
   std::error_code ec;
@@ -167,16 +205,7 @@ bool PluginRegistry::load(const fs::path& file) {
   } catch (...) {
     return refuse("entry point threw an exception that is not a std::exception");
   }
-  if (!hs) return refuse("entry point returned no handshake");
-  if (hs->abi_version != STRIDE_ABI_VERSION)
-    return refuse("SDK ABI version " + std::to_string(hs->abi_version) + ", host expects " +
-                  std::to_string(STRIDE_ABI_VERSION) + ": rebuild the plugin against this SDK");
-  if (hs->struct_size != sizeof(StrideHandshake))
-    return refuse("handshake size " + std::to_string(hs->struct_size) + ", host expects " +
-                  std::to_string(sizeof(StrideHandshake)));
-  const std::string fp = hs->fingerprint ? hs->fingerprint : "";
-  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, fp); !diff.empty())
-    return refuse("build fingerprint differs (" + diff + ")");
+  if (auto why = entry_handshake_problem(hs); !why.empty()) return refuse(why);
 
   LoadedPlugin loaded{file, lib, nullptr};
   try {
@@ -193,24 +222,12 @@ bool PluginRegistry::load(const fs::path& file) {
   declared = info.name;
   if (auto why = declaration_problem(info); !why.empty()) return refuse("plugin '" + info.name + "' " + why);
   try {
-    if (!loaded.plugin->implements(info.kind, info.form)) {
-      std::string is;
-      for (Kind k : {Kind::subsystem, Kind::integrator, Kind::formulation, Kind::extrapolator})
-        for (Form f : {Form::stepper, Form::ode, Form::multibody}) {
-          if (k != Kind::subsystem && f != Form::stepper) continue;
-          if (loaded.plugin->implements(k, f) && is.empty())
-            is = k == Kind::subsystem ? std::string("a subsystem of form ") + to_string(f) : to_string(k);
-        }
-      return refuse("plugin '" + info.name + "' declares kind " + to_string(info.kind) +
-                    (info.kind == Kind::subsystem ? std::string(" (form ") + to_string(info.form) + ")" : "") +
-                    ", but its class is " + (is.empty() ? "none of the plugin kinds" : is));
-    }
+    if (auto why = kind_problem(*loaded.plugin, info); !why.empty()) return refuse(why);
   } catch (const std::exception& e) {
     return refuse(std::string("registration threw: ") + e.what());
   }
   if (auto it = plugins_.find(info.name); it != plugins_.end())
-    return refuse("duplicate plugin name '" + info.name + "' (already provided by " +
-                  it->second.file.string() + ")");
+    return refuse("duplicate plugin name '" + info.name + "' (already provided by " + it->second.file.string() + ")");
   plugins_.emplace(info.name, std::move(loaded));
   return true;
 }
@@ -297,109 +314,140 @@ std::string bounds(const ParamSpec& s) {
 }
 }  // namespace
 
-std::string check_param(const ParamSpec& spec, const json& v, std::string* where) {
-  const std::string unit = spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")";
-  auto found = " found " + v.dump();
-  auto in_bounds = [&](double x) {
-    return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max);
-  };
-  // A problem inside the value: its pointer relative to the value goes to *where.
-  auto at = [&](const std::string& inner, std::string message) {
+namespace {
+
+// One parameter value against its spec: the checks of each type below. A problem inside a
+// list, matrix or table goes with its pointer relative to the value into *where.
+struct ParamCheck {
+  const ParamSpec& spec;
+  std::string* where;
+  std::string unit() const { return spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"; }
+  bool in_bounds(double x) const { return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max); }
+  bool real_ok(const json& x) const {
+    return x.is_number() && std::isfinite(x.get<double>()) && in_bounds(x.get<double>());
+  }
+  std::string at(const std::string& inner, std::string message) const {
     if (where) *where = inner;
     return message;
-  };
-  auto real_ok = [&](const json& x) { return x.is_number() && std::isfinite(x.get<double>()) && in_bounds(x.get<double>()); };
-  auto row_ptr = [](std::size_t i) { return "/" + std::to_string(i); };
-  switch (spec.type) {
-    case ParamType::real:
-      if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
-        return "expected a real number" + bounds(spec) + unit + "," + found;
-      return "";
-    case ParamType::integer:
-      if (!v.is_number_integer() || !in_bounds(static_cast<double>(v.get<long>())))
-        return "expected an integer" + bounds(spec) + "," + found;
-      return "";
-    case ParamType::boolean:
-      if (!v.is_boolean()) return "expected true or false," + found;
-      return "";
-    case ParamType::string: {
-      if (!v.is_string()) return "expected a string," + found;
-      if (!spec.choices.empty() &&
-          std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
-        std::string allowed;
-        for (const auto& c : spec.choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
-        return "expected one of " + allowed + "," + found;
-      }
-      return "";
-    }
-    case ParamType::real_list:
-      if (!v.is_array()) return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
-      for (const auto& e : v)
-        if (!e.is_number() || !in_bounds(e.get<double>()))
-          return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
-      return "";
-    case ParamType::object:
-      if (!v.is_object()) return "expected an object," + found;
-      return "";
-    case ParamType::path:
-      if (!v.is_string()) return "expected a file name (a string; relative to the manifest's folder)," + found;
-      if (v.get<std::string>().find('\0') != std::string::npos) return "expected a file name without NUL characters," + found;
-      return "";
-    case ParamType::integer_list:
-      if (!v.is_array()) return "expected a list of integers" + bounds(spec) + ", found " + type_name(v);
-      for (std::size_t i = 0; i < v.size(); ++i)
-        if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
-          return at(row_ptr(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
-      return "";
-    case ParamType::matrix: {
-      if (!v.is_array() || v.empty() || !v[0].is_array() || v[0].empty())
-        return "expected a matrix: a list of rows, each a non-empty list of numbers, found " +
-               (v.is_array() && v.empty() ? std::string("an empty list") : type_name(v));
-      const std::size_t cols = v[0].size();
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const json& row = v[i];
-        if (!row.is_array()) return at(row_ptr(i), "expected a row (a list of numbers), found " + type_name(row));
-        if (row.size() != cols)
-          return at(row_ptr(i), "expected a row of " + std::to_string(cols) + " numbers like row 0, found " +
-                                    std::to_string(row.size()));
-        for (std::size_t j = 0; j < cols; ++j)
-          if (!real_ok(row[j]))
-            return at(row_ptr(i) + row_ptr(j), "expected a real number" + bounds(spec) + unit + ", found " + type_name(row[j]));
-      }
-      return "";
-    }
-    case ParamType::table: {
-      const std::size_t want = spec.column_units.size();
-      const std::string shape = want ? "rows [x" + std::string(want == 2 ? ", y" : ", y_1, ..., y_" + std::to_string(want - 1)) + "]"
-                                     : std::string("rows [x, y_1, ..., y_k]");
-      if (!v.is_array() || v.empty())
-        return "expected a table: a list of " + shape + " with x increasing, found " +
-               (v.is_array() ? std::string("an empty list") : type_name(v));
-      std::size_t cols = want;
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const json& row = v[i];
-        if (!row.is_array()) return at(row_ptr(i), "expected a table row [x, y...] (a list of numbers), found " + type_name(row));
-        if (cols == 0) cols = row.size();
-        if (row.size() != cols || cols < 2)
-          return at(row_ptr(i), "expected a row of " + (cols < 2 ? std::string("at least 2") : std::to_string(cols)) +
-                                    " numbers (" + shape + (want ? "" : ", all as long as row 0") + "), found " +
-                                    std::to_string(row.size()));
-        for (std::size_t j = 0; j < cols; ++j) {
-          const json& x = row[j];
-          if (!x.is_number() || !std::isfinite(x.get<double>()))
-            return at(row_ptr(i) + row_ptr(j), "expected a real number, found " + type_name(x));
-          if (j > 0 && !in_bounds(x.get<double>()))
-            return at(row_ptr(i) + row_ptr(j), "expected a value" + bounds(spec) + ", found " + type_name(x));
-        }
-        if (i > 0 && !(row[0].get<double>() > v[i - 1][0].get<double>()))
-          return at(row_ptr(i) + "/0", "expected x (the first column) strictly increasing: row " + std::to_string(i) +
-                                           " has x = " + number_text(row[0].get<double>()) + ", row " + std::to_string(i - 1) +
-                                           " has x = " + number_text(v[i - 1][0].get<double>()));
-      }
-      return "";
+  }
+  static std::string index(std::size_t i) { return "/" + std::to_string(i); }
+
+  std::string scalar(const json& v) const {
+    const std::string found = " found " + v.dump();
+    switch (spec.type) {
+      case ParamType::real:
+        if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
+          return "expected a real number" + bounds(spec) + unit() + "," + found;
+        return "";
+      case ParamType::integer:
+        if (!v.is_number_integer() || !in_bounds(static_cast<double>(v.get<long>())))
+          return "expected an integer" + bounds(spec) + "," + found;
+        return "";
+      case ParamType::boolean: return v.is_boolean() ? "" : "expected true or false," + found;
+      case ParamType::object: return v.is_object() ? "" : "expected an object," + found;
+      case ParamType::path:
+        if (!v.is_string()) return "expected a file name (a string; relative to the manifest's folder)," + found;
+        if (v.get<std::string>().find('\0') != std::string::npos)
+          return "expected a file name without NUL characters," + found;
+        return "";
+      default: return text(v);
     }
   }
-  return "";
+
+  std::string text(const json& v) const {
+    const std::string found = " found " + v.dump();
+    if (!v.is_string()) return "expected a string," + found;
+    if (!spec.choices.empty() &&
+        std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
+      std::string allowed;
+      for (const auto& c : spec.choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
+      return "expected one of " + allowed + "," + found;
+    }
+    return "";
+  }
+
+  std::string real_list(const json& v) const {
+    const std::string expected = "expected a list of real numbers" + bounds(spec) + unit() + ", found " + v.dump();
+    if (!v.is_array()) return expected;
+    for (const auto& e : v)
+      if (!e.is_number() || !in_bounds(e.get<double>())) return expected;
+    return "";
+  }
+
+  std::string integer_list(const json& v) const {
+    if (!v.is_array()) return "expected a list of integers" + bounds(spec) + ", found " + type_name(v);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
+        return at(index(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
+    return "";
+  }
+
+  std::string matrix(const json& v) const {
+    if (!v.is_array() || v.empty() || !v[0].is_array() || v[0].empty())
+      return "expected a matrix: a list of rows, each a non-empty list of numbers, found " +
+             (v.is_array() && v.empty() ? std::string("an empty list") : type_name(v));
+    const std::size_t cols = v[0].size();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& row = v[i];
+      if (!row.is_array()) return at(index(i), "expected a row (a list of numbers), found " + type_name(row));
+      if (row.size() != cols)
+        return at(index(i), "expected a row of " + std::to_string(cols) + " numbers like row 0, found " +
+                                std::to_string(row.size()));
+      for (std::size_t j = 0; j < cols; ++j)
+        if (!real_ok(row[j]))
+          return at(index(i) + index(j),
+                    "expected a real number" + bounds(spec) + unit() + ", found " + type_name(row[j]));
+    }
+    return "";
+  }
+
+  // Rows [x, y_1, ..., y_k]: as many columns as the spec's column units (else as row 0), x
+  // finite and strictly increasing, the y values within the bounds.
+  std::string table(const json& v) const {
+    const std::size_t want = spec.column_units.size();
+    const std::string shape =
+        want ? "rows [x" + std::string(want == 2 ? ", y" : ", y_1, ..., y_" + std::to_string(want - 1)) + "]"
+             : std::string("rows [x, y_1, ..., y_k]");
+    if (!v.is_array() || v.empty())
+      return "expected a table: a list of " + shape + " with x increasing, found " +
+             (v.is_array() ? std::string("an empty list") : type_name(v));
+    std::size_t cols = want;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& row = v[i];
+      if (!row.is_array())
+        return at(index(i), "expected a table row [x, y...] (a list of numbers), found " + type_name(row));
+      if (cols == 0) cols = row.size();
+      if (row.size() != cols || cols < 2)
+        return at(index(i), "expected a row of " + (cols < 2 ? std::string("at least 2") : std::to_string(cols)) +
+                                " numbers (" + shape + (want ? "" : ", all as long as row 0") + "), found " +
+                                std::to_string(row.size()));
+      for (std::size_t j = 0; j < cols; ++j) {
+        const json& x = row[j];
+        if (!x.is_number() || !std::isfinite(x.get<double>()))
+          return at(index(i) + index(j), "expected a real number, found " + type_name(x));
+        if (j > 0 && !in_bounds(x.get<double>()))
+          return at(index(i) + index(j), "expected a value" + bounds(spec) + ", found " + type_name(x));
+      }
+      if (i > 0 && !(row[0].get<double>() > v[i - 1][0].get<double>()))
+        return at(index(i) + "/0", "expected x (the first column) strictly increasing: row " + std::to_string(i) +
+                                       " has x = " + number_text(row[0].get<double>()) + ", row " +
+                                       std::to_string(i - 1) + " has x = " + number_text(v[i - 1][0].get<double>()));
+    }
+    return "";
+  }
+};
+
+}  // namespace
+
+std::string check_param(const ParamSpec& spec, const json& v, std::string* where) {
+  const ParamCheck check{spec, where};
+  switch (spec.type) {
+    case ParamType::real_list: return check.real_list(v);
+    case ParamType::integer_list: return check.integer_list(v);
+    case ParamType::matrix: return check.matrix(v);
+    case ParamType::table: return check.table(v);
+    default: return check.scalar(v);
+  }
 }
 
 std::string accept_param(const ParamSpec& spec, json& v, std::string* where) {
