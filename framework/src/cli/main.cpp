@@ -193,9 +193,10 @@ int sweep_command(int argc, char** argv, CommandLine& cl) {
 }
 
 // `stride validate`: what was checked and what the run will do that the manifest does not say.
-int validate_report(const std::string& manifest_path, const Experiment& ex) {
+int validate_report(const std::string& manifest_path, const Experiment& ex, const PluginRegistry& reg) {
   std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
             << " connections, " << ex.columns().size() << " recorded columns)\n";
+  for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
@@ -272,6 +273,6 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  if (cl.validate_cmd->parsed()) return validate_report(cl.manifest_path, *ex);
+  if (cl.validate_cmd->parsed()) return validate_report(cl.manifest_path, *ex, reg);
   return run_command(cl, *ex);
 }

@@ -639,6 +639,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
     if (x.pointer.empty() || x.pointer.rfind("/subsystems", 0) == 0 || x.pointer.rfind("/connections", 0) == 0)
       m.graph_complete = false;
   m.problems = std::move(chk.diags);
+  m.converted = std::move(chk.converted);
   return m;
 }
 
