@@ -80,9 +80,12 @@ struct Outcome {
   std::string message() const { return summary.value("message", std::string()); }
 };
 
-// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder.
-Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets) {
-  std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb + " '" + manifest + "'";
+// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder;
+// `shell` runs before it in the same shell (a ulimit, variables).
+Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets,
+               const std::string& shell = "") {
+  std::string cmd = (shell.empty() ? "" : shell + "; ") + "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb +
+                    " '" + manifest + "'";
   if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
   for (const auto& x : sets) cmd += " --set '" + x + "'";
   cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
@@ -102,6 +105,23 @@ Outcome stride(const Scratch& s, const std::string& verb, const std::string& man
 double damped(double t, double m, double k, double d, double x0) {
   const double w = std::sqrt(k / m), z = d / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
   return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t));
+}
+
+// A manifest written into the scratch folder.
+std::string write_manifest(const Scratch& s, const std::string& name, const json& m) {
+  const fs::path file = s.dir / name;
+  std::ofstream(file) << m.dump(2);
+  return file.string();
+}
+
+// Two oscillators of one FMU coupled by their springs.
+json two_oscillators(const std::string& fmu) {
+  const json params = {{"m", 1}, {"k", 39.47841760435743}, {"d", 0.4}, {"k2", 1}, {"x0", 1}, {"v0", 0}};
+  return {{"format", 1},
+          {"subsystems", {{"a", {{"fmu", fmu}, {"parameters", params}, {"step", 0.01}}},
+                          {"b", {{"fmu", fmu}, {"parameters", params}, {"step", 0.01}}}}},
+          {"connections", {{{"from", "a.x"}, {"to", "b.x_other"}}, {{"from", "b.x"}, {"to", "a.x_other"}}}},
+          {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.01}, {"start", 0}, {"end", 0.1}}}};
 }
 
 double oscillator_error(const Table& t) {
@@ -568,4 +588,87 @@ TEST_CASE("fmu: time events (model exchange): steps end at the FMU's event times
   MESSAGE("largest |x - x_exact| = " << worst);
   CHECK(worst < 1e-9);
   CHECK(o.summary["subsystems"]["wave"]["statistics"]["time_events"].get<long>() == 8);
+}
+
+TEST_CASE("fmu: hostile FMUs are refused before anything of theirs runs, with the reason (exit 2, nothing left behind)") {
+  struct Case {
+    std::string file, reason, shell;
+  };
+  const std::vector<Case> cases = {
+      {"identifier_dotdot.fmu", "modelIdentifier=\"../../../../../../lib/x86_64-linux-gnu/libm\" is not a plain file name", ""},
+      {"identifier_absolute.fmu", "modelIdentifier=\"/lib/x86_64-linux-gnu/libm\" is not a plain file name", ""},
+      {"symlink_binary.fmu", "archive entry \"binaries/linux64/oscillator.so\" is a symbolic link", ""},
+      {"duplicate_vr3.fmu", "variable 13 \"h_internal\": valueReference=\"10\" is also that of variable \"x_other\"", ""},
+      {"column_clash3.fmu", "variable \"state.1\" and element 1 of array \"state\" would both be recorded as column \"state.1\"", ""},
+      // 2 MiB where at most 1 MiB is allowed; a 2-MiB entry under a file-size limit of 1 MiB
+      // (SIGXFSZ would end the host: the write fails and is reported like a full disk).
+      {"big_xml.fmu", "modelDescription.xml is 2.00311 MiB, more than the 1 MiB Stride reads (STRIDE_FMU_MAX_XML_MIB)",
+       "export STRIDE_FMU_MAX_XML_MIB=1"},
+      {"big_entry.fmu", "the archive unpacks to more than 1 MiB (STRIDE_FMU_MAX_UNPACKED_MIB)", "export STRIDE_FMU_MAX_UNPACKED_MIB=1"},
+      {"big_entry.fmu", "archive entry \"blob.bin\" cannot be unpacked into ", "ulimit -f 2000"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CAPTURE(c.shell);
+    Scratch s;
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/" + c.file}, c.shell);
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "/subsystems/osc/fmu: " + kBroken + "/" + c.file));
+      CHECK(contains(o.err, c.reason));
+      if (c.shell.rfind("ulimit", 0) == 0) CHECK(contains(o.err, "File too large"));
+      CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+      CHECK(s.leftovers() == 0);
+    }
+  }
+}
+
+TEST_CASE("fmu: canBeInstantiatedOnlyOncePerProcess is honoured; every instantiation is probed first") {
+  // The FMU crashes on its second instantiation in a process (as one with global state may).
+  Scratch s;
+  const std::string two = write_manifest(s, "two.json", two_oscillators(kBroken + "/only_once.fmu"));
+  for (const std::string verb : {"validate", "run"}) {
+    Outcome o = stride(s, verb, two, {});
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "/subsystems/b/fmu: could not create: plugin '" + kBroken + "/only_once.fmu'"));
+    CHECK(contains(o.err, "canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"a\" already has its instance"));
+    CHECK(s.leftovers() == 0);
+  }
+  // One subsystem of it runs.
+  Outcome one = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/only_once.fmu"});
+  CHECK(one.code == 0);
+  CHECK(oscillator_error(one.table) < 1e-8);
+  // An FMU that does not declare it but crashes on the second instance: the probe of the second
+  // instantiation (a child process holding the first instance) finds it.
+  const std::string other = write_manifest(s, "other.json", two_oscillators(kBroken + "/crash_second.fmu"));
+  Outcome o = stride(s, "validate", other, {});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/subsystems/b/fmu: could not create: plugin '" + kBroken + "/crash_second.fmu'"));
+  CHECK(contains(o.err, "fmi2Instantiate crashed with SIGSEGV (tried in a separate process before the run)"));
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: a discarded step without progress, or beyond the step, is a failure naming it") {
+  // fmi2Discard without integrating, fmi2LastSuccessfulTime claiming the whole step.
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/discard_no_progress.fmu"});
+  CHECK(o.code == 1);
+  CHECK(o.status() == "failed");
+  CHECK(contains(o.message(), "fmi2DoStep discarded the step from t = 0 to 0.01 and reports fmi2LastSuccessfulTime = 0.01, "
+                              "not inside the step"));
+  CHECK(o.table.rows() == 1);
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: an FMU's log messages are cut like a plugin's (a 10 MB message)") {
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kBroken + "/log_flood3.fmu", "/log={\"stderr_level\": \"warning\"}"});
+  REQUIRE(o.code == 0);
+  const std::string log = slurp(s.dir / "out" / "log.txt");
+  CHECK(contains(log, std::string(100, 'w') + "..."));
+  CHECK(log.size() < 4000);
+  CHECK(o.err.size() < 4000);
+  CHECK(contains(o.err, "www..."));
+  CHECK(fs::file_size(s.dir / "out" / "summary.json") < 20000);
 }

@@ -1,6 +1,7 @@
 // Loading an FMU's binaries and looking up its functions (see binary.hpp).
 #include "fmi/binary.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include <dlfcn.h>
@@ -42,8 +43,13 @@ std::shared_ptr<boost::dll::shared_library> load_binary(const fs::path& dir, con
     throw FmuError(label + ": no binary for this platform: binaries/" + platform + "/" + id + ".so is missing (the FMU has " +
                    (have.empty() ? std::string("no binaries") : "binaries for: " + have) + ")");
   }
+  // Resolved inside the unpacked folder (no link leads out of it).
+  std::error_code ec_root, ec_bin;
+  const fs::path root = fs::canonical(dir, ec_root), real = fs::canonical(bin, ec_bin);
+  if (ec_root || ec_bin || std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first != root.end())
+    throw FmuError(label + ": binaries/" + platform + "/" + id + ".so resolves outside the FMU (" + real.string() + ")");
   auto lib = std::make_shared<boost::dll::shared_library>();
-  lib->load(bin, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
+  lib->load(real, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
   if (ec) {
     const char* why = ::dlerror();
     throw FmuError(label + ": binaries/" + platform + "/" + id + ".so cannot be loaded: " + (why ? why : ec.message()));
@@ -94,6 +100,7 @@ void lookup_cs(Fmu& fmu) {
     lookup_common2(l, fmu.cs2, md.cs_can_get_set_state);
     l(fmu.cs2.do_step, "fmi2DoStep");
     l(fmu.cs2.get_real_status, "fmi2GetRealStatus", false);
+    l(fmu.cs2.get_boolean_status, "fmi2GetBooleanStatus", false);
   } else {
     lookup_common3(l, fmu.cs3, md.cs_can_get_set_state);
     l(fmu.cs3.instantiate, "fmi3InstantiateCoSimulation");

@@ -6,9 +6,12 @@
 // a missing binary or function throws FmuError naming them all.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "fmi/model_description.hpp"
 #include "fmi/unpack.hpp"
@@ -41,7 +44,8 @@ struct Fmi2Api {
   fmi2FreeFMUstateTYPE* free_fmu_state = nullptr;
   // co-simulation
   fmi2DoStepTYPE* do_step = nullptr;
-  fmi2GetRealStatusTYPE* get_real_status = nullptr;  // optional
+  fmi2GetRealStatusTYPE* get_real_status = nullptr;        // optional
+  fmi2GetBooleanStatusTYPE* get_boolean_status = nullptr;  // optional
   // model exchange
   fmi2SetTimeTYPE* set_time = nullptr;
   fmi2SetContinuousStatesTYPE* set_states = nullptr;
@@ -93,6 +97,28 @@ struct Fmu {
   std::shared_ptr<boost::dll::shared_library> cs_lib, me_lib;
   Fmi2Api cs2, me2;
   Fmi3Api cs3, me3;
+
+  // The names of the instances alive in this process (canBeInstantiatedOnlyOncePerProcess).
+  class Instances {
+   public:
+    void add(const std::string& name) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      names_.push_back(name);
+    }
+    void remove(const std::string& name) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = std::find(names_.begin(), names_.end(), name); it != names_.end()) names_.erase(it);
+    }
+    std::string first() const {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return names_.empty() ? std::string() : names_.front();
+    }
+
+   private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> names_;
+  };
+  mutable Instances instances;
 };
 
 // Loads the binaries of fmu.md's interfaces from fmu.folder and looks up their functions.

@@ -45,11 +45,14 @@ class CoSimulation final : public Subsystem {
     if (s.terminate)
       throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(s.reached) + inst_->log().tail());
     if (s.discarded) {
+      // A step cut short ends inside it: a time at or before t is no progress, one at or after
+      // t + h contradicts the discard.
       ++discarded_;
-      if (!(s.reached > t))
-        throw StepFailure(std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(t) +
-                          " without progress" + inst_->log().tail());
-      t_ = std::min(s.reached, t + h);
+      if (!(s.reached > t && s.reached < t + h))
+        throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(t) + " to " +
+                          fmt_time(t + h) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
+                          (s.reached > t ? ", not inside the step" : ": no progress") + inst_->log().tail());
+      t_ = s.reached;
       return t_;
     }
     t_ = t + h;

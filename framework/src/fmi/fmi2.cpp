@@ -96,15 +96,19 @@ class Fmi2Instance final : public Instance {
   CsStep do_step(double t, double h) override {
     const fmi2Status s = check(api_.do_step(c_, t, h, no_earlier_state()), "fmi2DoStep", t);
     if (s == fmi2Discard) {
-      // The FMU stopped early: it reports how far it came (a shorter step is within "at most h").
+      // The FMU stopped early: it reports how far it came (a shorter step is within "at most
+      // h"), and whether it wants the simulation to end (fmi2Terminated).
       fmi2Real reached = t;
       if (api_.get_real_status) check(api_.get_real_status(c_, fmi2LastSuccessfulTime, &reached), "fmi2GetRealStatus", t);
-      return {reached, true, false};
+      fmi2Boolean terminated = fmi2False;
+      if (api_.get_boolean_status && api_.get_boolean_status(c_, fmi2Terminated, &terminated) != fmi2OK) terminated = fmi2False;
+      return {reached, true, terminated == fmi2True};
     }
     if (s == fmi2Pending) throw PluginError(fmu_->label, "fmi2DoStep returned fmi2Pending (asynchronous steps are not supported)");
     return {t + h, false, false};
   }
   const char* do_step_name() const override { return "fmi2DoStep"; }
+  const char* last_time_name() const override { return "fmi2LastSuccessfulTime"; }
 
   void set_time(double t) override { check(api_.set_time(c_, t), "fmi2SetTime", t); }
   void set_states(std::span<const double> x, double t) override {

@@ -93,6 +93,7 @@ class Fmi3Instance final : public Instance {
     return {t + h, false, false};
   }
   const char* do_step_name() const override { return "fmi3DoStep"; }
+  const char* last_time_name() const override { return "lastSuccessfulTime"; }
 
   void set_time(double t) override { check(api_.set_time(c_, t), "fmi3SetTime", t); }
   void set_states(std::span<const double> x, double t) override {

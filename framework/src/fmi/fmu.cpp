@@ -9,6 +9,7 @@
 #include "fmi/model_exchange.hpp"
 #include "fmi/probe.hpp"
 #include "fmi/unpack.hpp"
+#include "stride/host/load/registry.hpp"  // PluginError
 #include "stride/host/input/json_input.hpp"
 #include "input/units.hpp"
 
@@ -89,6 +90,7 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
                       (md.description.empty() ? "" : "): " + md.description);
   if (md.description.empty()) info_.description += ")";
   info_.parameters = parameter_specs(md);
+  info_.process_per_run = md.only_once_per_process;  // a sweep gives each run a fresh process
   (void)port_specs(md);  // String ports are refused at load time
 }
 FmuPlugin::~FmuPlugin() = default;
@@ -111,11 +113,13 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
       throw ParameterError("/" + pointer_escape(v.name), "expected a list of " + std::to_string(v.size) +
                                                          " numbers (the FMU's array), found " +
                                                          std::to_string(p.values()[v.name].size()));
-  bool& probed = model_exchange ? probed_me_ : probed_cs_;
-  if (!probed) {
-    probe_instantiation(fmu_, model_exchange);
-    probed = true;
-  }
+  if (md.only_once_per_process)
+    if (const std::string other = fmu_->instances.first(); !other.empty())
+      throw PluginError(fmu_->label, "the FMU declares canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"" + other +
+                                         "\" already has its instance: the subsystems of a run share one process, so only one "
+                                         "of them can use this FMU");
+  // Every instantiation: a binary may crash on the second one only.
+  probe_instantiation(fmu_, model_exchange);
   return make_subsystem(fmu_, ports(), p, name, std::move(integrator), model_exchange);
 }
 

@@ -52,7 +52,6 @@ class FmuPlugin final : public Plugin {
  private:
   std::shared_ptr<const Fmu> fmu_;
   PluginInfo info_;
-  mutable bool probed_cs_ = false, probed_me_ = false;  // instantiation tried in a child process
 };
 
 // Unpacks and checks `file`; throws FmuError with the reason.

@@ -6,18 +6,34 @@
 #include <iostream>
 #include <sstream>
 
+#include <string.h>
+
+#include "fmi/limits.hpp"
+
 namespace stride::host::fmi {
 
 namespace {
+
 const char* const kStatus[] = {"ok", "warning", "discard", "error", "fatal", "pending"};
 const char* const kStatusName[] = {"fmi2OK", "fmi2Warning", "fmi2Discard", "fmi2Error", "fmi2Fatal", "fmi2Pending"};
+
+// At most kMaxLogMessage bytes of `text` (cut at a character boundary, "..." appended), as a
+// plugin's message is cut.
+std::string cut(const char* text) {
+  if (!text) return "";
+  const std::size_t n = ::strnlen(text, kMaxLogMessage + 1);
+  if (n <= kMaxLogMessage) return std::string(text, n);
+  std::size_t end = kMaxLogMessage;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // inside a UTF-8 sequence
+  return std::string(text, end) + "...";
+}
+
 }  // namespace
 
 void LogSink::log(int status, const char* category, const char* message) {
   const bool known = status >= 0 && status <= 5;
   const char* s = known ? kStatus[status] : "?";
-  std::string line =
-      std::string(s) + (category && *category ? std::string(" [") + category + "]" : "") + ": " + (message ? message : "");
+  std::string line = std::string(s) + (category && *category ? " [" + cut(category) + "]" : "") + ": " + cut(message);
   if (logger) {
     // OK and pending are information, warning a warning, discard/error/fatal errors; the
     // status is the rate-limited site.

@@ -94,7 +94,7 @@ struct FmuState {
 struct CsStep {
   double reached = 0.0;    // the time the FMU reached (t + h unless discarded)
   bool discarded = false;  // fmi2Discard, or FMI 3 discard / early return
-  bool terminate = false;  // FMI 3 terminateSimulation
+  bool terminate = false;  // FMI 2 fmi2Terminated after a discard, FMI 3 terminateSimulation
 };
 
 // The outcome of one round of event iteration (fmi2NewDiscreteStates / fmi3UpdateDiscreteStates).
@@ -105,7 +105,7 @@ struct Discrete {
 
 class Instance {
  public:
-  virtual ~Instance() = default;
+  virtual ~Instance() { fmu_->instances.remove(log_.instance); }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
@@ -117,8 +117,9 @@ class Instance {
 
   // Co-simulation: one doStep from t by h.
   virtual CsStep do_step(double t, double h) = 0;
-  // The name of the doStep function, for messages.
+  // The names of the doStep function and of its last-successful-time result, for messages.
   virtual const char* do_step_name() const = 0;
+  virtual const char* last_time_name() const = 0;
 
   // Model exchange.
   virtual void set_time(double t) = 0;
@@ -147,6 +148,7 @@ class Instance {
   Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
       : fmu_(std::move(fmu)), me_(model_exchange), io_(fmu_->md), params_(p) {
     log_.instance = name;
+    fmu_->instances.add(name);
   }
 
   std::shared_ptr<const Fmu> fmu_;

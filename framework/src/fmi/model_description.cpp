@@ -11,6 +11,7 @@
 
 #include <pugixml.hpp>
 
+#include "fmi/limits.hpp"
 #include "input/units.hpp"
 
 namespace stride::host::fmi {
@@ -100,6 +101,9 @@ class Reader {
   ModelDescription read() {
     std::error_code ec;
     if (!fs::is_regular_file(xml_, ec)) throw FmuError(label_ + ": the archive has no modelDescription.xml");
+    if (const auto size = fs::file_size(xml_, ec); !ec && size > max_xml_bytes())
+      throw FmuError(file_ + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(max_xml_bytes()) +
+                     " Stride reads (STRIDE_FMU_MAX_XML_MIB)");
     pugi::xml_parse_result r = doc_.load_file(xml_.c_str());
     if (!r) throw FmuError(file_ + ": line " + line_of(xml_, r.offset) + ": malformed XML: " + r.description());
     root_ = doc_.child("fmiModelDescription");
@@ -109,6 +113,7 @@ class Reader {
     read_unit_definitions();
     read_type_definitions();
     read_model_variables();
+    check_columns();
     if (md_.version == 2) read_model_structure2();
     else read_model_structure3();
     return std::move(md_);
@@ -133,18 +138,30 @@ class Reader {
     const char* state_flag = md_.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState";
     if (auto cs = root_.child("CoSimulation")) {
       md_.has_cs = true;
-      md_.cs_identifier = cs.attribute("modelIdentifier").value();
+      md_.cs_identifier = model_identifier(cs);
       md_.can_variable_step = attr_bool(cs, "canHandleVariableCommunicationStepSize", false);
       md_.cs_can_get_set_state = attr_bool(cs, state_flag, false);
-      if (md_.cs_identifier.empty()) throw FmuError(file_ + ": <CoSimulation> has no modelIdentifier");
+      md_.only_once_per_process |= attr_bool(cs, "canBeInstantiatedOnlyOncePerProcess", false);
     }
     if (auto me = root_.child("ModelExchange")) {
       md_.has_me = true;
-      md_.me_identifier = me.attribute("modelIdentifier").value();
+      md_.me_identifier = model_identifier(me);
       md_.me_can_get_set_state = attr_bool(me, state_flag, false);
-      if (md_.me_identifier.empty()) throw FmuError(file_ + ": <ModelExchange> has no modelIdentifier");
+      md_.only_once_per_process |= attr_bool(me, "canBeInstantiatedOnlyOncePerProcess", false);
     }
     if (!md_.has_cs && !md_.has_me) throw FmuError(file_ + ": neither <CoSimulation> nor <ModelExchange> is declared");
+  }
+
+  // The binary's name: binaries/<platform>/<modelIdentifier>.so, so a plain file name (the
+  // standard asks for a C identifier; anything that could name another folder is refused).
+  std::string model_identifier(pugi::xml_node interface) const {
+    const std::string id = interface.attribute("modelIdentifier").value();
+    const std::string where = file_ + ": <" + interface.name() + "> ";
+    if (id.empty()) throw FmuError(where + "has no modelIdentifier");
+    if (id == "." || id == ".." || id.find_first_of(std::string("/\\\0", 3)) != std::string::npos || id.size() > 200)
+      throw FmuError(where + "modelIdentifier=\"" + id +
+                     "\" is not a plain file name (the binary must be binaries/<platform>/<modelIdentifier>.so inside the FMU)");
+    return id;
   }
 
   // <UnitDefinitions>: units given by SI base-unit exponents, a factor and an offset.
@@ -178,6 +195,7 @@ class Reader {
       for (auto sv : root_.child("ModelVariables").children())
         if (std::string(sv.attribute("causality").value()) == "structuralParameter" && sv.attribute("start"))
           structural_[sv.attribute("valueReference").as_uint()] = sv.attribute("start").as_llong();
+    if (md_.version == 3) check_value_references();
     std::size_t k = 0;
     for (auto sv : root_.child("ModelVariables").children()) {
       ++k;
@@ -185,6 +203,46 @@ class Reader {
       Variable v;
       if (!read_variable(sv, k, v)) continue;
       md_.variables.push_back(std::move(v));
+    }
+  }
+
+  // FMI 3: every variable has its own value reference (aliases are <Alias> elements).
+  void check_value_references() const {
+    std::map<unsigned, std::string> owner;
+    std::size_t k = 0;
+    for (auto sv : root_.child("ModelVariables").children()) {
+      ++k;
+      auto vr = sv.attribute("valueReference");
+      if (!vr) continue;  // reported with the variable
+      const std::string name = sv.attribute("name").value();
+      auto [it, fresh] = owner.emplace(vr.as_uint(), name);
+      if (!fresh)
+        throw FmuError(where(k, name) + ": valueReference=\"" + vr.value() + "\" is also that of variable \"" + it->second +
+                       "\" (FMI 3 value references are unique; an alias is an <Alias> element)");
+    }
+  }
+
+  // Every variable can be recorded: a scalar (or an alias) as <subsystem>.<name>, an array's
+  // elements as <subsystem>.<name>.<index>. Two variables that would give one column are refused.
+  void check_columns() const {
+    std::map<std::string, const Variable*> scalars;
+    for (const auto& v : md_.variables) {
+      if (v.size == 1) scalars.emplace(v.name, &v);
+      for (const auto& a : v.aliases)
+        if (!scalars.emplace(a, &v).second)
+          throw FmuError(file_ + ": alias \"" + a + "\" of variable \"" + v.name + "\" is the name of another variable");
+    }
+    for (const auto& v : md_.variables) {
+      if (v.size == 1) continue;
+      const std::string prefix = v.name + ".";
+      for (auto it = scalars.lower_bound(prefix); it != scalars.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+        const std::string index = it->first.substr(prefix.size());
+        if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos ||
+            (index.size() > 1 && index[0] == '0') || std::stoul(index) >= v.size)
+          continue;
+        throw FmuError(file_ + ": variable \"" + it->first + "\" and element " + index + " of array \"" + v.name +
+                       "\" would both be recorded as column \"" + it->first + "\"");
+      }
     }
   }
 
@@ -221,6 +279,8 @@ class Reader {
       return false;
     }
     if (md_.version == 3 && sv.child("Dimension")) read_dimensions(sv, v, at);
+    if (md_.version == 3)
+      for (auto a : sv.children("Alias")) v.aliases.push_back(a.attribute("name").value());
     read_unit(tn, v, at);
     read_start(sv, tn, v, at);
     return true;

@@ -43,6 +43,7 @@ struct Variable {
   std::size_t size = 1;  // FMI 3 arrays: the product of the fixed dimensions
   // Outputs only: depends on inputs at the same time (ModelStructure).
   bool feedthrough = false;
+  std::vector<std::string> aliases;  // FMI 3 <Alias> names (FMI 2 aliases are variables of their own)
 };
 
 struct ModelDescription {
@@ -52,6 +53,7 @@ struct ModelDescription {
   std::string cs_identifier, me_identifier;
   bool can_variable_step = true;
   bool cs_can_get_set_state = false, me_can_get_set_state = false;  // canGetAndSetFMUstate per interface
+  bool only_once_per_process = false;  // canBeInstantiatedOnlyOncePerProcess (either interface)
   std::size_t state_count = 0, event_indicator_count = 0;
   std::vector<Variable> variables;
 };

@@ -14,23 +14,10 @@
 #include <unistd.h>
 
 #include "fmi/instance.hpp"
+#include "fmi/limits.hpp"
 #include "stride/host/run/supervise.hpp"
 
 namespace stride::host::fmi {
-
-namespace {
-
-double probe_timeout() {
-  double timeout = 10.0;  // s; an FMU that checks a licence server may need more
-  if (const char* e = std::getenv("STRIDE_FMU_PROBE_TIMEOUT")) {
-    char* end = nullptr;
-    const double v = std::strtod(e, &end);
-    if (end != e && std::isfinite(v) && v > 0) timeout = std::min(v, 86400.0);
-  }
-  return timeout;
-}
-
-}  // namespace
 
 void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_exchange) {
   const double timeout = probe_timeout();
