@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -671,4 +672,173 @@ TEST_CASE("fmu: an FMU's log messages are cut like a plugin's (a 10 MB message)"
   CHECK(o.err.size() < 4000);
   CHECK(contains(o.err, "www..."));
   CHECK(fs::file_size(s.dir / "out" / "summary.json") < 20000);
+}
+
+namespace {
+
+// One FMU alone, stepped with h (macro step and record interval h too), until `end`.
+json alone(const std::string& fmu, double h, double end, const json& parameters, const std::string& integrator) {
+  json sub = {{"fmu", fmu}, {"parameters", parameters}, {"step", h}};
+  if (!integrator.empty()) sub["integrator"] = integrator;
+  return {{"format", 1},
+          {"subsystems", {{"s", sub}}},
+          {"connections", json::array()},
+          {"coupling", {{"scheme", "jacobi"}, {"macro_step", h}, {"start", 0}, {"end", end}}},
+          {"record", {{"interval", h}}}};
+}
+
+// Many FMUs side by side, each with its own step, meeting only at the end (one communication
+// step over the whole run): independent runs in one process, compared at `end`.
+struct Alone {
+  std::string name, fmu, integrator;
+  double h;
+  json parameters;
+};
+json side_by_side(const std::vector<Alone>& subs, double end) {
+  json m = {{"format", 1},
+            {"subsystems", json::object()},
+            {"connections", json::array()},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", end}, {"start", 0}, {"end", end}}},
+            {"record", {{"interval", end}}}};
+  for (const auto& a : subs) {
+    json sub = {{"fmu", a.fmu}, {"parameters", a.parameters}, {"step", a.h}};
+    if (!a.integrator.empty()) sub["integrator"] = a.integrator;
+    m["subsystems"][a.name] = sub;
+  }
+  return m;
+}
+
+// The stair's closed form at t: counter = k + 1, settled = k, x = P k (k + 1) / 2 + (k + 1)(t - k P)
+// with k = floor(t / P) events so far (an event at t itself counted: rows show values after it).
+double stair_x(double t, double period) {
+  const double k = std::floor(t / period + 1e-9);
+  return period * k * (k + 1) / 2 + (k + 1) * (t - k * period);
+}
+struct StairError {
+  double x = 0.0;
+  int counter = 0;  // rows with a wrong counter or settled
+};
+StairError stair_error(const Table& t, const std::string& s, double period) {
+  StairError e;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const double time = t["time"][i], k = std::floor(time / period + 1e-9), x = stair_x(time, period);
+    e.x = std::max(e.x, std::abs(t[s + ".x"][i] - x) / std::max(1.0, x));
+    e.counter += t[s + ".counter"][i] != k + 1 || t[s + ".settled"][i] != k;
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: no time event is lost: at communication points up to round-off, between them, every interface and step size") {
+  // The stair steps its counter at t = 1, 2, ...; with steps of 0.3 s the event at t = 3 s
+  // falls on 10 * 0.3 up to round-off. Each event takes three rounds of event iteration (the
+  // FMU refuses continuous-time mode before). 9 events in 9.5 s for every step size, so at
+  // 9.5 s: counter 10, settled 9, x = 45 + 10 * 0.5.
+  const json never_ends = {{"last", 1000}};
+  std::vector<Alone> subs;
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", "forward_euler", ""})
+      for (const double h : {0.3, 0.6, 0.35, 0.03, 0.1, 0.2, 0.25, 0.5})
+        subs.push_back({fmu + "_" + (integrator.empty() ? "cs" : integrator) + "_" + std::to_string(int(h * 100)),
+                        kBroken + "/" + fmu + ".fmu", integrator, h, never_ends});
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
+  REQUIRE(o.code == 0);
+  REQUIRE(o.table.rows() == 2);
+  for (const auto& a : subs) {
+    CAPTURE(a.name);
+    CHECK(o.table[a.name + ".counter"][1] == 10);
+    CHECK(o.table[a.name + ".settled"][1] == 9);
+    CHECK(o.table[a.name + ".x"][1] == doctest::Approx(50.0).epsilon(1e-13));
+    if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == 9);
+  }
+  // Every row of a run with 0.3-s steps: the counter steps at the event, x bends there.
+  for (const std::string integrator : {"rk4", ""}) {
+    CAPTURE(integrator);
+    Scratch r;
+    Outcome one = stride(r, "run", write_manifest(r, "stair.json", alone(kBroken + "/stair3.fmu", 0.3, 9.5, never_ends, integrator)), {});
+    REQUIRE(one.code == 0);
+    const StairError e = stair_error(one.table, "s", 1.0);
+    CHECK(e.counter == 0);
+    CHECK(e.x < 1e-11);
+  }
+}
+
+TEST_CASE("fmu: no time event is lost with random step sizes and event periods") {
+  std::mt19937 random(20240611);
+  std::uniform_real_distribution<double> step(0.005, 0.8), period(0.05, 1.5);
+  std::vector<Alone> subs;
+  std::vector<double> periods;
+  for (int k = 0; k < 36; ++k) {
+    const double h = step(random), p = period(random);
+    periods.push_back(p);
+    subs.push_back({"s" + std::to_string(k), kBroken + (k % 2 ? "/stair3.fmu" : "/stair.fmu"), k % 3 == 2 ? "" : "rk4", h,
+                    {{"last", 1000}, {"period", p}}});
+  }
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
+  REQUIRE(o.code == 0);
+  for (std::size_t k = 0; k < subs.size(); ++k) {
+    const auto& a = subs[k];
+    CAPTURE(a.h);
+    CAPTURE(periods[k]);
+    CAPTURE(a.fmu);
+    CAPTURE(a.integrator);
+    const double events = std::floor(9.5 / periods[k] + 1e-9);
+    CHECK(o.table[a.name + ".counter"][1] == events + 1);
+    CHECK(o.table[a.name + ".settled"][1] == events);
+    CHECK(o.table[a.name + ".x"][1] == doctest::Approx(stair_x(9.5, periods[k])).epsilon(1e-11));  // 12 digits in results.csv
+    if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == events);
+  }
+}
+
+TEST_CASE("fmu: state events located to 1e-10 s, and time events the FMU schedules only after them, with random steps") {
+  // The ball's lamp lights at each bounce (state event) and goes out `flash` s later (a time
+  // event scheduled in that event only): the FMU is asked for its next event after every event.
+  const double g = 9.81, e = 0.8, h0 = 1.0, flash = 0.1, end = 3.0;
+  std::vector<double> bounces;
+  const double v1 = std::sqrt(2 * g * h0);
+  for (double t = std::sqrt(2 * h0 / g), k = 1; t < end; t += 2 * std::pow(e, k) * v1 / g, ++k) bounces.push_back(t);
+  std::size_t flashes = 0;
+  for (double b : bounces) flashes += b + flash <= end;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> step(0.003, 0.2);
+  std::vector<Alone> subs;
+  for (int k = 0; k < 16; ++k)
+    subs.push_back({"b" + std::to_string(k), kBroken + (k % 2 ? "/ball3.fmu" : "/ball.fmu"), "rk4", k ? step(random) : 0.01,
+                    json::object()});
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "balls.json", side_by_side(subs, end)), {});
+  REQUIRE(o.code == 0);
+  for (const auto& a : subs) {
+    CAPTURE(a.h);
+    CAPTURE(a.fmu);
+    const json& report = o.summary["subsystems"][a.name]["report"];
+    REQUIRE(report["state_event_times"].size() == bounces.size());
+    double worst = 0.0;
+    for (std::size_t i = 0; i < bounces.size(); ++i) worst = std::max(worst, std::abs(report["state_event_times"][i].get<double>() - bounces[i]));
+    CHECK(worst < 1e-10);
+    CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == flashes);
+    CHECK(o.table[a.name + ".flashes"][1] == double(flashes));
+    CHECK(o.table[a.name + ".bounces"][1] == double(bounces.size()));
+  }
+  // Every row of one run: the lamp is on from each bounce for `flash` seconds.
+  Scratch r;
+  Outcome one = stride(r, "run", write_manifest(r, "ball.json", alone(kBroken + "/ball3.fmu", 0.01, end, json::object(), "rk4")), {});
+  REQUIRE(one.code == 0);
+  int wrong = 0;
+  for (std::size_t i = 0; i < one.table.rows(); ++i) {
+    const double t = one.table["time"][i];
+    bool on = false, near = false;
+    double bounced = 0, flashed = 0;
+    for (double b : bounces) {
+      on = on || (t >= b && t < b + flash);
+      near = near || std::abs(t - b) < 1e-9 || std::abs(t - b - flash) < 1e-9;
+      bounced += t >= b, flashed += t >= b + flash;
+    }
+    if (!near)
+      wrong += one.table["s.lamp"][i] != (on ? 1.0 : 0.0) || one.table["s.bounces"][i] != bounced || one.table["s.flashes"][i] != flashed;
+  }
+  CHECK(wrong == 0);
 }

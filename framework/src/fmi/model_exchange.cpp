@@ -79,35 +79,34 @@ class ModelExchange final : public Subsystem {
   void equilibrate(double t0) override { restart(t0); }
   double step(double t, double h) override {
     if (!started_) restart(t);
+    handle_due_time_events(t);
+    // The step ends at the next time event inside it, or at t + h; an event within round-off
+    // of t + h is handled there, at its own time.
     double t_end = t + h;
     bool time_event = false;
-    if (next_event_ && *next_event_ <= t_end && *next_event_ > t) {
-      t_end = *next_event_;
+    if (next_event_ && *next_event_ <= t_end + tolerance(t_end)) {
       time_event = true;
+      if (*next_event_ < t_end - tolerance(t_end)) t_end = *next_event_;
     }
     std::copy(x_.begin(), x_.end(), x0_.begin());
     double t_new = integ_->step(ode_, t, t_end - t, x_);
-    bool event = time_event && t_new >= t_end;
+    if (std::abs(t_new - t_end) <= tolerance(t_end)) t_new = t_end;
+    bool state_event = false;
     if (!z_.empty()) {
       ode_.indicators(t_new, x_, zt_);
-      if (crossed(z_, zt_)) {
-        t_new = locate_state_event(t, t_new);
-        event = true;
-      }
+      if (crossed(z_, zt_)) t_new = locate_state_event(t, t_new), state_event = true;
     }
-    // Step completed: the FMU may ask for an event (step events).
+    time_event = time_event && t_new == t_end;
+    // Step completed: the FMU may ask for an event (step events) or the end.
     ode_.at(t_new, x_);
     bool enter = false, terminate = false;
     me_->completed_step(t_new, enter, terminate);
     if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t_new) + me_->log().tail());
-    if (time_event && event) ++time_events_;
-    if (enter) ++step_events_;
     t_ = t_new;
-    if (event || enter) {
-      me_->enter_event_mode(t_new);
-      event_iteration(t_new);
-      get_states(t_new);
-      restart(t_new);
+    if (time_event || state_event || enter) {
+      time_events_ += time_event;
+      step_events_ += enter;
+      handle_event(time_event ? *next_event_ : t_new, t_new);
     } else if (!z_.empty()) {
       ode_.indicators(t_new, x_, z_);
     }
@@ -182,6 +181,29 @@ class ModelExchange final : public Subsystem {
     if (event_times_.size() < kKeptEventTimes) event_times_.push_back(hi);
     return hi;
   }
+  // Time events are "at" a time up to this much (relative round-off of communication points).
+  static double tolerance(double t) { return event_tolerance * std::max(1.0, std::abs(t)); }
+
+  // A time event at or before t (scheduled in the past, or within round-off ahead) is handled
+  // before stepping on, at its own time; the FMU may schedule the next at once.
+  void handle_due_time_events(double t) {
+    for (int n = 0; next_event_ && *next_event_ <= t + tolerance(t); ++n) {
+      if (n == 1000) throw StepFailure("the FMU schedules time event after time event at t = " + fmt_time(t));
+      ++time_events_;
+      handle_event(std::max(t, *next_event_), t);
+    }
+  }
+
+  // An event at time `at` (the FMU's time: a time event's own), the states being those of t:
+  // event mode, event iteration, the states after it, the integrator restarted.
+  void handle_event(double at, double t) {
+    me_->set_time(at);
+    me_->enter_event_mode(at);
+    event_iteration(at);
+    get_states(at);
+    restart(t);
+  }
+
   // Event mode: new discrete states until the FMU is done, then continuous-time mode.
   void event_iteration(double t) {
     Discrete d;
