@@ -325,3 +325,28 @@ TEST_CASE("absurd geometry is a validate error with its pointer; sizes far beyon
   CHECK(r.exit_code == 1);
   CHECK(contains(r.output, "the model has n = 70000 coordinates and m = 60000 constraints: ali3p holds dense"));
 }
+
+TEST_CASE("a sweep counts an inaccurate run as stable (it reached its end) but never as usable") {
+  const stride_test::fs::path dir = stride_test::scratch() / "sweep";
+  stride_test::fs::create_directories(dir);
+  const std::string manifest = std::string(STRIDE_SOURCE_DIR) + "/" + kSqueezer;
+  const json spec = {{"format", 1},
+                     {"manifest", manifest},
+                     {"set", {{"/subsystems/squeezer/formulation", "ali1"}}},
+                     {"reference", {{"manifest", manifest}, {"set", {{"/variables/h", 2.5e-5}}}, {"columns", {{"squeezer.F.x", "squeezer.F.x"}}}}},
+                     {"axes", {{{"name", "h"}, {"pointers", {"/variables/h"}}, {"values", {5e-5, 1e-4}}}}},
+                     {"step_axis", "h"},
+                     {"usable_error", 1.0},  // every error is within it: only the status makes them unusable
+                     {"output", (dir / "out").string()}};
+  std::ofstream(dir / "sweep.json") << spec.dump();
+  const auto r = run_command(std::string("'") + STRIDE_EXE + "' sweep '" + (dir / "sweep.json").string() + "' --jobs 1");
+  MESSAGE(r.output);
+  CHECK(r.exit_code == 0);
+  std::ifstream csv(dir / "out" / "sweep.csv"), md(dir / "out" / "stability.md");
+  const std::string table((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
+  const std::string stability((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  CHECK(contains(table, ",inaccurate,"));
+  CHECK_FALSE(contains(table, ",completed,"));
+  CHECK(contains(stability, "| 0.0001 | none up to 0.0001 |"));  // stable to the largest step
+  CHECK(contains(stability, "| none |"));                         // usable at none
+}
