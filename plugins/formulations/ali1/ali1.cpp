@@ -41,7 +41,7 @@ class Ali1 final : public Formulation {
         real_param("alpha", 1e7, "1", "penalty factor alpha (compare with the masses, 1e2..1e3 kg for the crane)", 1e-3, 1e15),
         real_param("omega", 10.0, "1/s", "Baumgarte natural frequency omega", 0.0, 1e6),
         real_param("xi", 1.0, "1", "Baumgarte damping ratio xi", 0.0, 1e3),
-        real_param("tolerance", 1e-9, "1", "fixed-point tolerance on |Phi'' + 2 xi omega Phi' + omega^2 Phi| (constraint units/s^2)", 1e-16, 1.0),
+        real_param("tolerance", 1e-9, "1", "fixed-point tolerance on |Phi'' + 2 xi omega Phi' + omega^2 Phi| (constraint units/s^2); never below the round-off of its terms, 1024 eps |Phi'' + ...|", 1e-16, 1.0),
         integer_param("max_iterations", 50, "fixed-point iterations per step before the step fails", 1, 10000),
     };
     formulations::ConstraintResiduals::declare(i.parameters);

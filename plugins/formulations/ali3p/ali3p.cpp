@@ -97,12 +97,7 @@ class Ali3p final : public Formulation {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
       dyn_.evaluate(model, t1, q, vt_, false);
-      if (it == 0) {
-        force_derivatives(model, t1, q, vt_);
-        mass_lo_ = std::numeric_limits<double>::infinity(), mass_hi_ = 0.0;  // for messages
-        for (Eigen::Index k = 0; k < dyn_.M.rows(); ++k)
-          mass_lo_ = std::min(mass_lo_, dyn_.M(k, k)), mass_hi_ = std::max(mass_hi_, dyn_.M(k, k));
-      }
+      if (it == 0) force_derivatives(model, t1, q, vt_), note_masses();
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
       if (constrained) {
@@ -221,6 +216,12 @@ class Ali3p final : public Formulation {
         "ali3p: the iteration matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular at t = {} s before any "
         "Newton step (a mass matrix or stiffness that is singular where the constraints leave freedom)",
         t1));
+  }
+
+  // The range of M's diagonal at the predictor, for messages.
+  void note_masses() {
+    mass_lo_ = std::numeric_limits<double>::infinity(), mass_hi_ = 0.0;
+    for (Eigen::Index k = 0; k < dyn_.M.rows(); ++k) mass_lo_ = std::min(mass_lo_, dyn_.M(k, k)), mass_hi_ = std::max(mass_hi_, dyn_.M(k, k));
   }
 
   static constexpr std::string_view kNonFinite = "an update that is not finite", kNoConvergence = "no convergence",

@@ -1,6 +1,8 @@
 // A spatial mechanism as data: bodies, joints, couplers, force elements, actuators and output
 // points, read from the JSON description of the `mechanism` plugin (format in README.md,
-// "Mechanisms from a description"). Every geometric quantity is written in global coordinates
+// "Mechanisms from a description"). With "planar": true every body gets three equations that
+// hold it in its plane (joints named "plane of <body>", after the described ones) and the
+// joints keep their in-plane equations only. Every geometric quantity is written in global coordinates
 // in the configuration the bodies are placed in; read_description converts them to body
 // coordinates. Problems throw stride::ParameterError with the JSON pointer of the value,
 // relative to the plugin's parameters.
@@ -77,7 +79,8 @@ struct SpringDamper {
 };
 
 // A joint force or torque: spring-damper on the joint coordinate, a time table (linear
-// interpolation, held outside), or one element of the input port "joint_efforts".
+// interpolation, held outside; a constant "value" is a table of one row), or one element of the
+// input port "joint_efforts".
 struct JointEffort {
   int joint = 0;
   enum class Law { spring_damper, table, input } law = Law::spring_damper;
