@@ -189,12 +189,32 @@ class Checker final : public nlohmann::json_sax<json> {
     f.key = k;
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) override {
     error_ = e.what();
+    // A number beyond a double (1e400) is reported without a place: keep where it ends, what it
+    // is and the pointer of the value it was to be.
+    if (e.id == 406) {
+      value();  // the number takes its place in an array
+      overflow_end_ = position;
+      overflow_token_ = token;
+      overflow_pointer_ = pointer();
+    }
     fatal = true;
     return false;
   }
   const std::string& error() const { return error_; }
+  // A number too large for a double: (its pointer, the message with its line and column), or
+  // nullopt when the error is another one.
+  std::optional<std::pair<std::string, std::string>> overflow(const std::string& text) const {
+    if (overflow_token_.empty()) return std::nullopt;
+    const std::size_t end = std::min(overflow_end_, text.size());
+    const std::size_t start = end >= overflow_token_.size() ? end - overflow_token_.size() : 0;
+    const std::size_t line_start = start == 0 ? 0 : text.rfind('\n', start - 1) + 1;  // npos + 1 == 0
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n');
+    return std::make_pair(overflow_pointer_, "invalid JSON at line " + std::to_string(line) + ", column " +
+                                                 std::to_string(start - line_start + 1) + ": the number " +
+                                                 overflow_token_ + " is beyond the range of a double (about 1.8e308)");
+  }
   bool depth_exceeded() const { return depth_exceeded_; }
 
  private:
@@ -241,6 +261,8 @@ class Checker final : public nlohmann::json_sax<json> {
   std::size_t base_depth_;  // containers above the text's root (a --set value's pointer)
   std::vector<Frame> stack_;
   std::string error_;
+  std::size_t overflow_end_ = 0;
+  std::string overflow_token_, overflow_pointer_;
   bool depth_exceeded_ = false;
 };
 
@@ -281,6 +303,10 @@ std::optional<json> parse_json(const std::string& text, const std::string& file,
   }
   Checker chk(file, diags, limits, base_pointer);
   json::sax_parse(text, &chk, nlohmann::detail::input_format_t::json, true, false);
+  if (auto overflow = chk.overflow(text)) {
+    diags.push_back({file, overflow->first, overflow->second});
+    return std::nullopt;
+  }
   if (!chk.error().empty()) {
     // "[json.exception.parse_error.101] parse error at line 5, column 9: syntax error ..."
     std::string what = chk.error();
