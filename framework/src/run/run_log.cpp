@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -125,7 +127,7 @@ class RunLog::Sink final : public Logger {
   // The entry of a message text (under the mutex); past the bound, the shared one.
   Text& text_of(std::string_view format) {
     const std::string_view key = format.substr(0, log_.bounds_.message_bytes);
-    if (auto it = texts_.find(std::string(key)); it != texts_.end()) return it->second;
+    if (auto it = texts_.find(key); it != texts_.end()) return it->second;  // allocates nothing
     if (log_.texts_ >= log_.bounds_.texts) {
       Text& other = texts_[kOtherTexts];
       other.other = true;
@@ -152,7 +154,11 @@ class RunLog::Sink final : public Logger {
   RunLog& log_;
   std::string source_, group_;
   const double* time_;
-  std::unordered_map<std::string, Text> texts_;
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Text, KeyHash, std::equal_to<>> texts_;
   std::vector<const Text*> order_;  // in order of first appearance (map nodes stay put)
 };
 
