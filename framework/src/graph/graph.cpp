@@ -15,85 +15,9 @@
 
 namespace stride::host {
 
-void Link::push_now(double t) {
-  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
-  if (convert) {
-    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
-    y = converted;
-  }
-  extrapolator->push(t, y);
-  last_push = t;
-  ++pushes;
-  dst->inputs_renewed = true;
-  // A hold from the new sample on is the sample itself: the destination reads it from here
-  // without evaluating the extrapolator.
-  const double held = extrapolator->holds_from();
-  if (whole_port && held <= t) {
-    for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
-    value_time = std::numeric_limits<double>::quiet_NaN();
-    dst->input_view.know(dst_input, held, value);
-  } else {
-    dst->input_view.forget(dst_input);
-  }
-}
+Graph::Graph() = default;
+Graph::~Graph() = default;
 
-void NodeInputs::prepare() {
-  known_.assign(node_.inputs.size(), Known{});
-  set_known(known_.data(), known_.size());
-}
-
-std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
-  if (port >= node_.in_links.size())
-    throw std::out_of_range("input index " + std::to_string(port) + " read by subsystem \"" + node_.name + "\", which has " +
-                            std::to_string(node_.in_links.size()) + " inputs");
-  const auto& links = node_.in_links[port];
-  // The interval of times for which every link's value is the one evaluated now: a hold from
-  // its start on, else this instant only.
-  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
-  for (Link* l : links) {
-    if (l->iterating) {
-      if (!(t == l->value_time && l->pushes == l->value_pushes)) {
-        const double span = l->iter_t1 - l->iter_t0;
-        const double w = span > 0 ? std::clamp((t - l->iter_t0) / span, 0.0, 1.0) : 1.0;
-        for (std::size_t i = 0; i < l->width; ++i) l->value[i] = (1 - w) * l->iter_start[i] + w * l->iter_end[i];
-        l->value_time = t;
-        l->value_pushes = l->pushes;
-      }
-      from = std::max(from, t);
-      to = t;
-      continue;
-    }
-    try {
-      if (!(t == l->value_time && l->pushes == l->value_pushes)) {  // evaluated already
-        l->extrapolator->evaluate(t, l->value);
-        l->value_time = t;
-        l->value_pushes = l->pushes;
-      }
-      const double held = l->extrapolator->holds_from();
-      from = std::max(from, held <= t ? held : t);
-      if (held > t) to = t;
-    } catch (const std::exception& e) {
-      throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
-                                                           node_.ports[node_.inputs[port]].name + ": " + e.what());
-    } catch (...) {
-      throw PluginError(l->config.extrapolator.plugin, std::string("extrapolator of ") + node_.name + "." +
-                                                           node_.ports[node_.inputs[port]].name +
-                                                           ": threw an exception that is not a std::exception");
-    }
-  }
-  std::span<const double> value;
-  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == node_.input_value[port].size()) {
-    value = links[0]->value;
-  } else {
-    auto& out = node_.input_value[port];
-    for (Link* l : links) std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
-    value = out;
-  }
-  if (port < known_.size()) known_[port] = Known{from, to, value.data(), value.size()};
-  return value;
-}
-
-double BondPair::residual() const { return a->bonds[bond_a].energy + b->bonds[bond_b].energy; }
 std::string BondPair::name() const {
   return a->name + "." + a->bonds[bond_a].name + " <-> " + b->name + "." + b->bonds[bond_b].name;
 }
@@ -151,9 +75,9 @@ std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond
 std::vector<std::string> Experiment::bond_delays() const { return graph_->bond_delays; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
-  for (const auto& l : graph_->links) {
-    const std::size_t i = l->src->output_port_at(l->src_offset);
-    if (i < l->src->ports.size() && l->src->ports[i].feedthrough) out.push_back(l->config.from_text + " -> " + l->config.to_text);
+  for (const Link& l : graph_->links) {
+    const std::size_t i = l.src->output_port_at(l.src_offset);
+    if (i < l.src->ports.size() && l.src->ports[i].feedthrough) out.push_back(l.config.from_text + " -> " + l.config.to_text);
   }
   return out;
 }
@@ -166,10 +90,13 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   auto error = [&](const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); };
   Graph& g = *graph_;
   g.log = std::make_unique<RunLog>(manifest_.log);
+  g.nodes.reserve(manifest_.subsystems.size());  // never reallocated: links point into both
+  g.links.reserve(manifest_.connections.size());
+  std::vector<std::vector<Bond>> bond_ports;  // per node: each bonded input port, whole width
   // Messages of a subsystem's plugin objects carry its name and time; an integrator's or a
   // formulation's also the plugin's role.
   auto logger_for = [&](const Node& n, const std::string& role = {}, const std::string& plugin = {}) -> Logger& {
-    return g.log->sink(role.empty() ? n.name : n.name + " (" + role + " " + plugin + ")", n.name, &n.t);
+    return g.log->sink(role.empty() ? n.name : n.name + " (" + role + " " + plugin + ")", n.name, n.plugin_inputs->clock());
   };
 
   auto names_of = [&](Kind kind) {
@@ -414,7 +341,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       }
     }
     node->in_links.assign(node->inputs.size(), {});
-    for (std::size_t k : node->inputs) node->input_value.emplace_back(node->ports[k].size, 0.0);
+    std::vector<Bond> bonded;
     // Power bonds: each bonded input pairs with the output of the same bond and opposite role.
     for (std::size_t k = 0; k < node->inputs.size(); ++k) {
       const PortSpec& in = node->ports[node->inputs[k]];
@@ -433,7 +360,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       b.output_offset = node->output_offset[static_cast<std::size_t>(out - node->ports.begin())];
       b.width = in.size;
       b.sign = in.role == BondRole::effort ? 1.0 : -1.0;
-      node->bond_ports.push_back(b);
+      bonded.push_back(b);
     }
     for (const PortSpec& o : node->ports) {
       if (o.through.empty()) continue;
@@ -443,8 +370,6 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         error(sc.pointer, "plugin \"" + node->plugin + "\": port \"" + o.name + "\" passes on \"" + o.through +
                               "\", which is not an input of the same size (PortSpec::through is for outputs)");
     }
-    node->y.assign(node->output_width, 0.0);
-    node->y_prev.assign(node->output_width, 0.0);
     if (manifest_.coupling.iteration.enabled || manifest_.coupling.step_control.reject) {
       bool saves = false;
       try {
@@ -460,14 +385,15 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
                               (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
     }
     try {
-      node->sub->bind(node->input_view);
+      node->sub->bind(*node->plugin_inputs);
     } catch (...) {
       error(sc.pointer, "plugin \"" + node->plugin + "\" threw while the host bound its inputs");
       continue;
     }
-    by_name[node->name] = node.get();
     node->index = static_cast<int>(g.nodes.size());
-    g.nodes.push_back(std::move(node));
+    g.nodes.push_back(std::move(*node));
+    by_name[g.nodes.back().name] = &g.nodes.back();
+    bond_ports.push_back(std::move(bonded));
   }
   std::vector<std::string> sub_names;
   for (const auto& sc : manifest_.subsystems) sub_names.push_back(sc.name);
@@ -547,14 +473,14 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
     std::size_t k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) - dst->inputs.begin());
     if (ok)
-      for (Link* other : dst->in_links[k])
+      for (const Link* other : dst->in_links[k])
         if (d_first < other->dst_offset + other->width && other->dst_offset < d_first + d_count) {
           error(cc.pointer + "/to", "input \"" + cc.to_text + "\" is already fed by " + other->config.pointer +
                                         " (each input element takes one connection)");
           ok = false;
         }
     if (!ok || !ep) continue;
-    auto link = std::make_unique<Link>();
+    auto link = std::make_unique<Link>();  // moved into g.links once complete
     link->config = cc;
     link->src = src;
     link->src_offset = src->output_offset[sp] + s_first;
@@ -562,12 +488,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     link->dst = dst;
     link->dst_input = k;
     link->dst_offset = d_first;
-    link->value.assign(s_count, 0.0);
     if (conversion && !conversion->identity()) {
       link->convert = true;
       link->scale = conversion->scale;
       link->offset = conversion->offset;
-      link->converted.assign(s_count, 0.0);
       g.conversions.push_back(cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
                               number_text(conversion->scale) +
                               (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
@@ -578,26 +502,27 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     if (!link->extrapolator) continue;
     link->extrapolator->bind_logger(g.log->sink("connection " + cc.from_text + " -> " + cc.to_text + " (extrapolator " +
                                                     cc.extrapolator.plugin + ")",
-                                                "connection " + cc.pointer, &dst->t));
+                                                "connection " + cc.pointer, dst->plugin_inputs->clock()));
     if (!created(cc.extrapolator.pointer, [&] {
           link->extrapolator->timing({src->step, dst->step, manifest_.coupling.macro_step});
           return true;
         }))
       continue;
-    dst->in_links[k].push_back(link.get());
-    src->out_links.push_back(link.get());
     link->index = static_cast<int>(g.links.size());
-    g.links.push_back(std::move(link));
+    g.links.push_back(std::move(*link));
+    dst->in_links[k].push_back(&g.links.back());
+    src->out_links.push_back(&g.links.back());
   }
 
   // Unconnected inputs (only meaningful when every connection could be resolved).
   if (diags.empty() && all_built && manifest_.graph_complete) {
-    for (auto& n : g.nodes)
-      for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+    for (auto& nd : g.nodes)
+      for (std::size_t k = 0; k < nd.inputs.size(); ++k) {
+        const Node* n = &nd;
         const PortSpec& in = n->ports[n->inputs[k]];
         std::size_t fed = 0;
-        for (Link* l : n->in_links[k]) fed += l->width;
-        if (n->in_links[k].size() == 1) n->in_links[k][0]->whole_port = fed == in.size;
+        for (const Link* l : n->in_links[k]) fed += l->width;
+        if (n->in_links[k].size() == 1) g.links[static_cast<std::size_t>(n->in_links[k][0]->index)].whole_port = fed == in.size;
         if (fed == in.size) continue;
         error("/connections", "input \"" + n->name + "." + in.name + "\" (" + describe_port(in) + ") is " +
                                   (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
@@ -610,8 +535,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   if (diags.empty() && manifest_.graph_complete) {
     // vertex = (node, output port); edge o -> o' when o feeds an input of the node of o' and o'
     // has feedthrough.
-    std::map<std::pair<Node*, int>, std::vector<std::pair<Node*, int>>> adj;
-    for (auto& l : g.links) {
+    std::map<std::pair<const Node*, int>, std::vector<std::pair<const Node*, int>>> adj;
+    for (const Link& lk : g.links) {
+      const Link* l = &lk;
       const std::size_t at = l->src->output_port_at(l->src_offset);
       const int so = at < l->src->ports.size() ? int(at) : -1;
       for (std::size_t i = 0; i < l->dst->ports.size(); ++i)
@@ -619,9 +545,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
             l->src->ports[so].feedthrough)
           adj[{l->src, so}].push_back({l->dst, int(i)});
     }
-    std::map<std::pair<Node*, int>, int> state;
-    std::vector<std::pair<Node*, int>> stack;
-    std::function<bool(std::pair<Node*, int>)> dfs = [&](std::pair<Node*, int> v) {
+    std::map<std::pair<const Node*, int>, int> state;
+    std::vector<std::pair<const Node*, int>> stack;
+    std::function<bool(std::pair<const Node*, int>)> dfs = [&](std::pair<const Node*, int> v) {
       state[v] = 1;
       stack.push_back(v);
       for (auto& w : adj[v]) {
@@ -645,9 +571,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   }
 
   // One bond per connection into a bonded input.
-  for (auto& n : g.nodes)
-    for (const Bond& port : n->bond_ports)
-      for (Link* l : n->in_links[port.input]) {
+  for (auto& nd : g.nodes)
+    for (const Bond& port : bond_ports[static_cast<std::size_t>(nd.index)])
+      for (const Link* l : nd.in_links[port.input]) {
+        Node* n = &nd;
         Bond b = port;
         b.element = l->dst_offset;
         b.output_offset = port.output_offset + l->dst_offset;
@@ -660,9 +587,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   // Where the value a connection carries comes from: its source, or, when the source output
   // passes an input on (PortSpec::through), the origin of what feeds that input.
   struct Origin {
-    Node* node;
-    std::size_t offset;       // into node->y
-    std::vector<Node*> via;  // the subsystems passed
+    const Node* node;
+    std::size_t offset;             // into the node's outputs
+    std::vector<const Node*> via;  // the subsystems passed
   };
   auto origin_of = [&](const Link* l) {
     Origin o{l->src, l->src_offset, {}};
@@ -687,25 +614,26 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   // Power bonds between pairs of subsystems (each pair once), directly or across subsystems
   // that pass the values on.
   std::vector<std::vector<char>> paired(g.nodes.size());
-  for (auto& n : g.nodes) paired[static_cast<std::size_t>(n->index)].assign(n->bonds.size(), 0);
-  for (auto& n : g.nodes)
-    for (std::size_t i = 0; i < n->bonds.size(); ++i) {
+  for (const Node& n : g.nodes) paired[static_cast<std::size_t>(n.index)].assign(n.bonds.size(), 0);
+  for (const Node& nd : g.nodes)
+    for (std::size_t i = 0; i < nd.bonds.size(); ++i) {
+      const Node* n = &nd;
       const Bond& b = n->bonds[i];
-      for (Link* in : n->in_links[b.input]) {
+      for (const Link* in : n->in_links[b.input]) {
         if (in->dst_offset != b.element) continue;
         const Origin from = origin_of(in);
-        Node* other = from.node;
-        if (other == n.get()) continue;
+        const Node* other = from.node;
+        if (other == n) continue;
         for (std::size_t j = 0; j < other->bonds.size(); ++j) {
           const Bond& ob = other->bonds[j];
           if (!(from.offset >= ob.output_offset && from.offset < ob.output_offset + ob.width)) continue;
           // does n's bond output feed other's bond input?
-          for (Link* l : other->in_links[ob.input]) {
+          for (const Link* l : other->in_links[ob.input]) {
             if (l->dst_offset != ob.element) continue;
             const Origin back = origin_of(l);
-            if (back.node != n.get() || back.offset < b.output_offset || back.offset >= b.output_offset + b.width) continue;
+            if (back.node != n || back.offset < b.output_offset || back.offset >= b.output_offset + b.width) continue;
             paired[static_cast<std::size_t>(n->index)][i] = paired[static_cast<std::size_t>(other->index)][j] = 1;
-            if (n->index < other->index) g.bond_pairs.push_back({n.get(), i, other, j, back.via, from.via});
+            if (n->index < other->index) g.bond_pairs.push_back({n, i, other, j, back.via, from.via});
           }
         }
       }
@@ -714,12 +642,13 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     error("/coupling/step_control", "the adaptive macro step is set by the energy residuals of power bonds, and no two "
                                     "subsystems here exchange power through a bond (`stride plugins describe NAME` shows "
                                     "a plugin's bonds); use a fixed macro step");
-  for (auto& n : g.nodes)
-    for (std::size_t i = 0; i < n->bonds.size(); ++i) {
+  for (const Node& nd : g.nodes)
+    for (std::size_t i = 0; i < nd.bonds.size(); ++i) {
+      const Node* n = &nd;
       if (paired[static_cast<std::size_t>(n->index)][i]) continue;
       const Bond& b = n->bonds[i];
       std::string source = "nothing";
-      for (Link* in : n->in_links[b.input])
+      for (const Link* in : n->in_links[b.input])
         if (in->dst_offset == b.element) {
           const Origin o = origin_of(in);
           const std::size_t pi = o.node->output_port_at(o.offset);
@@ -768,14 +697,14 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       ordered[static_cast<std::size_t>(by_name[name]->index)] = true;
     }
   }
-  for (auto& n : g.nodes)
-    if (!ordered[static_cast<std::size_t>(n->index)]) g.order.push_back(n.get());
+  for (const Node& n : g.nodes)
+    if (!ordered[static_cast<std::size_t>(n.index)]) g.order.push_back(&n);
 
   // The communication delay each paired bond's paths add (one connection per subsystem passed,
   // plus the last): Jacobi, a macro step per connection; Gauss–Seidel, a macro step per
   // connection that reads a subsystem later in the order.
   auto order_pos = [&](const Node* x) { return std::find(g.order.begin(), g.order.end(), x) - g.order.begin(); };
-  auto path_delay = [&](const Node* from, const std::vector<Node*>& via, const Node* to) {
+  auto path_delay = [&](const Node* from, const std::vector<const Node*>& via, const Node* to) {
     std::vector<const Node*> chain{from};
     for (auto v = via.rbegin(); v != via.rend(); ++v) chain.push_back(*v);
     chain.push_back(to);
@@ -807,9 +736,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
     }
   };
   if (manifest_.record.variables.empty()) {
-    for (auto& n : g.nodes)
-      for (std::size_t i = 0; i < n->ports.size(); ++i)
-        if (n->ports[i].direction == Direction::output) add_port_columns(n.get(), i);
+    for (Node& n : g.nodes)
+      for (std::size_t i = 0; i < n.ports.size(); ++i)
+        if (n.ports[i].direction == Direction::output) add_port_columns(&n, i);
   } else {
     for (std::size_t i = 0; i < manifest_.record.variables.size(); ++i) {
       const auto& v = manifest_.record.variables[i];

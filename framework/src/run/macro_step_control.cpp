@@ -5,24 +5,20 @@
 
 namespace stride::host {
 
-void MacroStepControl::begin(const Graph& g, const CouplingConfig& c) {
+void MacroStepControl::begin(const RunState& s, const CouplingConfig& c) {
   sc_ = c.step_control;
   H_ = c.macro_step;
-  start_.assign(g.bond_pairs.size(), {});
+  start_.assign(s.pairs.size(), {});
 }
 
-void MacroStepControl::before(const Graph& g) {
-  for (std::size_t i = 0; i < g.bond_pairs.size(); ++i) {
-    const BondPair& p = g.bond_pairs[i];
-    start_[i] = {p.a->bonds[p.bond_a].energy, p.b->bonds[p.bond_b].energy};
-  }
+void MacroStepControl::before(const RunState& s) {
+  for (std::size_t i = 0; i < s.pairs.size(); ++i) start_[i] = {*s.pairs[i].energy_a, *s.pairs[i].energy_b};
 }
 
-bool MacroStepControl::after(const Graph& g, double T, double Tn, bool may_reject, RowFile* log) {
+bool MacroStepControl::after(const RunState& s, double T, double Tn, bool may_reject, RowFile* log) {
   double err = 0.0;
-  for (std::size_t i = 0; i < g.bond_pairs.size(); ++i) {
-    const BondPair& p = g.bond_pairs[i];
-    const double ea = p.a->bonds[p.bond_a].energy - start_[i][0], eb = p.b->bonds[p.bond_b].energy - start_[i][1];
+  for (std::size_t i = 0; i < s.pairs.size(); ++i) {
+    const double ea = *s.pairs[i].energy_a - start_[i][0], eb = *s.pairs[i].energy_b - start_[i][1];
     err = std::max(err, std::abs(ea + eb) / (sc_.absolute_tolerance + sc_.tolerance * std::max(std::abs(ea), std::abs(eb))));
   }
   if (!std::isfinite(err)) err = std::numeric_limits<double>::max();

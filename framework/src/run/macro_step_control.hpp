@@ -10,14 +10,14 @@
 #include <limits>
 #include <vector>
 
-#include "graph/graph.hpp"
 #include "run/row_file.hpp"
+#include "run/run_state.hpp"
 
 namespace stride::host {
 
 class MacroStepControl {
  public:
-  void begin(const Graph& g, const CouplingConfig& c);
+  void begin(const RunState& s, const CouplingConfig& c);
   // The end of the macro step from T: H, but no sliver under min_step left before `end`.
   double next(double T, double end) const {
     double Tn = T + H_;
@@ -25,11 +25,11 @@ class MacroStepControl {
     return Tn;
   }
   // Notes each paired bond's energies at the start of the macro step.
-  void before(const Graph& g);
+  void before(const RunState& s);
   // After the macro step from T to Tn: false when it is to be repeated (may_reject, ε > 1 and
   // the step above min_step), with the shorter step set. Appends a row to `log` (steps.csv)
   // when given; throws Stop when the disk refuses it.
-  bool after(const Graph& g, double T, double Tn, bool may_reject, RowFile* log);
+  bool after(const RunState& s, double T, double Tn, bool may_reject, RowFile* log);
   // The summary.json entry "step_control"; `span` is the time the run covered.
   json summary(double span) const;
 

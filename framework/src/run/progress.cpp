@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "run/run_state.hpp"
+
 namespace stride::host {
+
+void Progress::reached(const RunState& s, double) { update(s.time_reached(t1_)); }
 
 Progress::Progress(bool enabled, double t0, double t1) : on_(enabled), tty_(isatty(2)), t0_(t0), t1_(t1) {
   start_ = last_ = std::chrono::steady_clock::now();

@@ -1,15 +1,20 @@
 // The progress display on stderr: a bar on a terminal, a line every 10 % (or 5 s) otherwise.
-// Internal to the host. One thread; update() reads the wall clock and allocates nothing.
+// Internal to the host. An observer of the loop's communication points (run/observer.hpp);
+// one thread; update() reads the wall clock and allocates nothing.
 #pragma once
 
 #include <chrono>
 
+#include "run/observer.hpp"
+
 namespace stride::host {
 
-class Progress {
+class Progress final : public Observer {
  public:
   Progress(bool enabled, double t0, double t1);
   bool enabled() const { return on_; }
+  unsigned events() const override { return communication_points; }
+  void reached(const RunState& s, double T) override;
   // Every subsystem has reached t.
   void update(double t);
   // The run ended with `status` at t.

@@ -7,18 +7,19 @@
 
 namespace stride::host {
 
-Recorder::Recorder(Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
+Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
                    std::size_t capacity, RunBeacon* beacon)
-    : g_(g), t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon), file_(csv, header(g)) {
-  for (auto& n : g.nodes)
-    if (!n->record_cols.empty()) ++recording_nodes_;
+    : t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon), file_(csv, header(g)) {
+  for (const Node& n : g.nodes)
+    if (!n.record_cols.empty()) ++recording_nodes_;
   rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
 }
 
 Recorder::~Recorder() { g_pending_rows.fd = -1; }
 
-void Recorder::advance(Node& n) {
-  if (n.record_cols.empty() && recording_nodes_ > 0) return;
+void Recorder::passed(NodeState& n) {
+  if (!records(n)) return;
+  const Node& d = *n.node;
   for (;;) {
     const std::size_t k = n.next_record;
     const double tk = time_of(k);
@@ -27,25 +28,26 @@ void Recorder::advance(Node& n) {
     Row& r = rows_[k % rows_.size()];
     const double span = n.t - n.t_prev;
     const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
-    for (std::size_t i = 0; i < n.record_cols.size(); ++i) {
-      const std::size_t e = n.record_elem[i];
-      r.values[n.record_cols[i]] = (1 - w) * n.y_prev[e] + w * n.y[e];
+    for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
+      const std::size_t e = d.record_elem[i];
+      r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * n.y[e];
     }
     ++r.filled;
     ++n.next_record;
     format_complete_rows();
   }
+  wake_for(n, n.next_record);
 }
 
-void Recorder::accept(double t) {
+void Recorder::accepted(double t) {
   accepted_ = t;
   format_complete_rows();
 }
 
-void Recorder::rewind(Node& n, std::size_t next) {
-  if (n.record_cols.empty() && recording_nodes_ > 0) return;
+void Recorder::rewound(NodeState& n, std::size_t next) {
+  if (!records(n)) return;
   for (std::size_t k = next; k < n.next_record; ++k) --rows_[k % rows_.size()].filled;
-  n.next_record = next;
+  wake_for(n, next);
 }
 
 std::string Recorder::header(const Graph& g) {

@@ -51,7 +51,7 @@ std::string base_name(const char* file) {
 
 class RunLog::Sink final : public Logger {
  public:
-  Sink(RunLog& log, std::string source, std::string group, const double* time)
+  Sink(RunLog& log, std::string source, std::string group, const double* const* time)
       : Logger(log.config_.level), log_(log), source_(std::move(source)), group_(std::move(group)), time_(time) {}
 
   void write(LogLevel level, const LogFormat& site, std::string_view text) noexcept override {
@@ -108,17 +108,17 @@ class RunLog::Sink final : public Logger {
   };
   std::string head(LogLevel level, bool with_time = true) const {
     std::string h = std::string("[") + to_string(level) + "] " + source_;
-    if (with_time && time_ && std::isfinite(*time_)) {
+    if (with_time && time_ && *time_ && std::isfinite(**time_)) {
       // 9 digits: steps of a microsecond over minutes, without the round-off of a sum of steps.
       char t[32];
-      std::snprintf(t, sizeof t, "%.9g", *time_);
+      std::snprintf(t, sizeof t, "%.9g", **time_);
       h += std::string(", t = ") + t + " s";
     }
     return h + ": ";
   }
   RunLog& log_;
   std::string source_, group_;
-  const double* time_;
+  const double* const* time_;
   std::unordered_map<SiteKey, Site, SiteHash> sites_;
   std::vector<const Site*> order_;  // in order of first appearance (map nodes stay put)
 };
@@ -129,7 +129,7 @@ RunLog::~RunLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Logger& RunLog::sink(std::string source, std::string group, const double* time) {
+Logger& RunLog::sink(std::string source, std::string group, const double* const* time) {
   std::lock_guard<std::mutex> lock(mutex_);
   counts_[group];  // every group appears in the counts, with zeros when nothing was said
   sinks_.push_back(std::make_unique<Sink>(*this, std::move(source), std::move(group), time));

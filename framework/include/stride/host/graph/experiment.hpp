@@ -43,7 +43,9 @@ class Experiment {
   std::vector<std::string> bond_warnings() const;
   // For each paired power bond, the communication delay its two paths add under the scheme.
   std::vector<std::string> bond_delays() const;
-  Graph& graph() { return *graph_; }
+  // The graph as built: immutable (graph/graph.hpp, internal). A run reads it and keeps its own
+  // state (run/run_state.hpp).
+  const Graph& graph() const { return *graph_; }
 
  private:
   Manifest manifest_;
