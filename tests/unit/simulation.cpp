@@ -145,3 +145,22 @@ TEST_CASE("simulation: stepping allocates nothing") {
     CHECK(sim.time() == 1.0);
   }
 }
+
+TEST_CASE("simulation: a run that diverges stops with its reason, and goes no further") {
+  // crane1_zoh.json at H = 16 ms: the energy residual of the crane-cylinder bond passes the
+  // manifest's 1000 J near 5.2 s (docs/benchmark.md's ZOH scan: stable up to 13.5 ms).
+  Experiment ex(load_manifest(STRIDE_SOURCE_DIR "/manifests/crane1_zoh.json", {"/variables/h_M=0.016"}),
+                stride_test::registry());
+  Simulation sim(ex);
+  sim.initialize();
+  try {
+    sim.advance_to(10.0);
+    FAIL("the run did not stop");
+  } catch (const Stop& s) {
+    CHECK(s.status == RunStatus::diverged);
+    CHECK(s.message.find("energy residual of power bond crane.actuator <-> cylinder.actuator") == 0);
+  }
+  CHECK(sim.time() > 1.0);
+  CHECK(sim.time() < 10.0);
+  CHECK_THROWS_AS(sim.advance_to(10.0), std::logic_error);
+}

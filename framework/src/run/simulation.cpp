@@ -11,17 +11,33 @@ Simulation::Simulation(Experiment& experiment, const Options& o)
 
 Simulation::~Simulation() = default;
 
+void Simulation::observe(Observer& o) {
+  if (scheme_) throw std::logic_error("observers are added before initialize()");
+  master_.observe(o);
+}
+
 void Simulation::initialize() {
   if (scheme_) throw std::logic_error("the simulation is initialized already");
   scheme_ = make_coupling_scheme(master_, macro_log_);
-  master_.initialize();
+  try {
+    master_.initialize();
+  } catch (...) {
+    stopped_ = true;
+    throw;
+  }
 }
 
 void Simulation::advance_to(double t) {
   const CouplingConfig& c = experiment_.manifest().coupling;
   if (!scheme_) throw std::logic_error("advance_to() before initialize()");
+  if (stopped_) throw std::logic_error("advance_to() after the run stopped");
   if (!(t <= c.end)) throw std::invalid_argument("time " + std::to_string(t) + " s is past the end " + std::to_string(c.end) + " s");
-  scheme_->advance(t);
+  try {
+    scheme_->advance(t);
+  } catch (...) {
+    stopped_ = true;
+    throw;
+  }
 }
 
 std::span<const double> Simulation::outputs(const std::string& subsystem_port) const {

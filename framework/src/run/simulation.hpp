@@ -15,8 +15,9 @@
 // (its plugin objects keep their state: one run drives them at a time; a Simulation made after
 // the last one ended starts again from the beginning, initializing every plugin again);
 // initialize() and advance_to() throw Stop for every way a run ends early, after which the
-// Simulation may only be read and destroyed; std::invalid_argument for a time past the end or
-// an unknown output. Ownership: the experiment must outlive the Simulation. One thread.
+// Simulation may only be read and destroyed (advance_to() throws std::logic_error); also
+// std::logic_error for calls out of order, std::invalid_argument for a time past the end or an
+// unknown output. Ownership: the experiment must outlive the Simulation. One thread.
 // Allocation: advance_to() allocates nothing under Jacobi, Gauss–Seidel and multirate coupling
 // (iterative coupling and rejected macro steps save snapshots, which plugins may allocate
 // for).
@@ -42,7 +43,8 @@ class Simulation {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  void observe(Observer& o) { master_.observe(o); }
+  // Throws std::logic_error after initialize().
+  void observe(Observer& o);
   // The rows of iterative coupling (iterations.csv) or of the adaptive macro step (steps.csv).
   void log_macro_steps(RowFile& file) { macro_log_ = &file; }
   void initialize();
@@ -65,6 +67,7 @@ class Simulation {
   Master master_;
   RowFile* macro_log_ = nullptr;
   std::unique_ptr<CouplingScheme> scheme_;  // made by initialize()
+  bool stopped_ = false;                    // initialize() or advance_to() threw
 };
 
 }  // namespace stride::host
