@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph_builder.hpp"
+#include "shipped_plugins.hpp"
 #include "stride/host/graph/experiment.hpp"
 
 using namespace stride::host;
@@ -17,14 +18,7 @@ namespace {
 
 const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
 
-const PluginRegistry& registry() {
-  static const PluginRegistry reg = [] {
-    PluginRegistry r;
-    r.scan({STRIDE_BUILD_PLUGIN_DIR, STRIDE_TEST_RUNTIME_DIR});
-    return r;
-  }();
-  return reg;
-}
+const PluginRegistry& registry() { return stride_test::registry_with_test_plugins(); }
 
 std::string all(const std::vector<Diagnostic>& diags) {
   std::string s;
@@ -98,8 +92,9 @@ TEST_CASE("graph builder: an input left unconnected is reported by its phase, an
 }
 
 TEST_CASE("graph builder: order, bounds and record columns follow the manifest") {
-  const Manifest m = read_manifest(kDir + "ramp_gain.json", {"/coupling/order=[\"amp\"]", "/record/variables=[\"amp.y\"]",
-                                                             "/monitor={\"bounds\": {\"amp.y\": [-1, 5]}}"});
+  const Manifest m = read_manifest(
+      kDir + "ramp_gain.json",
+      {"/coupling/order=[\"amp\"]", "/record/variables=[\"amp.y\"]", "/monitor={\"bounds\": {\"amp.y\": [-1, 5]}}"});
   GraphBuilder b(m, registry());
   b.add_subsystems();
   b.add_connections();
@@ -161,8 +156,8 @@ TEST_CASE("graph builder: power bonds pair across the connections that close the
 TEST_CASE("graph builder: every phase reports, and finish() throws them all at once") {
   // An unknown plugin, a connection to a port that does not exist and an unknown subsystem in
   // the order: three phases, three diagnostics, one ManifestError.
-  const Manifest m = read_manifest(kDir + "ramp_gain.json", {"/subsystems/src/plugin=test_rampp", "/connections/0/to=amp.v",
-                                                             "/coupling/order=[\"ampp\"]"});
+  const Manifest m = read_manifest(kDir + "ramp_gain.json", {"/subsystems/src/plugin=test_rampp",
+                                                             "/connections/0/to=amp.v", "/coupling/order=[\"ampp\"]"});
   GraphBuilder b(m, registry());
   b.add_subsystems();
   CHECK(b.diagnostics().size() == 1);

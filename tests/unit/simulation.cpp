@@ -134,7 +134,8 @@ TEST_CASE("simulation: a fresh one repeats the run bit for bit; two at once are 
 TEST_CASE("simulation: stepping allocates nothing") {
   for (const std::string scheme : {"jacobi", "gauss_seidel", "multirate"}) {
     CAPTURE(scheme);
-    Experiment ex(load_manifest(kCrane, {"/coupling/scheme=\"" + scheme + "\"", "/coupling/end=1"}), stride_test::registry());
+    Experiment ex(load_manifest(kCrane, {"/coupling/scheme=\"" + scheme + "\"", "/coupling/end=1"}),
+                  stride_test::registry());
     Simulation sim(ex);
     sim.initialize();
     sim.advance_to(0.1);  // first steps: plugins may size their work space

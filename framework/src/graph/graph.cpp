@@ -25,7 +25,8 @@ std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;
   for (const Link& l : graph_->links) {
     const std::size_t i = l.src->output_port_at(l.src_offset);
-    if (i < l.src->ports.size() && l.src->ports[i].feedthrough) out.push_back(l.config.from_text + " -> " + l.config.to_text);
+    if (i < l.src->ports.size() && l.src->ports[i].feedthrough)
+      out.push_back(l.config.from_text + " -> " + l.config.to_text);
   }
   return out;
 }

@@ -41,8 +41,8 @@ struct Link {
   std::size_t dst_offset = 0;  // first element of that input fed by this link
   // The plugin object: it keeps the pushed samples, which the run resets at initialization.
   std::shared_ptr<Extrapolator> extrapolator;
-  int index = 0;              // in Graph::links
-  bool whole_port = false;    // the only link into that input, covering all of it
+  int index = 0;            // in Graph::links
+  bool whole_port = false;  // the only link into that input, covering all of it
   // Unit conversion from the source's unit to the destination's (kN -> N, bar -> Pa): samples
   // are converted before the extrapolator sees them.
   bool convert = false;
@@ -97,7 +97,7 @@ struct Node {
   std::string plugin;  // plugin(s) for error reports
   std::string pointer;
   double step = 0.0;
-  std::shared_ptr<Subsystem> sub;      // the plugin object
+  std::shared_ptr<Subsystem> sub;                                              // the plugin object
   std::unique_ptr<NodeInputs> plugin_inputs = std::make_unique<NodeInputs>();  // bound to sub
   std::vector<PortSpec> ports;
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
@@ -106,10 +106,10 @@ struct Node {
   std::vector<std::vector<const Link*>> in_links;  // per input index: the links feeding its elements
   std::vector<const Link*> out_links;
   std::vector<Bond> bonds;
-  std::vector<Bound> bounds;               // divergence monitors on outputs
-  std::vector<std::size_t> record_cols;    // CSV column of each recorded output element
-  std::vector<std::size_t> record_elem;    // the output element of each column
-  int index = 0;                           // in Graph::nodes
+  std::vector<Bound> bounds;             // divergence monitors on outputs
+  std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
+  std::vector<std::size_t> record_elem;  // the output element of each column
+  int index = 0;                         // in Graph::nodes
 
   // The output port holding element `offset` of the outputs; ports.size() when none does.
   std::size_t output_port_at(std::size_t offset) const {
@@ -143,8 +143,8 @@ struct Graph {
   // First, so that it is destroyed last: plugin objects may log until they are gone.
   std::unique_ptr<RunLog> log;
   std::vector<BondPair> bond_pairs;
-  std::vector<Node> nodes;  // capacity reserved before the first is added: never reallocated
-  std::vector<Link> links;  // likewise
+  std::vector<Node> nodes;                 // capacity reserved before the first is added: never reallocated
+  std::vector<Link> links;                 // likewise
   std::vector<std::string> columns;        // CSV columns after "time"
   std::vector<const Node*> order;          // Gauss–Seidel order / initialization order
   std::vector<std::string> conversions;    // connections that convert units, for `validate`

@@ -24,8 +24,8 @@ std::string list(const std::vector<std::string>& v) {
 }
 
 std::string describe_port(const PortSpec& p) {
-  return p.name + " (" + (p.direction == Direction::input ? "input" : "output") + ", " + std::to_string(p.size) + " x " +
-         (p.unit.empty() ? "1" : p.unit) + ")";
+  return p.name + " (" + (p.direction == Direction::input ? "input" : "output") + ", " + std::to_string(p.size) +
+         " x " + (p.unit.empty() ? "1" : p.unit) + ")";
 }
 
 std::string unit_of(const PortSpec& p) { return p.unit.empty() ? "1" : p.unit; }
@@ -45,9 +45,11 @@ void check_states(const OdeSystem& sys, const std::string& plugin) {
                              " states in states() for a state of size " + std::to_string(sys.state_size()));
   for (const auto& st : states) {
     const std::string what = "plugin \"" + plugin + "\" declares state \"" + st.name + "\"";
-    if (auto why = unit_problem(st.unit); !why.empty()) throw std::runtime_error(what + " in unit \"" + st.unit + "\": " + why);
+    if (auto why = unit_problem(st.unit); !why.empty())
+      throw std::runtime_error(what + " in unit \"" + st.unit + "\": " + why);
     if (!(st.nominal > 0.0) || !std::isfinite(st.nominal))
-      throw std::runtime_error(what + " with nominal value " + number_text(st.nominal) + " (expected a positive number)");
+      throw std::runtime_error(what + " with nominal value " + number_text(st.nominal) +
+                               " (expected a positive number)");
     if (!std::isnan(st.absolute_tolerance) && !(st.absolute_tolerance > 0.0))
       throw std::runtime_error(what + " with absolute tolerance " + number_text(st.absolute_tolerance) +
                                " (expected a positive number, or NaN for atol times the nominal value)");
@@ -188,7 +190,8 @@ bool GraphBuilder::parameters_ok(const PluginRef& ref, const LoadedPlugin& p) {
   }
   for (const auto& s : specs)
     if (s.default_value.is_null() && !ref.parameters.contains(s.name)) {
-      error(pp + "/" + s.name, "required parameter \"" + s.name + "\" of plugin \"" + ref.plugin + "\" is missing (" + s.doc + ")");
+      error(pp + "/" + s.name,
+            "required parameter \"" + s.name + "\" of plugin \"" + ref.plugin + "\" is missing (" + s.doc + ")");
       ok = false;
     }
   return ok;
@@ -245,8 +248,12 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   } else if (form == Form::multibody) {
     made = create_multibody_subsystem(node, sc);
   } else {
-    if (sc.integrator) error(sc.integrator->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no integrator");
-    if (sc.formulation) error(sc.formulation->pointer, "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no formulation");
+    if (sc.integrator)
+      error(sc.integrator->pointer,
+            "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no integrator");
+    if (sc.formulation)
+      error(sc.formulation->pointer,
+            "subsystem plugin \"" + sc.plugin.plugin + "\" steps itself and takes no formulation");
     node.sub = created(sc.pointer, [&] { return reg_.create_subsystem(sc.plugin.plugin, in_manifest(sc.plugin)); });
     made = node.sub != nullptr;
   }
@@ -276,7 +283,8 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
   if (sc.formulation) error(sc.formulation->pointer, "an FMU takes no formulation");
   const auto& md = fmu.description();
   if (sc.integrator && !md.has_me) {
-    error(sc.integrator->pointer, "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
+    error(sc.integrator->pointer,
+          "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
     return false;
   }
   if (!sc.integrator && !md.has_cs) {
@@ -315,9 +323,9 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
 
 bool GraphBuilder::create_ode_subsystem(Node& node, const SubsystemConfig& sc) {
   if (!sc.integrator) {
-    error(sc.pointer + "/integrator", "subsystem plugin \"" + sc.plugin.plugin +
-                                          "\" is an ODE system: name an integrator; available: " +
-                                          list(names_of(Kind::integrator)));
+    error(sc.pointer + "/integrator",
+          "subsystem plugin \"" + sc.plugin.plugin +
+              "\" is an ODE system: name an integrator; available: " + list(names_of(Kind::integrator)));
     return false;
   }
   if (!resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer)) return false;
@@ -336,9 +344,9 @@ bool GraphBuilder::create_ode_subsystem(Node& node, const SubsystemConfig& sc) {
 bool GraphBuilder::create_multibody_subsystem(Node& node, const SubsystemConfig& sc) {
 #if __has_include(<stride/multibody.hpp>)
   if (!sc.formulation) {
-    error(sc.pointer + "/formulation", "subsystem plugin \"" + sc.plugin.plugin +
-                                           "\" is a multibody model: name a formulation; available: " +
-                                           list(names_of(Kind::formulation)));
+    error(sc.pointer + "/formulation",
+          "subsystem plugin \"" + sc.plugin.plugin +
+              "\" is a multibody model: name a formulation; available: " + list(names_of(Kind::formulation)));
     return false;
   }
   if (!resolve(*sc.formulation, Kind::formulation, sc.formulation->pointer)) return false;
@@ -366,7 +374,8 @@ bool GraphBuilder::declare_ports(Node& node, const SubsystemConfig& sc, bool fmu
     error(sc.pointer, "plugin \"" + node.plugin + "\" failed to declare its ports: " + e.what());
     return false;
   } catch (...) {
-    error(sc.pointer, "plugin \"" + node.plugin + "\" failed to declare its ports: it threw an exception that is not a std::exception");
+    error(sc.pointer, "plugin \"" + node.plugin +
+                          "\" failed to declare its ports: it threw an exception that is not a std::exception");
     return false;
   }
   std::set<std::string> seen;
@@ -381,7 +390,8 @@ bool GraphBuilder::declare_ports(Node& node, const SubsystemConfig& sc, bool fmu
     // defines, checked when they are connected).
     if (!fmu)
       if (auto why = unit_problem(port.unit); !why.empty()) {
-        error(sc.pointer, "plugin \"" + node.plugin + "\" declares port \"" + port.name + "\" in unit \"" + port.unit + "\": " + why);
+        error(sc.pointer, "plugin \"" + node.plugin + "\" declares port \"" + port.name + "\" in unit \"" + port.unit +
+                              "\": " + why);
         ok = false;
       }
   }
@@ -404,7 +414,8 @@ void GraphBuilder::check_through(const Node& node, const SubsystemConfig& sc) {
   for (const PortSpec& o : node.ports) {
     if (o.through.empty()) continue;
     const int k = node.port_index(o.through);
-    if (o.direction != Direction::output || k < 0 || node.ports[static_cast<std::size_t>(k)].direction != Direction::input ||
+    if (o.direction != Direction::output || k < 0 ||
+        node.ports[static_cast<std::size_t>(k)].direction != Direction::input ||
         node.ports[static_cast<std::size_t>(k)].size != o.size)
       error(sc.pointer, "plugin \"" + node.plugin + "\": port \"" + o.name + "\" passes on \"" + o.through +
                             "\", which is not an input of the same size (PortSpec::through is for outputs)");
@@ -446,11 +457,12 @@ void GraphBuilder::check_snapshots(const Node& node, const SubsystemConfig& sc) 
   } catch (...) {
   }
   if (saves) return;
-  error(sc.pointer, std::string(c.iteration.enabled ? "iterative coupling (/coupling/iteration)"
-                                                    : "the adaptive macro step with \"reject\": true (/coupling/step_control)") +
-                        " repeats macro steps from snapshots, but subsystem \"" + node.name + "\" (" + node.plugin +
-                        ") cannot save and restore its state" +
-                        (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
+  error(sc.pointer,
+        std::string(c.iteration.enabled ? "iterative coupling (/coupling/iteration)"
+                                        : "the adaptive macro step with \"reject\": true (/coupling/step_control)") +
+            " repeats macro steps from snapshots, but subsystem \"" + node.name + "\" (" + node.plugin +
+            ") cannot save and restore its state" +
+            (!sc.fmu.empty() ? " (the FMU does not declare canGetAndSetFMUstate for this interface)" : ""));
 }
 
 // ---- add_connections ------------------------------------------------------------------------
@@ -486,7 +498,8 @@ int GraphBuilder::find_port(const Node& n, const std::string& port, Direction di
   }
   if (n.ports[static_cast<std::size_t>(i)].direction != dir) {
     error(pointer, "expected an " + std::string(what) + " port, found \"" + n.name + "." + port + "\", which is an " +
-                       (dir == Direction::input ? "output" : "input") + "; " + what + "s of \"" + n.name + "\": " + list(described));
+                       (dir == Direction::input ? "output" : "input") + "; " + what + "s of \"" + n.name +
+                       "\": " + list(described));
     return -1;
   }
   return i;
@@ -499,12 +512,14 @@ bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, con
   const std::size_t d_first = cc.to_first, d_count = cc.to_count ? cc.to_count : di.size;
   if (s_first >= so.size || s_count > so.size - s_first) {
     error(cc.pointer + "/from", "elements [" + std::to_string(s_first) + ", " + std::to_string(s_first + s_count) +
-                                    ") out of range: " + cc.from_subsystem + "." + so.name + " has " + std::to_string(so.size) + " elements");
+                                    ") out of range: " + cc.from_subsystem + "." + so.name + " has " +
+                                    std::to_string(so.size) + " elements");
     ok = false;
   }
   if (d_first >= di.size || d_count > di.size - d_first) {
     error(cc.pointer + "/to", "elements [" + std::to_string(d_first) + ", " + std::to_string(d_first + d_count) +
-                                  ") out of range: " + cc.to_subsystem + "." + di.name + " has " + std::to_string(di.size) + " elements");
+                                  ") out of range: " + cc.to_subsystem + "." + di.name + " has " +
+                                  std::to_string(di.size) + " elements");
     ok = false;
   }
   if (ok && s_count != d_count) {
@@ -539,7 +554,8 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
       ok = false;
     }
   }
-  const auto k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) - dst->inputs.begin());
+  const auto k = static_cast<std::size_t>(std::find(dst->inputs.begin(), dst->inputs.end(), std::size_t(dp)) -
+                                          dst->inputs.begin());
   if (ok)
     for (const Link* other : dst->in_links[k])
       if (d_first < other->dst_offset + other->width && other->dst_offset < d_first + d_count) {
@@ -560,12 +576,14 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
     link.convert = true;
     link.scale = conversion->scale;
     link.offset = conversion->offset;
-    graph_->conversions.push_back(cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
-                                  number_text(conversion->scale) +
-                                  (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
+    graph_->conversions.push_back(
+        cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
+        number_text(conversion->scale) +
+        (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
   }
-  link.extrapolator = created(cc.extrapolator.pointer,
-                              [&] { return reg_.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator)); });
+  link.extrapolator = created(cc.extrapolator.pointer, [&] {
+    return reg_.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));
+  });
   if (!link.extrapolator) return;
   link.extrapolator->bind_logger(graph_->log->sink(
       "connection " + cc.from_text + " -> " + cc.to_text + " (extrapolator " + cc.extrapolator.plugin + ")",
@@ -591,12 +609,14 @@ void GraphBuilder::check_unconnected_inputs() {
       const PortSpec& in = n.ports[n.inputs[k]];
       std::size_t fed = 0;
       for (const Link* l : n.in_links[k]) fed += l->width;
-      if (n.in_links[k].size() == 1) graph_->links[static_cast<std::size_t>(n.in_links[k][0]->index)].whole_port = fed == in.size;
+      if (n.in_links[k].size() == 1)
+        graph_->links[static_cast<std::size_t>(n.in_links[k][0]->index)].whole_port = fed == in.size;
       if (fed == in.size) continue;
-      error("/connections", "input \"" + n.name + "." + in.name + "\" (" + describe_port(in) + ") is " +
-                                (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
-                                     : std::string("not connected")) +
-                                "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
+      error("/connections",
+            "input \"" + n.name + "." + in.name + "\" (" + describe_port(in) + ") is " +
+                (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
+                     : std::string("not connected")) +
+                "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
     }
 }
 
@@ -624,8 +644,9 @@ void GraphBuilder::check_algebraic_loops() {
         auto it = std::find(stack.begin(), stack.end(), w);
         for (; it != stack.end(); ++it) cycle += it->first->name + "." + it->first->ports[it->second].name + " -> ";
         cycle += w.first->name + "." + w.first->ports[w.second].name;
-        error("/connections", "algebraic loop through outputs with direct feedthrough: " + cycle +
-                                  "; break it with an output that has no feedthrough (e.g. velocity–pressure coupling)");
+        error("/connections",
+              "algebraic loop through outputs with direct feedthrough: " + cycle +
+                  "; break it with an output that has no feedthrough (e.g. velocity–pressure coupling)");
         return true;
       }
       if (state[w] == 0 && dfs(w)) return true;
@@ -658,9 +679,10 @@ void GraphBuilder::add_power_bonds() {
   for (const Node& n : graph_->nodes) paired[static_cast<std::size_t>(n.index)].assign(n.bonds.size(), 0);
   pair_bonds(paired);
   if (manifest_.coupling.step_control.enabled && graph_->bond_pairs.empty())
-    error("/coupling/step_control", "the adaptive macro step is set by the energy residuals of power bonds, and no two "
-                                    "subsystems here exchange power through a bond (`stride plugins describe NAME` shows "
-                                    "a plugin's bonds); use a fixed macro step");
+    error("/coupling/step_control",
+          "the adaptive macro step is set by the energy residuals of power bonds, and no two "
+          "subsystems here exchange power through a bond (`stride plugins describe NAME` shows "
+          "a plugin's bonds); use a fixed macro step");
   warn_unpaired(paired);
 }
 
@@ -726,8 +748,8 @@ void GraphBuilder::warn_unpaired(const std::vector<std::vector<char>>& paired) {
           for (auto v = o.via.rbegin(); v != o.via.rend(); ++v) source += " through " + (*v)->name;
         }
       graph_->bond_warnings.push_back(
-          "power bond " + n.name + "." + b.name + " has no partner: its input " + n.name + "." + n.ports[n.inputs[b.input]].name +
-          " comes from " + source +
+          "power bond " + n.name + "." + b.name + " has no partner: its input " + n.name + "." +
+          n.ports[n.inputs[b.input]].name + " comes from " + source +
           ", which is not the conjugate output of a subsystem it feeds back; its energy is not checked against another "
           "subsystem (a subsystem in between must declare that it passes the value on: PortSpec::through)");
     }
@@ -744,8 +766,9 @@ void GraphBuilder::add_bounds() {
     const PortSpec& ps = n->ports[static_cast<std::size_t>(pi)];
     const std::size_t first = ob.first, count = ob.count ? ob.count : ps.size;
     if (first >= ps.size || count > ps.size - first) {
-      error(ob.pointer, "elements [" + std::to_string(first) + ", " + std::to_string(first + count) + ") out of range: " +
-                            ob.subsystem + "." + ob.port + " has " + std::to_string(ps.size) + " elements");
+      error(ob.pointer, "elements [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                            ") out of range: " + ob.subsystem + "." + ob.port + " has " + std::to_string(ps.size) +
+                            " elements");
       continue;
     }
     for (std::size_t e = first; e < first + count; ++e)
@@ -803,7 +826,8 @@ std::string GraphBuilder::path_delay(const Node* from, const std::vector<const N
 
 void GraphBuilder::describe_bond_delays() {
   for (const BondPair& p : graph_->bond_pairs)
-    graph_->bond_delays.push_back(p.name() + ": " + path_delay(p.a, p.via_ab, p.b) + "; " + path_delay(p.b, p.via_ba, p.a));
+    graph_->bond_delays.push_back(p.name() + ": " + path_delay(p.a, p.via_ab, p.b) + "; " +
+                                  path_delay(p.b, p.via_ba, p.a));
 }
 
 void GraphBuilder::add_port_columns(Node& n, std::size_t pi) {

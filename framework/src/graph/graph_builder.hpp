@@ -116,7 +116,7 @@ class GraphBuilder {
   std::unique_ptr<Graph> graph_;
   std::vector<Diagnostic> diags_;
   std::map<std::string, Node*> by_name_;
-  std::vector<std::string> sub_names_;       // every subsystem the manifest names, built or not
+  std::vector<std::string> sub_names_;         // every subsystem the manifest names, built or not
   std::vector<std::vector<Bond>> bond_ports_;  // per node: each bonded input port, whole width
 };
 

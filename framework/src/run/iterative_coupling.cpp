@@ -62,19 +62,19 @@ class IterativeCoupling final : public CouplingScheme {
   }
 
   void summarize(json& s) const override {
-    s["iteration"] = {{"max_iterations", ic_.max_iterations},
-                      {"relaxation", ic_.relaxation},
-                      {"tolerance", ic_.tolerance},
-                      {"absolute_tolerance", ic_.absolute_tolerance},
-                      {"macro_steps", stats_.macro_steps},
-                      {"passes", stats_.passes},
-                      {"mean_passes_per_macro_step",
-                       stats_.macro_steps ? double(stats_.passes) / double(stats_.macro_steps) : 0.0},
-                      {"most_passes_in_a_macro_step", stats_.most_passes},
-                      {"unconverged_macro_steps", stats_.unconverged},
-                      {"first_unconverged_time", stats_.first_unconverged},
-                      {"largest_final_residual", stats_.largest_final},
-                      {"per_macro_step", "iterations.csv"}};
+    s["iteration"] = {
+        {"max_iterations", ic_.max_iterations},
+        {"relaxation", ic_.relaxation},
+        {"tolerance", ic_.tolerance},
+        {"absolute_tolerance", ic_.absolute_tolerance},
+        {"macro_steps", stats_.macro_steps},
+        {"passes", stats_.passes},
+        {"mean_passes_per_macro_step", stats_.macro_steps ? double(stats_.passes) / double(stats_.macro_steps) : 0.0},
+        {"most_passes_in_a_macro_step", stats_.most_passes},
+        {"unconverged_macro_steps", stats_.unconverged},
+        {"first_unconverged_time", stats_.first_unconverged},
+        {"largest_final_residual", stats_.largest_final},
+        {"per_macro_step", "iterations.csv"}};
   }
 
  private:

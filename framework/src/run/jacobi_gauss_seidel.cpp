@@ -24,9 +24,7 @@ namespace {
 
 class JacobiGaussSeidel final : public CouplingScheme {
  public:
-  JacobiGaussSeidel(Master& m, bool sequential) : m_(m), sequential_(sequential), T_(m.coupling().start) {
-    stepped_.reserve(m.state().order.size());
-  }
+  JacobiGaussSeidel(Master& m, bool sequential) : m_(m), sequential_(sequential), T_(m.coupling().start) {}
 
   void advance(double target) override {
     const CouplingConfig& c = m_.coupling();
@@ -35,13 +33,7 @@ class JacobiGaussSeidel final : public CouplingScheme {
       const double grid = c.start + static_cast<double>(k_ + 1) * c.macro_step;
       const double Tn = std::min(grid, target);
       if (grid <= target + eps) ++k_;
-      stepped_.clear();
-      for (NodeState* n : m_.state().order)
-        if (m_.advance_to(*n, Tn)) {
-          if (sequential_) m_.push_outputs(*n);
-          else stepped_.push_back(n);
-        }
-      for (NodeState* n : stepped_) m_.push_outputs(*n);
+      m_.advance_all(Tn, sequential_);
       T_ = Tn;
       m_.reached(T_);
     }
@@ -51,8 +43,7 @@ class JacobiGaussSeidel final : public CouplingScheme {
   Master& m_;
   const bool sequential_;
   double T_;
-  long k_ = 0;                     // macro steps on the grid taken
-  std::vector<NodeState*> stepped_;  // Jacobi: the subsystems that stepped in this macro step
+  long k_ = 0;  // macro steps on the grid taken
 };
 
 }  // namespace

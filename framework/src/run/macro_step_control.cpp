@@ -19,7 +19,8 @@ bool MacroStepControl::after(const RunState& s, double T, double Tn, bool may_re
   double err = 0.0;
   for (std::size_t i = 0; i < s.pairs.size(); ++i) {
     const double ea = *s.pairs[i].energy_a - start_[i][0], eb = *s.pairs[i].energy_b - start_[i][1];
-    err = std::max(err, std::abs(ea + eb) / (sc_.absolute_tolerance + sc_.tolerance * std::max(std::abs(ea), std::abs(eb))));
+    err = std::max(err,
+                   std::abs(ea + eb) / (sc_.absolute_tolerance + sc_.tolerance * std::max(std::abs(ea), std::abs(eb))));
   }
   if (!std::isfinite(err)) err = std::numeric_limits<double>::max();
   const double taken = Tn - T;

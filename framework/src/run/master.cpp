@@ -14,7 +14,9 @@ Master::Master(RunState& state, const CouplingConfig& coupling, double residual_
       // Relative to the macro step, but never below the spacing of doubles at the end time.
       eps_(std::max(1e-9 * std::min(coupling.macro_step, coupling.end - coupling.start),
                     9e-16 * std::max(std::abs(coupling.start), std::abs(coupling.end)))),
-      residual_limit_(residual_limit) {}
+      residual_limit_(residual_limit) {
+  stepped_.reserve(state.nodes.size());
+}
 
 void Master::observe(Observer& o) {
   if (o.events() & Observer::steps) at_steps_.push_back(&o);
@@ -155,11 +157,12 @@ void Master::save(NodeState& n, Snapshot& s) {
   s.y = n.y, s.y_prev = n.y_prev;
   s.bond_energy.resize(n.bonds.size());
   s.bond_power.resize(n.bonds.size());
-  for (std::size_t i = 0; i < n.bonds.size(); ++i) s.bond_energy[i] = n.bonds[i].energy, s.bond_power[i] = n.bonds[i].power;
+  for (std::size_t i = 0; i < n.bonds.size(); ++i)
+    s.bond_energy[i] = n.bonds[i].energy, s.bond_power[i] = n.bonds[i].power;
   guarded(n, [&] { n.sub->save_state(s.state); });
   if (!s.state)
-    throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin + ") saved no state at t = " +
-                                      std::to_string(n.t) + " s"};
+    throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin +
+                                      ") saved no state at t = " + std::to_string(n.t) + " s"};
 }
 
 void Master::restore(NodeState& n, const Snapshot& s) {
@@ -169,7 +172,8 @@ void Master::restore(NodeState& n, const Snapshot& s) {
   n.next_record = s.next_record;
   n.t = s.t, n.t_prev = s.t_prev, n.steps = s.steps;
   n.y = s.y, n.y_prev = s.y_prev;
-  for (std::size_t i = 0; i < n.bonds.size(); ++i) n.bonds[i].energy = s.bond_energy[i], n.bonds[i].power = s.bond_power[i];
+  for (std::size_t i = 0; i < n.bonds.size(); ++i)
+    n.bonds[i].energy = s.bond_energy[i], n.bonds[i].power = s.bond_power[i];
 }
 
 void Master::failed(const NodeState& n) const {
@@ -189,8 +193,8 @@ void Master::failed(const NodeState& n) const {
   } catch (const std::exception& e) {
     throw Stop{RunStatus::failed, "plugin \"" + plugin + "\" of subsystem \"" + name + "\" threw: " + e.what()};
   } catch (...) {
-    throw Stop{RunStatus::failed,
-               "plugin \"" + plugin + "\" of subsystem \"" + name + "\" threw an exception that is not a std::exception"};
+    throw Stop{RunStatus::failed, "plugin \"" + plugin + "\" of subsystem \"" + name +
+                                      "\" threw an exception that is not a std::exception"};
   }
 }
 
@@ -201,11 +205,11 @@ void Master::failed(const LinkState& l) const {
   } catch (const Stop&) {
     throw;
   } catch (const std::exception& e) {
-    throw Stop{RunStatus::failed, "extrapolator \"" + c.extrapolator.plugin + "\" of connection " + c.from_text + " -> " +
-                                      c.to_text + " threw: " + e.what()};
+    throw Stop{RunStatus::failed, "extrapolator \"" + c.extrapolator.plugin + "\" of connection " + c.from_text +
+                                      " -> " + c.to_text + " threw: " + e.what()};
   } catch (...) {
-    throw Stop{RunStatus::failed, "extrapolator \"" + c.extrapolator.plugin + "\" of connection " + c.from_text + " -> " +
-                                      c.to_text + " threw an exception that is not a std::exception"};
+    throw Stop{RunStatus::failed, "extrapolator \"" + c.extrapolator.plugin + "\" of connection " + c.from_text +
+                                      " -> " + c.to_text + " threw an exception that is not a std::exception"};
   }
 }
 
@@ -215,28 +219,28 @@ void Master::stop_by_signal() const {
 
 void Master::bad_step_time(const NodeState& n, double t_new, double h) const {
   throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin + ") returned time " +
-                                    std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) + " of at most " +
-                                    std::to_string(h) + " s"};
+                                    std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
+                                    " of at most " + std::to_string(h) + " s"};
 }
 
 void Master::not_finite(const NodeState& n, std::size_t element) const {
   const Node& d = *n.node;
   const std::size_t p = d.output_port_at(element);
   const std::string port = p < d.ports.size() ? d.ports[p].name : "";
-  throw Stop{RunStatus::diverged,
-             "subsystem \"" + d.name + "\": output \"" + port + "\" is not finite at t = " + std::to_string(n.t) + " s"};
+  throw Stop{RunStatus::diverged, "subsystem \"" + d.name + "\": output \"" + port +
+                                      "\" is not finite at t = " + std::to_string(n.t) + " s"};
 }
 
 void Master::out_of_bounds(const NodeState& n, const Node::Bound& b, double v) const {
   throw Stop{RunStatus::diverged, "output " + b.label + " = " + std::to_string(v) + " left its declared bounds [" +
-                                      std::to_string(b.min) + ", " + std::to_string(b.max) + "] at t = " +
-                                      std::to_string(n.t) + " s"};
+                                      std::to_string(b.min) + ", " + std::to_string(b.max) +
+                                      "] at t = " + std::to_string(n.t) + " s"};
 }
 
 void Master::residual_over_limit(const PairState& p, double r) const {
   throw Stop{RunStatus::diverged, "energy residual of power bond " + p.pair->name() + " is " + std::to_string(r) +
-                                      " J, beyond the limit " + std::to_string(residual_limit_) + " J at t = " +
-                                      std::to_string(time_reached()) + " s"};
+                                      " J, beyond the limit " + std::to_string(residual_limit_) +
+                                      " J at t = " + std::to_string(time_reached()) + " s"};
 }
 
 }  // namespace stride::host

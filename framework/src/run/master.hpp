@@ -94,6 +94,19 @@ class Master {
     return true;
   }
 
+  // Every subsystem to the communication point Tn, in Graph::order. Gauss–Seidel (sequential):
+  // each one's outputs are pushed as soon as it is there, so the later ones read them; Jacobi:
+  // once all are there, so everyone read the old ones. Only those that stepped push.
+  void advance_all(double Tn, bool sequential) {
+    stepped_.clear();
+    for (NodeState* n : s_.order)
+      if (advance_to(*n, Tn)) {
+        if (sequential) push_outputs(*n);
+        else stepped_.push_back(n);
+      }
+    for (NodeState* n : stepped_) push_outputs(*n);
+  }
+
   void push(LinkState& l, double t) {
     if (t > l.last_push) guarded(l, [&] { l.push_now(t); });
   }
@@ -208,6 +221,7 @@ class Master {
   double eps_;
   double residual_limit_;
   std::vector<Observer*> at_steps_, at_points_;
+  std::vector<NodeState*> stepped_;          // advance_all under Jacobi: who stepped
   std::vector<std::vector<double>> pushed_;  // initialization: the values each connection was last given
   bool defer_monitors_ = false;
   std::optional<Stop> violation_;

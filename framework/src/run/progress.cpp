@@ -23,8 +23,8 @@ void Progress::update(double t) {
   if (tty_) {
     if (since < 0.1) return;
     const int width = 40, filled = static_cast<int>(frac * width);
-    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  t = %.4g s", filled, "========================================",
-                 width - filled, "", 100 * frac, t);
+    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  t = %.4g s", filled,
+                 "========================================", width - filled, "", 100 * frac, t);
   } else {
     if (since < 5.0 && frac < next_) return;
     std::fprintf(stderr, "progress: %5.1f%%  t = %.6g s  wall %.1f s\n", 100 * frac, t,

@@ -102,7 +102,8 @@ void Recorder::commit() {
 
 void Recorder::grow() {
   std::vector<Row> bigger(rows_.size() * 2, Row{std::vector<double>(ncols_, 0.0), 0});
-  for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k) bigger[k % bigger.size()] = rows_[k % rows_.size()];
+  for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k)
+    bigger[k % bigger.size()] = rows_[k % rows_.size()];
   rows_ = std::move(bigger);
 }
 

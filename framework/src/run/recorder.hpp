@@ -29,8 +29,8 @@ struct RunBeacon;
 class Recorder final : public Observer {
  public:
   // Creates results.csv with its header. Throws Stop.
-  Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end, std::size_t capacity,
-           RunBeacon* beacon);
+  Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
+           std::size_t capacity, RunBeacon* beacon);
   ~Recorder() override;
   unsigned events() const override { return steps; }
   double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }

@@ -36,7 +36,8 @@ void RowFile::commit() {
       // whole row.
       const auto last = buffer_.rfind('\n', done ? done - 1 : 0);
       const std::size_t keep = done && last != std::string::npos ? last + 1 : 0;
-      committed_rows_ += static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.begin() + static_cast<long>(keep), '\n'));
+      committed_rows_ +=
+          static_cast<std::size_t>(std::count(buffer_.begin(), buffer_.begin() + static_cast<long>(keep), '\n'));
       if (committed_bytes_ == 0 && keep > 0) --committed_rows_;  // the header line
       committed_bytes_ += keep;
       if (::ftruncate(fd_, static_cast<off_t>(committed_bytes_)) != 0) {

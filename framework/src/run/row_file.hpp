@@ -30,7 +30,8 @@ class RowFile {
   bool lost() const { return lost_; }
   // A commit is due: the buffer is large or 50 ms of wall time have passed since the last one.
   bool due() const {
-    return buffer_.size() >= kBufferBytes || std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(50);
+    return buffer_.size() >= kBufferBytes ||
+           std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(50);
   }
   // Writes the buffer. Throws Stop when the disk refuses (the complete rows written are kept).
   void commit();
@@ -49,7 +50,8 @@ class RowFile {
 // the string's capacity.
 inline void put_number(std::string& out, double v) {
   char num[32];
-  out.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+  out.append(
+      num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
 }
 
 }  // namespace stride::host

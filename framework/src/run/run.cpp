@@ -40,8 +40,9 @@ json running_summary(const Experiment& ex) {
   json order = json::array();
   for (const auto& sc : m.subsystems) order.push_back(sc.name);
   return {{"status", "running"},
-          {"message", "the run has not ended (or its process was killed before it could say how it ended): "
-                      "nothing here is a result"},
+          {"message",
+           "the run has not ended (or its process was killed before it could say how it ended): "
+           "nothing here is a result"},
           {"pid", ::getpid()},
           {"manifest", fs::absolute(m.file).string()},
           {"start_time", m.coupling.start},
@@ -57,7 +58,8 @@ namespace {
 // (see Limits::max_buffered_rows).
 std::size_t row_capacity(const Manifest& m, const Graph& g, double interval) {
   const double span = m.coupling.end - m.coupling.start;
-  const double longest_macro = m.coupling.step_control.enabled ? m.coupling.step_control.max_step : m.coupling.macro_step;
+  const double longest_macro =
+      m.coupling.step_control.enabled ? m.coupling.step_control.max_step : m.coupling.macro_step;
   double widest = std::min(longest_macro, span);
   for (const Node& n : g.nodes) {
     const bool clipped = m.coupling.scheme != Scheme::multirate && m.coupling.align;
@@ -137,7 +139,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     sim->observe(*rec);
     if (prog.enabled()) sim->observe(prog);
     if (m.coupling.iteration.enabled)
-      macro_log.emplace(folder->path() / "iterations.csv", "time,passes,largest_change,change_over_tolerance,converged");
+      macro_log.emplace(folder->path() / "iterations.csv",
+                        "time,passes,largest_change,change_over_tolerance,converged");
     else if (m.coupling.step_control.enabled)
       macro_log.emplace(folder->path() / "steps.csv", "time,macro_step,residual_over_tolerance,accepted");
     if (macro_log) sim->log_macro_steps(*macro_log);

@@ -21,14 +21,16 @@ void LinkState::push_now(double t) {
   if (whole_port && held <= t) {
     for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
     value_time = std::numeric_limits<double>::quiet_NaN();
-    dst->known[dst_input] = NodeInputs::Known{held, std::numeric_limits<double>::infinity(), value.data(), value.size()};
+    dst->known[dst_input] =
+        NodeInputs::Known{held, std::numeric_limits<double>::infinity(), value.data(), value.size()};
   } else {
     dst->known[dst_input] = NodeInputs::Known{};
   }
 }
 
 void NodeInputs::attach(NodeState& state) {
-  if (state_) throw std::logic_error("subsystem \"" + state.node->name + "\" is driven by another run of this experiment");
+  if (state_)
+    throw std::logic_error("subsystem \"" + state.node->name + "\" is driven by another run of this experiment");
   state_ = &state;
   clock_ = &state.t;
   set_known(state.known.data(), state.known.size());
@@ -44,8 +46,8 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
   if (!state_) throw std::logic_error("an input was read with no run under way");
   NodeState& n = *state_;
   if (port >= n.in_links.size())
-    throw std::out_of_range("input index " + std::to_string(port) + " read by subsystem \"" + n.node->name + "\", which has " +
-                            std::to_string(n.in_links.size()) + " inputs");
+    throw std::out_of_range("input index " + std::to_string(port) + " read by subsystem \"" + n.node->name +
+                            "\", which has " + std::to_string(n.in_links.size()) + " inputs");
   const auto& links = n.in_links[port];
   // The interval of times for which every link's value is the one evaluated now: a hold from
   // its start on, else this instant only.
@@ -74,7 +76,8 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
       if (held > t) to = t;
     } catch (const std::exception& e) {
       throw PluginError(l->link->config.extrapolator.plugin, std::string("extrapolator of ") + n.node->name + "." +
-                                                                 n.node->ports[n.node->inputs[port]].name + ": " + e.what());
+                                                                 n.node->ports[n.node->inputs[port]].name + ": " +
+                                                                 e.what());
     } catch (...) {
       throw PluginError(l->link->config.extrapolator.plugin, std::string("extrapolator of ") + n.node->name + "." +
                                                                  n.node->ports[n.node->inputs[port]].name +
@@ -86,7 +89,8 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
     value = links[0]->value;
   } else {
     auto& out = n.input_value[port];
-    for (LinkState* l : links) std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
+    for (LinkState* l : links)
+      std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
     value = out;
   }
   n.known[port] = Known{from, to, value.data(), value.size()};

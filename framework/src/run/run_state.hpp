@@ -58,8 +58,8 @@ struct alignas(64) NodeState {
   std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
   const Node* node = nullptr;
   NodeInputs* plugin_inputs = nullptr;
-  std::vector<std::vector<LinkState*>> in_links;  // per input index
-  std::vector<std::vector<double>> input_value;   // per input index, assembled from several links
+  std::vector<std::vector<LinkState*>> in_links;              // per input index
+  std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
 
   // The value of input `port` at t, as the plugin reads it.
@@ -141,7 +141,6 @@ struct RunState {
     for (const auto& n : nodes) end = std::min(end, n.t);
     return end;
   }
-  const BondState& bond(const Node* n, std::size_t i) const { return nodes[static_cast<std::size_t>(n->index)].bonds[i]; }
 };
 
 }  // namespace stride::host

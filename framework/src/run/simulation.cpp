@@ -7,7 +7,8 @@ namespace stride::host {
 Simulation::Simulation(Experiment& experiment, const Options& o)
     : experiment_(experiment),
       state_(experiment.graph()),
-      master_(state_, experiment.manifest().coupling, experiment.manifest().monitor.energy_residual_limit, o.stop, o.beacon) {}
+      master_(state_, experiment.manifest().coupling, experiment.manifest().monitor.energy_residual_limit, o.stop,
+              o.beacon) {}
 
 Simulation::~Simulation() = default;
 
@@ -31,7 +32,8 @@ void Simulation::advance_to(double t) {
   const CouplingConfig& c = experiment_.manifest().coupling;
   if (!scheme_) throw std::logic_error("advance_to() before initialize()");
   if (stopped_) throw std::logic_error("advance_to() after the run stopped");
-  if (!(t <= c.end)) throw std::invalid_argument("time " + std::to_string(t) + " s is past the end " + std::to_string(c.end) + " s");
+  if (!(t <= c.end))
+    throw std::invalid_argument("time " + std::to_string(t) + " s is past the end " + std::to_string(c.end) + " s");
   try {
     scheme_->advance(t);
   } catch (...) {
@@ -47,7 +49,8 @@ std::span<const double> Simulation::outputs(const std::string& subsystem_port) c
     if (dot == std::string::npos || d.name != subsystem_port.substr(0, dot)) continue;
     const int p = d.port_index(subsystem_port.substr(dot + 1));
     if (p >= 0 && d.ports[static_cast<std::size_t>(p)].direction == Direction::output)
-      return std::span<const double>(n.y).subspan(d.output_offset[static_cast<std::size_t>(p)], d.ports[static_cast<std::size_t>(p)].size);
+      return std::span<const double>(n.y).subspan(d.output_offset[static_cast<std::size_t>(p)],
+                                                  d.ports[static_cast<std::size_t>(p)].size);
   }
   throw std::invalid_argument("no output \"" + subsystem_port + "\" (expected \"subsystem.port\")");
 }

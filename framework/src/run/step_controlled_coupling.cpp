@@ -8,7 +8,7 @@
 //     repeat:
 //       Tn = T + H, but no sliver under min_step before target
 //       note the energies of every bond pair
-//       step every subsystem to Tn as Jacobi / Gauss–Seidel do (jacobi_gauss_seidel.cpp);
+//       step every subsystem to Tn as Jacobi / Gauss–Seidel do (Master::advance_all);
 //         reject (Jacobi only): nothing is pushed yet, output bounds are judged once accepted
 //       ε = max over pairs |ΔE_a + ΔE_b| / (atol + rtol max(|ΔE_a|, |ΔE_b|))
 //       if reject and ε > 1 and H > min_step:
@@ -31,7 +31,6 @@ class StepControlledCoupling final : public CouplingScheme {
   StepControlledCoupling(Master& m, bool sequential, bool reject, RowFile* log)
       : m_(m), sequential_(sequential), reject_(reject), log_(log), T_(m.coupling().start) {
     control_.begin(m.state(), m.coupling());
-    stepped_.reserve(m.state().order.size());
     if (reject_) {
       snapshots_.resize(m.state().nodes.size());
       renewed_.resize(m.state().nodes.size());
@@ -47,20 +46,16 @@ class StepControlledCoupling final : public CouplingScheme {
     }
   }
 
-  void summarize(json& s) const override { s["step_control"] = control_.summary(m_.time_reached() - m_.coupling().start); }
+  void summarize(json& s) const override {
+    s["step_control"] = control_.summary(m_.time_reached() - m_.coupling().start);
+  }
 
  private:
   // One macro step, never repeated; returns its end.
   double macro_step(double target) {
     const double Tn = control_.next(T_, target);
     control_.before(m_.state());
-    stepped_.clear();
-    for (NodeState* n : m_.state().order)
-      if (m_.advance_to(*n, Tn)) {
-        if (sequential_) m_.push_outputs(*n);
-        else stepped_.push_back(n);
-      }
-    for (NodeState* n : stepped_) m_.push_outputs(*n);
+    m_.advance_all(Tn, sequential_);
     control_.after(m_.state(), T_, Tn, false, log_);
     return Tn;
   }
@@ -98,7 +93,6 @@ class StepControlledCoupling final : public CouplingScheme {
   RowFile* log_;  // steps.csv
   double T_;
   MacroStepControl control_;
-  std::vector<NodeState*> stepped_;
   std::vector<Master::Snapshot> snapshots_;  // reject: every subsystem at T
   std::vector<char> renewed_;                // reject: whose inputs were renewed at T
 };

@@ -75,7 +75,8 @@ json subsystems(const RunState& state, EnergyTotals& total) {
     j["messages"] = message_counts(state.graph.log->counts(d.name));
     if (!n.bonds.empty()) {
       json bonds = json::array();
-      for (std::size_t i = 0; i < n.bonds.size(); ++i) bonds.push_back({{"bond", d.bonds[i].name}, {"energy_in_J", n.bonds[i].energy}});
+      for (std::size_t i = 0; i < n.bonds.size(); ++i)
+        bonds.push_back({{"bond", d.bonds[i].name}, {"energy_in_J", n.bonds[i].energy}});
       j["bonds"] = bonds;
     }
     subs[d.name] = j;
@@ -86,12 +87,8 @@ json subsystems(const RunState& state, EnergyTotals& total) {
 json log_entry(const RunLog& log) {
   const RunLog::Counts all = log.total();
   const LogConfig& lc = log.config();
-  json j = {{"file", "log.txt"},
-            {"level", to_string(lc.level)},
-            {"stderr_level", to_string(lc.stderr_level)},
-            {"repeats", lc.repeats},
-            {"warnings", all.warnings},
-            {"errors", all.errors},
+  json j = {{"file", "log.txt"},         {"level", to_string(lc.level)}, {"stderr_level", to_string(lc.stderr_level)},
+            {"repeats", lc.repeats},     {"warnings", all.warnings},     {"errors", all.errors},
             {"left_out", all.suppressed}};
   if (auto e = log.error(); !e.empty()) j["error"] = e;
   return j;
@@ -143,9 +140,8 @@ json run_summary(const Experiment& ex, const RunState* run, const RunResult& res
     s["total_subsystem_energy_J"] = total.energy;
     // Every subsystem reports energy: the whole system's change against what crossed its
     // bonds (the energy residuals of coupled bonds plus any bond left unpaired).
-    s["energy_balance"] = {{"change_J", total.change},
-                           {"bond_energy_in_J", total.bond_in},
-                           {"internal_J", total.change - total.bond_in}};
+    s["energy_balance"] = {
+        {"change_J", total.change}, {"bond_energy_in_J", total.bond_in}, {"internal_J", total.change - total.bond_in}};
   }
   s["connections"] = connections(state);
   json pairs = json::array();
