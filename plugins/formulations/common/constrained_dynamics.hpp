@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -278,7 +279,10 @@ class ConstrainedDynamics {
       form_S();  // the whole S again, to choose the independent rows from
       choose_independent();
       leave_out_dependent(S_);
-      if (!factorize_S()) throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
+      if (!factorize_S())
+        throw StepFailure("multibody: the constraint Jacobian is nearly rank deficient (a near-singular configuration); "
+                          "the equation closest to depending on the others: " +
+                          weakest_row());
     }
   }
 
@@ -391,6 +395,20 @@ class ConstrainedDynamics {
     }
     if (rank_ < 0) rank_ = kept;
     redundant_ = m - kept;
+  }
+
+  // The source of the kept row whose pivot in choose_independent() is smallest against its
+  // diagonal: the equation nearest to depending on the rows before it.
+  std::string weakest_row() const {
+    Eigen::Index worst = -1;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (Eigen::Index k = 0; k < S_.rows(); ++k)
+      if (!dependent_[std::size_t(k)] && S_(k, k) > 0.0 && L_(k, k) * L_(k, k) / S_(k, k) < lowest)
+        lowest = L_(k, k) * L_(k, k) / S_(k, k), worst = k;
+    if (worst < 0) return "none found";
+    const std::string source =
+        std::size_t(worst) < labels_.size() ? labels_[std::size_t(worst)].source : "constraint row " + std::to_string(worst);
+    return format_text("{} (row {}, pivot {} of its diagonal)", source, worst, lowest);
   }
 
   // S restricted to the independent rows: each dependent row and column zero, its diagonal 1
