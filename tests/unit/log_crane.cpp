@@ -1,0 +1,208 @@
+// Contacts between two moving bodies in the `mechanism` plugin and the hydraulic log crane of
+// the nonsmooth interface model abstract (manifests/log_crane), on short horizons:
+//  - a sphere on one body against a cylinder or a plane of another: the normal row of the
+//    contact Jacobian is the rate of the gap (central differences of the gap along the motion),
+//    the friction rows are the relative velocity of the touching material points;
+//  - a log squeezed between two jaws by a known force F: held when μ ≥ m g / (2 F) (the
+//    friction limit by hand), sliding with g − 2 μ F / m below it;
+//  - a contact surface given wrongly is an error naming the JSON pointer and what was expected.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "multibody_run.hpp"
+#include "shipped_plugins.hpp"
+
+#include <stride/nonsmooth.hpp>
+
+#include "../../plugins/models/mechanism/spatial.hpp"
+
+using stride::json;
+using namespace stride::mechanism;
+
+namespace {
+
+using stride_test::registry;
+
+class NoInputs final : public stride::Inputs {
+  std::span<const double> evaluate(std::size_t, double) override { throw std::logic_error("no inputs"); }
+};
+
+// q + ε v with the Euler parameters renormalized (the gap is a function of the pose).
+Eigen::VectorXd advance(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double eps) {
+  Eigen::VectorXd x = q + eps * v;
+  for (Eigen::Index b = 0; b < x.size() / 7; ++b) x.segment<4>(7 * b + 3).normalize();
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("contact between two moving bodies: the normal row is the gap rate, the friction rows the slip of the touching points") {
+  // Body "ball" (a sphere of radius 0.05 m) near a log (cylinder of radius 0.2 m about its body
+  // x axis) and near a plate (plane with normal along its body y axis), every body tilted and
+  // all moving: random velocities that keep |p| = 1 to first order.
+  const json d = json::parse(R"({
+    "bodies": [
+      {"name": "ball", "mass": 1.0, "inertia": [1.0, 2.0, 2.5], "position": [0.05, 0.27, 0.1], "orientation": {"axis": [1, 2, 3], "angle": 0.4}},
+      {"name": "log", "mass": 500.0, "inertia": [10, 900, 900], "position": [0, 0, 0], "orientation": {"axis": [0, 1, 1], "angle": 0.3}},
+      {"name": "plate", "mass": 5.0, "inertia": [1.0, 2.0, 2.5], "position": [0.3, 0.5, -0.2], "orientation": {"axis": [1, 0, 1], "angle": -0.2}}],
+    "contacts": [
+      {"name": "on_log", "body": "ball", "point": [0.05, 0.27, 0.1], "radius": 0.05, "friction": 0.5,
+       "surface": {"body": "log", "shape": "cylinder", "point": [0, 0, 0], "axis": [1, 0.2, 0.1], "radius": 0.2}},
+      {"name": "on_plate", "body": "ball", "point": [0.05, 0.27, 0.1], "radius": 0.05, "friction": 0.5,
+       "surface": {"body": "plate", "shape": "plane", "point": [0.3, 0.5, -0.2], "normal": [0.1, -1, 0.2]}}]})");
+  auto model = registry().create_model("mechanism", {{"description", d}});
+  auto* ns = dynamic_cast<stride::NonsmoothModel*>(model.get());
+  REQUIRE(ns != nullptr);
+  const auto n = Eigen::Index(model->sizes().n);
+  Eigen::VectorXd q(n), v(n);
+  model->initial_state(0.0, q, v);
+  std::mt19937 rng(7);
+  std::normal_distribution<double> N01;
+  for (Eigen::Index b = 0; b < n / 7; ++b) {
+    v.segment<3>(7 * b) = Vec3(N01(rng), N01(rng), N01(rng));
+    const Vec3 w(N01(rng), N01(rng), N01(rng));
+    v.segment<4>(7 * b + 3) = 0.5 * E_matrix(q.segment<4>(7 * b + 3)).transpose() * w;
+  }
+  const Eigen::Index rows = 6;
+  Eigen::MatrixXd J(rows, n), Jp(rows, n);
+  Eigen::VectorXd gap(rows), gp(rows), gm(rows), mu(rows);
+  ns->contacts(0.0, q, v, J, gap, mu);
+  const double eps = 1e-6;
+  ns->contacts(0.0, advance(q, v, eps), v, Jp, gp, mu);
+  ns->contacts(0.0, advance(q, v, -eps), v, Jp, gm, mu);
+  for (Eigen::Index k : {0, 3}) {
+    const double rate = (gp[k] - gm[k]) / (2 * eps), row = J.row(k).dot(v);
+    MESSAGE("contact " << k / 3 << ": gap " << gap[k] << " m, J_n v = " << row << " m/s, central difference " << rate);
+    CHECK(row == doctest::Approx(rate).epsilon(1e-7));
+    CHECK(mu[k] == 0.0);
+    CHECK(mu[k + 1] == 0.5);
+  }
+  // The cylinder's gap by hand: distance of the ball's centre from the axis, less both radii.
+  const Vec3 c = q.segment<3>(0), a = rotation(q.segment<4>(10)) * (rotation(axis_angle(Vec3(0, 1, 1), 0.3)).transpose() * Vec3(1, 0.2, 0.1).normalized());
+  const Vec3 e = c - q.segment<3>(7);
+  CHECK(gap[0] == doctest::Approx((e - e.dot(a) * a).norm() - 0.25).epsilon(1e-12));
+  // Friction rows: the touching points' relative velocity along each direction, from finite
+  // differences of the two material points (fixed in their bodies) along the motion.
+  auto material = [&](int body, const Vec3& x, const Eigen::VectorXd& qq) {
+    const Vec3 s = rotation(q.segment<4>(7 * body + 3)).transpose() * (x - q.segment<3>(7 * body));
+    return Vec3(qq.segment<3>(7 * body) + rotation(qq.segment<4>(7 * body + 3)) * s);
+  };
+  const Vec3 n0 = (e - e.dot(a) * a).normalized(), xi = c - 0.05 * n0, xj = xi - gap[0] * n0;
+  const Eigen::VectorXd qp = advance(q, v, eps), qm = advance(q, v, -eps);
+  const Vec3 slip = (material(0, xi, qp) - material(0, xi, qm) - material(1, xj, qp) + material(1, xj, qm)) / (2 * eps);
+  for (Eigen::Index k : {1, 2}) {
+    const Vec3 t = k == 1 ? a : a.cross(n0);
+    MESSAGE("friction row " << k << ": J_t v = " << J.row(k).dot(v) << " m/s, slip of the touching points " << slip.dot(t));
+    CHECK(J.row(k).dot(v) == doctest::Approx(slip.dot(t)).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("log squeezed between two jaws: held when mu >= m g / (2 F), otherwise it slides with g - 2 mu F / m") {
+  // Log: 500 kg, radius 0.2 m, axis along z. Two jaws on prismatic joints along x, each pushed
+  // onto the log by F = 5 kN (a constant joint force), each touching it at two places
+  // (z = ±0.6 m, at the height of the axis, normals horizontal). Held by friction alone: the
+  // limit is m g = 2 μ F, μ* = m g / (2 F) = 0.4905. Two descriptions of the same contact:
+  //  - "points on the log": point contacts fixed to the jaws against the log's cylinder;
+  //  - "log on plates": spheres of the log's radius on its axis against planes of the jaws
+  //    (the geometry stays exact while the log slides down the jaw faces).
+  const double m = 500.0, R = 0.2, F = 5000.0, g = 9.81, mu_star = m * g / (2 * F), k = 1e8;
+  auto run = [&](bool plates, double mu, double T, double h) {
+    const double c = F / (2 * k);  // static compression of each contact
+    json contacts = json::array();
+    for (int side : {-1, 1})
+      for (double z : {-0.6, 0.6}) {
+        const std::string jaw = side < 0 ? "jaw_left" : "jaw_right";
+        json ct = {{"friction", mu}, {"stiffness", k}, {"friction_stiffness", 1e12}};
+        if (plates) {
+          ct["body"] = "log", ct["point"] = {0.0, 0.0, z}, ct["radius"] = R;
+          ct["surface"] = {{"body", jaw}, {"shape", "plane"}, {"point", {side * (R - c), 0.0, z}}, {"normal", {-side, 0, 0}}};
+        } else {
+          ct["body"] = jaw, ct["point"] = {side * (R - c), 0.0, z};
+          ct["surface"] = {{"body", "log"}, {"shape", "cylinder"}, {"point", {0, 0, 0}}, {"axis", {0, 0, 1}}, {"radius", R}};
+        }
+        contacts.push_back(ct);
+      }
+    const double x0 = R - c + 0.05;  // jaw centres of mass 5 cm behind their faces
+    json d = {{"gravity", {0, -g, 0}},
+              {"bodies",
+               {{{"name", "log"}, {"mass", m}, {"inertia", {900, 900, 0.5 * m * R * R}}, {"position", {0, 0, 0}}},
+                {{"name", "jaw_left"}, {"mass", 20.0}, {"inertia", {1, 1, 1}}, {"position", {-x0, 0, 0}}},
+                {{"name", "jaw_right"}, {"mass", 20.0}, {"inertia", {1, 1, 1}}, {"position", {x0, 0, 0}}}}},
+              {"joints",
+               {{{"name", "left_guide"}, {"type", "prismatic"}, {"bodies", {"ground", "jaw_left"}}, {"point", {-x0, 0, 0}}, {"axis", {1, 0, 0}}},
+                {{"name", "right_guide"}, {"type", "prismatic"}, {"bodies", {"ground", "jaw_right"}}, {"point", {x0, 0, 0}}, {"axis", {-1, 0, 0}}}}},
+              {"forces",
+               {{{"type", "joint_effort"}, {"joint", "left_guide"}, {"table", {{"t", {0.0}}, {"values", {F}}}}},
+                {{"type", "joint_effort"}, {"joint", "right_guide"}, {"table", {{"t", {0.0}}, {"values", {F}}}}}}},
+              {"contacts", contacts},
+              {"points", {{{"name", "centre"}, {"body", "log"}, {"point", {0, 0, 0}}}}}};
+    NoInputs in;
+    stride_test::MultibodyRun r("mechanism", {{"description", d}}, "mlcp", {{"solver", "bpp"}, {"initial_step", h}}, in);
+    const int steps = int(std::lround(T / h));
+    for (int i = 0; i < steps; ++i) r.step(h);
+    CHECK(r.stats()["failed_solves"] == 0);
+    return std::pair{r.out("centre", 1), r.out("centre", 0)};
+  };
+  const double h = 1e-3;
+  for (bool plates : {false, true})
+    for (double f : {1.05, 2.0}) {
+      const auto [y, x] = run(plates, f * mu_star, 0.5, h);
+      MESSAGE(std::string(plates ? "log on plates" : "points on the log") << ", mu = " << f << " mu* = " << f * mu_star << ": log centre after 0.5 s at y = " << y
+                                                                << " m, x = " << x << " m");
+      CHECK(std::abs(y) < 1e-6);  // held: the creep of the friction rows F_t / (k_t h) is 1.2e-6 m/s
+      CHECK(std::abs(x) < 1e-9);
+    }
+  const double T = 0.3;
+  for (double f : {0.5, 0.9}) {
+    const double mu = f * mu_star, a = g - 2 * mu * F / m, y_hand = -0.5 * a * T * (T + h);  // semi-implicit Euler: T (T + h)
+    const auto [y, x] = run(true, mu, T, h);
+    MESSAGE("log on plates, mu = " << f << " mu* = " << mu << ": log centre after " << T << " s at y = " << y << " m, by hand -a T (T + h) / 2 = " << y_hand
+                                   << " m");
+    CHECK(y == doctest::Approx(y_hand).epsilon(1e-3));
+    CHECK(std::abs(x) < 1e-9);
+  }
+}
+
+TEST_CASE("contact surfaces given wrongly: the error names the pointer, what was expected and what was found") {
+  const json base = json::parse(R"({
+    "bodies": [{"name": "ball", "mass": 1.0, "inertia": [1, 1, 1], "position": [0, 1, 0]},
+               {"name": "log", "mass": 500.0, "inertia": [900, 900, 10], "position": [0, 0, 0]}],
+    "contacts": [{"body": "ball", "point": [0, 1, 0], "friction": 0.5,
+                  "surface": {"body": "log", "shape": "cylinder", "point": [0, 0, 0], "axis": [0, 0, 1], "radius": 0.2}}],
+    "points": [{"name": "p", "body": "ball", "point": [0, 1, 0], "frame": "log"}]})");
+  struct Case {
+    std::function<void(json&)> spoil;
+    std::string pointer, text;
+  };
+  const std::vector<Case> cases = {
+      {[](json& d) { d["contacts"][0]["surface"]["body"] = "logg"; }, "/description/contacts/0/surface/body", "one of ground, ball, log"},
+      {[](json& d) { d["contacts"][0]["surface"]["body"] = "ball"; }, "/description/contacts/0/surface/body", "other than the contact's own body"},
+      {[](json& d) { d["contacts"][0]["surface"]["shape"] = "cone"; }, "/description/contacts/0/surface/shape", "\"plane\", \"cylinder\""},
+      {[](json& d) { d["contacts"][0]["surface"].erase("radius"); }, "/description/contacts/0/surface/radius", "needs \"radius\""},
+      {[](json& d) { d["contacts"][0]["surface"]["radius"] = -1; }, "/description/contacts/0/surface/radius", "found -1"},
+      {[](json& d) { d["contacts"][0]["surface"]["axis"] = {0, 0, 0}; }, "/description/contacts/0/surface/axis", "non-zero length"},
+      {[](json& d) { d["contacts"][0]["surface"]["normal"] = {0, 1, 0}; }, "/description/contacts/0/surface/normal", "has no \"normal\""},
+      {[](json& d) { d["contacts"][0]["normal"] = {0, 1, 0}; }, "/description/contacts/0/normal", "from \"surface\""},
+      {[](json& d) { d["contacts"][0]["friction_stiffness"] = 0; }, "/description/contacts/0/friction_stiffness", "(0, inf]"},
+      {[](json& d) { d["points"][0]["frame"] = 3; }, "/description/points/0/frame", "expected a body name"},
+  };
+  for (const auto& c : cases) {
+    json d = base;
+    c.spoil(d);
+    CAPTURE(d.dump());
+    try {
+      registry().create_model("mechanism", {{"description", d}});
+      FAIL("accepted");
+    } catch (const stride::ParameterError& e) {
+      CAPTURE(e.what());
+      CHECK(e.pointer() == c.pointer);
+      CHECK(std::string(e.what()).find(c.text) != std::string::npos);
+    }
+  }
+  // The good one: the output point relative to the log is where the description put it.
+  auto model = registry().create_model("mechanism", {{"description", base}});
+  CHECK(model->sizes().n == 14);
+}
