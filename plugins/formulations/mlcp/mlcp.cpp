@@ -20,6 +20,11 @@
 // contacts. acceleration() is the same model's v̇, so D v̇ + Ḋ v = M̃⁻¹ (f̃ + λ_i). Without
 // contacts and with C_α → 0 this is Eq. 17-19 of the smooth formulations.
 // C_α uses the step size of the last step (the parameter initial_step before the first one).
+//
+// linear_algebra = condensed: the same step and interface model with the bilateral rows
+// eliminated and M factorized by blocks (condensed_mlcp.hpp), for mechanisms of many bodies.
+// solver = bpp_coupled: the friction bounds inside the pivoting (mlcp_solvers.hpp), and as
+// fallback PGS with subspace steps instead of plain PGS.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -28,6 +33,7 @@
 
 #include "../../common/mlcp_solvers.hpp"
 #include "../common/constrained_dynamics.hpp"
+#include "condensed_mlcp.hpp"
 
 namespace {
 
@@ -44,9 +50,10 @@ class Mlcp final : public Formulation {
         "Nonsmooth impulse-momentum step as a box MLCP (bilateral, contact, Coulomb friction rows), PGS or "
         "block-pivoting solver with residual check; nonsmooth interface model over the active set";
     i.parameters = {
-        choice_param("solver", "pgs", {"pgs", "bpp"},
+        choice_param("solver", "pgs", {"pgs", "bpp", "bpp_coupled"},
                      "pgs: projected Gauss-Seidel with warm start, then bpp if the residual check fails; bpp: block "
-                     "principal pivoting (direct), then pgs"),
+                     "principal pivoting (direct), then pgs; bpp_coupled: block principal pivoting with the friction "
+                     "bounds inside the pivoting (no fixed-point loop on them), then pgs"),
         integer_param("iterations", 500, "projected Gauss-Seidel sweeps per step", 1, 1e7),
         integer_param("max_pivots", 200, "block principal pivoting linear solves per step", 1, 1e6),
         real_param("tolerance", 1e-10, "m/s",
@@ -58,32 +65,36 @@ class Mlcp final : public Formulation {
                    0.0, 1e3),
         real_param("initial_step", 1e-3, "s", "step size of the regularization C used by the interface model before the first step",
                    1e-9, 10.0),
+        choice_param("linear_algebra", "dense", {"dense", "condensed"},
+                     "dense: the MLCP over every row with dense M^-1 A^T and A M^-1 A^T; condensed: the bilateral rows "
+                     "eliminated (Schur complement), M factorized by blocks, A by its nonzeros, the MLCP on the contact "
+                     "rows only (condensed_mlcp.hpp; same step, for mechanisms of many bodies)"),
     };
     return i;
   }
 
   explicit Mlcp(const Params& p)
-      : direct_first_(p.string("solver") == "bpp"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
-        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")) {}
+      : direct_first_(p.string("solver") != "pgs"), coupled_(p.string("solver") == "bpp_coupled"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
+        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")),
+        condensed_(p.string("linear_algebra") == "condensed") {}
 
   void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
-    dyn_.reset(model);
     ns_ = dynamic_cast<NonsmoothModel*>(&model);
+    if (condensed_) {
+      rows_.clear();
+      if (ns_) rows_ = ns_->contact_rows();
+      check_rows();
+      condensed_step_.reset(model, ns_, rows_, {direct_first_, coupled_, sweeps_, pivots_max_, tol_, k_bil_, tau_bil_, h0_}, t0, q, v);
+      return;
+    }
+    dyn_.reset(model);
     const MultibodySizes s = dyn_.size;
     n_ = Eigen::Index(s.n), m_ = Eigen::Index(s.m), np_ = Eigen::Index(s.p);
     rows_.clear();
     if (ns_) rows_ = ns_->contact_rows();
     nc_ = Eigen::Index(rows_.size());
     r_ = m_ + nc_;
-    for (std::size_t k = 0; k < rows_.size(); ++k) {
-      const ContactRow& row = rows_[k];
-      if (row.kind == ContactKind::friction &&
-          (row.normal >= rows_.size() || rows_[row.normal].kind != ContactKind::normal))
-        throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
-                                    std::to_string(row.normal) + ", which is not a normal contact row");
-      if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
-        throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
-    }
+    check_rows();
     J_.setZero(nc_, n_);
     gap_.setZero(nc_);
     mu_.setZero(nc_);
@@ -111,6 +122,7 @@ class Mlcp final : public Formulation {
     diag_.setZero(r_);
     lambda_.setZero(r_);
     warm_.setZero(r_);
+    iterate_.setZero(r_);
     // Active set before the first step: contacts closed at t0 (gap ≤ 0) are taken as sticking,
     // so that the interface model at t0 (used for the initial equilibrium of the coupled
     // subsystems) carries what the contacts hold; open contacts are inactive.
@@ -144,6 +156,7 @@ class Mlcp final : public Formulation {
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
+    if (condensed_) return condensed_step_.step(model, t, h, q, v);
     evaluate(model, t, q, v, h);
     // Condensed MLCP: v⁺ = v_free + Y λ̂, Y = M⁻¹ Aᵀ.
     pv_.noalias() = dyn_.M * v;
@@ -166,8 +179,14 @@ class Mlcp final : public Formulation {
       const bool direct = (attempt == 0) == direct_first_;
       if (direct) {
         long pv = 0;
-        bpp_.solve(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
+        if (coupled_) bpp_.solve_coupled(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
+        else bpp_.solve(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
         pivots += pv;
+      } else if (coupled_) {
+        solved = mlcp::pgs_with_subspace_steps(prob_, lambda_, iterate_, pgs_, bpp_, sweeps_, tol_, sweeps, pivots, residuals[1],
+                                               [this] { return check(); });
+        residual = residuals[1];
+        continue;
       } else {
         sweeps += pgs_.solve(prob_, lambda_, sweeps_, 0.1 * tol_);
       }
@@ -210,6 +229,7 @@ class Mlcp final : public Formulation {
   }
 
   void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, VectorRef v_dot) override {
+    if (condensed_) return condensed_step_.acceleration(model, t, q, v, v_dot);
     interface_model(model, t, q, v);
     // v̇ = G (Q_τ + D_iᵀ λ_i) + M⁻¹ A_αᵀ H_α⁻¹ a_α
     pv_ = Qt_;
@@ -220,6 +240,7 @@ class Mlcp final : public Formulation {
 
   void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
                  VectorRef f_eff) override {
+    if (condensed_) return condensed_step_.effective(model, t, q, v, M_eff, f_eff);
     if (np_ == 0) return;
     interface_model(model, t, q, v);
     T_.noalias() = G_ * dyn_.D_i.transpose();
@@ -237,10 +258,11 @@ class Mlcp final : public Formulation {
   }
 
   json statistics() const override {
+    if (condensed_) return condensed_step_.statistics();
     json s = stats_.to_json();
     Eigen::Index active = 0;
     for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == Status::free;
-    s["solver"] = direct_first_ ? "bpp" : "pgs";
+    s["solver"] = coupled_ ? "bpp_coupled" : direct_first_ ? "bpp" : "pgs";
     s["pgs_sweeps"] = sweeps_total_;
     s["bpp_pivots"] = pivots_total_;
     s["fallbacks"] = fallbacks_;
@@ -256,6 +278,18 @@ class Mlcp final : public Formulation {
  private:
   enum class Status : signed char { free, lower, upper };
 
+  void check_rows() const {
+    for (std::size_t k = 0; k < rows_.size(); ++k) {
+      const ContactRow& row = rows_[k];
+      if (row.kind == ContactKind::friction &&
+          (row.normal >= rows_.size() || rows_[row.normal].kind != ContactKind::normal))
+        throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
+                                    std::to_string(row.normal) + ", which is not a normal contact row");
+      if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
+        throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
+    }
+  }
+
   // Model quantities at (t, q, v), M factorized, the rows A and their regularization C and φ
   // for the step size h > 0.
   void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, double h) {
@@ -268,12 +302,12 @@ class Mlcp final : public Formulation {
       A_.bottomRows(nc_) = J_;
     }
     for (Eigen::Index k = 0; k < m_; ++k) {
-      C_[k] = 1.0 / (h * h * k_bil_ * (1.0 + tau_bil_ / h));
+      C_[k] = formulations::row_compliance(h, k_bil_, tau_bil_);
       phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + tau_bil_);
     }
     for (Eigen::Index k = 0; k < nc_; ++k) {
       const ContactRow& row = rows_[std::size_t(k)];
-      C_[m_ + k] = 1.0 / (h * h * row.stiffness * (1.0 + row.relaxation / h));
+      C_[m_ + k] = formulations::row_compliance(h, row.stiffness, row.relaxation);
       if (row.kind == ContactKind::normal)
         phi_[m_ + k] = gap_[k] > 0.0 ? gap_[k] / h : gap_[k] / (h + row.relaxation);
       else
@@ -342,16 +376,18 @@ class Mlcp final : public Formulation {
     ldlt_H_.solveInPlace(z_);
   }
 
-  bool direct_first_;
+  bool direct_first_, coupled_;
   long sweeps_, pivots_max_;
   double tol_, k_bil_, tau_bil_, h0_;
+  bool condensed_;
+  formulations::CondensedMlcp condensed_step_;
 
   NonsmoothModel* ns_ = nullptr;
   std::vector<ContactRow> rows_;
   Eigen::Index n_ = 0, m_ = 0, np_ = 0, nc_ = 0, r_ = 0;
   formulations::ConstrainedDynamics dyn_;
   Eigen::MatrixXd J_, A_, Aa_, Y_, Ya_, X_, Ha_, G_, T_, Me_inv_;
-  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_;
+  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_, iterate_;
   std::vector<Status> status_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_H_, ldlt_Me_;
   mlcp::Problem prob_;
