@@ -8,6 +8,7 @@
 //  - a contact surface given wrongly is an error naming the JSON pointer and what was expected.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -205,4 +206,58 @@ TEST_CASE("contact surfaces given wrongly: the error names the pointer, what was
   // The good one: the output point relative to the log is where the description put it.
   auto model = registry().create_model("mechanism", {{"description", base}});
   CHECK(model->sizes().n == 14);
+}
+
+namespace {
+// y(t) and ẏ(t) given as functions (the plant of a controller test).
+class Signals final : public stride::Inputs {
+ public:
+  std::function<double(double)> y, y_dot;
+  std::span<const double> evaluate(std::size_t port, double t) override {
+    v_[0] = port == 0 ? y(t) : y_dot(t);
+    return {v_, 1};
+  }
+
+ private:
+  double v_[1] = {0.0};
+};
+}  // namespace
+
+TEST_CASE("pd_controller: the sampled law by hand, the rate reference integrated from y(t0), saturation, no feedthrough") {
+  // Rate reference r = 0.1 (t >= 0.5 s), y = 0.02 t^2, y_dot = 0.04 t, h = 0.1 s:
+  //   x_k = y(0) + h sum_{i<k} r(t_i),  e_k = x_k - y(t_k),  rate error r(t_k) - y_dot(t_k),
+  //   u_k = u0 + kff r + kp e_k + kd (r - y_dot), clamped to [-0.3, 0.2], the output from t_{k+1} on.
+  const double kp = 2.0, kd = 0.5, kff = 1.5, u0 = 0.01, h = 0.1;
+  auto c = registry().create_subsystem("pd_controller", {{"kp", kp}, {"kd", kd}, {"kff", kff}, {"u0", u0}, {"u_min", -0.3}, {"u_max", 0.2},
+                                                         {"reference_is", "rate"}, {"reference_times", {0.0, 0.5, 0.5}},
+                                                         {"reference_values", {0.0, 0.0, 0.1}}, {"input_unit", "m"}});
+  Signals in;
+  in.y = [](double t) { return 0.02 * t * t + 1.0; };
+  in.y_dot = [](double t) { return 0.04 * t; };
+  c->bind(in);
+  c->initialize(0.0);
+  std::vector<double> out(2);
+  c->outputs(out);
+  CHECK(out[0] == doctest::Approx(u0));
+  double x = 1.0;  // y(t0)
+  bool saturated = false;
+  for (int k = 0; k < 40; ++k) {
+    const double t = k * h, r = t > 0.5 + 1e-9 ? 0.1 : 0.0;  // the table jumps after its double node
+    const double e = x - in.y(t), command = u0 + kff * r + kp * e + kd * (r - in.y_dot(t));
+    const double u = std::clamp(command, -0.3, 0.2);
+    saturated = saturated || u != command;
+    CHECK(c->step(t, h) == doctest::Approx(t + h));
+    c->outputs(out);
+    CAPTURE(t);
+    CHECK(out[0] == doctest::Approx(u).epsilon(1e-12));
+    CHECK(out[1] == doctest::Approx(e).epsilon(1e-12));
+    x += h * r;
+  }
+  CHECK(saturated);  // the run reached the limits
+  CHECK(c->statistics()["saturated_steps"].get<long>() > 0);
+  for (const auto& p : c->ports())
+    if (p.direction == stride::Direction::output) CHECK_FALSE(p.feedthrough);
+  // Bad limits are refused with the parameter named.
+  CHECK_THROWS_WITH_AS(registry().create_subsystem("pd_controller", {{"u_min", 1.0}, {"u_max", -1.0}}), doctest::Contains("u_min"),
+                       std::exception);
 }
