@@ -1108,6 +1108,10 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   s["end_time"] = m.coupling.end;
   s["end_time_reached"] = res.end_time_reached;
   s["wall_time_s"] = res.wall_time;
+  // Wall time per simulated second (below 1: faster than real time); the time reached counts,
+  // so a run that stopped early is not flattered.
+  if (const double simulated = res.end_time_reached - m.coupling.start; simulated > 0.0)
+    s["real_time_factor"] = res.wall_time / simulated;
   s["coupling"] = m.document.value("coupling", json::object());
   s["results"] = "results.csv";
   s["rows"] = rec ? rec->rows_written() : 0;
