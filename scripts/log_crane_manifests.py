@@ -429,3 +429,23 @@ if __name__ == "__main__":
             json.dump(m, f, indent=1)
             f.write("\n")
     print("velocity gains (m/s per unit spool offset) and kappa0:", gains)
+    sweep = {
+        "format": 1,
+        "title": "Log crane (Peiret, nonsmooth interface model abstract, Sect. 4): largest stable multibody step, direct ZOH vs the "
+                 "nonsmooth interface model, h_S = 0.2 ms; errors against direct ZOH at h_M = 0.5 ms (no monolithic model of the "
+                 "log crane exists)",
+        "manifest": "../log_crane/log_crane_im.json",
+        "reference": {"manifest": "../log_crane/log_crane_zoh.json", "set": {"/variables/h_M": 0.0005},
+                      "columns": {"crane.s.s1": "crane.s.s1", "crane.s.s2": "crane.s.s2"}},
+        "axes": [
+            {"name": "h_M", "pointers": ["/variables/h_M"], "values": [0.001, 0.002, 0.004, 0.008, 0.012, 0.016, 0.02, 0.024, 0.032]},
+            {"name": "coupling", "values": [{"label": "ZOH", "manifest": "../log_crane/log_crane_zoh.json"},
+                                            {"label": "interface model", "manifest": "../log_crane/log_crane_im.json"}]},
+        ],
+        "step_axis": "h_M",
+        "usable_error": 0.002,
+        "output": "out/sweeps/log_crane_stability",
+    }
+    with open("manifests/sweeps/log_crane_stability.json", "w") as f:
+        json.dump(sweep, f, indent=2)
+        f.write("\n")
