@@ -37,25 +37,21 @@
 
 #include "../../common/mlcp_solvers.hpp"
 #include "../common/constrained_dynamics.hpp"
+#include "mlcp_step.hpp"
 
 namespace stride::formulations {
 
-// Regularization of one row (stride/nonsmooth.hpp): compliance C = 1/(h² k (1 + τ/h)).
-inline double row_compliance(double h, double stiffness, double relaxation) {
-  return 1.0 / (h * h * stiffness * (1.0 + relaxation / h));
-}
-
 class CondensedMlcp {
  public:
-  struct Settings {
-    bool direct_first = true, coupled = false;
-    long sweeps = 500, pivots = 200;
-    double tol = 1e-10, k_bilateral = 1e12, tau_bilateral = 0.0, h0 = 1e-3;
+  // Regularization of the bilateral rows (k, τ) and the step size of C before the first step.
+  struct Bilateral {
+    double stiffness = 1e12, relaxation = 0.0, initial_step = 1e-3;
   };
 
-  void reset(MultibodyModel& model, NonsmoothModel* ns, const std::vector<ContactRow>& rows, const Settings& s, double t0,
-             ConstVectorRef q, ConstVectorRef v) {
-    set_ = s;
+  void reset(MultibodyModel& model, NonsmoothModel* ns, const std::vector<ContactRow>& rows, const MlcpSolve& solve, const Bilateral& b,
+             double t0, ConstVectorRef q, ConstVectorRef v) {
+    solve_ = solve;
+    bil_ = b;
     ns_ = ns;
     rows_ = rows;
     dyn_.reset(model);
@@ -103,20 +99,19 @@ class CondensedMlcp {
     pgs_.reset(nc_);
     bpp_.reset(nc_);
     // Active set before the first step: closed contacts stick (as mlcp.cpp).
-    status_.assign(std::size_t(nc_), Status::free);
+    status_.assign(std::size_t(nc_), RowStatus::free);
     if (nc_ > 0) {
       ns_->contacts(t0, q, v, J_, gap_, mu_);
       for (Eigen::Index k = 0; k < nc_; ++k) {
         const ContactRow& row = rows_[std::size_t(k)];
-        status_[std::size_t(k)] = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)] <= 0.0 ? Status::free : Status::lower;
+        status_[std::size_t(k)] = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)] <= 0.0 ? RowStatus::free : RowStatus::lower;
       }
     }
     h_last_ = 0.0;
     assembled_ = false;
     key_q_ = q;
     stats_ = {};
-    sweeps_total_ = pivots_total_ = fallbacks_ = failed_ = 0;
-    max_residual_ = last_residual_ = max_penetration_ = 0.0;
+    solve_.reset_counters();
     min_normal_ = mlcp::inf;
     max_friction_ratio_ = 0.0;
   }
@@ -137,50 +132,21 @@ class CondensedMlcp {
     prob_.b.noalias() -= Y_.transpose() * yb_;
     for (Eigen::Index k = 0; k < nc_; ++k) prob_.mu[k] = mu_[k];
 
-    double residual = mlcp::inf, residuals[2] = {mlcp::inf, mlcp::inf};
-    long sweeps = 0, pivots = 0;
-    bool solved = false;
-    for (int attempt = 0; attempt < 2 && !solved; ++attempt) {
-      if (attempt > 0) ++fallbacks_;
-      lambda_c_ = warm_c_;
-      const bool direct = (attempt == 0) == set_.direct_first;
-      if (nc_ > 0 && direct) {
-        long pv = 0;
-        if (set_.coupled) bpp_.solve_coupled(prob_, lambda_c_, set_.pivots, 0.1 * set_.tol, pv);
-        else bpp_.solve(prob_, lambda_c_, set_.pivots, 0.1 * set_.tol, pv);
-        pivots += pv;
-      } else if (nc_ > 0 && set_.coupled) {
-        solved = mlcp::pgs_with_subspace_steps(prob_, lambda_c_, xc_, pgs_, bpp_, set_.sweeps, set_.tol, sweeps, pivots, residuals[1],
-                                               [this] { return recover(); });
-        residual = residuals[1];
-        continue;
-      } else if (nc_ > 0) {
-        sweeps += pgs_.solve(prob_, lambda_c_, set_.sweeps, 0.1 * set_.tol);
-      }
-      residual = residuals[direct ? 0 : 1] = recover();
-      solved = residual <= set_.tol;
+    long iterations = 0;
+    if (nc_ > 0) {
+      iterations = solve_.solve(prob_, lambda_c_, warm_c_, xc_, pgs_, bpp_, t, [this] { return recover(); });
+    } else if (const double res = recover(); !(res <= solve_.tol)) {  // bilateral rows only: nothing to iterate
+      ++solve_.failed;
+      throw StepFailure("mlcp: the bilateral rows miss the residual tolerance at t = " + std::to_string(t) + " s (residual " +
+                        std::to_string(res) + " m/s)");
     }
-    sweeps_total_ += sweeps;
-    pivots_total_ += pivots;
-    if (!solved) {
-      ++failed_;
-      max_residual_ = std::max(max_residual_, std::min(residuals[0], residuals[1]));
-      char msg[320];
-      std::snprintf(msg, sizeof msg,
-                    "mlcp: no solver met the residual tolerance %.3g m/s at t = %.9g s (bpp: residual %.3g m/s after %ld "
-                    "pivots; pgs: %.3g m/s after %ld sweeps)",
-                    set_.tol, t, residuals[0], pivots, residuals[1], sweeps);
-      throw StepFailure(msg);
-    }
-    last_residual_ = residual;
-    max_residual_ = std::max(max_residual_, residual);
     classify();
     warm_c_ = lambda_c_;
     h_last_ = h;
     v = vplus_;
     q += h * v;
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (rows_[std::size_t(k)].kind == ContactKind::normal) max_penetration_ = std::max(max_penetration_, -gap_[k]);
+      if (rows_[std::size_t(k)].kind == ContactKind::normal) solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
     double phi_norm = 0.0, phi_dot = 0.0;
     if (m_ > 0) {
       // Violations at the point reached, from the configuration terms the next evaluation
@@ -190,7 +156,7 @@ class CondensedMlcp {
       times_A(v, xr_);
       phi_dot = (xr_.head(m_) + dyn_.phi_t).norm();
     }
-    stats_.record(set_.direct_first ? pivots : sweeps, phi_norm, phi_dot);
+    stats_.record(iterations, phi_norm, phi_dot);
     return t + h;
   }
 
@@ -242,18 +208,9 @@ class CondensedMlcp {
   json statistics() const {
     json s = stats_.to_json();
     Eigen::Index active = 0;
-    for (const Status st : status_) active += st == Status::free;
-    s["solver"] = set_.coupled ? "bpp_coupled" : set_.direct_first ? "bpp" : "pgs";
+    for (const RowStatus st : status_) active += st == RowStatus::free;
+    solve_.to_json(s, nc_, active);
     s["linear_algebra"] = "condensed";
-    s["pgs_sweeps"] = sweeps_total_;
-    s["bpp_pivots"] = pivots_total_;
-    s["fallbacks"] = fallbacks_;
-    s["failed_solves"] = failed_;
-    s["max_residual"] = max_residual_;
-    s["last_residual"] = last_residual_;
-    s["contact_rows"] = nc_;
-    s["active_contact_rows"] = active;
-    s["max_penetration"] = max_penetration_;
     // From the impulses of every step: normal impulses are never negative and friction stays
     // inside its cone (|λ_t| ≤ μ λ_n, ratio ≤ 1) in a solution; the residual check enforces
     // both to its tolerance, these say by how much.
@@ -263,7 +220,6 @@ class CondensedMlcp {
   }
 
  private:
-  enum class Status : signed char { free, lower, upper };
 
   // Configuration terms at (t, q) for step size h, kept while the point and h stay the same
   // (the interface model after a step and the next step share them): M and its blocks, A by
@@ -280,14 +236,10 @@ class CondensedMlcp {
       A_.bottomRows(nc_) = J_;
     }
     for (Eigen::Index k = 0; k < m_; ++k) {
-      C_[k] = row_compliance(h, set_.k_bilateral, set_.tau_bilateral);
-      phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + set_.tau_bilateral);
+      C_[k] = row_compliance(h, bil_.stiffness, bil_.relaxation);
+      phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + bil_.relaxation);
     }
-    for (Eigen::Index k = 0; k < nc_; ++k) {
-      const ContactRow& row = rows_[std::size_t(k)];
-      C_[m_ + k] = row_compliance(h, row.stiffness, row.relaxation);
-      phi_[m_ + k] = row.kind != ContactKind::normal ? 0.0 : gap_[k] > 0.0 ? gap_[k] / h : gap_[k] / (h + row.relaxation);
-    }
+    contact_regularization(rows_, gap_, h, m_, C_, phi_);
     sparsify();
     gram();
     if (m_ > 0) {
@@ -398,11 +350,7 @@ class CondensedMlcp {
   // Contact rows at a bound (within the tolerance) leave the active set; impulse checks.
   void classify() {
     for (Eigen::Index k = 0; k < nc_; ++k) {
-      const double lo = prob_.lower(k, lambda_c_), hi = prob_.upper(k, lambda_c_), d = diag_[m_ + k];
-      Status s = Status::free;
-      if (d * (lambda_c_[k] - lo) <= set_.tol) s = Status::lower;
-      else if (d * (hi - lambda_c_[k]) <= set_.tol) s = Status::upper;
-      status_[std::size_t(k)] = s;
+      status_[std::size_t(k)] = row_status(lambda_c_[k], prob_.lower(k, lambda_c_), prob_.upper(k, lambda_c_), diag_[m_ + k], solve_.tol);
       const ContactRow& row = rows_[std::size_t(k)];
       if (row.kind == ContactKind::normal) {
         min_normal_ = std::min(min_normal_, lambda_c_[k]);
@@ -415,28 +363,28 @@ class CondensedMlcp {
   // Q_τ, a_α, E = A_α M⁻¹ D_iᵀ, L_M⁻¹ D_iᵀ and the factor of S_α at (t, q, v), over the active
   // set of the last step; rows outside α are zeroed (S_α gets a unit diagonal there).
   void interface_model(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v) {
-    const double h = h_last_ > 0.0 ? h_last_ : set_.h0;
+    const double h = h_last_ > 0.0 ? h_last_ : bil_.initial_step;
     assemble(model, t, q, v, h);
     dyn_.evaluate_motion(model, t, q, v);
     Qt_ = dyn_.f - dyn_.c;
     if (h_last_ > 0.0)
       for (Eigen::Index k = 0; k < nc_; ++k)
-        if (status_[std::size_t(k)] != Status::free && lambda_[m_ + k] != 0.0)
+        if (status_[std::size_t(k)] != RowStatus::free && lambda_[m_ + k] != 0.0)
           for (std::size_t a = row_start_[std::size_t(m_ + k)]; a < row_start_[std::size_t(m_ + k) + 1]; ++a)
             Qt_[col_[a]] += val_[a] * (lambda_[m_ + k] / h_last_);
     times_A(v, xr_);
     for (Eigen::Index k = 0; k < m_; ++k) ac_[k] = -dyn_.bias[k];
     for (Eigen::Index k = 0; k < nc_; ++k)
-      ac_[m_ + k] = status_[std::size_t(k)] == Status::free ? -(xr_[m_ + k] + phi_[m_ + k]) / h : 0.0;
+      ac_[m_ + k] = status_[std::size_t(k)] == RowStatus::free ? -(xr_[m_ + k] + phi_[m_ + k]) / h : 0.0;
     WD_ = dyn_.D_i.transpose();
     chol_M_.solveInPlace(WD_, true);
     E_.noalias() = W_.transpose() * WD_;
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (status_[std::size_t(k)] != Status::free) E_.row(m_ + k).setZero();
+      if (status_[std::size_t(k)] != RowStatus::free) E_.row(m_ + k).setZero();
     Ya_ = Y_;
     Sa_ = S_;
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (status_[std::size_t(k)] != Status::free) {
+      if (status_[std::size_t(k)] != RowStatus::free) {
         Ya_.col(k).setZero();
         Sa_.row(k).setZero();
         Sa_.col(k).setZero();
@@ -449,7 +397,7 @@ class CondensedMlcp {
   // x ← H_α⁻¹ x (entries of inactive contact rows in and out are zero).
   void solve_active(Eigen::VectorXd& x) {
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (status_[std::size_t(k)] != Status::free) x[m_ + k] = 0.0;
+      if (status_[std::size_t(k)] != RowStatus::free) x[m_ + k] = 0.0;
     if (m_ > 0) {
       yb_ = x.head(m_);
       llt_bb_.matrixL().solveInPlace(yb_);
@@ -465,7 +413,8 @@ class CondensedMlcp {
     }
   }
 
-  Settings set_;
+  MlcpSolve solve_;
+  Bilateral bil_;
   NonsmoothModel* ns_ = nullptr;
   std::vector<ContactRow> rows_;
   Eigen::Index n_ = 0, m_ = 0, p_ = 0, nc_ = 0, r_ = 0;
@@ -479,7 +428,7 @@ class CondensedMlcp {
   std::vector<std::size_t> row_start_, block_rows_start_, block_rows_, mark_, fill_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
-  std::vector<Status> status_;
+  std::vector<RowStatus> status_;
   mlcp::Problem prob_;
   mlcp::Pgs pgs_;
   mlcp::Bpp bpp_;
@@ -489,8 +438,7 @@ class CondensedMlcp {
   Eigen::VectorXd key_q_;
 
   FormulationStats stats_;
-  long sweeps_total_ = 0, pivots_total_ = 0, fallbacks_ = 0, failed_ = 0;
-  double max_residual_ = 0.0, last_residual_ = 0.0, max_penetration_ = 0.0, min_normal_ = mlcp::inf, max_friction_ratio_ = 0.0;
+  double min_normal_ = mlcp::inf, max_friction_ratio_ = 0.0;
 };
 
 }  // namespace stride::formulations

@@ -34,6 +34,7 @@
 #include "../../common/mlcp_solvers.hpp"
 #include "../common/constrained_dynamics.hpp"
 #include "condensed_mlcp.hpp"
+#include "mlcp_step.hpp"
 
 namespace {
 
@@ -74,17 +75,22 @@ class Mlcp final : public Formulation {
   }
 
   explicit Mlcp(const Params& p)
-      : direct_first_(p.string("solver") != "pgs"), coupled_(p.string("solver") == "bpp_coupled"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
-        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")),
-        condensed_(p.string("linear_algebra") == "condensed") {}
+      : k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")),
+        condensed_(p.string("linear_algebra") == "condensed") {
+    solve_.direct_first = p.string("solver") != "pgs";
+    solve_.coupled = p.string("solver") == "bpp_coupled";
+    solve_.sweeps = p.integer("iterations");
+    solve_.pivots = p.integer("max_pivots");
+    solve_.tol = p.real("tolerance");
+  }
 
   void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
     ns_ = dynamic_cast<NonsmoothModel*>(&model);
     if (condensed_) {
       rows_.clear();
       if (ns_) rows_ = ns_->contact_rows();
-      check_rows();
-      condensed_step_.reset(model, ns_, rows_, {direct_first_, coupled_, sweeps_, pivots_max_, tol_, k_bil_, tau_bil_, h0_}, t0, q, v);
+      formulations::check_contact_rows(rows_);
+      condensed_step_.reset(model, ns_, rows_, solve_, {k_bil_, tau_bil_, h0_}, t0, q, v);
       return;
     }
     dyn_.reset(model);
@@ -94,7 +100,7 @@ class Mlcp final : public Formulation {
     if (ns_) rows_ = ns_->contact_rows();
     nc_ = Eigen::Index(rows_.size());
     r_ = m_ + nc_;
-    check_rows();
+    formulations::check_contact_rows(rows_);
     J_.setZero(nc_, n_);
     gap_.setZero(nc_);
     mu_.setZero(nc_);
@@ -126,13 +132,13 @@ class Mlcp final : public Formulation {
     // Active set before the first step: contacts closed at t0 (gap ≤ 0) are taken as sticking,
     // so that the interface model at t0 (used for the initial equilibrium of the coupled
     // subsystems) carries what the contacts hold; open contacts are inactive.
-    status_.assign(std::size_t(r_), Status::free);
+    status_.assign(std::size_t(r_), RowStatus::free);
     if (nc_ > 0) {
       ns_->contacts(t0, q, v, J_, gap_, mu_);
       for (Eigen::Index k = 0; k < nc_; ++k) {
         const ContactRow& row = rows_[std::size_t(k)];
         const double g = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)];
-        status_[std::size_t(m_ + k)] = g <= 0.0 ? Status::free : Status::lower;
+        status_[std::size_t(m_ + k)] = g <= 0.0 ? RowStatus::free : RowStatus::lower;
       }
     }
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n_);
@@ -151,8 +157,7 @@ class Mlcp final : public Formulation {
     bpp_.reset(r_);
     h_last_ = 0.0;
     stats_ = {};
-    sweeps_total_ = pivots_total_ = fallbacks_ = failed_ = 0;
-    max_residual_ = last_residual_ = max_penetration_ = 0.0;
+    solve_.reset_counters();
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
@@ -170,43 +175,7 @@ class Mlcp final : public Formulation {
     prob_.b += phi_;
     for (Eigen::Index k = m_; k < r_; ++k) prob_.mu[k] = mu_[k - m_];
 
-    double residual = mlcp::inf, residuals[2] = {mlcp::inf, mlcp::inf};
-    long sweeps = 0, pivots = 0;
-    bool solved = false;
-    for (int attempt = 0; attempt < 2 && !solved; ++attempt) {
-      if (attempt > 0) ++fallbacks_;
-      lambda_ = warm_;
-      const bool direct = (attempt == 0) == direct_first_;
-      if (direct) {
-        long pv = 0;
-        if (coupled_) bpp_.solve_coupled(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
-        else bpp_.solve(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
-        pivots += pv;
-      } else if (coupled_) {
-        solved = mlcp::pgs_with_subspace_steps(prob_, lambda_, iterate_, pgs_, bpp_, sweeps_, tol_, sweeps, pivots, residuals[1],
-                                               [this] { return check(); });
-        residual = residuals[1];
-        continue;
-      } else {
-        sweeps += pgs_.solve(prob_, lambda_, sweeps_, 0.1 * tol_);
-      }
-      residual = residuals[direct ? 0 : 1] = check();
-      solved = residual <= tol_;
-    }
-    sweeps_total_ += sweeps;
-    pivots_total_ += pivots;
-    if (!solved) {
-      ++failed_;
-      max_residual_ = std::max(max_residual_, std::min(residuals[0], residuals[1]));
-      char msg[320];
-      std::snprintf(msg, sizeof msg,
-                    "mlcp: no solver met the residual tolerance %.3g m/s at t = %.9g s (bpp: residual %.3g m/s after %ld "
-                    "pivots; pgs: %.3g m/s after %ld sweeps)",
-                    tol_, t, residuals[0], pivots, residuals[1], sweeps);
-      throw StepFailure(msg);
-    }
-    last_residual_ = residual;
-    max_residual_ = std::max(max_residual_, residual);
+    const long iterations = solve_.solve(prob_, lambda_, warm_, iterate_, pgs_, bpp_, t, [this] { return check(); });
     classify();
     warm_ = lambda_;
     h_last_ = h;
@@ -223,8 +192,8 @@ class Mlcp final : public Formulation {
       phi_dot = e_.norm();
     }
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (rows_[std::size_t(k)].kind == ContactKind::normal) max_penetration_ = std::max(max_penetration_, -gap_[k]);
-    stats_.record(direct_first_ ? pivots : sweeps, phi_norm, phi_dot);
+      if (rows_[std::size_t(k)].kind == ContactKind::normal) solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
+    stats_.record(iterations, phi_norm, phi_dot);
     return t + h;
   }
 
@@ -261,34 +230,13 @@ class Mlcp final : public Formulation {
     if (condensed_) return condensed_step_.statistics();
     json s = stats_.to_json();
     Eigen::Index active = 0;
-    for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == Status::free;
-    s["solver"] = coupled_ ? "bpp_coupled" : direct_first_ ? "bpp" : "pgs";
-    s["pgs_sweeps"] = sweeps_total_;
-    s["bpp_pivots"] = pivots_total_;
-    s["fallbacks"] = fallbacks_;
-    s["failed_solves"] = failed_;
-    s["max_residual"] = max_residual_;
-    s["last_residual"] = last_residual_;
-    s["contact_rows"] = nc_;
-    s["active_contact_rows"] = active;
-    s["max_penetration"] = max_penetration_;
+    for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == RowStatus::free;
+    solve_.to_json(s, nc_, active);
     return s;
   }
 
  private:
-  enum class Status : signed char { free, lower, upper };
-
-  void check_rows() const {
-    for (std::size_t k = 0; k < rows_.size(); ++k) {
-      const ContactRow& row = rows_[k];
-      if (row.kind == ContactKind::friction &&
-          (row.normal >= rows_.size() || rows_[row.normal].kind != ContactKind::normal))
-        throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
-                                    std::to_string(row.normal) + ", which is not a normal contact row");
-      if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
-        throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
-    }
-  }
+  using RowStatus = formulations::RowStatus;
 
   // Model quantities at (t, q, v), M factorized, the rows A and their regularization C and φ
   // for the step size h > 0.
@@ -305,14 +253,7 @@ class Mlcp final : public Formulation {
       C_[k] = formulations::row_compliance(h, k_bil_, tau_bil_);
       phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + tau_bil_);
     }
-    for (Eigen::Index k = 0; k < nc_; ++k) {
-      const ContactRow& row = rows_[std::size_t(k)];
-      C_[m_ + k] = formulations::row_compliance(h, row.stiffness, row.relaxation);
-      if (row.kind == ContactKind::normal)
-        phi_[m_ + k] = gap_[k] > 0.0 ? gap_[k] / h : gap_[k] / (h + row.relaxation);
-      else
-        phi_[m_ + k] = 0.0;
-    }
+    formulations::contact_regularization(rows_, gap_, h, m_, C_, phi_);
   }
 
   // Residual check from the physics: v⁺ = M⁻¹ (p + Aᵀ λ̂), w = A v⁺ + C λ̂ + φ.
@@ -331,13 +272,8 @@ class Mlcp final : public Formulation {
   // Active set of the interface model: rows strictly inside their bounds; a row counts as at a
   // bound when moving it there changes its velocity by less than the tolerance.
   void classify() {
-    for (Eigen::Index k = 0; k < r_; ++k) {
-      const double lo = prob_.lower(k, lambda_), hi = prob_.upper(k, lambda_), d = diag_[k];
-      Status s = Status::free;
-      if (d * (lambda_[k] - lo) <= tol_) s = Status::lower;
-      else if (d * (hi - lambda_[k]) <= tol_) s = Status::upper;
-      status_[std::size_t(k)] = s;
-    }
+    for (Eigen::Index k = 0; k < r_; ++k)
+      status_[std::size_t(k)] = formulations::row_status(lambda_[k], prob_.lower(k, lambda_), prob_.upper(k, lambda_), diag_[k], solve_.tol);
   }
 
   // G, Ya = M⁻¹ A_αᵀ, z = H_α⁻¹ a_α and Q_τ = f − c + A_τᵀ λ̂_τ / h at (t, q, v) over the active
@@ -348,7 +284,7 @@ class Mlcp final : public Formulation {
     evaluate(model, t, q, v, h);
     Qt_ = dyn_.f - dyn_.c;
     for (Eigen::Index k = 0; k < r_; ++k) {
-      const bool active = status_[std::size_t(k)] == Status::free;
+      const bool active = status_[std::size_t(k)] == RowStatus::free;
       if (active) {
         Aa_.row(k) = A_.row(k);
       } else {
@@ -364,7 +300,7 @@ class Mlcp final : public Formulation {
     Ya_ = Aa_.transpose();
     ldlt_M_.solveInPlace(Ya_);
     Ha_.noalias() = Aa_ * Ya_;
-    for (Eigen::Index k = 0; k < r_; ++k) Ha_(k, k) += status_[std::size_t(k)] == Status::free ? C_[k] : 1.0;
+    for (Eigen::Index k = 0; k < r_; ++k) Ha_(k, k) += status_[std::size_t(k)] == RowStatus::free ? C_[k] : 1.0;
     ldlt_H_.compute(Ha_);
     if (ldlt_H_.info() != Eigen::Success) throw StepFailure("mlcp: active-set matrix A M^-1 A^T + C is singular");
     X_ = Ya_.transpose();
@@ -376,9 +312,8 @@ class Mlcp final : public Formulation {
     ldlt_H_.solveInPlace(z_);
   }
 
-  bool direct_first_, coupled_;
-  long sweeps_, pivots_max_;
-  double tol_, k_bil_, tau_bil_, h0_;
+  formulations::MlcpSolve solve_;
+  double k_bil_, tau_bil_, h0_;
   bool condensed_;
   formulations::CondensedMlcp condensed_step_;
 
@@ -388,7 +323,7 @@ class Mlcp final : public Formulation {
   formulations::ConstrainedDynamics dyn_;
   Eigen::MatrixXd J_, A_, Aa_, Y_, Ya_, X_, Ha_, G_, T_, Me_inv_;
   Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_, iterate_;
-  std::vector<Status> status_;
+  std::vector<RowStatus> status_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_H_, ldlt_Me_;
   mlcp::Problem prob_;
   mlcp::Pgs pgs_;
@@ -396,8 +331,6 @@ class Mlcp final : public Formulation {
   double h_last_ = 0.0;
 
   formulations::FormulationStats stats_;
-  long sweeps_total_ = 0, pivots_total_ = 0, fallbacks_ = 0, failed_ = 0;
-  double max_residual_ = 0.0, last_residual_ = 0.0, max_penetration_ = 0.0;
 };
 
 }  // namespace

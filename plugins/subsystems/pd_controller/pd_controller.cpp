@@ -26,15 +26,6 @@ namespace {
 
 using namespace stride;
 
-ParamSpec string_param(std::string name, std::string def, std::string doc) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = ParamType::string;
-  s.default_value = std::move(def);
-  s.doc = std::move(doc);
-  return s;
-}
-
 class PdController final : public Subsystem {
  public:
   static PluginInfo describe() {
@@ -57,8 +48,9 @@ class PdController final : public Subsystem {
                      "table: r(t) from reference_times / reference_values; input: the input port r"),
         real_list_param("reference_times", {0.0}, "s", "nodes of the reference table (non-decreasing)"),
         real_list_param("reference_values", {0.0}, "1", "reference at the nodes (input unit, or input unit per second for a rate), constant outside"),
-        string_param("input_unit", "1", "unit of y and r (the connected ports' unit)"),
-        string_param("output_unit", "1", "unit of u"),
+        // Free text (a choice without choices): the units of the connected ports.
+        choice_param("input_unit", "1", {}, "unit of y (the connected port's unit); y_dot and a rate reference are in it per second"),
+        choice_param("output_unit", "1", {}, "unit of u"),
     };
     return i;
   }
