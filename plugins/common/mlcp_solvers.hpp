@@ -195,23 +195,7 @@ class Bpp {
       if (!lambda.allFinite()) return false;
       w_.noalias() = P.H * lambda;
       w_ += P.b;
-      // Infeasible rows: free ones outside their bounds, bounded ones with w of the wrong sign.
-      Eigen::Index count = 0, last = -1;
-      for (Eigen::Index k = 0; k < r; ++k)
-        if (infeasible(k, lambda, P.H(k, k), tol)) ++count, last = k;
-      if (count == 0) return true;
-      if (count < best) {
-        best = count;
-        stalled = 0;
-      } else {
-        ++stalled;
-      }
-      if (stalled < 3) {
-        for (Eigen::Index k = 0; k < r; ++k)
-          if (infeasible(k, lambda, P.H(k, k), tol)) flip(k, lambda);
-      } else {
-        flip(last, lambda);  // Murty: the largest infeasible index only
-      }
+      if (exchange(P, lambda, tol, best, stalled)) return true;
     }
     return false;
   }
@@ -257,30 +241,39 @@ class Bpp {
       if (!lambda.allFinite()) return false;
       w_.noalias() = P.H * lambda;
       w_ += P.b;
-      Eigen::Index count = 0, last = -1;
       for (Eigen::Index k = 0; k < r; ++k) {
         lo_[k] = P.lower(k, lambda);
         hi_[k] = std::max(lo_[k], P.upper(k, lambda));
-        if (infeasible(k, lambda, P.H(k, k), tol)) ++count, last = k;
       }
-      if (count == 0) return true;
-      if (count < best) {
-        best = count;
-        stalled = 0;
-      } else {
-        ++stalled;
-      }
-      if (stalled < 3) {
-        for (Eigen::Index k = 0; k < r; ++k)
-          if (infeasible(k, lambda, P.H(k, k), tol)) flip(k, lambda);
-      } else {
-        flip(last, lambda);
-      }
+      if (exchange(P, lambda, tol, best, stalled)) return true;
     }
     return false;
   }
 
  private:
+  // One exchange of the index sets after a linear solve (w_ current): none infeasible (rows
+  // free outside their bounds, bounded ones with w of the wrong sign) is a solution; else flip
+  // them all while their number decreases, then only the largest index (Murty).
+  bool exchange(const Problem& P, const Eigen::VectorXd& lambda, double tol, Eigen::Index& best, int& stalled) {
+    Eigen::Index count = 0, last = -1;
+    for (Eigen::Index k = 0; k < P.rows(); ++k)
+      if (infeasible(k, lambda, P.H(k, k), tol)) ++count, last = k;
+    if (count == 0) return true;
+    if (count < best) {
+      best = count;
+      stalled = 0;
+    } else {
+      ++stalled;
+    }
+    if (stalled < 3) {
+      for (Eigen::Index k = 0; k < P.rows(); ++k)
+        if (infeasible(k, lambda, P.H(k, k), tol)) flip(k, lambda);
+    } else {
+      flip(last, lambda);
+    }
+    return false;
+  }
+
   bool infeasible(Eigen::Index k, const Eigen::VectorXd& lambda, double d, double tol) const {
     switch (state_[std::size_t(k)]) {
       case State::free: return d * (lo_[k] - lambda[k]) > tol || d * (lambda[k] - hi_[k]) > tol;
