@@ -62,7 +62,6 @@ class CondensedMlcp {
     J_.setZero(nc_, n_);
     gap_.setZero(nc_);
     mu_.setZero(nc_);
-    A_.setZero(r_, n_);
     C_.setZero(r_);
     phi_.setZero(r_);
     W_.setZero(n_, r_);
@@ -85,6 +84,7 @@ class CondensedMlcp {
     for (auto* x : {&xc_, &lambda_c_, &warm_c_, &wc_, &dc_}) x->setZero(nc_);
     fill_.assign(std::size_t(n_), 0);
     WD_.setZero(n_, p_);
+    MD_.setZero(n_, p_);
     E_.setZero(r_, p_);
     Er_.setZero(r_, p_);
     Minv_eff_.setZero(p_, p_);
@@ -109,6 +109,7 @@ class CondensedMlcp {
     }
     h_last_ = 0.0;
     assembled_ = false;
+    prepared_config_ = prepared_status_ = -1;
     key_q_ = q;
     stats_ = {};
     solve_.reset_counters();
@@ -227,14 +228,15 @@ class CondensedMlcp {
   // The contacts' J and gap are taken as configuration terms (evaluated with the v given).
   void assemble(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, double h) {
     if (assembled_ && t == key_t_ && h == key_h_ && q == key_q_) return;
-    dyn_.evaluate_configuration(model, t, q);
-    if (m_ > 0) model.constraints(t, q, dyn_.phi);
-    if (!chol_M_.compute(dyn_.M)) throw StepFailure("mlcp: mass matrix is not positive definite");
-    if (m_ > 0) A_.topRows(m_) = dyn_.Phi_q;
-    if (nc_ > 0) {
-      ns_->contacts(t, q, v, J_, gap_, mu_);
-      A_.bottomRows(nc_) = J_;
+    model.mass_matrix(q, dyn_.M);
+    model.interface_jacobian(q, dyn_.D_i);
+    if (m_ > 0) {
+      model.constraints(t, q, dyn_.phi);
+      model.constraint_jacobian(t, q, dyn_.Phi_q);
+      model.constraint_rate(t, q, dyn_.phi_t);
     }
+    if (!chol_M_.compute(dyn_.M)) throw StepFailure("mlcp: mass matrix is not positive definite");
+    if (nc_ > 0) ns_->contacts(t, q, v, J_, gap_, mu_);
     for (Eigen::Index k = 0; k < m_; ++k) {
       C_[k] = row_compliance(h, bil_.stiffness, bil_.relaxation);
       phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + bil_.relaxation);
@@ -253,16 +255,18 @@ class CondensedMlcp {
     for (Eigen::Index k = 0; k < r_; ++k) diag_[k] = H_(k, k);
     key_t_ = t, key_h_ = h, key_q_ = q;
     assembled_ = true;
+    ++config_version_;
   }
 
-  // A by rows (columns and values of row k at [row_start_[k], row_start_[k + 1])), the rows
+  // A = [Φ_q; J] by rows (columns and values of row k at [row_start_[k], row_start_[k + 1])), the rows
   // touching each block of M, and W = L_M⁻¹ Aᵀ on those blocks.
   void sparsify() {
     std::size_t z = 0;
     for (Eigen::Index k = 0; k < r_; ++k) {
       row_start_[std::size_t(k)] = z;
+      const auto row = k < m_ ? dyn_.Phi_q.row(k) : J_.row(k - m_);
       for (Eigen::Index j = 0; j < n_; ++j)
-        if (A_(k, j) != 0.0) col_[z] = j, val_[z++] = A_(k, j);
+        if (row[j] != 0.0) col_[z] = j, val_[z++] = row[j];
     }
     row_start_.back() = z;
     const std::size_t nb = chol_M_.blocks();
@@ -349,6 +353,7 @@ class CondensedMlcp {
 
   // Contact rows at a bound (within the tolerance) leave the active set; impulse checks.
   void classify() {
+    ++status_version_;
     for (Eigen::Index k = 0; k < nc_; ++k) {
       status_[std::size_t(k)] = row_status(lambda_c_[k], prob_.lower(k, lambda_c_), prob_.upper(k, lambda_c_), diag_[m_ + k], solve_.tol);
       const ContactRow& row = rows_[std::size_t(k)];
@@ -376,11 +381,19 @@ class CondensedMlcp {
     for (Eigen::Index k = 0; k < m_; ++k) ac_[k] = -dyn_.bias[k];
     for (Eigen::Index k = 0; k < nc_; ++k)
       ac_[m_ + k] = status_[std::size_t(k)] == RowStatus::free ? -(xr_[m_ + k] + phi_[m_ + k]) / h : 0.0;
+    // The rest depends on the configuration and the active set only: kept for the next call
+    // at the same point (effective() and acceleration() follow each other).
+    if (prepared_config_ == config_version_ && prepared_status_ == status_version_) return;
+    prepared_config_ = config_version_, prepared_status_ = status_version_;
     WD_ = dyn_.D_i.transpose();
-    chol_M_.solveInPlace(WD_, true);
-    E_.noalias() = W_.transpose() * WD_;
-    for (Eigen::Index k = 0; k < nc_; ++k)
-      if (status_[std::size_t(k)] != RowStatus::free) E_.row(m_ + k).setZero();
+    chol_M_.solveInPlace(WD_, true);  // L_M⁻¹ D_iᵀ
+    MD_ = dyn_.D_i.transpose();
+    chol_M_.solveInPlace(MD_);  // M⁻¹ D_iᵀ
+    for (Eigen::Index k = 0; k < r_; ++k) {  // E = A M⁻¹ D_iᵀ over A's nonzeros
+      E_.row(k).setZero();
+      if (k >= m_ && status_[std::size_t(k - m_)] != RowStatus::free) continue;
+      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a) E_.row(k) += val_[a] * MD_.row(col_[a]);
+    }
     Ya_ = Y_;
     Sa_ = S_;
     for (Eigen::Index k = 0; k < nc_; ++k)
@@ -420,7 +433,7 @@ class CondensedMlcp {
   Eigen::Index n_ = 0, m_ = 0, p_ = 0, nc_ = 0, r_ = 0;
   ConstrainedDynamics dyn_;
   BlockCholesky chol_M_;
-  Eigen::MatrixXd J_, A_, W_, H_, Y_, Ya_, S_, Sa_, WD_, E_, Er_, Minv_eff_;
+  Eigen::MatrixXd J_, W_, H_, Y_, Ya_, S_, Sa_, WD_, MD_, E_, Er_, Minv_eff_;
   Eigen::VectorXd gap_, mu_, C_, phi_, vfree_, vplus_, x_n_, y_n_, Qt_, b_, lambda_, w_, diag_, ac_, g_, xr_, yb_, xb_, xc_,
       lambda_c_, warm_c_, wc_, dc_, rp_;
   Eigen::LLT<Eigen::MatrixXd> llt_bb_, llt_S_;
@@ -434,6 +447,7 @@ class CondensedMlcp {
   mlcp::Bpp bpp_;
   double h_last_ = 0.0;
   bool assembled_ = false;
+  long config_version_ = 0, status_version_ = 0, prepared_config_ = -1, prepared_status_ = -1;
   double key_t_ = 0.0, key_h_ = 0.0;
   Eigen::VectorXd key_q_;
 
