@@ -40,7 +40,9 @@ Eigen::VectorXd advance(const Eigen::VectorXd& q, const Eigen::VectorXd& v, doub
 
 }  // namespace
 
-TEST_CASE("contact between two moving bodies: the normal row is the gap rate, the friction rows the slip of the touching points") {
+TEST_CASE(
+    "contact between two moving bodies: the normal row is the gap rate, the friction rows the slip of the touching "
+    "points") {
   // Body "ball" (a sphere of radius 0.05 m) near a log (cylinder of radius 0.2 m about its body
   // x axis) and near a plate (plane with normal along its body y axis), every body tilted and
   // all moving: random velocities that keep |p| = 1 to first order.
@@ -82,7 +84,9 @@ TEST_CASE("contact between two moving bodies: the normal row is the gap rate, th
     CHECK(mu[k + 1] == 0.5);
   }
   // The cylinder's gap by hand: distance of the ball's centre from the axis, less both radii.
-  const Vec3 c = q.segment<3>(0), a = rotation(q.segment<4>(10)) * (rotation(axis_angle(Vec3(0, 1, 1), 0.3)).transpose() * Vec3(1, 0.2, 0.1).normalized());
+  const Vec3 c = q.segment<3>(0),
+             a = rotation(q.segment<4>(10)) *
+                 (rotation(axis_angle(Vec3(0, 1, 1), 0.3)).transpose() * Vec3(1, 0.2, 0.1).normalized());
   const Vec3 e = c - q.segment<3>(7);
   CHECK(gap[0] == doctest::Approx((e - e.dot(a) * a).norm() - 0.25).epsilon(1e-12));
   // Friction rows: the touching points' relative velocity along each direction, from finite
@@ -96,7 +100,8 @@ TEST_CASE("contact between two moving bodies: the normal row is the gap rate, th
   const Vec3 slip = (material(0, xi, qp) - material(0, xi, qm) - material(1, xj, qp) + material(1, xj, qm)) / (2 * eps);
   for (Eigen::Index k : {1, 2}) {
     const Vec3 t = k == 1 ? a : a.cross(n0);
-    MESSAGE("friction row " << k << ": J_t v = " << J.row(k).dot(v) << " m/s, slip of the touching points " << slip.dot(t));
+    MESSAGE("friction row " << k << ": J_t v = " << J.row(k).dot(v) << " m/s, slip of the touching points "
+                            << slip.dot(t));
     CHECK(J.row(k).dot(v) == doctest::Approx(slip.dot(t)).epsilon(1e-7));
   }
 }
@@ -119,10 +124,12 @@ TEST_CASE("log squeezed between two jaws: held when mu >= m g / (2 F), otherwise
         json ct = {{"friction", mu}, {"stiffness", k}, {"friction_stiffness", 1e12}};
         if (plates) {
           ct["body"] = "log", ct["point"] = {0.0, 0.0, z}, ct["radius"] = R;
-          ct["surface"] = {{"body", jaw}, {"shape", "plane"}, {"point", {side * (R - c), 0.0, z}}, {"normal", {-side, 0, 0}}};
+          ct["surface"] = {
+              {"body", jaw}, {"shape", "plane"}, {"point", {side * (R - c), 0.0, z}}, {"normal", {-side, 0, 0}}};
         } else {
           ct["body"] = jaw, ct["point"] = {side * (R - c), 0.0, z};
-          ct["surface"] = {{"body", "log"}, {"shape", "cylinder"}, {"point", {0, 0, 0}}, {"axis", {0, 0, 1}}, {"radius", R}};
+          ct["surface"] = {
+              {"body", "log"}, {"shape", "cylinder"}, {"point", {0, 0, 0}}, {"axis", {0, 0, 1}}, {"radius", R}};
         }
         contacts.push_back(ct);
       }
@@ -133,15 +140,24 @@ TEST_CASE("log squeezed between two jaws: held when mu >= m g / (2 F), otherwise
                 {{"name", "jaw_left"}, {"mass", 20.0}, {"inertia", {1, 1, 1}}, {"position", {-x0, 0, 0}}},
                 {{"name", "jaw_right"}, {"mass", 20.0}, {"inertia", {1, 1, 1}}, {"position", {x0, 0, 0}}}}},
               {"joints",
-               {{{"name", "left_guide"}, {"type", "prismatic"}, {"bodies", {"ground", "jaw_left"}}, {"point", {-x0, 0, 0}}, {"axis", {1, 0, 0}}},
-                {{"name", "right_guide"}, {"type", "prismatic"}, {"bodies", {"ground", "jaw_right"}}, {"point", {x0, 0, 0}}, {"axis", {-1, 0, 0}}}}},
+               {{{"name", "left_guide"},
+                 {"type", "prismatic"},
+                 {"bodies", {"ground", "jaw_left"}},
+                 {"point", {-x0, 0, 0}},
+                 {"axis", {1, 0, 0}}},
+                {{"name", "right_guide"},
+                 {"type", "prismatic"},
+                 {"bodies", {"ground", "jaw_right"}},
+                 {"point", {x0, 0, 0}},
+                 {"axis", {-1, 0, 0}}}}},
               {"forces",
                {{{"type", "joint_effort"}, {"joint", "left_guide"}, {"table", {{"t", {0.0}}, {"values", {F}}}}},
                 {{"type", "joint_effort"}, {"joint", "right_guide"}, {"table", {{"t", {0.0}}, {"values", {F}}}}}}},
               {"contacts", contacts},
               {"points", {{{"name", "centre"}, {"body", "log"}, {"point", {0, 0, 0}}}}}};
     NoInputs in;
-    stride_test::MultibodyRun r("mechanism", {{"description", d}}, "mlcp", {{"solver", "bpp"}, {"initial_step", h}}, in);
+    stride_test::MultibodyRun r("mechanism", {{"description", d}}, "mlcp", {{"solver", "bpp"}, {"initial_step", h}},
+                                in);
     const int steps = int(std::lround(T / h));
     for (int i = 0; i < steps; ++i) r.step(h);
     CHECK(r.stats()["failed_solves"] == 0);
@@ -151,17 +167,19 @@ TEST_CASE("log squeezed between two jaws: held when mu >= m g / (2 F), otherwise
   for (bool plates : {false, true})
     for (double f : {1.05, 2.0}) {
       const auto [y, x] = run(plates, f * mu_star, 0.5, h);
-      MESSAGE(std::string(plates ? "log on plates" : "points on the log") << ", mu = " << f << " mu* = " << f * mu_star << ": log centre after 0.5 s at y = " << y
-                                                                << " m, x = " << x << " m");
+      MESSAGE(std::string(plates ? "log on plates" : "points on the log")
+              << ", mu = " << f << " mu* = " << f * mu_star << ": log centre after 0.5 s at y = " << y
+              << " m, x = " << x << " m");
       CHECK(std::abs(y) < 1e-6);  // held: the creep of the friction rows F_t / (k_t h) is 1.2e-6 m/s
       CHECK(std::abs(x) < 1e-9);
     }
   const double T = 0.3;
   for (double f : {0.5, 0.9}) {
-    const double mu = f * mu_star, a = g - 2 * mu * F / m, y_hand = -0.5 * a * T * (T + h);  // semi-implicit Euler: T (T + h)
+    const double mu = f * mu_star, a = g - 2 * mu * F / m,
+                 y_hand = -0.5 * a * T * (T + h);  // semi-implicit Euler: T (T + h)
     const auto [y, x] = run(true, mu, T, h);
-    MESSAGE("log on plates, mu = " << f << " mu* = " << mu << ": log centre after " << T << " s at y = " << y << " m, by hand -a T (T + h) / 2 = " << y_hand
-                                   << " m");
+    MESSAGE("log on plates, mu = " << f << " mu* = " << mu << ": log centre after " << T << " s at y = " << y
+                                   << " m, by hand -a T (T + h) / 2 = " << y_hand << " m");
     CHECK(y == doctest::Approx(y_hand).epsilon(1e-3));
     CHECK(std::abs(x) < 1e-9);
   }
@@ -179,15 +197,30 @@ TEST_CASE("contact surfaces given wrongly: the error names the pointer, what was
     std::string pointer, text;
   };
   const std::vector<Case> cases = {
-      {[](json& d) { d["contacts"][0]["surface"]["body"] = "logg"; }, "/description/contacts/0/surface/body", "one of ground, ball, log"},
-      {[](json& d) { d["contacts"][0]["surface"]["body"] = "ball"; }, "/description/contacts/0/surface/body", "other than the contact's own body"},
-      {[](json& d) { d["contacts"][0]["surface"]["shape"] = "cone"; }, "/description/contacts/0/surface/shape", "\"plane\", \"cylinder\""},
-      {[](json& d) { d["contacts"][0]["surface"].erase("radius"); }, "/description/contacts/0/surface/radius", "needs \"radius\""},
-      {[](json& d) { d["contacts"][0]["surface"]["radius"] = -1; }, "/description/contacts/0/surface/radius", "found -1"},
-      {[](json& d) { d["contacts"][0]["surface"]["axis"] = {0, 0, 0}; }, "/description/contacts/0/surface/axis", "non-zero length"},
-      {[](json& d) { d["contacts"][0]["surface"]["normal"] = {0, 1, 0}; }, "/description/contacts/0/surface/normal", "has no \"normal\""},
-      {[](json& d) { d["contacts"][0]["normal"] = {0, 1, 0}; }, "/description/contacts/0/normal", "from \"surface\""},
-      {[](json& d) { d["contacts"][0]["friction_stiffness"] = 0; }, "/description/contacts/0/friction_stiffness", "(0, inf]"},
+      {[](json& d) { d["contacts"][0]["surface"]["body"] = "logg"; }, "/description/contacts/0/surface/body",
+       "one of ground, ball, log"},
+      {[](json& d) { d["contacts"][0]["surface"]["body"] = "ball"; }, "/description/contacts/0/surface/body",
+       "other than the contact's own body"},
+      {[](json& d) { d["contacts"][0]["surface"]["shape"] = "cone"; }, "/description/contacts/0/surface/shape",
+       "\"plane\", \"cylinder\""},
+      {[](json& d) { d["contacts"][0]["surface"].erase("radius"); }, "/description/contacts/0/surface/radius",
+       "needs \"radius\""},
+      {[](json& d) { d["contacts"][0]["surface"]["radius"] = -1; }, "/description/contacts/0/surface/radius",
+       "found -1"},
+      {[](json& d) {
+         d["contacts"][0]["surface"]["axis"] = {0, 0, 0};
+       },
+       "/description/contacts/0/surface/axis", "non-zero length"},
+      {[](json& d) {
+         d["contacts"][0]["surface"]["normal"] = {0, 1, 0};
+       },
+       "/description/contacts/0/surface/normal", "has no \"normal\""},
+      {[](json& d) {
+         d["contacts"][0]["normal"] = {0, 1, 0};
+       },
+       "/description/contacts/0/normal", "from \"surface\""},
+      {[](json& d) { d["contacts"][0]["friction_stiffness"] = 0; }, "/description/contacts/0/friction_stiffness",
+       "(0, inf]"},
       {[](json& d) { d["points"][0]["frame"] = 3; }, "/description/points/0/frame", "expected a body name"},
   };
   for (const auto& c : cases) {
@@ -223,14 +256,22 @@ class Signals final : public stride::Inputs {
 };
 }  // namespace
 
-TEST_CASE("pd_controller: the sampled law by hand, the rate reference integrated from y(t0), saturation, no feedthrough") {
+TEST_CASE(
+    "pd_controller: the sampled law by hand, the rate reference integrated from y(t0), saturation, no feedthrough") {
   // Rate reference r = 0.1 (t >= 0.5 s), y = 0.02 t^2, y_dot = 0.04 t, h = 0.1 s:
   //   x_k = y(0) + h sum_{i<k} r(t_i),  e_k = x_k - y(t_k),  rate error r(t_k) - y_dot(t_k),
   //   u_k = u0 + kff r + kp e_k + kd (r - y_dot), clamped to [-0.3, 0.2], the output from t_{k+1} on.
   const double kp = 2.0, kd = 0.5, kff = 1.5, u0 = 0.01, h = 0.1;
-  auto c = registry().create_subsystem("pd_controller", {{"kp", kp}, {"kd", kd}, {"kff", kff}, {"u0", u0}, {"u_min", -0.3}, {"u_max", 0.2},
-                                                         {"reference_is", "rate"}, {"reference_times", {0.0, 0.5, 0.5}},
-                                                         {"reference_values", {0.0, 0.0, 0.1}}, {"input_unit", "m"}});
+  auto c = registry().create_subsystem("pd_controller", {{"kp", kp},
+                                                         {"kd", kd},
+                                                         {"kff", kff},
+                                                         {"u0", u0},
+                                                         {"u_min", -0.3},
+                                                         {"u_max", 0.2},
+                                                         {"reference_is", "rate"},
+                                                         {"reference_times", {0.0, 0.5, 0.5}},
+                                                         {"reference_values", {0.0, 0.0, 0.1}},
+                                                         {"input_unit", "m"}});
   Signals in;
   in.y = [](double t) { return 0.02 * t * t + 1.0; };
   in.y_dot = [](double t) { return 0.04 * t; };
@@ -258,13 +299,15 @@ TEST_CASE("pd_controller: the sampled law by hand, the rate reference integrated
   for (const auto& p : c->ports())
     if (p.direction == stride::Direction::output) CHECK_FALSE(p.feedthrough);
   // Bad limits are refused with the parameter named.
-  CHECK_THROWS_WITH_AS(registry().create_subsystem("pd_controller", {{"u_min", 1.0}, {"u_max", -1.0}}), doctest::Contains("u_min"),
-                       std::exception);
+  CHECK_THROWS_WITH_AS(registry().create_subsystem("pd_controller", {{"u_min", 1.0}, {"u_max", -1.0}}),
+                       doctest::Contains("u_min"), std::exception);
 }
 
 #include "stride_run.hpp"
 
-TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift begin; impulses in their cones, the log held, energy balance") {
+TEST_CASE(
+    "log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift begin; impulses in their cones, the log held, "
+    "energy balance") {
   // The shipped manifest and description, with one output point more: the grapple cylinder's
   // rod head in the barrel's frame, whose y is the stroke the holding force (a joint effort
   // table, not in the model's energy) works along. Recorded at every hydraulics step.
@@ -281,22 +324,28 @@ TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift b
     if (f.value("name", "") == "grapple_cylinder") head = json::parse(f["points"][1].dump());
   }
   REQUIRE(table.is_object());
-  d["points"].push_back(ojson::parse(json{{"name", "stroke"}, {"body", "grapple_rod"}, {"point", head}, {"frame", "grapple_barrel"}}.dump()));
-  m["record"] = ojson::parse(json{{"interval", 0.0002},
-                                 {"variables", {"crane.s", "crane.stroke", "crane.log_centre", "crane.log_in_grapple", "cylinder1.valve_power",
-                                                "cylinder1.friction_power", "cylinder2.valve_power", "cylinder2.friction_power"}}}.dump());
+  d["points"].push_back(ojson::parse(
+      json{{"name", "stroke"}, {"body", "grapple_rod"}, {"point", head}, {"frame", "grapple_barrel"}}.dump()));
+  m["record"] = ojson::parse(
+      json{{"interval", 0.0002},
+           {"variables",
+            {"crane.s", "crane.stroke", "crane.log_centre", "crane.log_in_grapple", "cylinder1.valve_power",
+             "cylinder1.friction_power", "cylinder2.valve_power", "cylinder2.friction_power"}}}
+          .dump());
   const fs::path dir = stride_test::scratch() / "log_crane_energy_input";
   fs::create_directories(dir);
   std::ofstream(dir / "log_crane_im.json") << m.dump(1);
   std::ofstream(dir / "log_crane.description.json") << d.dump(1);
-  const auto r = stride_test::run_stride((dir / "log_crane_im.json").string(), {"/variables/h_M=0.016", "/coupling/end=2.2"}, "log_crane_energy");
+  const auto r = stride_test::run_stride((dir / "log_crane_im.json").string(),
+                                         {"/variables/h_M=0.016", "/coupling/end=2.2"}, "log_crane_energy");
   CAPTURE(r.message());
   REQUIRE(r.status() == "completed");
   const json& subs = r.summary["subsystems"];
   const json& form = subs["crane"]["statistics"]["formulation"];
-  MESSAGE("contacts: " << form["contact_rows"] << " rows, " << form["active_contact_rows"] << " active at the end; min normal impulse "
-                       << form["min_normal_impulse"] << " N s, max |friction| / (mu normal) " << form["max_friction_ratio"]
-                       << ", max residual " << form["max_residual"] << " m/s, " << form["bpp_pivots"] << " pivots");
+  MESSAGE("contacts: " << form["contact_rows"] << " rows, " << form["active_contact_rows"]
+                       << " active at the end; min normal impulse " << form["min_normal_impulse"]
+                       << " N s, max |friction| / (mu normal) " << form["max_friction_ratio"] << ", max residual "
+                       << form["max_residual"] << " m/s, " << form["bpp_pivots"] << " pivots");
   CHECK(form["failed_solves"] == 0);
   CHECK(form["min_normal_impulse"].get<double>() >= 0.0);
   CHECK(form["max_friction_ratio"].get<double>() <= 1.0 + 1e-9);
@@ -313,7 +362,8 @@ TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift b
   for (std::size_t i = grasped; i < t.size(); ++i)
     for (const char* c : {"crane.log_in_grapple.x", "crane.log_in_grapple.y", "crane.log_in_grapple.z"})
       rel = std::max(rel, std::abs(r.table[c][i] - r.table[c][grasped]));
-  MESSAGE("log lifted by " << (ly.back() - ly.front()) * 1e3 << " mm by t = 2.2 s; largest motion in the grapple after the grasp " << rel * 1e3 << " mm");
+  MESSAGE("log lifted by " << (ly.back() - ly.front()) * 1e3
+                           << " mm by t = 2.2 s; largest motion in the grapple after the grasp " << rel * 1e3 << " mm");
   CHECK(ly.back() - ly.front() > 0.05);
   CHECK(rel < 1e-4);
 
@@ -329,7 +379,8 @@ TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift b
       scale += std::abs(pv[i]) * (t[i] - t[i - 1]);
     }
     const double internal = subs[c]["energy_balance"]["internal_J"].get<double>();
-    MESSAGE(c << ": internal energy " << internal << " J, integral of valve - friction power " << in << " J (valve energy " << scale << " J)");
+    MESSAGE(c << ": internal energy " << internal << " J, integral of valve - friction power " << in
+              << " J (valve energy " << scale << " J)");
     CHECK(std::abs(internal - in) < 1e-3 * scale);
   }
   // Multibody: energy change = work of the actuators (its bonds) + work of the grapple's holding
@@ -341,17 +392,24 @@ TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift b
     const auto& vs = table["values"];
     if (s <= ts[0].get<double>()) return vs[0].get<double>();
     for (std::size_t i = 1; i < ts.size(); ++i)
-      if (s <= ts[i].get<double>()) return vs[i - 1].get<double>() + (vs[i].get<double>() - vs[i - 1].get<double>()) * (s - ts[i - 1].get<double>()) / (ts[i].get<double>() - ts[i - 1].get<double>());
+      if (s <= ts[i].get<double>())
+        return vs[i - 1].get<double>() + (vs[i].get<double>() - vs[i - 1].get<double>()) *
+                                             (s - ts[i - 1].get<double>()) /
+                                             (ts[i].get<double>() - ts[i - 1].get<double>());
     return vs.back().get<double>();
   };
-  for (std::size_t i = 1; i < t.size(); ++i) w_table += tau(t[i - 1]) * -(x[i] - x[i - 1]);  // the effort pushes the rod down, -y of the barrel
+  for (std::size_t i = 1; i < t.size(); ++i)
+    w_table += tau(t[i - 1]) * -(x[i] - x[i - 1]);  // the effort pushes the rod down, -y of the barrel
   const json& eb = subs["crane"]["energy_balance"];
   const double change = eb["change_J"], bonds = eb["bond_energy_in_J"], dissipated = bonds + w_table - change;
   double cyl_out = 0.0;
-  for (int k : {1, 2}) cyl_out -= subs["cylinder" + std::to_string(k)]["energy_balance"]["bond_energy_in_J"].get<double>();
-  MESSAGE("crane: energy change " << change << " J, actuators' work " << bonds << " J (the cylinders gave " << cyl_out << " J), holding force's work "
-                                  << w_table << " J: dissipated " << dissipated << " J");
-  CHECK(dissipated > -1.0);  // elastic energy of the compliant contacts (F^2 / 2k, about 0.1 J each) is not in the model's energy
+  for (int k : {1, 2})
+    cyl_out -= subs["cylinder" + std::to_string(k)]["energy_balance"]["bond_energy_in_J"].get<double>();
+  MESSAGE("crane: energy change " << change << " J, actuators' work " << bonds << " J (the cylinders gave " << cyl_out
+                                  << " J), holding force's work " << w_table << " J: dissipated " << dissipated
+                                  << " J");
+  CHECK(dissipated >
+        -1.0);  // elastic energy of the compliant contacts (F^2 / 2k, about 0.1 J each) is not in the model's energy
   // What the crane received through the held forces against what the cylinders gave through
   // the RIM: the coupling's energy error, first order in h_M.
   const auto exchange_error = [](const json& s) {
@@ -360,10 +418,12 @@ TEST_CASE("log crane, interface model at h_M = 16 ms for 2.2 s: grasp and lift b
     for (const char* c : {"cylinder1", "cylinder2"}) out -= s[c]["energy_balance"]["bond_energy_in_J"].get<double>();
     return std::abs(in - out) / std::abs(in);
   };
-  const auto r4 = stride_test::run_stride((dir / "log_crane_im.json").string(), {"/variables/h_M=0.004", "/coupling/end=2.2"}, "log_crane_energy_4ms");
+  const auto r4 = stride_test::run_stride((dir / "log_crane_im.json").string(),
+                                          {"/variables/h_M=0.004", "/coupling/end=2.2"}, "log_crane_energy_4ms");
   REQUIRE(r4.status() == "completed");
   const double e16 = exchange_error(subs), e4 = exchange_error(r4.summary["subsystems"]);
-  MESSAGE("energy the crane received against what the cylinders gave: relative difference " << e16 << " at h_M = 16 ms, " << e4 << " at 4 ms");
+  MESSAGE("energy the crane received against what the cylinders gave: relative difference "
+          << e16 << " at h_M = 16 ms, " << e4 << " at 4 ms");
   CHECK(e16 < 0.1);
   CHECK(e4 < 0.5 * e16);
 }

@@ -490,8 +490,8 @@ TEST_CASE("block pivoting with the friction bounds inside the pivoting solves th
     worst_diff = std::max(worst_diff, diff);
     max_pivots = std::max(max_pivots, pivots);
   }
-  MESSAGE("coupled pivoting on the 50 random MLCPs: max |lambda_pgs - lambda| / max(1, |lambda|) = " << worst_diff << ", max pivots "
-                                                                                                    << max_pivots);
+  MESSAGE("coupled pivoting on the 50 random MLCPs: max |lambda_pgs - lambda| / max(1, |lambda|) = "
+          << worst_diff << ", max pivots " << max_pivots);
 }
 
 TEST_CASE("condensed linear algebra: the same steps, M_eff, f_eff and accelerations as the dense MLCP") {
@@ -499,8 +499,8 @@ TEST_CASE("condensed linear algebra: the same steps, M_eff, f_eff and accelerati
   // round-off on the gripping crane (dense 5x5 block, prismatic jaw, sticking friction) while the
   // crane swings, and on the log crane (18 bodies, 42 contact rows) while its grapple closes on
   // the log and squeezes it.
-  const auto compare = [](const std::string& what, const std::string& model, const json& mparams, json fparams, stride::Inputs& in,
-                          double h, int steps, const std::vector<std::string>& ports) {
+  const auto compare = [](const std::string& what, const std::string& model, const json& mparams, json fparams,
+                          stride::Inputs& in, double h, int steps, const std::vector<std::string>& ports) {
     json dense = fparams, condensed = fparams;
     condensed["linear_algebra"] = "condensed";
     Run a(model, mparams, "mlcp", dense, in), b(model, mparams, "mlcp", condensed, in);
@@ -516,14 +516,15 @@ TEST_CASE("condensed linear algebra: the same steps, M_eff, f_eff and accelerati
         o += p.size;
       }
     }
-    MESSAGE(what << ", " << steps << " steps of " << h * 1e3 << " ms: largest relative difference dense - condensed " << worst
-                 << " (pivots " << a.stats()["bpp_pivots"] << " / " << b.stats()["bpp_pivots"] << ")");
+    MESSAGE(what << ", " << steps << " steps of " << h * 1e3 << " ms: largest relative difference dense - condensed "
+                 << worst << " (pivots " << a.stats()["bpp_pivots"] << " / " << b.stats()["bpp_pivots"] << ")");
     CHECK(a.stats()["failed_solves"] == 0);
     CHECK(b.stats()["failed_solves"] == 0);
     CHECK(b.stats()["linear_algebra"] == "condensed");
     return worst;
   };
-  const json grip = {{"load_mass", 100.0}, {"mu", 0.5}, {"jaw_joint", "prismatic"}, {"jaw_mass", 10.0}, {"closing_force", 1e4}};
+  const json grip = {
+      {"load_mass", 100.0}, {"mu", 0.5}, {"jaw_joint", "prismatic"}, {"jaw_mass", 10.0}, {"closing_force", 1e4}};
   Constant push(std::vector<std::vector<double>>{{-1.1 * 1.6e4, -0.9 * 2.0e3}});
   CHECK(compare("gripping crane", "gripping_crane", grip, {{"solver", "bpp"}, {"initial_step", 5e-3}}, push, 5e-3, 100,
                 {"s", "s_dot", "s_ddot", "M_eff", "f_eff", "y_L", "slip"}) < 1e-9);
@@ -531,7 +532,11 @@ TEST_CASE("condensed linear algebra: the same steps, M_eff, f_eff and accelerati
   REQUIRE(f.good());
   const json desc = json::parse(f);
   Constant hold(std::vector<std::vector<double>>{{5.45e4, -4.0e4}});
-  const json mlcp = {{"solver", "bpp_coupled"}, {"stiffness", 1e16}, {"initial_step", 0.016}, {"max_pivots", 100}, {"iterations", 5000}};
+  const json mlcp = {{"solver", "bpp_coupled"},
+                     {"stiffness", 1e16},
+                     {"initial_step", 0.016},
+                     {"max_pivots", 100},
+                     {"iterations", 5000}};
   CHECK(compare("log crane, grapple closing", "mechanism", {{"description", desc}}, mlcp, hold, 0.016, 60,
                 {"s", "s_dot", "s_ddot", "M_eff", "f_eff", "log_centre", "log_in_grapple"}) < 1e-7);
 }

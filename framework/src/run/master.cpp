@@ -1018,6 +1018,13 @@ json running_summary(const Experiment& ex) {
           {"subsystem_order", order}};
 }
 
+// Wall time per simulated second (below 1: faster than real time); the time reached counts, so a
+// run that stopped early is not flattered.
+static void add_real_time_factor(json& s, const RunResult& res, double start) {
+  if (const double simulated = res.end_time_reached - start; simulated > 0.0)
+    s["real_time_factor"] = res.wall_time / simulated;
+}
+
 RunResult run(Experiment& ex, const RunOptions& opt) {
   const auto wall0 = std::chrono::steady_clock::now();
   const Manifest& m = ex.manifest();
@@ -1108,10 +1115,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   s["end_time"] = m.coupling.end;
   s["end_time_reached"] = res.end_time_reached;
   s["wall_time_s"] = res.wall_time;
-  // Wall time per simulated second (below 1: faster than real time); the time reached counts,
-  // so a run that stopped early is not flattered.
-  if (const double simulated = res.end_time_reached - m.coupling.start; simulated > 0.0)
-    s["real_time_factor"] = res.wall_time / simulated;
+  add_real_time_factor(s, res, m.coupling.start);
   s["coupling"] = m.document.value("coupling", json::object());
   s["results"] = "results.csv";
   s["rows"] = rec ? rec->rows_written() : 0;

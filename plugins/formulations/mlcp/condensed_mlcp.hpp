@@ -48,8 +48,8 @@ class CondensedMlcp {
     double stiffness = 1e12, relaxation = 0.0, initial_step = 1e-3;
   };
 
-  void reset(MultibodyModel& model, NonsmoothModel* ns, const std::vector<ContactRow>& rows, const MlcpSolve& solve, const Bilateral& b,
-             double t0, ConstVectorRef q, ConstVectorRef v) {
+  void reset(MultibodyModel& model, NonsmoothModel* ns, const std::vector<ContactRow>& rows, const MlcpSolve& solve,
+             const Bilateral& b, double t0, ConstVectorRef q, ConstVectorRef v) {
     solve_ = solve;
     bil_ = b;
     ns_ = ns;
@@ -104,7 +104,9 @@ class CondensedMlcp {
       ns_->contacts(t0, q, v, J_, gap_, mu_);
       for (Eigen::Index k = 0; k < nc_; ++k) {
         const ContactRow& row = rows_[std::size_t(k)];
-        status_[std::size_t(k)] = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)] <= 0.0 ? RowStatus::free : RowStatus::lower;
+        status_[std::size_t(k)] = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)] <= 0.0
+                                      ? RowStatus::free
+                                      : RowStatus::lower;
       }
     }
     h_last_ = 0.0;
@@ -138,8 +140,8 @@ class CondensedMlcp {
       iterations = solve_.solve(prob_, lambda_c_, warm_c_, xc_, pgs_, bpp_, t, [this] { return recover(); });
     } else if (const double res = recover(); !(res <= solve_.tol)) {  // bilateral rows only: nothing to iterate
       ++solve_.failed;
-      throw StepFailure("mlcp: the bilateral rows miss the residual tolerance at t = " + std::to_string(t) + " s (residual " +
-                        std::to_string(res) + " m/s)");
+      throw StepFailure("mlcp: the bilateral rows miss the residual tolerance at t = " + std::to_string(t) +
+                        " s (residual " + std::to_string(res) + " m/s)");
     }
     classify();
     warm_c_ = lambda_c_;
@@ -147,7 +149,8 @@ class CondensedMlcp {
     v = vplus_;
     q += h * v;
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (rows_[std::size_t(k)].kind == ContactKind::normal) solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
+      if (rows_[std::size_t(k)].kind == ContactKind::normal)
+        solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
     double phi_norm = 0.0, phi_dot = 0.0;
     if (m_ > 0) {
       // Violations at the point reached, from the configuration terms the next evaluation
@@ -176,7 +179,8 @@ class CondensedMlcp {
     v_dot = x_n_;
   }
 
-  void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff, VectorRef f_eff) {
+  void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
+                 VectorRef f_eff) {
     if (p_ == 0) return;
     interface_model(model, t, q, v);
     Minv_eff_.noalias() = WD_.transpose() * WD_;
@@ -221,7 +225,6 @@ class CondensedMlcp {
   }
 
  private:
-
   // Configuration terms at (t, q) for step size h, kept while the point and h stay the same
   // (the interface model after a step and the next step share them): M and its blocks, A by
   // rows, C, φ, W, H, the Cholesky factor of H_bb, Y and S.
@@ -314,14 +317,16 @@ class CondensedMlcp {
   void times_A(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
     for (Eigen::Index k = 0; k < r_; ++k) {
       double y = 0.0;
-      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a) y += val_[a] * x[col_[a]];
+      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a)
+        y += val_[a] * x[col_[a]];
       out[k] = y;
     }
   }
   void times_A_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
     out.setZero();
     for (Eigen::Index k = 0; k < r_; ++k)
-      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a) out[col_[a]] += val_[a] * x[k];
+      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a)
+        out[col_[a]] += val_[a] * x[k];
   }
 
   // λ_b from λ_c, v⁺, and the natural-map residual of w = A v⁺ + C λ + φ over every row
@@ -355,7 +360,8 @@ class CondensedMlcp {
   void classify() {
     ++status_version_;
     for (Eigen::Index k = 0; k < nc_; ++k) {
-      status_[std::size_t(k)] = row_status(lambda_c_[k], prob_.lower(k, lambda_c_), prob_.upper(k, lambda_c_), diag_[m_ + k], solve_.tol);
+      status_[std::size_t(k)] =
+          row_status(lambda_c_[k], prob_.lower(k, lambda_c_), prob_.upper(k, lambda_c_), diag_[m_ + k], solve_.tol);
       const ContactRow& row = rows_[std::size_t(k)];
       if (row.kind == ContactKind::normal) {
         min_normal_ = std::min(min_normal_, lambda_c_[k]);
@@ -388,11 +394,12 @@ class CondensedMlcp {
     WD_ = dyn_.D_i.transpose();
     chol_M_.solveInPlace(WD_, true);  // L_M⁻¹ D_iᵀ
     MD_ = dyn_.D_i.transpose();
-    chol_M_.solveInPlace(MD_);  // M⁻¹ D_iᵀ
+    chol_M_.solveInPlace(MD_);               // M⁻¹ D_iᵀ
     for (Eigen::Index k = 0; k < r_; ++k) {  // E = A M⁻¹ D_iᵀ over A's nonzeros
       E_.row(k).setZero();
       if (k >= m_ && status_[std::size_t(k - m_)] != RowStatus::free) continue;
-      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a) E_.row(k) += val_[a] * MD_.row(col_[a]);
+      for (std::size_t a = row_start_[std::size_t(k)]; a < row_start_[std::size_t(k) + 1]; ++a)
+        E_.row(k) += val_[a] * MD_.row(col_[a]);
     }
     Ya_ = Y_;
     Sa_ = S_;
@@ -434,8 +441,8 @@ class CondensedMlcp {
   ConstrainedDynamics dyn_;
   BlockCholesky chol_M_;
   Eigen::MatrixXd J_, W_, H_, Y_, Ya_, S_, Sa_, WD_, MD_, E_, Er_, Minv_eff_;
-  Eigen::VectorXd gap_, mu_, C_, phi_, vfree_, vplus_, x_n_, y_n_, Qt_, b_, lambda_, w_, diag_, ac_, g_, xr_, yb_, xb_, xc_,
-      lambda_c_, warm_c_, wc_, dc_, rp_;
+  Eigen::VectorXd gap_, mu_, C_, phi_, vfree_, vplus_, x_n_, y_n_, Qt_, b_, lambda_, w_, diag_, ac_, g_, xr_, yb_, xb_,
+      xc_, lambda_c_, warm_c_, wc_, dc_, rp_;
   Eigen::LLT<Eigen::MatrixXd> llt_bb_, llt_S_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_Me_;
   std::vector<std::size_t> row_start_, block_rows_start_, block_rows_, mark_, fill_;

@@ -58,24 +58,27 @@ class Mlcp final : public Formulation {
         integer_param("iterations", 500, "projected Gauss-Seidel sweeps per step", 1, 1e7),
         integer_param("max_pivots", 200, "block principal pivoting linear solves per step", 1, 1e6),
         real_param("tolerance", 1e-10, "m/s",
-                   "residual check: largest natural-map residual (bounds and complementarity) in velocity units",
-                   1e-16, 1.0),
-        real_param("stiffness", 1e12, "N/m", "regularization stiffness k of the bilateral rows (C = 1/(h^2 k (1 + tau/h)))",
-                   1e-3, 1e30),
-        real_param("relaxation", 0.0, "s", "relaxation time tau of the bilateral rows (damping k tau; phi = Phi/(h + tau))",
-                   0.0, 1e3),
-        real_param("initial_step", 1e-3, "s", "step size of the regularization C used by the interface model before the first step",
-                   1e-9, 10.0),
-        choice_param("linear_algebra", "dense", {"dense", "condensed"},
-                     "dense: the MLCP over every row with dense M^-1 A^T and A M^-1 A^T; condensed: the bilateral rows "
-                     "eliminated (Schur complement), M factorized by blocks, A by its nonzeros, the MLCP on the contact "
-                     "rows only (condensed_mlcp.hpp; same step, for mechanisms of many bodies)"),
+                   "residual check: largest natural-map residual (bounds and complementarity) in velocity units", 1e-16,
+                   1.0),
+        real_param("stiffness", 1e12, "N/m",
+                   "regularization stiffness k of the bilateral rows (C = 1/(h^2 k (1 + tau/h)))", 1e-3, 1e30),
+        real_param("relaxation", 0.0, "s",
+                   "relaxation time tau of the bilateral rows (damping k tau; phi = Phi/(h + tau))", 0.0, 1e3),
+        real_param("initial_step", 1e-3, "s",
+                   "step size of the regularization C used by the interface model before the first step", 1e-9, 10.0),
+        choice_param(
+            "linear_algebra", "dense", {"dense", "condensed"},
+            "dense: the MLCP over every row with dense M^-1 A^T and A M^-1 A^T; condensed: the bilateral rows "
+            "eliminated (Schur complement), M factorized by blocks, A by its nonzeros, the MLCP on the contact "
+            "rows only (condensed_mlcp.hpp; same step, for mechanisms of many bodies)"),
     };
     return i;
   }
 
   explicit Mlcp(const Params& p)
-      : k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")),
+      : k_bil_(p.real("stiffness")),
+        tau_bil_(p.real("relaxation")),
+        h0_(p.real("initial_step")),
         condensed_(p.string("linear_algebra") == "condensed") {
     solve_.direct_first = p.string("solver") != "pgs";
     solve_.coupled = p.string("solver") == "bpp_coupled";
@@ -192,7 +195,8 @@ class Mlcp final : public Formulation {
       phi_dot = e_.norm();
     }
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (rows_[std::size_t(k)].kind == ContactKind::normal) solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
+      if (rows_[std::size_t(k)].kind == ContactKind::normal)
+        solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
     stats_.record(iterations, phi_norm, phi_dot);
     return t + h;
   }
@@ -273,7 +277,8 @@ class Mlcp final : public Formulation {
   // bound when moving it there changes its velocity by less than the tolerance.
   void classify() {
     for (Eigen::Index k = 0; k < r_; ++k)
-      status_[std::size_t(k)] = formulations::row_status(lambda_[k], prob_.lower(k, lambda_), prob_.upper(k, lambda_), diag_[k], solve_.tol);
+      status_[std::size_t(k)] =
+          formulations::row_status(lambda_[k], prob_.lower(k, lambda_), prob_.upper(k, lambda_), diag_[k], solve_.tol);
   }
 
   // G, Ya = M⁻¹ A_αᵀ, z = H_α⁻¹ a_α and Q_τ = f − c + A_τᵀ λ̂_τ / h at (t, q, v) over the active
@@ -322,7 +327,8 @@ class Mlcp final : public Formulation {
   Eigen::Index n_ = 0, m_ = 0, np_ = 0, nc_ = 0, r_ = 0;
   formulations::ConstrainedDynamics dyn_;
   Eigen::MatrixXd J_, A_, Aa_, Y_, Ya_, X_, Ha_, G_, T_, Me_inv_;
-  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_, iterate_;
+  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_,
+      iterate_;
   std::vector<RowStatus> status_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_H_, ldlt_Me_;
   mlcp::Problem prob_;

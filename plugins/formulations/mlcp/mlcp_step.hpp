@@ -25,15 +25,13 @@ inline double row_compliance(double h, double stiffness, double relaxation) {
 
 // C and φ of the contact rows for step h, at [offset, offset + rows) of C and phi: normal rows
 // φ = g/h while open (speculative contact), g/(h + τ) while closed; friction rows φ = 0.
-inline void contact_regularization(const std::vector<ContactRow>& rows, const Eigen::VectorXd& gap, double h, Eigen::Index offset,
-                                   Eigen::VectorXd& C, Eigen::VectorXd& phi) {
+inline void contact_regularization(const std::vector<ContactRow>& rows, const Eigen::VectorXd& gap, double h,
+                                   Eigen::Index offset, Eigen::VectorXd& C, Eigen::VectorXd& phi) {
   for (Eigen::Index k = 0; k < Eigen::Index(rows.size()); ++k) {
     const ContactRow& row = rows[std::size_t(k)];
     C[offset + k] = row_compliance(h, row.stiffness, row.relaxation);
-    if (row.kind == ContactKind::normal)
-      phi[offset + k] = gap[k] > 0.0 ? gap[k] / h : gap[k] / (h + row.relaxation);
-    else
-      phi[offset + k] = 0.0;
+    if (row.kind == ContactKind::normal) phi[offset + k] = gap[k] > 0.0 ? gap[k] / h : gap[k] / (h + row.relaxation);
+    else phi[offset + k] = 0.0;
   }
 }
 
@@ -42,11 +40,13 @@ inline void contact_regularization(const std::vector<ContactRow>& rows, const Ei
 inline void check_contact_rows(const std::vector<ContactRow>& rows) {
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const ContactRow& row = rows[k];
-    if (row.kind == ContactKind::friction && (row.normal >= rows.size() || rows[row.normal].kind != ContactKind::normal))
-      throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " + std::to_string(row.normal) +
-                                  ", which is not a normal contact row");
+    if (row.kind == ContactKind::friction &&
+        (row.normal >= rows.size() || rows[row.normal].kind != ContactKind::normal))
+      throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
+                                  std::to_string(row.normal) + ", which is not a normal contact row");
     if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
-      throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
+      throw std::invalid_argument("mlcp: contact row " + std::to_string(k) +
+                                  " needs stiffness > 0 and relaxation >= 0");
   }
 }
 
@@ -78,8 +78,8 @@ struct MlcpSolve {
   // first misses tol. Both missing is counted and throws StepFailure naming both residuals.
   // Returns the first solver's iterations (pivots or sweeps) of this step.
   template <class Check>
-  long solve(const mlcp::Problem& P, Eigen::VectorXd& lambda, const Eigen::VectorXd& warm, Eigen::VectorXd& iterate, mlcp::Pgs& pgs,
-             mlcp::Bpp& bpp, double t, Check&& check) {
+  long solve(const mlcp::Problem& P, Eigen::VectorXd& lambda, const Eigen::VectorXd& warm, Eigen::VectorXd& iterate,
+             mlcp::Pgs& pgs, mlcp::Bpp& bpp, double t, Check&& check) {
     double residual = mlcp::inf, residuals[2] = {mlcp::inf, mlcp::inf};
     long swept = 0, pivoted = 0;
     bool solved = false;
@@ -108,10 +108,11 @@ struct MlcpSolve {
       ++failed;
       max_residual = std::max(max_residual, std::min(residuals[0], residuals[1]));
       char msg[320];
-      std::snprintf(msg, sizeof msg,
-                    "mlcp: no solver met the residual tolerance %.3g m/s at t = %.9g s (bpp: residual %.3g m/s after %ld "
-                    "pivots; pgs: %.3g m/s after %ld sweeps)",
-                    tol, t, residuals[0], pivoted, residuals[1], swept);
+      std::snprintf(
+          msg, sizeof msg,
+          "mlcp: no solver met the residual tolerance %.3g m/s at t = %.9g s (bpp: residual %.3g m/s after %ld "
+          "pivots; pgs: %.3g m/s after %ld sweeps)",
+          tol, t, residuals[0], pivoted, residuals[1], swept);
       throw StepFailure(msg);
     }
     last_residual = residual;

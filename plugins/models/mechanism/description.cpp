@@ -562,8 +562,9 @@ class DescriptionReader {
   }
 
   void read_contact(const json& o, const std::string& p, std::size_t k) {
-    if (!chk_.object(o, p, {"name", "body", "point", "radius", "normal", "plane_point", "friction", "stiffness", "relaxation", "surface",
-                      "friction_stiffness", "doc"},
+    if (!chk_.object(o, p,
+                     {"name", "body", "point", "radius", "normal", "plane_point", "friction", "stiffness", "relaxation",
+                      "surface", "friction_stiffness", "doc"},
                      {"body", "point"}))
       return;
     Contact c;
@@ -576,7 +577,8 @@ class DescriptionReader {
     c.friction = chk_.number(o, p, "friction", 0.0, 0.0).value_or(0.0);
     c.stiffness = chk_.number(o, p, "stiffness", 1e9, 0.0, INFINITY, true).value_or(1e9);
     c.relaxation = chk_.number(o, p, "relaxation", 0.0, 0.0).value_or(0.0);
-    c.friction_stiffness = chk_.number(o, p, "friction_stiffness", c.stiffness, 0.0, INFINITY, true).value_or(c.stiffness);
+    c.friction_stiffness =
+        chk_.number(o, p, "friction_stiffness", c.stiffness, 0.0, INFINITY, true).value_or(c.stiffness);
     if (!b || !x || !nrm) return;
     if (*b == kGround) {
       chk_.error(p + "/body", "a contact needs a moving body, found \"ground\"");
@@ -595,22 +597,28 @@ class DescriptionReader {
   bool read_contact_surface(const json& o, const std::string& p, int body, Contact& c) {
     const std::string ps = p + "/surface";
     for (const char* k : {"normal", "plane_point"})
-      if (o.contains(k)) chk_.error(p + "/" + k, std::string("a contact with a surface takes its plane or cylinder from \"surface\", found \"") + k + "\" as well");
+      if (o.contains(k))
+        chk_.error(p + "/" + k,
+                   std::string("a contact with a surface takes its plane or cylinder from \"surface\", found \"") + k +
+                       "\" as well");
     const json& sf = o["surface"];
-    if (!chk_.object(sf, ps, {"body", "shape", "point", "normal", "axis", "radius", "doc"}, {"body", "shape", "point"})) return false;
+    if (!chk_.object(sf, ps, {"body", "shape", "point", "normal", "axis", "radius", "doc"}, {"body", "shape", "point"}))
+      return false;
     auto sb = body_of(sf["body"], ps + "/body");
     auto shape = chk_.string(sf, ps, "shape", {"plane", "cylinder"});
     auto X = chk_.vec3(sf, ps, "point", std::nullopt);
     if (!sb || !shape || !X) return false;
     if (*sb == body) {
-      chk_.error(ps + "/body", "expected a body other than the contact's own body \"" + out_.bodies[std::size_t(body)].name + "\", found " + found(sf["body"]));
+      chk_.error(ps + "/body", "expected a body other than the contact's own body \"" +
+                                   out_.bodies[std::size_t(body)].name + "\", found " + found(sf["body"]));
       return false;
     }
     const bool cyl = *shape == "cylinder";
     const char* dir = cyl ? "axis" : "normal";
     for (const char* k : {"normal", "axis", "radius"})
       if (sf.contains(k) && (std::string(k) == "radius" ? !cyl : std::string(k) != dir))
-        chk_.error(ps + "/" + k, std::string("a ") + *shape + " surface has no \"" + k + "\" (" + (cyl ? "point, axis, radius" : "point, normal") + ")");
+        chk_.error(ps + "/" + k, std::string("a ") + *shape + " surface has no \"" + k + "\" (" +
+                                     (cyl ? "point, axis, radius" : "point, normal") + ")");
     if (!sf.contains(dir)) chk_.error(ps + "/" + dir, std::string("a ") + *shape + " surface needs \"" + dir + "\"");
     if (cyl && !sf.contains("radius")) chk_.error(ps + "/radius", "a cylinder surface needs \"radius\" (m)");
     auto d = chk_.vec3(sf, ps, dir, std::nullopt, true);

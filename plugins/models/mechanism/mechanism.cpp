@@ -169,9 +169,12 @@ class Mechanism final : public NonsmoothModel {
       for (const char* c : {"x", "y", "z", "e0", "e1", "e2", "e3"}) pe.push_back(b.name + "_" + c);
     ps.push_back(with(output("poses", 7 * nb_, "1", "per body: centre of mass x, y, z (m) and Euler parameters e0..e3"), pe));
     for (const auto& pt : d_.points) {
-      const std::string rel = pt.frame == kGround ? "" : " relative to body " + d_.bodies[std::size_t(pt.frame)].name + " (where the description placed it)";
+      const std::string rel = pt.frame == kGround ? ""
+                                                  : " relative to body " + d_.bodies[std::size_t(pt.frame)].name +
+                                                        " (where the description placed it)";
       ps.push_back(with(output(pt.name, 3, "m", "position of output point " + pt.name + rel), {"x", "y", "z"}));
-      ps.push_back(with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name + rel), {"x", "y", "z"}));
+      ps.push_back(
+          with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name + rel), {"x", "y", "z"}));
     }
     if (p_ > 0 && d_.pressure) {
       ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"), names("_flow1")));
@@ -466,7 +469,8 @@ class Mechanism final : public NonsmoothModel {
       const Vec3 e = C.x - X, radial = e - e.dot(d) * d;
       const double rho = radial.norm();
       if (!(rho > 1e-12 * std::max(1.0, S.radius)))
-        throw StepFailure("contact \"" + c.name + "\": the sphere's centre is on the cylinder's axis (no normal direction)");
+        throw StepFailure("contact \"" + c.name +
+                          "\": the sphere's centre is on the cylinder's axis (no normal direction)");
       w[0] = radial / rho;
       w[1] = d;
       w[2] = d.cross(w[0]);

@@ -34,7 +34,9 @@ class PdController final : public Subsystem {
     i.kind = Kind::subsystem;
     i.form = Form::stepper;
     i.version = "1.0.0";
-    i.description = "Sampled PD controller with feed-forward and saturation: u = clamp(u0 + kff r + kp e + kd de/dt), from a reference value or rate, held between samples";
+    i.description =
+        "Sampled PD controller with feed-forward and saturation: u = clamp(u0 + kff r + kp e + kd de/dt), from a "
+        "reference value or rate, held between samples";
     i.parameters = {
         real_param("kp", 1.0, "1", "gain on the error e = x - y (output units per input unit)"),
         real_param("kd", 0.0, "1", "gain on the rate error (output units per rate unit of the input)"),
@@ -42,25 +44,36 @@ class PdController final : public Subsystem {
         real_param("u0", 0.0, "1", "output bias (in the output unit)"),
         real_param("u_min", -1e300, "1", "lower saturation of the output (in the output unit)"),
         real_param("u_max", 1e300, "1", "upper saturation of the output (in the output unit)"),
-        choice_param("reference_is", "value", {"value", "rate"},
-                     "value: r is the setpoint of y; rate: r is the desired rate of y, the setpoint its integral from y(t0)"),
+        choice_param(
+            "reference_is", "value", {"value", "rate"},
+            "value: r is the setpoint of y; rate: r is the desired rate of y, the setpoint its integral from y(t0)"),
         choice_param("reference", "table", {"table", "input"},
                      "table: r(t) from reference_times / reference_values; input: the input port r"),
         real_list_param("reference_times", {0.0}, "s", "nodes of the reference table (non-decreasing)"),
-        real_list_param("reference_values", {0.0}, "1", "reference at the nodes (input unit, or input unit per second for a rate), constant outside"),
+        real_list_param("reference_values", {0.0}, "1",
+                        "reference at the nodes (input unit, or input unit per second for a rate), constant outside"),
         // Free text (a choice without choices): the units of the connected ports.
-        choice_param("input_unit", "1", {}, "unit of y (the connected port's unit); y_dot and a rate reference are in it per second"),
+        choice_param("input_unit", "1", {},
+                     "unit of y (the connected port's unit); y_dot and a rate reference are in it per second"),
         choice_param("output_unit", "1", {}, "unit of u"),
     };
     return i;
   }
 
   explicit PdController(const Params& p)
-      : kp_(p.real("kp")), kd_(p.real("kd")), kff_(p.real("kff")), u0_(p.real("u0")), lo_(p.real("u_min")), hi_(p.real("u_max")),
-        rate_(p.string("reference_is") == "rate"), from_input_(p.string("reference") == "input"), in_unit_(p.string("input_unit")),
+      : kp_(p.real("kp")),
+        kd_(p.real("kd")),
+        kff_(p.real("kff")),
+        u0_(p.real("u0")),
+        lo_(p.real("u_min")),
+        hi_(p.real("u_max")),
+        rate_(p.string("reference_is") == "rate"),
+        from_input_(p.string("reference") == "input"),
+        in_unit_(p.string("input_unit")),
         out_unit_(p.string("output_unit")) {
     if (!(lo_ <= hi_))
-      throw ParameterError("/u_min", "expected u_min <= u_max, found u_min = " + std::to_string(lo_) + " > u_max = " + std::to_string(hi_));
+      throw ParameterError("/u_min", "expected u_min <= u_max, found u_min = " + std::to_string(lo_) +
+                                         " > u_max = " + std::to_string(hi_));
     try {
       table_ = hydraulics::PiecewiseLinear(p.reals("reference_times"), p.reals("reference_values"), "reference table");
     } catch (const std::invalid_argument& e) {
@@ -70,9 +83,11 @@ class PdController final : public Subsystem {
 
   std::vector<PortSpec> ports() const override {
     const std::string rate_unit = in_unit_ == "1" ? "1/s" : "(" + in_unit_ + ")/s";
-    std::vector<PortSpec> ps{input("y", 1, in_unit_, "measured signal"), input("y_dot", 1, rate_unit, "measured rate of y")};
+    std::vector<PortSpec> ps{input("y", 1, in_unit_, "measured signal"),
+                             input("y_dot", 1, rate_unit, "measured rate of y")};
     if (from_input_) ps.push_back(input("r", 1, rate_ ? rate_unit : in_unit_, "reference (a value of y, or its rate)"));
-    ps.push_back(output("u", 1, out_unit_, "controller output, held between samples (computed from the previous sample)"));
+    ps.push_back(
+        output("u", 1, out_unit_, "controller output, held between samples (computed from the previous sample)"));
     ps.push_back(output("error", 1, in_unit_, "e = x - y at the last sample"));
     return ps;
   }
@@ -113,7 +128,9 @@ class PdController final : public Subsystem {
   json statistics() const override { return {{"steps", steps_}, {"saturated_steps", saturated_steps_}}; }
 
   bool can_save_state() const override { return true; }
-  void save_state(std::unique_ptr<SavedState>& slot) override { save_value(slot, State{t_, e_, x_, u_, started_, was_saturated_}); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    save_value(slot, State{t_, e_, x_, u_, started_, was_saturated_});
+  }
   void restore_state(const SavedState& state) override {
     const auto& s = saved_value<State>(state);
     t_ = s.t, e_ = s.e, x_ = s.x, u_ = s.u, started_ = s.started, was_saturated_ = s.was_saturated;
