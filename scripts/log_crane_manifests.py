@@ -41,29 +41,39 @@ pin at both ends would repeat 3 constraints per loop); the universal's axes keep
 cylinder from spinning about its own axis. Degrees of freedom: slew, boom, jib, 2 swings,
 rotator, grapple, 6 of the log = 13.
 
-Contacts (mlcp rows): each jaw touches the log at 3 places along its curve (35 deg above, 15 and
-55 deg below the log's equator when closed) on each of its two tines (z = +-0.15 m): 12 point
+Contacts (mlcp rows): each jaw touches the log at 2 places along its curve (25 deg above and
+40 deg below the log's equator when closed) on each of its two tines (z = +-0.15 m): 8 point
 contacts on the log's cylinder, mu = 0.5; the log rests at its ends on two bearers (cross-laid
 logs 0.15 m high, so the jaws can close under it), mu = 0.5. Normal stiffness 1e8 N/m, friction
-rows 1e12 N/m (a sticking contact creeps at F_t / (k_t h)).
+rows 1e10 N/m (a sticking contact creeps at F_t / (k_t h): 0.02 mm over the lift; with 1e12 N/m,
+or with three places per tine, the squeezed log's MLCP is too ill-conditioned for the solvers).
 
-Grapple: closed by a constant 20 kN in the grapple cylinder (a preloaded spring-damper between
-barrel and rod, damping 6e4 N s/m: it closes in about half a second, and being conservative it
-keeps the energy balance exact). The jaws start 40 deg open with the log between them.
+Grapple: the jaws start 40 deg open around the log, held still by the grapple cylinder (a joint
+force on its stroke equal to what holds them, by virtual work of the linkage) until 0.3 s; from
+there to 1.0 s that holding part ramps out and the closing force, a constant 20 kN (a preloaded
+spring-damper between barrel and rod, damping 3e4 N s/m, conservative), closes them; they grip
+the log at about 0.85 s.
 
 Hydraulics: the cylinder plugin of the shipped cranes (Peiret 2018 Eq. 24-29), with Table 2's
 fluid, friction, discharge and compressibility, and for this crane: 125 mm bore (a_p = 0.01227
 m^2), stroke l = 0.8 m, pump 21 MPa, valve area a_v = 2e-5 m^2 (about 120 L/min at full opening).
 Both cylinders start in the static equilibrium of Eq. 41 (f_eq = the multibody f~ at t = 0).
 
-Control: each spool by a `pd_controller` from the desired actuator velocity (feed-forward on the
-reference plus PD on the velocity error, spool offset saturated to +-0.4), sampled at h_S,
-measuring the interface velocity the hydraulics sees (the RIM's in Algorithm 2, the multibody
-model's, held, in Algorithm 1).
+Control: each spool by a `pd_controller` with a rate reference, the desired actuator velocity:
+feed-forward 1/K_v (K_v the valve's velocity gain around the static equilibrium, from Eq. 24-29),
+a gain 0.3/K_v on the velocity error and 2/s times that on the position error of the integrated
+reference, spool offset saturated to +-0.4; sampled at h_S, measuring the interface position and
+velocity the hydraulics sees (the RIM's in Algorithm 2, the multibody model's, held, in
+Algorithm 1).
 
-Manoeuvre: 0-1.5 s the grapple closes on the log; 1.5-5 s the lift cylinder extends at up to
+Manoeuvre: 0.3-1.0 s the grapple closes on the log; 1.5-5 s the lift cylinder extends at up to
 6 cm/s while the jib cylinder retracts at up to 4 cm/s (0.5 s ramps), lifting the log; then both
 hold until 8 s.
+
+mlcp: condensed linear algebra, block pivoting with the friction bounds inside the pivoting,
+bilateral stiffness 1e16 N/m (at 1 ms steps 1e12 N/m made the joints' compliance 20 % of the
+crane's effective mass at the cylinders), the regularization of the interface model before the
+first step taken at h_M.
 """
 import copy, json, math, os
 
