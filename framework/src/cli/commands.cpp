@@ -92,7 +92,7 @@ const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& na
 std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& params,
                                                std::string& err) {
   try {
-    if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
+    if (p.fmu) return p.fmu->ports(params);  // from modelDescription.xml, without an instance
     switch (p.info().form) {
       case Form::stepper: return reg.create_subsystem(p.info().name, params)->ports();
       case Form::ode: return reg.create_ode(p.info().name, params)->ports();

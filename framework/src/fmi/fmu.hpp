@@ -42,7 +42,8 @@ class FmuPlugin final : public Plugin {
   std::unique_ptr<Subsystem> create_subsystem(const Params& p) const override;
 
   const ModelDescription& description() const;
-  std::vector<PortSpec> ports() const;
+  // The ports of a subsystem with these parameters (arrays sized by structural parameters).
+  std::vector<PortSpec> ports(const json& parameters = json::object()) const;
   // The interface chosen for a subsystem: model exchange when an integrator is named.
   // Throws std::invalid_argument when the FMU does not provide it.
   std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name,

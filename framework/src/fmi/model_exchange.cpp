@@ -17,7 +17,7 @@ class MeOde final : public OdeSystem {
  public:
   MeOde(Instance& me, std::vector<PortSpec> ports) : me_(me), ports_(std::move(ports)) {}
   std::vector<PortSpec> ports() const override { return ports_; }
-  std::size_t state_size() const override { return me_.fmu().md.state_count; }
+  std::size_t state_size() const override { return me_.shape().states; }
   void initial_state(double, std::span<double>) override {}  // the subsystem sets it
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
     at(t, x);
@@ -51,7 +51,7 @@ class ModelExchange final : public Subsystem {
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
       : me_(make_instance(fmu, true, p, name)), ode_(*me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
-    const std::size_t n = fmu->md.state_count, m = fmu->md.event_indicator_count;
+    const std::size_t n = me_->shape().states, m = me_->shape().indicators;
     x_.assign(n, 0.0);
     x0_.assign(n, 0.0);
     xt_.assign(n, 0.0);
@@ -71,6 +71,7 @@ class ModelExchange final : public Subsystem {
   void initialize(double t0) override {
     if (!integ_) throw std::logic_error("a model-exchange FMU needs an integrator");
     me_->start(t0);  // the FMU is in event mode after initialization
+    check_sizes();
     t_ = t0;
     event_iteration(t0);
     get_states(t0);
@@ -181,6 +182,15 @@ class ModelExchange final : public Subsystem {
     if (event_times_.size() < kKeptEventTimes) event_times_.push_back(hi);
     return hi;
   }
+  // The numbers of states and indicators the FMU reports (FMI 3) are those of its description.
+  void check_sizes() {
+    const std::size_t n = me_->reported_states(), m = me_->reported_indicators();
+    if (n != x_.size() || m != z_.size())
+      throw PluginError(me_->fmu().label, "the FMU reports " + std::to_string(n) + " continuous states and " + std::to_string(m) +
+                                              " event indicators, its model description " + std::to_string(x_.size()) + " and " +
+                                              std::to_string(z_.size()));
+  }
+
   // Time events are "at" a time up to this much (relative round-off of communication points).
   static double tolerance(double t) { return event_tolerance * std::max(1.0, std::abs(t)); }
 
