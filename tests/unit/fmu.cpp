@@ -1029,3 +1029,49 @@ TEST_CASE("fmu: start values of states and outputs are set like parameters") {
     CHECK(times[0].get<double>() == doctest::Approx((v + std::sqrt(v * v + 2 * g * h)) / g).epsilon(1e-10));
   }
 }
+
+TEST_CASE("fmu: stride run model.fmu runs its default experiment; DefaultExperiment fills what a manifest leaves out") {
+  // stair: DefaultExperiment 0..10 s, step 0.2 s: 51 rows of every output.
+  Scratch s;
+  Outcome o = stride(s, "run", kBroken + "/stair.fmu", {"/subsystems/stair/parameters/last=100"});
+  REQUIRE(o.code == 0);
+  REQUIRE(o.table.rows() == 51);
+  CHECK(o.table.names == std::vector<std::string>{"time", "stair.counter", "stair.x", "stair.settled"});
+  CHECK(o.table["time"].back() == 10);
+  CHECK(o.table["stair.counter"].back() == 11);
+  CHECK(o.table["stair.x"].back() == doctest::Approx(55));
+  // A model-exchange-only FMU gets CVODE at the experiment's tolerance (ball: 0..3 s).
+  Outcome b = stride(s, "run", kBroken + "/ball3.fmu", {});
+  REQUIRE(b.code == 0);
+  CHECK(contains(b.summary["subsystems"]["ball3"]["plugin"].get<std::string>(), "cvode"));
+  CHECK(b.summary["subsystems"]["ball3"]["report"]["state_event_times"].size() == 6);
+  // A manifest without /coupling/end, /coupling/macro_step and the subsystem's step: the FMU's
+  // default experiment, listed by validate.
+  json m = alone(kBroken + "/stair3.fmu", 0.1, 1.0, {{"last", 100}}, "rk4");
+  m["coupling"].erase("end");
+  m["coupling"].erase("macro_step");
+  m["subsystems"]["s"].erase("step");
+  m.erase("record");
+  const std::string file = write_manifest(s, "partial.json", m);
+  Outcome v = stride(s, "validate", file, {});
+  REQUIRE(v.code == 0);
+  CHECK(contains(v.out, "/coupling/end = 10 (from the default experiment of stair3.fmu)"));
+  CHECK(contains(v.out, "/coupling/macro_step = 0.2 (from the default experiment of stair3.fmu)"));
+  CHECK(contains(v.out, "/subsystems/s/step = 0.2 (from the default experiment of stair3.fmu)"));
+  Outcome r = stride(s, "run", file, {});
+  REQUIRE(r.code == 0);
+  CHECK(r.table.rows() == 51);
+}
+
+TEST_CASE("fmu: --set creates a missing parameters object") {
+  Scratch s;
+  json m = alone(kBroken + "/ball.fmu", 0.01, 0.5, json::object(), "rk4");
+  m["subsystems"]["s"].erase("parameters");
+  Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {"/subsystems/s/parameters/h=2"});
+  REQUIRE(o.code == 0);
+  CHECK(o.table["s.h"][0] == 2);
+  // Elsewhere a missing parent stays an error.
+  Outcome bad = stride(s, "validate", write_manifest(s, "ball2.json", m), {"/subsystems/t/parameters/h=2"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "--set: the parent /subsystems/t/parameters does not exist in the manifest"));
+}

@@ -15,6 +15,7 @@
 
 #include <thread>
 
+#include "fmi/default_experiment.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
@@ -132,7 +133,7 @@ struct CommandLine {
     app.require_subcommand(1);
     add_run();
     validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), or an FMU")->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     add_sweep();
     plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
@@ -145,7 +146,7 @@ struct CommandLine {
 
   void add_run() {
     run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
-    run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    run_cmd->add_option("manifest", manifest_path, "manifest (JSON), or an FMU to run on its default experiment")->required();
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     run_cmd->add_flag("--quiet", quiet, "no progress report");
@@ -192,11 +193,19 @@ int sweep_command(int argc, char** argv, CommandLine& cl) {
   return run_sweep(cl.sweep_path, cl.sweep_opt);
 }
 
+// The manifest, or for an FMU (`stride run model.fmu`) the manifest of its default experiment.
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& sets) {
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
+    return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, sets);
+  return read_manifest(path, sets);
+}
+
 // `stride validate`: what was checked and what the run will do that the manifest does not say.
 int validate_report(const std::string& manifest_path, const Experiment& ex, const PluginRegistry& reg) {
   std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
             << " connections, " << ex.columns().size() << " recorded columns)\n";
   for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
+  for (const auto& c : ex.manifest().from_fmus) std::cout << "  " << c << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
@@ -263,7 +272,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Experiment> ex;
   try {
-    ex = build_experiment(reg, read_manifest(cl.manifest_path, cl.sets));
+    ex = build_experiment(reg, manifest_of(cl.manifest_path, cl.sets));
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
               << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";

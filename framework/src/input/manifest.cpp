@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "fmi/default_experiment.hpp"
 #include "input/plugin_version.hpp"
 #include "stride/host/graph/experiment.hpp"
 
@@ -165,6 +166,10 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
+    // A plugin's or FMU's "parameters" object is created for its first value.
+    if (!jp.empty() && !parent.empty() && parent.back() == "parameters" && !doc.contains(parent) &&
+        doc.contains(parent.parent_pointer()) && doc[parent.parent_pointer()].is_object())
+      doc[parent] = json::object();
     if (!jp.empty() && !doc.contains(parent)) {
       chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
       return;
@@ -601,8 +606,9 @@ void read_output(Checker& chk, const json& d, const fs::path& file, Manifest& m)
 
 // The document with the --set overrides applied and the variables substituted; throws
 // ManifestError when it cannot be read at all.
+// What the manifest leaves out and its FMUs' default experiments say is filled in (`filled`).
 json read_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides,
-                   Checker& chk, std::map<std::string, std::string>& variable_uses) {
+                   Checker& chk, std::map<std::string, std::string>& variable_uses, std::vector<std::string>& filled) {
   const JsonLimits limits;
   auto document = parse_json(text, file.string(), chk.diags, limits);
   if (!document) throw ManifestError(chk.diags);
@@ -611,6 +617,7 @@ json read_document(const std::string& text, const fs::path& file, const std::vec
   for (const auto& o : overrides) apply_override(*document, o, chk, limits);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
   substitute_variables(*document, chk, variable_uses);
+  fmi::complete_from_fmus(*document, file.parent_path(), filled);
   return std::move(*document);
 }
 
@@ -618,7 +625,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   Checker chk{file.string(), {}};
   Manifest m;
   m.file = file;
-  m.document = read_document(text, file, overrides, chk, m.variable_uses);
+  m.document = read_document(text, file, overrides, chk, m.variable_uses, m.from_fmus);
   const json& d = m.document;
   chk.object(d, "",
              {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections", "coupling",

@@ -153,6 +153,9 @@ struct Manifest {
   // Values written with a unit ("100 ms") and what they became (times, energies; parameters
   // are converted with their plugin's units, see accept_param).
   std::vector<ConvertedValue> converted;
+  // What the manifest left out and its FMUs' default experiments filled in, for `validate`
+  // ("/coupling/end = 10 (from the default experiment of ball.fmu)").
+  std::vector<std::string> from_fmus;
   // Pointers where "$name" was replaced by a variable's value -> the variable's name.
   std::map<std::string, std::string> variable_uses;
   // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").
