@@ -39,7 +39,9 @@ class Fmi2Instance final : public Instance {
       instantiate();
     }
     started_ = true;
-    check(api_.setup_experiment(c_, fmi2False, 0.0, t0, fmi2False, 0.0), "fmi2SetupExperiment", t0);
+    const auto tolerance = fmu_->md.experiment.tolerance;  // the FMU's own solver's (co-simulation)
+    check(api_.setup_experiment(c_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t0, fmi2False, 0.0),
+          "fmi2SetupExperiment", t0);
     set_parameters(false, t0);
     check(api_.enter_initialization(c_), "fmi2EnterInitializationMode", t0);
     check(api_.exit_initialization(c_), "fmi2ExitInitializationMode", t0);

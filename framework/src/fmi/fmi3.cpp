@@ -35,7 +35,9 @@ class Fmi3Instance final : public Instance {
     }
     started_ = true;
     configure(t0);
-    check(api_.enter_initialization(c_, false, 0.0, t0, false, 0.0), "fmi3EnterInitializationMode", t0);
+    const auto tolerance = fmu_->md.experiment.tolerance;  // the FMU's own solver's (co-simulation)
+    check(api_.enter_initialization(c_, tolerance.has_value(), tolerance.value_or(0.0), t0, false, 0.0),
+          "fmi3EnterInitializationMode", t0);
     set_parameters(false, t0);
     check(api_.exit_initialization(c_), "fmi3ExitInitializationMode", t0);
   }
