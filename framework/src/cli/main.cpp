@@ -15,7 +15,6 @@
 
 #include <thread>
 
-#include "fmi/default_experiment.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
@@ -193,13 +192,6 @@ int sweep_command(int argc, char** argv, CommandLine& cl) {
   return run_sweep(cl.sweep_path, cl.sweep_opt);
 }
 
-// The manifest, or for an FMU (`stride run model.fmu`) the manifest of its default experiment.
-Manifest manifest_of(const std::string& path, const std::vector<std::string>& sets) {
-  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
-    return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, sets);
-  return read_manifest(path, sets);
-}
-
 // `stride validate`: what was checked and what the run will do that the manifest does not say.
 int validate_report(const std::string& manifest_path, const Experiment& ex, const PluginRegistry& reg) {
   std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
@@ -254,6 +246,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
 
 int main(int argc, char** argv) {
   note_inherited_signals();
+  use_fmu_default_experiments();
   CommandLine cl;
   try {
     cl.app.parse(argc, argv);

@@ -5,7 +5,6 @@
 #include <functional>
 #include <set>
 
-#include "fmi/default_experiment.hpp"
 #include "input/plugin_version.hpp"
 #include "stride/host/graph/experiment.hpp"
 
@@ -606,7 +605,9 @@ void read_output(Checker& chk, const json& d, const fs::path& file, Manifest& m)
 
 // The document with the --set overrides applied and the variables substituted; throws
 // ManifestError when it cannot be read at all.
-// What the manifest leaves out and its FMUs' default experiments say is filled in (`filled`).
+DocumentCompletion g_completion = nullptr;
+
+// What the manifest leaves out and a later stage knows is filled in (`filled`).
 json read_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides,
                    Checker& chk, std::map<std::string, std::string>& variable_uses, std::vector<std::string>& filled) {
   const JsonLimits limits;
@@ -617,7 +618,7 @@ json read_document(const std::string& text, const fs::path& file, const std::vec
   for (const auto& o : overrides) apply_override(*document, o, chk, limits);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
   substitute_variables(*document, chk, variable_uses);
-  fmi::complete_from_fmus(*document, file.parent_path(), filled);
+  if (g_completion) g_completion(*document, file.parent_path(), filled);
   return std::move(*document);
 }
 
@@ -651,6 +652,8 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
 }
 
 }  // namespace
+
+void set_document_completion(DocumentCompletion completion) { g_completion = completion; }
 
 Manifest read_manifest_text(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
   return parse_document(text, file, overrides);
