@@ -1075,3 +1075,45 @@ TEST_CASE("fmu: --set creates a missing parameters object") {
   CHECK(bad.code == 2);
   CHECK(contains(bad.err, "--set: the parent /subsystems/t/parameters does not exist in the manifest"));
 }
+
+TEST_CASE("fmu: an unconnected FMU input keeps its start value, or the manifest's; validate lists it") {
+  // state_space3 alone: u keeps its start value 2 (modelDescription.xml), or 3 from "parameters".
+  for (const double u : {2.0, 3.0}) {
+    CAPTURE(u);
+    Scratch s;
+    json m = alone(kBroken + "/state_space3.fmu", 0.01, 2.0, u == 2.0 ? json::object() : json{{"u", {u}}}, "rk4");
+    const std::string file = write_manifest(s, "ss.json", m);
+    Outcome v = stride(s, "validate", file, {});
+    REQUIRE(v.code == 0);
+    CHECK(contains(v.out, "unconnected FMU input, kept at its start value: s.u = [" + std::string(u == 2.0 ? "2.0" : "3.0") + "]"));
+    Outcome o = stride(s, "run", file, {});
+    REQUIRE(o.code == 0);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i];
+      const double y = decay(t, 1, 1, u, 1) + decay(t, 2, 1, u, 0) + decay(t, 3, 1, u, -1) + 0.5 * u;
+      worst = std::max(worst, std::abs(o.table["s.y"][i] - y));
+    }
+    CHECK(worst < 1e-8);
+  }
+  // Plugins' inputs still need a partner.
+  Scratch s;
+  Outcome bad = stride(s, "validate", STRIDE_SOURCE_DIR "/manifests/two_mass.json", {"/connections=[]"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "is not connected"));
+}
+
+TEST_CASE("fmu: a model-exchange FMU without continuous states runs without an integrator") {
+  // types3_me has no states: y_T = u_T (their start values), q_T = p_T.
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "me.json", alone(kBroken + "/types3_me.fmu", 0.1, 0.5, {{"u_i16", {-7, 8}}}, "")), {});
+  REQUIRE(o.code == 0);
+  CHECK(o.summary["subsystems"]["s"]["report"]["interface"] == "model exchange");
+  CHECK(o.table["s.y_i16.0"].back() == -7);
+  CHECK(o.table["s.y_i16.1"].back() == 8);
+  CHECK(o.table["s.q_u32.0"].back() == 4000000000.0);
+  // stride run on it: no integrator either.
+  Outcome r = stride(s, "run", kBroken + "/types3_me.fmu", {});
+  REQUIRE(r.code == 0);
+  CHECK(!contains(r.summary["subsystems"]["types3_me"]["plugin"].get<std::string>(), "+"));
+}

@@ -185,6 +185,7 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
   for (const auto& c : ex.manifest().from_fmus) std::cout << "  " << c << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
+  for (const auto& c : ex.unconnected_inputs()) std::cout << "  unconnected FMU input, kept at its start value: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
   for (const auto& c : ex.feedthrough_connections())

@@ -147,6 +147,17 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
   return make_subsystem(fmu_, ports(p.values()), p, name, std::move(integrator), model_exchange);
 }
 
+std::vector<double> FmuPlugin::input_start(const std::string& port, const json& parameters) const {
+  const Variable* v = fmu_->md.find(port);
+  const Shape s = shape(fmu_->md, parameters.is_object() ? parameters : json::object());
+  const std::size_t n = v ? s.size[std::size_t(v - fmu_->md.variables.data())] : 1;
+  std::vector<double> out(n, 0.0);
+  const json& value = parameters.is_object() && parameters.contains(port) ? parameters[port] : v ? v->start : json();
+  auto number = [](const json& x) { return x.is_boolean() ? double(x.get<bool>()) : x.is_number() ? x.get<double>() : 0.0; };
+  for (std::size_t i = 0; i < n; ++i) out[i] = number(value.is_array() ? (i < value.size() ? value[i] : json()) : value);
+  return out;
+}
+
 std::shared_ptr<boost::dll::shared_library> FmuPlugin::library(bool model_exchange) const {
   return model_exchange && fmu_->me_lib ? fmu_->me_lib : fmu_->cs_lib ? fmu_->cs_lib : fmu_->me_lib;
 }

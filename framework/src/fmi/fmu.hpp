@@ -49,6 +49,9 @@ class FmuPlugin final : public Plugin {
   std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name,
                                     std::shared_ptr<Integrator> integrator) const;
   std::shared_ptr<boost::dll::shared_library> library(bool model_exchange) const;
+  // The value of an input port while nothing feeds it: the manifest's value for it among the
+  // parameters, else the FMU's start value, else 0 (Booleans as 0 or 1).
+  std::vector<double> input_start(const std::string& port, const json& parameters) const;
 
  private:
   std::shared_ptr<const Fmu> fmu_;

@@ -147,6 +147,7 @@ std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size(); }
 std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
+std::vector<std::string> Experiment::unconnected_inputs() const { return graph_->unconnected; }
 std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond_warnings; }
 std::vector<std::string> Experiment::bond_delays() const { return graph_->bond_delays; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
@@ -256,6 +257,7 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
   for (SubsystemConfig sc : manifest_.subsystems) {
     // An FMU is unpacked and checked here, then resolved like a plugin named by its file.
     const fmi::FmuPlugin* fmu = nullptr;
+    json fmu_params;  // an FMU's parameters and start values, checked
     if (!sc.fmu.empty()) {
       std::string why;
       const LoadedPlugin* lp = reg.load_fmu(sc.fmu, why);
@@ -282,8 +284,8 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         error(sc.integrator->pointer, "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
         continue;
       }
-      if (!sc.integrator && !md.has_cs) {
-        error(sc.pointer + "/integrator", "the FMU is for model exchange only: name an integrator; available: " +
+      if (!sc.integrator && !md.has_cs && !md.derivatives.empty()) {
+        error(sc.pointer + "/integrator", "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
                                               list(names_of(Kind::integrator)));
         continue;
       }
@@ -292,8 +294,10 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         if (!ip) continue;
         node->plugin += " + " + sc.integrator->plugin;
       }
+      node->fmu = true;
       node->sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
         const Params prm = reg.make_params(*p, sc.plugin.parameters);
+        fmu_params = prm.values();
         std::shared_ptr<Integrator> integ;
         if (sc.integrator) {
           integ = reg.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
@@ -414,7 +418,9 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
       }
     }
     node->in_links.assign(node->inputs.size(), {});
-    for (std::size_t k : node->inputs) node->input_value.emplace_back(node->ports[k].size, 0.0);
+    // An FMU input no connection feeds keeps its start value (or the manifest's).
+    for (std::size_t k : node->inputs)
+      node->input_value.push_back(fmu ? fmu->input_start(node->ports[k].name, fmu_params) : std::vector<double>(node->ports[k].size, 0.0));
     // Power bonds: each bonded input pairs with the output of the same bond and opposite role.
     for (std::size_t k = 0; k < node->inputs.size(); ++k) {
       const PortSpec& in = node->ports[node->inputs[k]];
@@ -599,6 +605,11 @@ Experiment::Experiment(Manifest manifest, const PluginRegistry& reg)
         for (Link* l : n->in_links[k]) fed += l->width;
         if (n->in_links[k].size() == 1) n->in_links[k][0]->whole_port = fed == in.size;
         if (fed == in.size) continue;
+        if (n->fmu) {
+          g.unconnected.push_back(n->name + "." + in.name + " = " + json(n->input_value[k]).dump() +
+                                  (fed ? " where no connection feeds it" : ""));
+          continue;
+        }
         error("/connections", "input \"" + n->name + "." + in.name + "\" (" + describe_port(in) + ") is " +
                                   (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
                                        : std::string("not connected")) +

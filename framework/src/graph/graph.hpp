@@ -120,6 +120,7 @@ struct alignas(64) Node {
 
   std::string name;
   std::string plugin;  // plugin(s) for error reports
+  bool fmu = false;    // an FMU: its unconnected inputs keep their start values
   std::string pointer;
   std::vector<PortSpec> ports;
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
@@ -171,6 +172,7 @@ struct Graph {
   std::vector<std::string> conversions;  // connections that convert units, for `validate`
   std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
   std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
+  std::vector<std::string> unconnected;    // FMU inputs kept at their start values, for `validate`
 };
 
 }  // namespace stride::host
