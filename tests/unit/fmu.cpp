@@ -474,12 +474,19 @@ TEST_CASE("fmu: an FMU that cannot change its step size runs on a fixed grid and
   Outcome ok = stride(s, "run", kManifests + "fmu_oscillator.json", {fmu});
   CHECK(ok.code == 0);
   CHECK(oscillator_error(ok.table) < 1e-8);
-  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms.
-  Outcome bad = stride(s, "run", kManifests + "fmu_oscillator.json",
-                       {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
-  CHECK(bad.code == 1);
-  CHECK(contains(bad.message(), "cannot handle a variable communication step size"));
-  CHECK(contains(bad.message(), "a step of 0.02 s follows steps of 0.03 s"));
+  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms; validate and run refuse
+  // it before anything runs. So do a span that is no multiple of the step and an adaptive step.
+  for (const std::string verb : {"validate", "run"}) {
+    Outcome bad = stride(s, verb, kManifests + "fmu_oscillator.json",
+                         {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
+    CHECK(bad.code == 2);
+    CHECK(contains(bad.err, "/subsystems/osc/step: the FMU cannot change its communication step size "
+                            "(canHandleVariableCommunicationStepSize=\"false\"), but steps of 0.03 s in macro steps of "
+                            "0.05 s end with a step of 0.02 s"));
+  }
+  Outcome end = stride(s, "validate", kManifests + "fmu_oscillator.json", {fmu, "/coupling/end=2.005"});
+  CHECK(end.code == 2);
+  CHECK(contains(end.err, "/coupling/end: the FMU cannot change its communication step size"));
 }
 
 TEST_CASE("fmu: Integer and Boolean variables are numbers: an Integer parameter, a Boolean input, an Integer output") {
@@ -1116,4 +1123,146 @@ TEST_CASE("fmu: a model-exchange FMU without continuous states runs without an i
   Outcome r = stride(s, "run", kBroken + "/types3_me.fmu", {});
   REQUIRE(r.code == 0);
   CHECK(!contains(r.summary["subsystems"]["types3_me"]["plugin"].get<std::string>(), "+"));
+}
+
+// The stair FMU asks to end the simulation when its counter reaches `last` (period 1 s, last 10:
+// at t = 9 s, its normal end in fmusim and FMPy).
+TEST_CASE("fmu: a model's request to end the simulation ends the run as completed, the row at that time kept") {
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""})
+      for (const double h : {0.25, 0.3}) {
+        CAPTURE(fmu);
+        CAPTURE(integrator);
+        CAPTURE(h);
+        Scratch s;
+        Outcome o = stride(s, "run", write_manifest(s, "stair.json", alone(kBroken + "/" + fmu + ".fmu", h, 10.0, json::object(), integrator)), {});
+        CHECK(o.code == 0);
+        CHECK(o.status() == "completed");
+        CHECK(contains(o.message(), "subsystem \"s\" ended the simulation at t = 9 s"));
+        CHECK(o.summary["end_time_reached"].get<double>() == doctest::Approx(9.0).epsilon(1e-12));
+        REQUIRE(o.table.rows() > 0);
+        CHECK(o.table["time"].back() == doctest::Approx(9.0).epsilon(1e-12));
+        CHECK(o.table["s.counter"].back() == 10);
+        CHECK(o.table["s.x"].back() == doctest::Approx(45.0).epsilon(1e-12));  // sum of 1..9
+        const StairError e = stair_error(o.table, "s", 1.0);
+        CHECK(e.counter == 0);
+        CHECK(e.x < 1e-11);
+      }
+}
+
+TEST_CASE("fmu: an FMU that asks to end the simulation at its start time: completed at t = 0, one row") {
+  // counter starts at 1 >= last = 1: the initialization's event update asks to terminate.
+  for (const std::string fmu : {"stair_at_start", "stair3_at_start"})
+  for (const std::string integrator : {"rk4", ""}) {
+    CAPTURE(fmu);
+    CAPTURE(integrator);
+    Scratch s;
+    Outcome o = stride(s, "run",
+                       write_manifest(s, "stair.json", alone(kBroken + "/" + fmu + ".fmu", 0.1, 1.0, {{"last", 1}}, integrator)), {});
+    CHECK(o.code == 0);
+    CHECK(o.status() == "completed");
+    CHECK(contains(o.message(), "ended the simulation at t = 0 s"));
+    REQUIRE(o.table.rows() == 1);
+    CHECK(o.table["time"][0] == 0.0);
+    CHECK(o.table["s.counter"][0] == 1);
+  }
+}
+
+TEST_CASE("fmu: recorded values between steps are never interpolated across an event") {
+  // Bouncing ball recorded every 1 ms with 10-ms steps: v is linear in t between bounces, so
+  // every row must equal the closed form (before the fix, v(0.451) = +0.518 m/s while falling).
+  const double g = 9.81, e = 0.8, h0 = 1.0, v1 = std::sqrt(2 * g * h0);
+  auto v_exact = [&](double t) {
+    double tk = std::sqrt(2 * h0 / g), up = 0.0;  // the last bounce before t and the speed after it
+    if (t < tk) return -g * t;
+    for (int k = 1;; ++k) {
+      up = std::pow(e, k) * v1;
+      const double next = tk + 2 * up / g;
+      if (t < next) return up - g * (t - tk);
+      tk = next;
+    }
+  };
+  for (const std::string file : {"bouncing_ball.fmu", "bouncing_ball3.fmu"}) {
+    CAPTURE(file);
+    Scratch s;
+    json m = alone(kFmus + "/" + file, 0.01, 1.2, {{"g", g}, {"e", e}, {"h0", h0}}, "rk4");
+    m["record"]["interval"] = 0.001;
+    Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 1201);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) worst = std::max(worst, std::abs(o.table["s.v"][i] - v_exact(o.table["time"][i])));
+    MESSAGE(file << ": largest |v - v_exact| over 1201 rows = " << worst << " m/s");
+    CHECK(worst < 1e-8);
+    CHECK(o.table["s.v"][451] == doctest::Approx(-g * 0.451).epsilon(1e-9));  // still falling
+  }
+}
+
+TEST_CASE("fmu: String and Binary values: a NUL in a String and text that is not hexadecimal are refused; empty and long values run") {
+  // types3: String parameter s_p, Binary parameter b_p (hexadecimal text).
+  struct Bad {
+    json value;
+    std::string name, why;
+  };
+  const std::vector<Bad> bad = {
+      {std::string("ab\0cd", 5), "s_p", "expected a String without NUL characters (the FMU reads a C string, which would end at the first one), found one at offset 2"},
+      {"0xZZ", "b_p", "expected a Binary as hexadecimal text: \"0xZZ\" is not hexadecimal"},
+      {"123", "b_p", "expected a Binary as hexadecimal text: \"123\" has an odd number of hexadecimal digits"},
+      {42, "s_p", "expected"}};
+  for (const auto& b : bad) {
+    CAPTURE(b.value.dump());
+    Scratch s;
+    const std::string file = write_manifest(s, "t.json", alone(kBroken + "/types3.fmu", 0.1, 0.2, {{b.name, b.value}}, ""));
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, file, {});
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "/subsystems/s/parameters/" + b.name));
+      CHECK(contains(o.err, b.why));
+    }
+  }
+  // Empty values, a 0x prefix and a 1 MB String (FMI 3), and the FMI 2 String, reach the FMU.
+  for (const json& p : {json{{"s_p", ""}, {"b_p", ""}}, json{{"s_p", std::string(1 << 20, 'x')}, {"b_p", "0x00ff"}}}) {
+    Scratch s;
+    Outcome o = stride(s, "run", write_manifest(s, "t.json", alone(kBroken + "/types3.fmu", 0.1, 0.2, p, "")), {});
+    CHECK(o.code == 0);
+    CHECK(o.status() == "completed");
+  }
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "t.json", alone(kBroken + "/types.fmu", 0.1, 0.2, {{"s_p", ""}}, "")), {});
+  CHECK(o.code == 0);
+}
+
+TEST_CASE("fmu: any variable can be recorded: locals, derivatives, parameters and FMI 3 aliases beside the outputs") {
+  // The stair: der(x) (a local, FMI 3 also by its alias "rate") equals the counter, k + 1 on
+  // [k, k + 1); period and last are parameters. 0.3-s steps put events on and between them.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 5.0, {{"last", 100}}, integrator);
+      m["record"] = {{"interval", 0.1}, {"variables", {"s.counter", "s.der(x)", "s.period", "s.last"}}};
+      if (fmu == "stair3") m["record"]["variables"].push_back("s.rate");
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      REQUIRE(o.table.rows() == 51);
+      int wrong = 0;
+      for (std::size_t i = 0; i < o.table.rows(); ++i) {
+        const double k = std::floor(o.table["time"][i] + 1e-9);
+        // Co-simulation rows between communication points are linear between the FMU's values.
+        if (integrator.empty() && std::abs(o.table["time"][i] / 0.3 - std::round(o.table["time"][i] / 0.3)) > 1e-9) continue;
+        wrong += o.table["s.der(x)"][i] != k + 1 || o.table["s.counter"][i] != k + 1;
+        if (fmu == "stair3") wrong += o.table["s.rate"][i] != k + 1;
+        wrong += o.table["s.period"][i] != 1.0 || o.table["s.last"][i] != 100;
+      }
+      CHECK(wrong == 0);
+    }
+  // A name that is no numeric variable of the FMU is refused by validate, naming it.
+  Scratch s;
+  json m = alone(kBroken + "/types3.fmu", 0.1, 0.2, json::object(), "");
+  m["record"] = {{"variables", {"s.s_y"}}};
+  Outcome v = stride(s, "validate", write_manifest(s, "t.json", m), {});
+  CHECK(v.code == 2);
+  CHECK(contains(v.err, "/record/variables/0"));
+  CHECK(contains(v.err, "subsystem \"s\" has no port \"s_y\""));
 }

@@ -21,7 +21,9 @@ struct CsSnapshot final : SavedState {
 class CoSimulation final : public Subsystem {
  public:
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
-      : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {}
+      : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
+    inst_->observe(ports_);
+  }
 
   void bind_logger(Logger& logger) override {
     Subsystem::bind_logger(logger);

@@ -10,6 +10,7 @@
 #include "fmi/model_exchange.hpp"
 #include "fmi/probe.hpp"
 #include "fmi/unpack.hpp"
+#include "fmi/values.hpp"  // from_hex
 #include "stride/host/load/registry.hpp"  // PluginError
 #include "stride/host/input/json_input.hpp"
 #include "input/units.hpp"
@@ -97,6 +98,25 @@ void check_arrays(const ModelDescription& md, const json& given) {
   }
 }
 
+// String and Binary values the manifest gives reach the FMU whole: a String holds no NUL (the
+// C string would end there), a Binary is hexadecimal text.
+void check_texts(const ModelDescription& md, const json& given) {
+  for (const Variable& v : md.variables) {
+    auto it = given.find(v.name);
+    if (it == given.end() || !it->is_string() || *it == v.start) continue;
+    const std::string& text = it->get_ref<const std::string&>();
+    if (v.type == VarType::string && text.find('\0') != std::string::npos)
+      throw ParameterError("/" + pointer_escape(v.name), "expected a String without NUL characters (the FMU reads a C string, "
+                                                         "which would end at the first one), found one at offset " +
+                                                             std::to_string(text.find('\0')));
+    if (v.type == VarType::binary) try {
+        from_hex(text);
+      } catch (const std::invalid_argument& e) {
+        throw ParameterError("/" + pointer_escape(v.name), std::string("expected a Binary as hexadecimal text: ") + e.what());
+      }
+  }
+}
+
 std::unique_ptr<Subsystem> make_subsystem(const std::shared_ptr<const Fmu>& fmu, std::vector<PortSpec> ports, const Params& p,
                                           const std::string& name, std::shared_ptr<Integrator> integrator, bool model_exchange) {
   if (model_exchange) return make_model_exchange(fmu, std::move(ports), p, name, std::move(integrator));
@@ -123,20 +143,21 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
 FmuPlugin::~FmuPlugin() = default;
 
 const ModelDescription& FmuPlugin::description() const { return fmu_->md; }
-std::vector<PortSpec> FmuPlugin::ports(const json& parameters) const {
-  return port_specs(fmu_->md, shape(fmu_->md, parameters.is_object() ? parameters : json::object()));
+std::vector<PortSpec> FmuPlugin::ports(const json& parameters, const std::vector<std::string>& observed) const {
+  return port_specs(fmu_->md, shape(fmu_->md, parameters.is_object() ? parameters : json::object()), observed);
 }
 
 std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
   return create(p, fmu_->md.model_name, nullptr);
 }
 
-std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name,
-                                             std::shared_ptr<Integrator> integrator) const {
+std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name, std::shared_ptr<Integrator> integrator,
+                                             const std::vector<std::string>& observed) const {
   const auto& md = fmu_->md;
   const bool model_exchange = integrator || !md.has_cs;
   if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
   check_arrays(md, p.values());
+  check_texts(md, p.values());
   if (md.only_once_per_process)
     if (const std::string other = fmu_->instances.first(); !other.empty())
       throw PluginError(fmu_->label, "the FMU declares canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"" + other +
@@ -144,7 +165,7 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
                                          "of them can use this FMU");
   // Every instantiation: a binary may crash on the second one only.
   probe_instantiation(fmu_, model_exchange);
-  return make_subsystem(fmu_, ports(p.values()), p, name, std::move(integrator), model_exchange);
+  return make_subsystem(fmu_, ports(p.values(), observed), p, name, std::move(integrator), model_exchange);
 }
 
 std::vector<double> FmuPlugin::input_start(const std::string& port, const json& parameters) const {

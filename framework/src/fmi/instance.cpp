@@ -58,7 +58,7 @@ std::string LogSink::tail() const {
 }
 
 Io io_of(const Variable& v, std::size_t size) {
-  return {&v, v.value_reference, v.type, size, 0, v.unit_factor, v.unit_offset};
+  return {&v, v.value_reference, v.type, size, 0, v.unit_factor, v.unit_offset, {}, v.feedthrough};
 }
 
 Interface::Interface(const ModelDescription& md, const Shape& shape) {
@@ -80,6 +80,28 @@ Interface::Interface(const ModelDescription& md, const Shape& shape) {
   }
 }
 
+void Interface::observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names) {
+  std::vector<char> state(md.variables.size(), 0);
+  for (std::size_t d : md.derivatives)
+    if (md.variables[d].derivative_of >= 0) state[std::size_t(md.variables[d].derivative_of)] = 1;
+  std::size_t offset = out.empty() ? 0 : out.back().offset + out.back().size;
+  for (const std::string& name : names) {
+    const Variable* v = md.find(name);
+    if (!v || !is_numeric(v->type) || v->causality == "input" || v->causality == "output") continue;
+    const std::size_t i = std::size_t(v - md.variables.data());
+    if (shape.size[i] == 0) continue;
+    Io io = io_of(*v, shape.size[i]);
+    io.label = name == v->name ? std::string() : name;
+    io.offset = offset;
+    // Unknown dependencies: depends on the inputs at once, unless a parameter or a state.
+    io.feedthrough = !v->is_parameter() && !state[i] && !in.empty();
+    offset += io.size;
+    scratch_size = std::max(scratch_size, io.size);
+    any_feedthrough = any_feedthrough || io.feedthrough;
+    out.push_back(std::move(io));
+  }
+}
+
 namespace {
 
 std::string port_doc(const Variable& v, int version) {
@@ -94,12 +116,13 @@ std::string port_doc(const Variable& v, int version) {
 
 }  // namespace
 
-std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape) {
-  const Interface io(md, shape);
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed) {
+  Interface io(md, shape);
+  io.observe(md, shape, observed);
   auto unit = [](const Variable& v) { return is_real(v.type) && !v.unit.empty() ? v.unit : std::string("1"); };
   std::vector<PortSpec> out;
   for (const Io& p : io.in) out.push_back(input(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version)));
-  for (const Io& p : io.out) out.push_back(output(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version), p.var->feedthrough));
+  for (const Io& p : io.out) out.push_back(output(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version), p.feedthrough));
   return out;
 }
 
@@ -107,6 +130,17 @@ Instance::Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Pa
     : fmu_(std::move(fmu)), me_(model_exchange), shape_(fmi::shape(fmu_->md, p.values())), io_(fmu_->md, shape_), params_(p) {
   log_.instance = name;
   fmu_->instances.add(name);
+}
+
+void Instance::observe(const std::vector<PortSpec>& ports) {
+  std::vector<std::string> names;
+  for (const PortSpec& p : ports)
+    if (p.direction == Direction::output &&
+        std::none_of(io_.out.begin(), io_.out.end(), [&](const Io& io) { return io.name() == p.name; }))
+      names.push_back(p.name);
+  io_.observe(fmu_->md, shape_, names);
+  scratch_.resize(io_.scratch_size);
+  bytes_.resize(io_.scratch_size);
 }
 
 void Instance::set_inputs(Inputs& inputs, double t) {

@@ -48,8 +48,10 @@ struct Io {
   std::size_t size = 1;    // elements
   std::size_t offset = 0;  // outputs: first element in the subsystem's outputs
   double factor = 1.0, shift = 0.0;  // port value = FMU value * factor + shift (unit conversion)
+  std::string label;        // the name it is read by when not var->name (an FMI 3 alias)
+  bool feedthrough = false;  // outputs: depends on inputs at the same time
   bool converted() const { return factor != 1.0 || shift != 0.0; }
-  const std::string& name() const { return var->name; }
+  const std::string& name() const { return label.empty() ? var->name : label; }
 };
 Io io_of(const Variable& v, std::size_t size);
 
@@ -60,8 +62,12 @@ struct Interface {
   bool any_feedthrough = false;
   std::size_t scratch_size = 1;  // the widest port (converted or retyped values are written there)
   Interface(const ModelDescription& md, const Shape& shape);
+  // Variables read like outputs after them (recorded or connected): numeric variables that are
+  // no input or output, by name or FMI 3 alias; the others named are left out.
+  void observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names);
 };
-std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape);
+// The ports: inputs, outputs, then the observed variables (Interface::observe) as outputs.
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed = {});
 
 // A time in messages (12 significant digits).
 std::string fmt_time(double t);
@@ -155,6 +161,8 @@ class Instance {
   const Fmu& fmu() const { return *fmu_; }
   const Shape& shape() const { return shape_; }
   const Interface& io() const { return io_; }
+  // Reads the output ports beyond the FMU's outputs (port_specs' observed variables) too.
+  void observe(const std::vector<PortSpec>& ports);
   LogSink& log() { return log_; }
   const LogSink& log() const { return log_; }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "fmi/instance.hpp"
+#include "run/event_outputs.hpp"
 
 namespace stride::host::fmi {
 
@@ -46,13 +47,16 @@ class MeOde final : public OdeSystem {
   long evaluations_ = 0;
 };
 
-class ModelExchange final : public Subsystem {
+class ModelExchange final : public Subsystem, public EventOutputs {
  public:
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
       : me_(make_instance(fmu, true, p, name)), ode_(*me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
+    me_->observe(ports_);
     const std::size_t n = me_->shape().states, m = me_->shape().indicators;
     x_.assign(n, 0.0);
+    for (const PortSpec& port : ports_)
+      if (port.direction == Direction::output) y_before_event_.resize(y_before_event_.size() + port.size);
     x0_.assign(n, 0.0);
     xt_.assign(n, 0.0);
     z_.assign(m, 0.0);
@@ -108,12 +112,15 @@ class ModelExchange final : public Subsystem {
     bool enter = false, terminate = false;
     me_->completed_step(t_new, enter, terminate);
     t_ = t_new;
+    event_at_end_ = false;
     if (terminate) {
       end_ = "the FMU asked to end the simulation at t = " + fmt_time(t_new) + " (completedIntegratorStep: terminateSimulation)" +
              me_->log().tail();
       return t_;
     }
     if (time_event || state_event || enter) {
+      ode_.outputs(t_new, x_, y_before_event_);  // continuous-time mode: the values before the event
+      event_at_end_ = true;
       time_events_ += time_event;
       step_events_ += enter;
       handle_event(time_event ? *next_event_ : t_new, t_new);
@@ -125,6 +132,10 @@ class ModelExchange final : public Subsystem {
   void outputs(std::span<double> y) override {
     if (in_event_mode_) me_->get_outputs(y, t_);  // after the FMU asked to terminate: as it left them
     else ode_.outputs(t_, x_, y);
+  }
+  bool outputs_before_event(std::span<double> y) const override {
+    if (event_at_end_) std::copy(y_before_event_.begin(), y_before_event_.end(), y.begin());
+    return event_at_end_;
   }
   json statistics() const override {
     return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
@@ -281,6 +292,8 @@ class ModelExchange final : public Subsystem {
   std::optional<double> next_event_;
   double t_ = 0.0;
   bool started_ = false, in_event_mode_ = false;
+  bool event_at_end_ = false;            // the last step ended at an event
+  std::vector<double> y_before_event_;  // the outputs just before it
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
   static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json
