@@ -1198,6 +1198,30 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
   }
 }
 
+TEST_CASE("fmu: stride run on a missing, truncated or damaged FMU: exit 2 with the file and the reason") {
+  Scratch s;
+  Outcome missing = stride(s, "run", (s.dir / "missing.fmu").string(), {});
+  CHECK(missing.code == 2);
+  CHECK(contains(missing.err, "missing.fmu: no such file"));
+  // The first 3000 bytes of an FMU: no zip directory.
+  const std::string whole = slurp(kFmus + "/oscillator.fmu");
+  const fs::path cut = s.dir / "cut.fmu";
+  std::ofstream(cut, std::ios::binary) << whole.substr(0, 3000);
+  Outcome truncated = stride(s, "run", cut.string(), {});
+  CHECK(truncated.code == 2);
+  CHECK(contains(truncated.err, "cut.fmu: not an FMU archive (a zip file expected)"));
+  // Four bytes overwritten inside the compressed binary: the entry does not unpack.
+  std::string damaged = whole;
+  for (std::size_t i = 2000; i < 2004; ++i) damaged[i] = char(0xff);
+  const fs::path bad = s.dir / "damaged.fmu";
+  std::ofstream(bad, std::ios::binary) << damaged;
+  Outcome d = stride(s, "run", bad.string(), {});
+  CHECK(d.code == 2);
+  CHECK(contains(d.err, "damaged.fmu"));
+  CHECK(contains(d.err, "is damaged"));
+  CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+}
+
 TEST_CASE("fmu: String and Binary values: a NUL in a String and text that is not hexadecimal are refused; empty and long values run") {
   // types3: String parameter s_p, Binary parameter b_p (hexadecimal text).
   struct Bad {

@@ -86,6 +86,8 @@ class FileSizeSignalIgnored {
 };
 
 zip_t* open_archive(const fs::path& file, const std::string& label) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw FmuError(label + ": no such file");
   int err = 0;
   zip_t* z = zip_open(file.c_str(), ZIP_RDONLY, &err);
   if (z) return z;
