@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "fmi/default_experiment.hpp"
 #include "fmi/fmu.hpp"
 #include "stride/host/input/json_input.hpp"
 #include "stride/host/run/output.hpp"
@@ -48,6 +49,14 @@ json port_json(const PortSpec& p) {
 }
 
 }  // namespace
+
+void use_fmu_default_experiments() { set_document_completion(&fmi::complete_from_fmus); }
+
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides) {
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
+    return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
+  return read_manifest(path, overrides);
+}
 
 void load_plugins(PluginRegistry& reg, const std::vector<fs::path>& extra, bool warn) {
   auto dirs = PluginRegistry::default_search_path();
@@ -98,7 +107,7 @@ const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& na
 std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& params,
                                                std::string& err) {
   try {
-    if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
+    if (p.fmu) return p.fmu->ports(params);  // from modelDescription.xml, without an instance
     switch (p.info().form) {
       case Form::stepper: return reg.create_subsystem(p.info().name, params)->ports();
       case Form::ode: return reg.create_ode(p.info().name, params)->ports();

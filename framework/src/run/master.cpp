@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "stride/host/input/json_input.hpp"  // number_text
+
 namespace stride::host {
 
 Master::Master(RunState& state, const CouplingConfig& coupling, double residual_limit, const volatile int* stop,
@@ -186,6 +188,10 @@ void Master::failed(const NodeState& n) const {
                "subsystem \"" + name + "\" (" + plugin + ") failed at t = " + number_text(n.t) + " s: " + e.what()};
   } catch (const PluginError& e) {
     throw Stop{RunStatus::failed, "subsystem \"" + name + "\": " + e.what()};
+  } catch (const EndOfSimulation& e) {
+    // The model came to its end (an FMU asked to terminate): a normal end where it stopped.
+    throw Stop{RunStatus::completed,
+               "subsystem \"" + name + "\" ended the simulation at t = " + number_text(n.t) + " s: " + e.what()};
   } catch (const Stop&) {
     throw;
   } catch (const std::bad_alloc&) {

@@ -62,6 +62,7 @@ class Master {
     n.t = on_grid(t_new, c_.start, n.step, t_new - n.t_prev);
     ++n.steps;
     read_outputs(n);
+    if (n.events) guarded(n, [&] { n.event_at_end = n.events->outputs_before_event(n.y_before_event); });
     if (!defer_monitors_) {
       check_monitors(n);
     } else if (!violation_) {

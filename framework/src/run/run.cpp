@@ -170,6 +170,14 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     judge_accuracy(sim->state(), res);
   } catch (...) {
     note_end(res);
+    // A model's request to end the simulation ends the run normally: every row up to the time
+    // it stopped at is complete and kept.
+    if (res.status == RunStatus::completed && rec && sim) try {
+        rec->accepted(sim->time());
+        rec->finish();
+      } catch (...) {
+        note_end(res);
+      }
   }
   finish_files(res, rec, macro_log);
   if (beacon) beacon->phase.store(3);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "run/event_outputs.hpp"
 
 namespace stride::host {
 
@@ -56,6 +57,11 @@ struct alignas(64) NodeState {
   // asking the host (a held sample, the value just evaluated).
   std::vector<NodeInputs::Known> known;
   std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
+  // A subsystem whose outputs jump at events (an FMU): after a step that ended at one,
+  // `event_at_end` and the outputs just before it, which recording interpolates to instead of y.
+  const EventOutputs* events = nullptr;
+  bool event_at_end = false;
+  std::vector<double> y_before_event;
   const Node* node = nullptr;
   NodeInputs* plugin_inputs = nullptr;
   std::vector<std::vector<LinkState*>> in_links;              // per input index

@@ -294,6 +294,15 @@ class StepFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a subsystem models has come to its end (an FMU that asks to terminate the simulation):
+// thrown by step() (or initialize()) when called at the time the subsystem reached, after it
+// returned that time from its previous step. The host ends the run there with status
+// "completed", the message and that time in summary.json, every row up to it kept.
+class EndOfSimulation : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A problem in a plugin's parameters found when the plugin is created: `pointer` is the JSON
 // pointer of the offending value relative to the plugin's parameters object (or, when `file` is
 // not empty, inside that file), the message says what was expected and what was found. The

@@ -23,6 +23,13 @@ namespace stride::host {
 // libraries are reported on stderr.
 void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn);
 
+// Manifests take what they leave out (end time, steps) from their FMUs' default experiments.
+// Called once by each program at startup (`stride`, the Python module).
+void use_fmu_default_experiments();
+// The manifest at `path`, or for an FMU (a path ending in .fmu) the manifest of its default
+// experiment run alone, recording every output (like fmusim).
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides);
+
 // The experiment of a manifest with only the plugins it names, found through the index of the
 // plugin folders. A name the index does not find, or any problem in the manifest, loads every
 // plugin and builds again: the diagnostics then list everything that is available. Throws
