@@ -28,7 +28,9 @@
 //    OdeSystem::states(), Extrapolator::timing(), Plugin::implements().
 // 6: PluginInfo::process_per_run (sweeps run many points in one process),
 //    MultibodyModel::force_derivatives().
-#define STRIDE_ABI_VERSION 6
+// 7: events of ODE systems (OdeSystem::event_indicator_count, event_indicators, handle_event),
+//    MultibodyModel::outputs_need_dynamics().
+#define STRIDE_ABI_VERSION 7
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)
