@@ -208,7 +208,8 @@ def engine():
             # Converter just above coupling at t0 (speed ratio 0.92): the drive torque builds up from
             # nearly zero instead of stepping onto the kart at its first step.
             "engine_speed0": 75.0,
-            # sf_car's converter belongs to a 5.8 l engine; K x 2.4 puts the full-throttle stall
+            # sf_car's converter is sized for its engine's torque table (up to 334 lbf ft, 453 N m);
+            # K x 2.4 puts the full-throttle stall
             # speed of this 2 l engine at about 270 rad/s (2600 rpm), a usual value.
             "converter_capacity_scale": 2.4,
         },
