@@ -58,6 +58,14 @@ std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const fs::path& m
   return build_experiment(reg, read_manifest(manifest, sets));
 }
 
+// Every manifest value written with a unit: [{"pointer", "written", "value", "unit"}].
+json converted_values_json(const Manifest& m, const PluginRegistry& reg) {
+  json out = json::array();
+  for (const auto& c : converted_values(m, reg))
+    out.push_back({{"pointer", c.pointer}, {"written", c.written}, {"value", c.value}, {"unit", c.unit}});
+  return out;
+}
+
 std::string validate(const fs::path& manifest, const std::vector<std::string>& sets) {
   PluginRegistry reg;
   auto ex = experiment_of(reg, manifest, sets);
@@ -66,6 +74,7 @@ std::string validate(const fs::path& manifest, const std::vector<std::string>& s
          {"connections", ex->connection_count()},
          {"columns", ex->columns()},
          {"unit_conversions", ex->unit_conversions()},
+         {"converted_values", converted_values_json(ex->manifest(), reg)},
          {"power_bond_delays", ex->bond_delays()},
          {"power_bond_warnings", ex->bond_warnings()},
          {"feedthrough", ex->feedthrough_connections()},

@@ -14,7 +14,10 @@
  * Faults for tests, chosen at compile time: FMU_FAULT_NULL_INSTANCE, FMU_FAULT_CRASH_INSTANCE,
  * FMU_FAULT_HANG_INSTANCE (fmi2Instantiate returns NULL, crashes, never returns), FMU_FAULT_NO_DOSTEP,
  * FMU_FAULT_ERROR_AT / _CRASH_AT / _HANG_AT=<t> (doStep returns fmi2Error, crashes, never
- * returns past t) and FMU_DISCARD_ABOVE=<h> (longer steps are cut there with fmi2Discard). */
+ * returns past t), FMU_DISCARD_ABOVE=<h> (longer steps are cut there with fmi2Discard),
+ * FMU_FAULT_CRASH_SECOND_INSTANCE (a second instance in one process crashes, as a model with
+ * global state may) and FMU_FAULT_DISCARD_NO_PROGRESS (fmi2Discard without integrating, while
+ * fmi2LastSuccessfulTime claims the whole step). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,6 +59,15 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String 
 #endif
 #ifdef FMU_FAULT_HANG_INSTANCE
   for (;;) pause(); /* never returns */
+#endif
+#ifdef FMU_FAULT_CRASH_SECOND_INSTANCE
+  {
+    static int instances = 0;
+    if (++instances > 1) {
+      volatile int* volatile p = NULL;
+      *p = 1; /* the model's globals are taken */
+    }
+  }
 #endif
 #ifdef FMU_FAULT_NULL_INSTANCE
   if (cb && cb->logger) cb->logger(cb->componentEnvironment, name, fmi2Error, "model", "no licence for this model");
@@ -279,6 +291,10 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolea
     while (spin) {
     } /* a doStep that never returns */
   }
+#endif
+#ifdef FMU_FAULT_DISCARD_NO_PROGRESS
+  m->time = t + h; /* claimed, not integrated */
+  return fmi2Discard;
 #endif
   double end = t + h;
   fmi2Status status = fmi2OK;

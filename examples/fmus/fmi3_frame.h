@@ -2,7 +2,8 @@
  * are all Float64, included by one model file after it defines what fmi2_frame.h asks for.
  * Co-simulation steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
  * Faults for tests: FMU_FAULT_ERROR_AT=<t> (fmi3DoStep returns fmi3Error past t) and
- * FMU_DISCARD_ABOVE=<h> (longer steps return early there). */
+ * FMU_DISCARD_ABOVE=<h> (longer steps return early there), FMU_LOG_FLOOD (the first fmi3DoStep
+ * logs a warning of 10 MB). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,18 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
   if (t + h > FMU_FAULT_ERROR_AT) {
     if (m->log) m->log(m->env, fmi3Error, "model", "solver failure: the spring broke");
     return fmi3Error;
+  }
+#endif
+#ifdef FMU_LOG_FLOOD
+  if (t == 0.0 && m->log) {
+    const size_t n = (size_t)10 << 20;
+    char* text = (char*)malloc(n + 1);
+    if (text) {
+      memset(text, 'w', n);
+      text[n] = '\0';
+      m->log(m->env, fmi3Warning, "model", text);
+      free(text);
+    }
   }
 #endif
 #ifdef FMU_DISCARD_ABOVE

@@ -141,8 +141,9 @@ def load_results(folder):
 
 def validate(manifest, set=None):
     """Checks a manifest (with overrides) as `stride validate` does, without running it.
-    Returns a dict: subsystems, connections, columns, unit_conversions, feedthrough, output,
-    document (the manifest after the overrides). Raises ManifestError."""
+    Returns a dict: subsystems, connections, columns, unit_conversions, converted_values (every
+    value written with a unit: pointer, written, value, unit), feedthrough, output, document (the
+    manifest after the overrides). Raises ManifestError."""
     return json.loads(_stride.validate(_path(manifest, "manifest"), _overrides(set)))
 
 

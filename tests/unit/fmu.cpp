@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -80,9 +81,12 @@ struct Outcome {
   std::string message() const { return summary.value("message", std::string()); }
 };
 
-// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder.
-Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets) {
-  std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb + " '" + manifest + "'";
+// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder;
+// `shell` runs before it in the same shell (a ulimit, variables).
+Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets,
+               const std::string& shell = "") {
+  std::string cmd = (shell.empty() ? "" : shell + "; ") + "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb +
+                    " '" + manifest + "'";
   if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
   for (const auto& x : sets) cmd += " --set '" + x + "'";
   cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
@@ -102,6 +106,23 @@ Outcome stride(const Scratch& s, const std::string& verb, const std::string& man
 double damped(double t, double m, double k, double d, double x0) {
   const double w = std::sqrt(k / m), z = d / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
   return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t));
+}
+
+// A manifest written into the scratch folder.
+std::string write_manifest(const Scratch& s, const std::string& name, const json& m) {
+  const fs::path file = s.dir / name;
+  std::ofstream(file) << m.dump(2);
+  return file.string();
+}
+
+// Two oscillators of one FMU coupled by their springs.
+json two_oscillators(const std::string& fmu) {
+  const json params = {{"m", 1}, {"k", 39.47841760435743}, {"d", 0.4}, {"k2", 1}, {"x0", 1}, {"v0", 0}};
+  return {{"format", 1},
+          {"subsystems", {{"a", {{"fmu", fmu}, {"parameters", params}, {"step", 0.01}}},
+                          {"b", {{"fmu", fmu}, {"parameters", params}, {"step", 0.01}}}}},
+          {"connections", {{{"from", "a.x"}, {"to", "b.x_other"}}, {{"from", "b.x"}, {"to", "a.x_other"}}}},
+          {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.01}, {"start", 0}, {"end", 0.1}}}};
 }
 
 double oscillator_error(const Table& t) {
@@ -568,4 +589,256 @@ TEST_CASE("fmu: time events (model exchange): steps end at the FMU's event times
   MESSAGE("largest |x - x_exact| = " << worst);
   CHECK(worst < 1e-9);
   CHECK(o.summary["subsystems"]["wave"]["statistics"]["time_events"].get<long>() == 8);
+}
+
+TEST_CASE("fmu: hostile FMUs are refused before anything of theirs runs, with the reason (exit 2, nothing left behind)") {
+  struct Case {
+    std::string file, reason, shell;
+  };
+  const std::vector<Case> cases = {
+      {"identifier_dotdot.fmu", "modelIdentifier=\"../../../../../../lib/x86_64-linux-gnu/libm\" is not a plain file name", ""},
+      {"identifier_absolute.fmu", "modelIdentifier=\"/lib/x86_64-linux-gnu/libm\" is not a plain file name", ""},
+      {"symlink_binary.fmu", "archive entry \"binaries/linux64/oscillator.so\" is a symbolic link", ""},
+      {"duplicate_vr3.fmu", "variable 13 \"h_internal\": valueReference=\"10\" is also that of variable \"x_other\"", ""},
+      {"column_clash3.fmu", "variable \"state.1\" and element 1 of array \"state\" would both be recorded as column \"state.1\"", ""},
+      // 2 MiB where at most 1 MiB is allowed; a 2-MiB entry under a file-size limit of 1 MiB
+      // (SIGXFSZ would end the host: the write fails and is reported like a full disk).
+      {"big_xml.fmu", "modelDescription.xml is 2.00311 MiB, more than the 1 MiB Stride reads (STRIDE_FMU_MAX_XML_MIB)",
+       "export STRIDE_FMU_MAX_XML_MIB=1"},
+      {"big_entry.fmu", "the archive unpacks to more than 1 MiB (STRIDE_FMU_MAX_UNPACKED_MIB)", "export STRIDE_FMU_MAX_UNPACKED_MIB=1"},
+      {"big_entry.fmu", "archive entry \"blob.bin\" cannot be unpacked into ", "ulimit -f 2000"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CAPTURE(c.shell);
+    Scratch s;
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/" + c.file}, c.shell);
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "/subsystems/osc/fmu: " + kBroken + "/" + c.file));
+      CHECK(contains(o.err, c.reason));
+      if (c.shell.rfind("ulimit", 0) == 0) CHECK(contains(o.err, "File too large"));
+      CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+      CHECK(s.leftovers() == 0);
+    }
+  }
+}
+
+TEST_CASE("fmu: canBeInstantiatedOnlyOncePerProcess is honoured; every instantiation is probed first") {
+  // The FMU crashes on its second instantiation in a process (as one with global state may).
+  Scratch s;
+  const std::string two = write_manifest(s, "two.json", two_oscillators(kBroken + "/only_once.fmu"));
+  for (const std::string verb : {"validate", "run"}) {
+    Outcome o = stride(s, verb, two, {});
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "/subsystems/b/fmu: could not create: plugin '" + kBroken + "/only_once.fmu'"));
+    CHECK(contains(o.err, "canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"a\" already has its instance"));
+    CHECK(s.leftovers() == 0);
+  }
+  // One subsystem of it runs.
+  Outcome one = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/only_once.fmu"});
+  CHECK(one.code == 0);
+  CHECK(oscillator_error(one.table) < 1e-8);
+  // An FMU that does not declare it but crashes on the second instance: the probe of the second
+  // instantiation (a child process holding the first instance) finds it.
+  const std::string other = write_manifest(s, "other.json", two_oscillators(kBroken + "/crash_second.fmu"));
+  Outcome o = stride(s, "validate", other, {});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/subsystems/b/fmu: could not create: plugin '" + kBroken + "/crash_second.fmu'"));
+  CHECK(contains(o.err, "fmi2Instantiate crashed with SIGSEGV (tried in a separate process before the run)"));
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: a discarded step without progress, or beyond the step, is a failure naming it") {
+  // fmi2Discard without integrating, fmi2LastSuccessfulTime claiming the whole step.
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json", {"/subsystems/osc/fmu=" + kBroken + "/discard_no_progress.fmu"});
+  CHECK(o.code == 1);
+  CHECK(o.status() == "failed");
+  CHECK(contains(o.message(), "fmi2DoStep discarded the step from t = 0 to 0.01 and reports fmi2LastSuccessfulTime = 0.01, "
+                              "not inside the step"));
+  CHECK(o.table.rows() == 1);
+  CHECK(s.leftovers() == 0);
+}
+
+TEST_CASE("fmu: an FMU's log messages are cut like a plugin's (a 10 MB message)") {
+  Scratch s;
+  Outcome o = stride(s, "run", kManifests + "fmu_oscillator.json",
+                     {"/subsystems/osc/fmu=" + kBroken + "/log_flood3.fmu", "/log={\"stderr_level\": \"warning\"}"});
+  REQUIRE(o.code == 0);
+  const std::string log = slurp(s.dir / "out" / "log.txt");
+  CHECK(contains(log, std::string(100, 'w') + "..."));
+  CHECK(log.size() < 4000);
+  CHECK(o.err.size() < 4000);
+  CHECK(contains(o.err, "www..."));
+  CHECK(fs::file_size(s.dir / "out" / "summary.json") < 20000);
+}
+
+namespace {
+
+// One FMU alone, stepped with h (macro step and record interval h too), until `end`.
+json alone(const std::string& fmu, double h, double end, const json& parameters, const std::string& integrator) {
+  json sub = {{"fmu", fmu}, {"parameters", parameters}, {"step", h}};
+  if (!integrator.empty()) sub["integrator"] = integrator;
+  return {{"format", 1},
+          {"subsystems", {{"s", sub}}},
+          {"connections", json::array()},
+          {"coupling", {{"scheme", "jacobi"}, {"macro_step", h}, {"start", 0}, {"end", end}}},
+          {"record", {{"interval", h}}}};
+}
+
+// Many FMUs side by side, each with its own step, meeting only at the end (one communication
+// step over the whole run): independent runs in one process, compared at `end`.
+struct Alone {
+  std::string name, fmu, integrator;
+  double h;
+  json parameters;
+};
+json side_by_side(const std::vector<Alone>& subs, double end) {
+  json m = {{"format", 1},
+            {"subsystems", json::object()},
+            {"connections", json::array()},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", end}, {"start", 0}, {"end", end}}},
+            {"record", {{"interval", end}}}};
+  for (const auto& a : subs) {
+    json sub = {{"fmu", a.fmu}, {"parameters", a.parameters}, {"step", a.h}};
+    if (!a.integrator.empty()) sub["integrator"] = a.integrator;
+    m["subsystems"][a.name] = sub;
+  }
+  return m;
+}
+
+// The stair's closed form at t: counter = k + 1, settled = k, x = P k (k + 1) / 2 + (k + 1)(t - k P)
+// with k = floor(t / P) events so far (an event at t itself counted: rows show values after it).
+double stair_x(double t, double period) {
+  const double k = std::floor(t / period + 1e-9);
+  return period * k * (k + 1) / 2 + (k + 1) * (t - k * period);
+}
+struct StairError {
+  double x = 0.0;
+  int counter = 0;  // rows with a wrong counter or settled
+};
+StairError stair_error(const Table& t, const std::string& s, double period) {
+  StairError e;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const double time = t["time"][i], k = std::floor(time / period + 1e-9), x = stair_x(time, period);
+    e.x = std::max(e.x, std::abs(t[s + ".x"][i] - x) / std::max(1.0, x));
+    e.counter += t[s + ".counter"][i] != k + 1 || t[s + ".settled"][i] != k;
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: no time event is lost: at communication points up to round-off, between them, every interface and step size") {
+  // The stair steps its counter at t = 1, 2, ...; with steps of 0.3 s the event at t = 3 s
+  // falls on 10 * 0.3 up to round-off. Each event takes three rounds of event iteration (the
+  // FMU refuses continuous-time mode before). 9 events in 9.5 s for every step size, so at
+  // 9.5 s: counter 10, settled 9, x = 45 + 10 * 0.5.
+  const json never_ends = {{"last", 1000}};
+  std::vector<Alone> subs;
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", "forward_euler", ""})
+      for (const double h : {0.3, 0.6, 0.35, 0.03, 0.1, 0.2, 0.25, 0.5})
+        subs.push_back({fmu + "_" + (integrator.empty() ? "cs" : integrator) + "_" + std::to_string(int(h * 100)),
+                        kBroken + "/" + fmu + ".fmu", integrator, h, never_ends});
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
+  REQUIRE(o.code == 0);
+  REQUIRE(o.table.rows() == 2);
+  for (const auto& a : subs) {
+    CAPTURE(a.name);
+    CHECK(o.table[a.name + ".counter"][1] == 10);
+    CHECK(o.table[a.name + ".settled"][1] == 9);
+    CHECK(o.table[a.name + ".x"][1] == doctest::Approx(50.0).epsilon(1e-13));
+    if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == 9);
+  }
+  // Every row of a run with 0.3-s steps: the counter steps at the event, x bends there.
+  for (const std::string integrator : {"rk4", ""}) {
+    CAPTURE(integrator);
+    Scratch r;
+    Outcome one = stride(r, "run", write_manifest(r, "stair.json", alone(kBroken + "/stair3.fmu", 0.3, 9.5, never_ends, integrator)), {});
+    REQUIRE(one.code == 0);
+    const StairError e = stair_error(one.table, "s", 1.0);
+    CHECK(e.counter == 0);
+    CHECK(e.x < 1e-11);
+  }
+}
+
+TEST_CASE("fmu: no time event is lost with random step sizes and event periods") {
+  std::mt19937 random(20240611);
+  std::uniform_real_distribution<double> step(0.005, 0.8), period(0.05, 1.5);
+  std::vector<Alone> subs;
+  std::vector<double> periods;
+  for (int k = 0; k < 36; ++k) {
+    const double h = step(random), p = period(random);
+    periods.push_back(p);
+    subs.push_back({"s" + std::to_string(k), kBroken + (k % 2 ? "/stair3.fmu" : "/stair.fmu"), k % 3 == 2 ? "" : "rk4", h,
+                    {{"last", 1000}, {"period", p}}});
+  }
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
+  REQUIRE(o.code == 0);
+  for (std::size_t k = 0; k < subs.size(); ++k) {
+    const auto& a = subs[k];
+    CAPTURE(a.h);
+    CAPTURE(periods[k]);
+    CAPTURE(a.fmu);
+    CAPTURE(a.integrator);
+    const double events = std::floor(9.5 / periods[k] + 1e-9);
+    CHECK(o.table[a.name + ".counter"][1] == events + 1);
+    CHECK(o.table[a.name + ".settled"][1] == events);
+    CHECK(o.table[a.name + ".x"][1] == doctest::Approx(stair_x(9.5, periods[k])).epsilon(1e-11));  // 12 digits in results.csv
+    if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == events);
+  }
+}
+
+TEST_CASE("fmu: state events located to 1e-10 s, and time events the FMU schedules only after them, with random steps") {
+  // The ball's lamp lights at each bounce (state event) and goes out `flash` s later (a time
+  // event scheduled in that event only): the FMU is asked for its next event after every event.
+  const double g = 9.81, e = 0.8, h0 = 1.0, flash = 0.1, end = 3.0;
+  std::vector<double> bounces;
+  const double v1 = std::sqrt(2 * g * h0);
+  for (double t = std::sqrt(2 * h0 / g), k = 1; t < end; t += 2 * std::pow(e, k) * v1 / g, ++k) bounces.push_back(t);
+  std::size_t flashes = 0;
+  for (double b : bounces) flashes += b + flash <= end;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> step(0.003, 0.2);
+  std::vector<Alone> subs;
+  for (int k = 0; k < 16; ++k)
+    subs.push_back({"b" + std::to_string(k), kBroken + (k % 2 ? "/ball3.fmu" : "/ball.fmu"), "rk4", k ? step(random) : 0.01,
+                    json::object()});
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "balls.json", side_by_side(subs, end)), {});
+  REQUIRE(o.code == 0);
+  for (const auto& a : subs) {
+    CAPTURE(a.h);
+    CAPTURE(a.fmu);
+    const json& report = o.summary["subsystems"][a.name]["report"];
+    REQUIRE(report["state_event_times"].size() == bounces.size());
+    double worst = 0.0;
+    for (std::size_t i = 0; i < bounces.size(); ++i) worst = std::max(worst, std::abs(report["state_event_times"][i].get<double>() - bounces[i]));
+    CHECK(worst < 1e-10);
+    CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == flashes);
+    CHECK(o.table[a.name + ".flashes"][1] == double(flashes));
+    CHECK(o.table[a.name + ".bounces"][1] == double(bounces.size()));
+  }
+  // Every row of one run: the lamp is on from each bounce for `flash` seconds.
+  Scratch r;
+  Outcome one = stride(r, "run", write_manifest(r, "ball.json", alone(kBroken + "/ball3.fmu", 0.01, end, json::object(), "rk4")), {});
+  REQUIRE(one.code == 0);
+  int wrong = 0;
+  for (std::size_t i = 0; i < one.table.rows(); ++i) {
+    const double t = one.table["time"][i];
+    bool on = false, near = false;
+    double bounced = 0, flashed = 0;
+    for (double b : bounces) {
+      on = on || (t >= b && t < b + flash);
+      near = near || std::abs(t - b) < 1e-9 || std::abs(t - b - flash) < 1e-9;
+      bounced += t >= b, flashed += t >= b + flash;
+    }
+    if (!near)
+      wrong += one.table["s.lamp"][i] != (on ? 1.0 : 0.0) || one.table["s.bounces"][i] != bounced || one.table["s.flashes"][i] != flashed;
+  }
+  CHECK(wrong == 0);
 }

@@ -132,6 +132,61 @@ TEST_CASE("params: manifest errors name the manifest pointer of the element") {
   CHECK(only(problems(json{{"marks", {1, 0}}})) == "/subsystems/ramp/parameters/marks/1: expected an integer in [1, 1000], found integer 0");
 }
 
+TEST_CASE("params: every bad element of a list, matrix or table is reported, each with its pointer") {
+  // One diagnostic per parameter: the first element at its pointer, the others after it.
+  const std::string m = only(problems(json{{"gains", {{1, "x"}, {"y", 2}, {3, 4000}}}}));
+  CHECK(m.rfind("/subsystems/ramp/parameters/gains/0/1: expected a real number in [-1000, 1000], found string \"x\"; 2 "
+                "more: ",
+                0) == 0);
+  CHECK(m.find("/1/0: expected a real number in [-1000, 1000], found string \"y\"") != std::string::npos);
+  CHECK(m.find("/2/1: expected a real number in [-1000, 1000], found integer 4000") != std::string::npos);
+  const std::string t = only(problems(json{{"curve", {{0, 0}, {1, "a"}, {0.5, 1}, {2, "b", 3}}}}));
+  CHECK(t.find("curve/1/1: expected a real number, found string \"a\"") != std::string::npos);
+  CHECK(t.find("/2/0: expected x (the first column) strictly increasing") != std::string::npos);
+  CHECK(t.find("/3: expected a row of 2 numbers") != std::string::npos);
+  CHECK(t.find("/3/1: expected a real number, found string \"b\"") != std::string::npos);
+  const std::string k = only(problems(json{{"marks", {0, 5, 2000, "x"}}}));
+  CHECK(k.find("marks/0: expected an integer in [1, 1000], found integer 0; 2 more: /2: ") != std::string::npos);
+  CHECK(k.find("/3: expected an integer in [1, 1000], found string \"x\"") != std::string::npos);
+  // A real list with units: each element converted or reported at its own index.
+  auto list = stride::real_list_param("lengths", {}, "m", "doc");
+  json v{"2 mm", 3, "1 s", "4 m 2", "5 km"};
+  const auto all = stride::host::accept_param_problems(list, v);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].where == "/2");
+  CHECK(all[0].message.find("s is not convertible to m") != std::string::npos);
+  CHECK(all[1].where == "/3");
+  CHECK(all[1].message.find("has the number 2 inside it") != std::string::npos);
+  // A long list of bad elements: the first 21 spelled out, the rest counted.
+  json many = json::array();
+  for (int i = 0; i < 100; ++i) many.push_back(-1);
+  const std::string c = check_param(stride::integer_list_param("n", {}, "doc", 0, 10), many);
+  CHECK(c.find("99 more: /1: ") != std::string::npos);
+  CHECK(c.find("/20: ") != std::string::npos);
+  CHECK(c.find("/21: ") == std::string::npos);
+  CHECK(c.find("; and 79 others") != std::string::npos);
+}
+
+TEST_CASE("params: validate lists every value it converted from a unit") {
+  std::ifstream in(STRIDE_SOURCE_DIR "/tests/manifests/log_ramp.json");
+  json m = json::parse(in);
+  m["plugin_paths"] = {STRIDE_TEST_RUNTIME_DIR};
+  m["subsystems"]["ramp"]["parameters"]["slope"] = "7.2 km/h";
+  m["subsystems"]["ramp"]["parameters"]["limit"] = "50 cm";
+  m["subsystems"]["ramp"]["step"] = "10 ms";
+  m["coupling"]["end"] = "1 min";
+  const fs::path file = stride_test::scratch() / "converted.json";
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << m.dump(2);
+  auto r = stride_test::run_command("'" STRIDE_EXE "' validate '" + file.string() + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("value converted: /subsystems/ramp/step: \"10 ms\" = 0.01 s") != std::string::npos);
+  CHECK(r.output.find("value converted: /coupling/end: \"1 min\" = 60 s") != std::string::npos);
+  CHECK(r.output.find("value converted: /subsystems/ramp/parameters/slope: \"7.2 km/h\" = 2 m/s") != std::string::npos);
+  CHECK(r.output.find("value converted: /subsystems/ramp/parameters/limit: \"50 cm\" = 0.5 m") != std::string::npos);
+}
+
 TEST_CASE("params: a table and a matrix drive test_log's outputs") {
   // z = curve(t) through (0, 0), (0.5, 2), (1, 1); g = row sums of gains.
   std::ifstream in(STRIDE_SOURCE_DIR "/tests/manifests/log_ramp.json");

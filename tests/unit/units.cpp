@@ -150,3 +150,28 @@ TEST_CASE("units: calls from several threads give the single-threaded answers") 
   for (auto& th : threads) th.join();
   CHECK(wrong == std::vector<int>(4, 0));
 }
+
+TEST_CASE(
+    "units: a value is one number followed by one unit that converts by a scale (and an offset for temperatures)") {
+  // UDUNITS-2 alone reads these as other units: "1 ln(re 1 s)" was e s (2.718 s), "1 s 2" was
+  // 2 s, "3 s 1e-1" 0.3 s, "1 s/2" 0.5 s. Each is refused, naming the number inside the unit.
+  CHECK(contains(quantity_error("1 ln(re 1 s)", "s"), "has the number 1 inside it"));
+  CHECK(contains(quantity_error("-2 lg(re 1 s)", "s"), "has the number 1 inside it"));
+  CHECK(contains(quantity_error("1 s 2", "s"), "\"s 2\" has the number 2 inside it"));
+  CHECK(contains(quantity_error("3 s 1e-1", "s"), "has the number 1e-1 inside it"));
+  CHECK(contains(quantity_error("1 s/2", "s"), "has the number 2 inside it"));
+  CHECK(contains(quantity_error("1 s.2", "s"), "has the number 2 inside it"));
+  CHECK(contains(quantity_error("1 2*s", "s"), "has the number 2 inside it"));
+  CHECK(contains(quantity_error("1 s @ 2", "s"), "has the number 2 inside it"));  // a time origin
+  CHECK(contains(quantity_error("1 s since 1970-01-01", "s"), "has the number 1970 inside it"));
+  CHECK(contains(quantity_error("1 lg(re mW)", "W"), "lg(re mW)"));  // refused either way, with the unit
+  // Exponents and the 1 of a reciprocal are part of a unit; offsets belong to temperatures.
+  CHECK(quantity("2 m^3/s", "l/s") == doctest::Approx(2000).epsilon(1e-15));
+  CHECK(quantity("2 m3/s", "m^3/s") == 2.0);
+  CHECK(quantity("4 kg*m**-3", "kg/m^3") == 4.0);
+  CHECK(quantity("2 s-1", "Hz") == 2.0);
+  CHECK(quantity("5 1/min", "1/s") == doctest::Approx(5.0 / 60).epsilon(1e-15));
+  CHECK(quantity("3 1", "1") == 3.0);
+  CHECK(quantity("20 degC", "K") == doctest::Approx(293.15).epsilon(1e-15));
+  CHECK(quantity("300 K", "degC") == doctest::Approx(26.85).epsilon(1e-13));
+}

@@ -74,6 +74,12 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
   return std::make_unique<Experiment>(std::move(m), reg);
 }
 
+std::vector<ConvertedValue> converted_values(const Manifest& m, const PluginRegistry& reg) {
+  std::vector<ConvertedValue> out = m.converted;
+  for (ConvertedValue& c : converted_parameters(m, reg)) out.push_back(std::move(c));
+  return out;
+}
+
 const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& name) {
   if (const LoadedPlugin* p = reg.find(name)) return *p;
   if (name.size() > 4 && name.compare(name.size() - 4, 4, ".fmu") == 0) {

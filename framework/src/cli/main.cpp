@@ -116,116 +116,103 @@ bool launched_by_mpi() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  note_inherited_signals();
+// The command line: the subcommands and the options they fill.
+struct CommandLine {
   CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
-  app.require_subcommand(1);
-
-  std::string manifest_path, out_dir, plugin_name;
-  std::vector<std::string> sets;
-  bool quiet = false, as_json = false;
-
-  auto* run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
-  run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
-  run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
-  run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
-  run_cmd->add_flag("--quiet", quiet, "no progress report");
+  std::string manifest_path, out_dir, plugin_name, sweep_path;
+  std::vector<std::string> sets, describe_sets;
+  bool quiet = false, as_json = false, in_process = false;
   double grace = 3.0;
-  bool in_process = false;
-  run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
-      ->check(CLI::Range(0.0, 3600.0));
-  run_cmd->add_flag("--in-process", in_process,
-                    "run in this process instead of a supervised child (for debuggers; a crash then loses the summary)");
-
-  auto* validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-  validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
-  validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
-
-  std::string sweep_path;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto* sweep_cmd = app.add_subcommand("sweep", "run a grid of manifest variants in parallel and find the largest stable step");
-  sweep_cmd->add_option("sweep", sweep_path, "sweep description (JSON)")->required();
-  sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)")->check(CLI::Range(1, 1024));
   SweepOptions sweep_opt;
-  sweep_cmd->add_option("--max-runs", sweep_opt.max_runs, "largest grid run without asking (default 10000)")
-      ->check(CLI::Range(1.0, 1e12));
-  sweep_cmd->add_option("--grace", sweep_opt.grace, "seconds a run may take to stop after Ctrl-C")->check(CLI::Range(0.0, 3600.0));
-  sweep_cmd->add_flag("--process-per-run", sweep_opt.process_per_run,
-                      "start a fresh process for every run instead of reusing workers (for plugins that keep globals)");
+  CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
+           *describe_cmd = nullptr;
 
-  auto* plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
-  plugins_cmd->add_flag("--json", as_json, "machine-readable output");
-  auto* describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
-  describe_cmd->add_option("name", plugin_name, "plugin name")->required();
-  describe_cmd->add_flag("--json", as_json, "machine-readable output");
-  std::vector<std::string> describe_sets;
-  describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+  CommandLine() {
+    app.require_subcommand(1);
+    add_run();
+    validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
+    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+    add_sweep();
+    plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
+    plugins_cmd->add_flag("--json", as_json, "machine-readable output");
+    describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
+    describe_cmd->add_option("name", plugin_name, "plugin name")->required();
+    describe_cmd->add_flag("--json", as_json, "machine-readable output");
+    describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
   }
 
-  if (sweep_cmd->parsed()) {
-    sweep_opt.jobs = jobs;
-    if (launched_by_mpi()) {
+  void add_run() {
+    run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
+    run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
+    run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+    run_cmd->add_flag("--quiet", quiet, "no progress report");
+    run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
+        ->check(CLI::Range(0.0, 3600.0));
+    run_cmd->add_flag(
+        "--in-process", in_process,
+        "run in this process instead of a supervised child (for debuggers; a crash then loses the summary)");
+  }
+
+  void add_sweep() {
+    sweep_cmd =
+        app.add_subcommand("sweep", "run a grid of manifest variants in parallel and find the largest stable step");
+    sweep_cmd->add_option("sweep", sweep_path, "sweep description (JSON)")->required();
+    sweep_cmd->add_option("--jobs", jobs, "runs at a time (default: all cores)")->check(CLI::Range(1, 1024));
+    sweep_cmd->add_option("--max-runs", sweep_opt.max_runs, "largest grid run without asking (default 10000)")
+        ->check(CLI::Range(1.0, 1e12));
+    sweep_cmd->add_option("--grace", sweep_opt.grace, "seconds a run may take to stop after Ctrl-C")
+        ->check(CLI::Range(0.0, 3600.0));
+    sweep_cmd->add_flag(
+        "--process-per-run", sweep_opt.process_per_run,
+        "start a fresh process for every run instead of reusing workers (for plugins that keep globals)");
+  }
+};
+
+// `stride sweep`, here or (started by mpirun) spread over the ranks.
+int sweep_command(int argc, char** argv, CommandLine& cl) {
+  cl.sweep_opt.jobs = cl.jobs;
+  if (launched_by_mpi()) {
 #ifdef STRIDE_HAVE_MPI
-      return mpi_sweep(argc, argv, sweep_path, sweep_opt);
+    return mpi_sweep(argc, argv, cl.sweep_path, cl.sweep_opt);
 #else
-      // MPI lives in stride-mpi beside this executable, so other commands do not load it.
-      std::error_code ec;
-      const auto mpi = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "stride-mpi";
-      if (!ec && ::access(mpi.c_str(), X_OK) == 0) ::execv(mpi.c_str(), argv);
-      std::cerr << "error: started by mpirun, but " << (ec ? std::string("this executable") : mpi.string())
-                << " cannot be run (" << (ec ? ec.message() : std::string(std::strerror(errno)))
-                << "): Stride was built without MPI (Debian: libopenmpi-dev, then rebuild)\n";
-      return 2;
+    (void)argc;
+    // MPI lives in stride-mpi beside this executable, so other commands do not load it.
+    std::error_code ec;
+    const auto mpi = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "stride-mpi";
+    if (!ec && ::access(mpi.c_str(), X_OK) == 0) ::execv(mpi.c_str(), argv);
+    std::cerr << "error: started by mpirun, but " << (ec ? std::string("this executable") : mpi.string())
+              << " cannot be run (" << (ec ? ec.message() : std::string(std::strerror(errno)))
+              << "): Stride was built without MPI (Debian: libopenmpi-dev, then rebuild)\n";
+    return 2;
 #endif
-    }
-    return run_sweep(sweep_path, sweep_opt);
   }
+  return run_sweep(cl.sweep_path, cl.sweep_opt);
+}
 
-  PluginRegistry reg;
-  if (plugins_cmd->parsed()) {
-    load_plugins(reg, {}, false);
-    if (describe_cmd->parsed()) return describe(reg, plugin_name, describe_sets, as_json);
-    return list_plugins(reg, as_json);
-  }
+// `stride validate`: what was checked and what the run will do that the manifest does not say.
+int validate_report(const std::string& manifest_path, const Experiment& ex, const PluginRegistry& reg) {
+  std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
+            << " connections, " << ex.columns().size() << " recorded columns)\n";
+  for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
+  for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
+  for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
+  for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
+  for (const auto& c : ex.feedthrough_connections())
+    std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
+  return 0;
+}
 
-  std::unique_ptr<Experiment> ex;
-  try {
-    ex = build_experiment(reg, read_manifest(manifest_path, sets));
-  } catch (const ManifestError& e) {
-    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
-              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
-    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
-
-  if (validate_cmd->parsed()) {
-    std::cout << manifest_path << ": valid (" << ex->subsystem_count() << " subsystems, "
-              << ex->connection_count() << " connections, " << ex->columns().size() << " recorded columns)\n";
-    for (const auto& c : ex->unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
-    for (const auto& c : ex->bond_delays()) std::cout << "  power bond " << c << "\n";
-    for (const auto& c : ex->bond_warnings()) std::cout << "  warning: " << c << "\n";
-    for (const auto& c : ex->feedthrough_connections())
-      std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";
-    return 0;
-  }
-
+// `stride run`: the folder marked, then the run in a supervised child (or here, --in-process).
+int run_command(const CommandLine& cl, Experiment& ex) {
   RunOptions opt;
-  opt.progress = !quiet;
+  opt.progress = !cl.quiet;
   std::unique_ptr<OutputFolder> folder;
   try {
-    folder = std::make_unique<OutputFolder>(out_dir.empty() ? ex->manifest().output : std::filesystem::path(out_dir),
-                                            running_summary(*ex));
+    folder = std::make_unique<OutputFolder>(
+        cl.out_dir.empty() ? ex.manifest().output : std::filesystem::path(cl.out_dir), running_summary(ex));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -237,19 +224,55 @@ int main(int argc, char** argv) {
     std::cerr << ", results in " << folder->path().string() << "\n";
     if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
   };
-  if (in_process) {
+  if (cl.in_process) {
     RunBeacon* beacon = make_beacon();
     opt.stop = install_run_signals(beacon);
     opt.beacon = beacon;
-    RunResult r = run(*ex, opt);
+    RunResult r = run(ex, opt);
     report(r.summary);
     if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
     return r.summary_error.empty() ? exit_code_of(r.summary) : 1;
   }
   try {
-    return run_supervised(*ex, opt, grace, report).exit_code;
+    return run_supervised(ex, opt, cl.grace, report).exit_code;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  note_inherited_signals();
+  CommandLine cl;
+  try {
+    cl.app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = cl.app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
+
+  PluginRegistry reg;
+  if (cl.plugins_cmd->parsed()) {
+    load_plugins(reg, {}, false);
+    if (cl.describe_cmd->parsed()) return describe(reg, cl.plugin_name, cl.describe_sets, cl.as_json);
+    return list_plugins(reg, cl.as_json);
+  }
+
+  std::unique_ptr<Experiment> ex;
+  try {
+    ex = build_experiment(reg, read_manifest(cl.manifest_path, cl.sets));
+  } catch (const ManifestError& e) {
+    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
+              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  if (cl.validate_cmd->parsed()) return validate_report(cl.manifest_path, *ex, reg);
+  return run_command(cl, *ex);
 }

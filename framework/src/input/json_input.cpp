@@ -217,7 +217,12 @@ std::optional<double> DocumentChecker::quantity(const json& obj, const std::stri
     error(ptr + "/" + key, std::string("expected ") + expected + ", found " + type_name(v) + " = " + number_text(*x) + " " + unit);
     return std::nullopt;
   }
+  converted.push_back({ptr + "/" + key, v.get<std::string>(), *x, unit});
   return x;
+}
+
+std::string ConvertedValue::str() const {
+  return pointer + ": \"" + written + "\" = " + number_text(value) + (unit.empty() || unit == "1" ? "" : " " + unit);
 }
 
 std::optional<json> parse_json(const std::string& text, const std::string& file, std::vector<Diagnostic>& diags,

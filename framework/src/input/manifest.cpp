@@ -319,274 +319,327 @@ void check_sizes(const Manifest& m, Checker& chk) {
   }
 }
 
-Manifest parse_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
-  Checker chk{file.string(), {}};
-  Manifest m;
-  m.file = file;
-  const JsonLimits limits;
-  auto document = parse_json(text, file.string(), chk.diags, limits);
-  if (!document) throw ManifestError(chk.diags);
-  m.document = std::move(*document);
-  if (!m.document.is_object()) throw ManifestError({{file.string(), "", "expected a manifest object {...}, found " + type_name(m.document)}});
-  for (const auto& o : overrides) apply_override(m.document, o, chk, limits);
-  if (!chk.diags.empty()) throw ManifestError(chk.diags);
-  substitute_variables(m.document, chk, m.variable_uses);
+// The manifest's sections, one reader each, in the order their problems are reported. Each
+// reads its part of the document `d` into `m` and reports what it cannot use.
 
-  const json& d = m.document;
-  chk.object(d, "", {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
-                     "coupling", "record", "monitor", "log", "output"},
-             {"format", "subsystems", "coupling"});
-
+// "format", "title", "description".
+void read_header(Checker& chk, const json& d) {
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<int>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
   for (const char* k : {"title", "description"})
     if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
+}
 
-  const fs::path base = file.parent_path();
-  if (d.contains("plugin_paths")) {
-    if (!d["plugin_paths"].is_array()) chk.error("/plugin_paths", "expected an array of folder names, found " + type_name(d["plugin_paths"]));
+// "plugin_paths": folders relative to the manifest's folder `base`.
+void read_plugin_paths(Checker& chk, const json& d, const fs::path& base, Manifest& m) {
+  if (!d.contains("plugin_paths")) return;
+  const json& paths = d["plugin_paths"];
+  if (!paths.is_array()) {
+    chk.error("/plugin_paths", "expected an array of folder names, found " + type_name(paths));
+    return;
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const json& p = paths[i];
+    if (!p.is_string())
+      chk.error("/plugin_paths/" + std::to_string(i), "expected a folder name, found " + type_name(p));
     else
-      for (std::size_t i = 0; i < d["plugin_paths"].size(); ++i) {
-        const json& p = d["plugin_paths"][i];
-        if (!p.is_string()) chk.error("/plugin_paths/" + std::to_string(i), "expected a folder name, found " + type_name(p));
-        else m.plugin_paths.push_back(fs::path(p.get<std::string>()).is_absolute() ? fs::path(p.get<std::string>()) : base / p.get<std::string>());
-      }
+      m.plugin_paths.push_back(fs::path(p.get<std::string>()).is_absolute() ? fs::path(p.get<std::string>())
+                                                                            : base / p.get<std::string>());
   }
+}
 
-  // subsystems, in the order written (json objects are sorted by key; the order matters for
-  // consistent initialization and as the default Gauss–Seidel order)
-  if (d.contains("subsystems")) {
-    const json& subs = d["subsystems"];
-    std::vector<std::string> subsystem_order;
-    if (subs.is_object()) {
-      for (auto it = subs.begin(); it != subs.end(); ++it) m.declared_subsystems.push_back(it.key());
-      auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
-      if (!ordered.is_discarded() && ordered.contains("subsystems") && ordered["subsystems"].is_object())
-        for (auto it = ordered["subsystems"].begin(); it != ordered["subsystems"].end(); ++it)
-          if (subs.contains(it.key())) subsystem_order.push_back(it.key());
-      for (auto it = subs.begin(); it != subs.end(); ++it)
-        if (std::find(subsystem_order.begin(), subsystem_order.end(), it.key()) == subsystem_order.end())
-          subsystem_order.push_back(it.key());
+// The subsystems' names in the order written (json objects are sorted by key; the order matters
+// for consistent initialization and as the default Gauss–Seidel order), read again from `text`.
+std::vector<std::string> subsystem_order(const json& subs, const std::string& text) {
+  std::vector<std::string> order;
+  auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!ordered.is_discarded() && ordered.contains("subsystems") && ordered["subsystems"].is_object())
+    for (auto it = ordered["subsystems"].begin(); it != ordered["subsystems"].end(); ++it)
+      if (subs.contains(it.key())) order.push_back(it.key());
+  for (auto it = subs.begin(); it != subs.end(); ++it)
+    if (std::find(order.begin(), order.end(), it.key()) == order.end()) order.push_back(it.key());
+  return order;
+}
+
+// One subsystem `s` named `name` at pointer `p`.
+std::optional<SubsystemConfig> read_subsystem(Checker& chk, const std::string& name, const json& s,
+                                              const std::string& p, const fs::path& base) {
+  if (name.find('.') != std::string::npos || name.empty()) {
+    chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + name + "\"");
+    return std::nullopt;
+  }
+  if (!chk.object(s, p, {"plugin", "version", "fmu", "parameters", "step", "integrator", "formulation", "description"},
+                  {"step"}))
+    return std::nullopt;
+  SubsystemConfig sc;
+  sc.name = name;
+  sc.pointer = p;
+  // A plugin by name, or an FMU file (relative to the manifest's folder).
+  if (s.contains("plugin") == s.contains("fmu"))
+    chk.error(p + (s.contains("plugin") ? "/fmu" : "/plugin"),
+              "a subsystem names either a plugin (\"plugin\": name) or an FMU file (\"fmu\": \"path/model.fmu\"), " +
+                  std::string(s.contains("plugin") ? "not both" : "found neither"));
+  if (auto plugin = chk.string(s, p, "plugin")) sc.plugin = PluginRef{*plugin, json::object(), p + "/plugin"};
+  if (auto f = chk.string(s, p, "fmu")) {
+    if (f->empty()) chk.error(p + "/fmu", "expected the path of an FMU file, found an empty string");
+    else sc.fmu = (fs::path(*f).is_absolute() ? fs::path(*f) : base / *f).lexically_normal();
+  }
+  if (s.contains("parameters")) {
+    if (!s["parameters"].is_object())
+      chk.error(p + "/parameters", "expected an object, found " + type_name(s["parameters"]));
+    else sc.plugin.parameters = s["parameters"];
+  }
+  sc.plugin.pointer = p;
+  chk.version(s, p, sc.plugin);
+  sc.step = chk.quantity(s, p, "step", "a positive step size in s", "s", true).value_or(0.0);
+  sc.integrator = chk.plugin_ref(s, p, "integrator");
+  sc.formulation = chk.plugin_ref(s, p, "formulation");
+  if (sc.integrator && sc.formulation)
+    chk.error(p + "/formulation", "a subsystem takes an integrator or a formulation, not both");
+  return sc;
+}
+
+void read_subsystems(Checker& chk, const json& d, const std::string& text, const fs::path& base, Manifest& m) {
+  if (!d.contains("subsystems")) return;
+  const json& subs = d["subsystems"];
+  std::vector<std::string> order;
+  if (subs.is_object()) {
+    for (auto it = subs.begin(); it != subs.end(); ++it) m.declared_subsystems.push_back(it.key());
+    order = subsystem_order(subs, text);
+  }
+  if (!subs.is_object() || subs.empty()) {
+    chk.error("/subsystems", "expected an object with at least one subsystem, found " + type_name(subs));
+    return;
+  }
+  for (const auto& key : order)
+    if (auto sc = read_subsystem(chk, key, subs[key], "/subsystems/" + escape(key), base))
+      m.subsystems.push_back(std::move(*sc));
+}
+
+void read_connections(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("connections")) return;
+  const json& cs = d["connections"];
+  if (!cs.is_array()) {
+    chk.error("/connections", "expected an array, found " + type_name(cs));
+    return;
+  }
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const std::string p = "/connections/" + std::to_string(i);
+    if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description"}, {"from", "to"})) continue;
+    ConnectionConfig c;
+    c.pointer = p;
+    auto from = chk.string(cs[i], p, "from");
+    auto to = chk.string(cs[i], p, "to");
+    if (from && !split_endpoint(*from, c.from_subsystem, c.from_port, c.from_first, c.from_count))
+      chk.error(p + "/from", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" +
+                                 *from + "\"");
+    if (to && !split_endpoint(*to, c.to_subsystem, c.to_port, c.to_first, c.to_count))
+      chk.error(p + "/to",
+                "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *to + "\"");
+    c.from_text = from.value_or("");
+    c.to_text = to.value_or("");
+    c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
+    m.connections.push_back(std::move(c));
+  }
+}
+
+// "coupling", then its "iteration" and "step_control" (which depend on the rest of it).
+void read_coupling(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("coupling")) return;
+  const json& c = d["coupling"];
+  const std::string p = "/coupling";
+  CouplingConfig& cc = m.coupling;
+  if (chk.object(
+          c, p,
+          {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration", "step_control"},
+          {"scheme", "macro_step", "end"})) {
+    if (auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"}))
+      cc.scheme = *scheme == "jacobi"         ? Scheme::jacobi
+                  : *scheme == "gauss_seidel" ? Scheme::gauss_seidel
+                                              : Scheme::multirate;
+    cc.macro_step = chk.quantity(c, p, "macro_step", "a positive macro step in s", "s", true).value_or(0.0);
+    cc.start = chk.quantity(c, p, "start", "a start time in s", "s", false, 0.0).value_or(0.0);
+    if (auto end = chk.quantity(c, p, "end", "an end time in s", "s", false)) {
+      cc.end = *end;
+      if (*end <= cc.start)
+        chk.error(p + "/end", "expected an end time after the start time " + json(cc.start).dump() + " s, found " +
+                                  json(*end).dump());
     }
-    if (!subs.is_object() || subs.empty())
-      chk.error("/subsystems", "expected an object with at least one subsystem, found " + type_name(subs));
-    else
-      for (const auto& key : subsystem_order) {
-        auto it = subs.find(key);
-        const std::string p = "/subsystems/" + escape(it.key());
-        if (it.key().find('.') != std::string::npos || it.key().empty()) {
-          chk.error(p, "subsystem names must be non-empty and contain no '.', found \"" + it.key() + "\"");
-          continue;
+    if (auto sync = chk.string(c, p, "synchronization", {"slowest_first", "fastest_first"}))
+      cc.synchronization = *sync == "slowest_first" ? Synchronization::slowest_first : Synchronization::fastest_first;
+    if (c.contains("align")) {
+      if (!c["align"].is_boolean()) chk.error(p + "/align", "expected true or false, found " + type_name(c["align"]));
+      else cc.align = c["align"].get<bool>();
+    }
+    if (c.contains("order")) {
+      if (!c["order"].is_array())
+        chk.error(p + "/order", "expected an array of subsystem names, found " + type_name(c["order"]));
+      else
+        for (std::size_t i = 0; i < c["order"].size(); ++i) {
+          if (!c["order"][i].is_string())
+            chk.error(p + "/order/" + std::to_string(i),
+                      "expected a subsystem name, found " + type_name(c["order"][i]));
+          else cc.order.push_back(c["order"][i].get<std::string>());
         }
-        if (!chk.object(*it, p, {"plugin", "version", "fmu", "parameters", "step", "integrator", "formulation", "description"},
-                        {"step"}))
-          continue;
-        SubsystemConfig s;
-        s.name = it.key();
-        s.pointer = p;
-        // A plugin by name, or an FMU file (relative to the manifest's folder).
-        if (it->contains("plugin") == it->contains("fmu"))
-          chk.error(p + (it->contains("plugin") ? "/fmu" : "/plugin"),
-                    "a subsystem names either a plugin (\"plugin\": name) or an FMU file (\"fmu\": \"path/model.fmu\"), " +
-                        std::string(it->contains("plugin") ? "not both" : "found neither"));
-        if (auto name = chk.string(*it, p, "plugin")) s.plugin = PluginRef{*name, json::object(), p + "/plugin"};
-        if (auto f = chk.string(*it, p, "fmu")) {
-          if (f->empty()) chk.error(p + "/fmu", "expected the path of an FMU file, found an empty string");
-          else s.fmu = (fs::path(*f).is_absolute() ? fs::path(*f) : base / *f).lexically_normal();
-        }
-        if (it->contains("parameters")) {
-          if (!(*it)["parameters"].is_object())
-            chk.error(p + "/parameters", "expected an object, found " + type_name((*it)["parameters"]));
-          else s.plugin.parameters = (*it)["parameters"];
-        }
-        s.plugin.pointer = p;
-        chk.version(*it, p, s.plugin);
-        s.step = chk.quantity(*it, p, "step", "a positive step size in s", "s", true).value_or(0.0);
-        s.integrator = chk.plugin_ref(*it, p, "integrator");
-        s.formulation = chk.plugin_ref(*it, p, "formulation");
-        if (s.integrator && s.formulation)
-          chk.error(p + "/formulation", "a subsystem takes an integrator or a formulation, not both");
-        m.subsystems.push_back(std::move(s));
-      }
-  }
-
-  // connections
-  if (d.contains("connections")) {
-    const json& cs = d["connections"];
-    if (!cs.is_array()) chk.error("/connections", "expected an array, found " + type_name(cs));
-    else
-      for (std::size_t i = 0; i < cs.size(); ++i) {
-        const std::string p = "/connections/" + std::to_string(i);
-        if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description"}, {"from", "to"})) continue;
-        ConnectionConfig c;
-        c.pointer = p;
-        auto from = chk.string(cs[i], p, "from");
-        auto to = chk.string(cs[i], p, "to");
-        if (from && !split_endpoint(*from, c.from_subsystem, c.from_port, c.from_first, c.from_count))
-          chk.error(p + "/from", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *from + "\"");
-        if (to && !split_endpoint(*to, c.to_subsystem, c.to_port, c.to_first, c.to_count))
-          chk.error(p + "/to", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *to + "\"");
-        c.from_text = from.value_or("");
-        c.to_text = to.value_or("");
-        c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
-        m.connections.push_back(std::move(c));
-      }
-  }
-
-  // coupling
-  if (d.contains("coupling")) {
-    const json& c = d["coupling"];
-    const std::string p = "/coupling";
-    if (chk.object(c, p, {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration", "step_control"},
-                   {"scheme", "macro_step", "end"})) {
-      auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"});
-      if (scheme) m.coupling.scheme = *scheme == "jacobi" ? Scheme::jacobi
-                                      : *scheme == "gauss_seidel" ? Scheme::gauss_seidel
-                                                                  : Scheme::multirate;
-      m.coupling.macro_step = chk.quantity(c, p, "macro_step", "a positive macro step in s", "s", true).value_or(0.0);
-      m.coupling.start = chk.quantity(c, p, "start", "a start time in s", "s", false, 0.0).value_or(0.0);
-      auto end = chk.quantity(c, p, "end", "an end time in s", "s", false);
-      if (end) {
-        m.coupling.end = *end;
-        if (*end <= m.coupling.start)
-          chk.error(p + "/end", "expected an end time after the start time " + json(m.coupling.start).dump() +
-                                    " s, found " + json(*end).dump());
-      }
-      if (auto sync = chk.string(c, p, "synchronization", {"slowest_first", "fastest_first"}))
-        m.coupling.synchronization = *sync == "slowest_first" ? Synchronization::slowest_first
-                                                              : Synchronization::fastest_first;
-      if (c.contains("align")) {
-        if (!c["align"].is_boolean()) chk.error(p + "/align", "expected true or false, found " + type_name(c["align"]));
-        else m.coupling.align = c["align"].get<bool>();
-      }
-      if (c.contains("order")) {
-        if (!c["order"].is_array()) chk.error(p + "/order", "expected an array of subsystem names, found " + type_name(c["order"]));
-        else
-          for (std::size_t i = 0; i < c["order"].size(); ++i) {
-            if (!c["order"][i].is_string()) chk.error(p + "/order/" + std::to_string(i), "expected a subsystem name, found " + type_name(c["order"][i]));
-            else m.coupling.order.push_back(c["order"][i].get<std::string>());
-          }
-      }
     }
   }
+  if (!c.is_object()) return;
+  if (c.contains("iteration")) read_iteration(chk, c["iteration"], cc);
+  if (c.contains("step_control")) read_step_control(chk, c["step_control"], cc);
+}
 
-  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("iteration"))
-    read_iteration(chk, d["coupling"]["iteration"], m.coupling);
-  if (d.contains("coupling") && d["coupling"].is_object() && d["coupling"].contains("step_control"))
-    read_step_control(chk, d["coupling"]["step_control"], m.coupling);
-
-  // record
-  if (d.contains("record")) {
-    const json& r = d["record"];
-    if (chk.object(r, "/record", {"interval", "variables"}, {})) {
-      m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
-      if (r.contains("variables")) {
-        if (!r["variables"].is_array()) chk.error("/record/variables", "expected an array of \"subsystem.port\", found " + type_name(r["variables"]));
-        else
-          for (std::size_t i = 0; i < r["variables"].size(); ++i) {
-            const json& v = r["variables"][i];
-            std::string a, b;
-            if (!v.is_string() || !split_endpoint(v.get<std::string>(), a, b))
-              chk.error("/record/variables/" + std::to_string(i), "expected \"subsystem.port\", found " + type_name(v));
-            else m.record.variables.push_back(v.get<std::string>());
-          }
-      }
-    }
+void read_record(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("record")) return;
+  const json& r = d["record"];
+  if (!chk.object(r, "/record", {"interval", "variables"}, {})) return;
+  m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
+  if (!r.contains("variables")) return;
+  const json& vars = r["variables"];
+  if (!vars.is_array()) {
+    chk.error("/record/variables", "expected an array of \"subsystem.port\", found " + type_name(vars));
+    return;
   }
-
-  // monitor
-  if (d.contains("monitor")) {
-    const json& mo = d["monitor"];
-    if (chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) {
-      m.monitor.energy_residual_limit =
-          chk.quantity(mo, "/monitor", "energy_residual_limit", "a positive energy in J", "J", true,
-                       m.monitor.energy_residual_limit)
-              .value_or(m.monitor.energy_residual_limit);
-      if (mo.contains("bounds")) {
-        const json& b = mo["bounds"];
-        if (!b.is_object()) chk.error("/monitor/bounds", "expected an object {\"subsystem.port\": [min, max]}, found " + type_name(b));
-        else
-          for (auto it = b.begin(); it != b.end(); ++it) {
-            const std::string p = "/monitor/bounds/" + escape(it.key());
-            std::string a, c;
-            std::size_t f, n;
-            if (!split_endpoint(it.key(), a, c, f, n)) {
-              chk.error(p, "expected a key \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\" (i, j element indices from 0), found \"" + it.key() + "\"");
-              continue;
-            }
-            // [min, max] or {"min": ..., "max": ...}; null or a missing side: no bound.
-            const json& v = *it;
-            std::optional<double> lo = -INFINITY, hi = INFINITY;
-            auto side = [&](const json& x, double none, const std::string& ptr) -> std::optional<double> {
-              if (x.is_null()) return none;
-              if (x.is_number() && !std::isnan(x.get<double>())) return x.get<double>();
-              chk.error(ptr, "expected a number or null (no bound), found " + type_name(x));
-              return std::nullopt;
-            };
-            if (v.is_array() && v.size() == 2) {
-              lo = side(v[0], -INFINITY, p + "/0");
-              hi = side(v[1], INFINITY, p + "/1");
-            } else if (v.is_object()) {
-              if (!chk.object(v, p, {"min", "max"}, {})) continue;
-              if (v.contains("min")) lo = side(v["min"], -INFINITY, p + "/min");
-              if (v.contains("max")) hi = side(v["max"], INFINITY, p + "/max");
-            } else {
-              chk.error(p, "expected [min, max] or {\"min\": min, \"max\": max} (null for no bound), found " + type_name(v));
-              continue;
-            }
-            if (!lo || !hi) continue;
-            if (*lo > *hi) {
-              chk.error(p, "expected min <= max, found min " + number_text(*lo) + " > max " + number_text(*hi));
-              continue;
-            }
-            OutputBound ob;
-            ob.variable = it.key();
-            ob.subsystem = a;
-            ob.port = c;
-            ob.first = f;
-            ob.count = n;
-            ob.pointer = p;
-            ob.min = *lo;
-            ob.max = *hi;
-            m.monitor.bounds.push_back(ob);
-          }
-      }
-    }
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    const json& v = vars[i];
+    std::string a, b;
+    if (!v.is_string() || !split_endpoint(v.get<std::string>(), a, b))
+      chk.error("/record/variables/" + std::to_string(i), "expected \"subsystem.port\", found " + type_name(v));
+    else m.record.variables.push_back(v.get<std::string>());
   }
+}
 
-  // log: plugin messages (stride/log.hpp)
-  if (d.contains("log")) {
-    const json& l = d["log"];
-    if (chk.object(l, "/log", {"level", "stderr_level", "repeats"}, {})) {
-      const std::vector<std::string> levels = {"debug", "info", "warning", "error", "off"};
-      auto level_of = [&](const std::string& s) {
-        return static_cast<LogLevel>(std::find(levels.begin(), levels.end(), s) - levels.begin());
-      };
-      if (auto v = chk.string(l, "/log", "level", levels)) m.log.level = level_of(*v);
-      if (auto v = chk.string(l, "/log", "stderr_level", levels)) m.log.stderr_level = level_of(*v);
-      if (l.contains("repeats")) {
-        const json& r = l["repeats"];
-        if (!r.is_number_integer() || r.get<long long>() < 1 || r.get<long long>() > 1000000)
-          chk.error("/log/repeats", "expected an integer from 1 to 1000000 (messages one place in a plugin's source may "
-                                    "write per run; later ones are counted), found " + type_name(r));
-        else m.log.repeats = static_cast<long>(r.get<long long>());
-      }
-    }
+// One output bound "subsystem.port[i:j]": [min, max] or {"min": ..., "max": ...}; null or a
+// missing side is no bound.
+std::optional<OutputBound> read_bound(Checker& chk, const std::string& key, const json& v, const std::string& p) {
+  OutputBound ob;
+  if (!split_endpoint(key, ob.subsystem, ob.port, ob.first, ob.count)) {
+    chk.error(p,
+              "expected a key \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\" (i, j element "
+              "indices from 0), found \"" +
+                  key + "\"");
+    return std::nullopt;
   }
-
-  if (d.contains("output")) {
-    if (!d["output"].is_string() || d["output"].get<std::string>().empty())
-      chk.error("/output", "expected a folder name, found " + type_name(d["output"]));
-    else m.output = d["output"].get<std::string>();
+  std::optional<double> lo = -INFINITY, hi = INFINITY;
+  auto side = [&](const json& x, double none, const std::string& ptr) -> std::optional<double> {
+    if (x.is_null()) return none;
+    if (x.is_number() && !std::isnan(x.get<double>())) return x.get<double>();
+    chk.error(ptr, "expected a number or null (no bound), found " + type_name(x));
+    return std::nullopt;
+  };
+  if (v.is_array() && v.size() == 2) {
+    lo = side(v[0], -INFINITY, p + "/0");
+    hi = side(v[1], INFINITY, p + "/1");
+  } else if (v.is_object()) {
+    if (!chk.object(v, p, {"min", "max"}, {})) return std::nullopt;
+    if (v.contains("min")) lo = side(v["min"], -INFINITY, p + "/min");
+    if (v.contains("max")) hi = side(v["max"], INFINITY, p + "/max");
   } else {
-    m.output = fs::path("out") / file.stem();
+    chk.error(p, "expected [min, max] or {\"min\": min, \"max\": max} (null for no bound), found " + type_name(v));
+    return std::nullopt;
   }
+  if (!lo || !hi) return std::nullopt;
+  if (*lo > *hi) {
+    chk.error(p, "expected min <= max, found min " + number_text(*lo) + " > max " + number_text(*hi));
+    return std::nullopt;
+  }
+  ob.variable = key;
+  ob.pointer = p;
+  ob.min = *lo;
+  ob.max = *hi;
+  return ob;
+}
 
+void read_monitor(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("monitor")) return;
+  const json& mo = d["monitor"];
+  if (!chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) return;
+  m.monitor.energy_residual_limit = chk.quantity(mo, "/monitor", "energy_residual_limit", "a positive energy in J", "J",
+                                                 true, m.monitor.energy_residual_limit)
+                                        .value_or(m.monitor.energy_residual_limit);
+  if (!mo.contains("bounds")) return;
+  const json& b = mo["bounds"];
+  if (!b.is_object()) {
+    chk.error("/monitor/bounds", "expected an object {\"subsystem.port\": [min, max]}, found " + type_name(b));
+    return;
+  }
+  for (auto it = b.begin(); it != b.end(); ++it)
+    if (auto ob = read_bound(chk, it.key(), *it, "/monitor/bounds/" + escape(it.key())))
+      m.monitor.bounds.push_back(*ob);
+}
+
+// "log": plugin messages (stride/log.hpp).
+void read_log(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("log")) return;
+  const json& l = d["log"];
+  if (!chk.object(l, "/log", {"level", "stderr_level", "repeats"}, {})) return;
+  const std::vector<std::string> levels = {"debug", "info", "warning", "error", "off"};
+  auto level_of = [&](const std::string& s) {
+    return static_cast<LogLevel>(std::find(levels.begin(), levels.end(), s) - levels.begin());
+  };
+  if (auto v = chk.string(l, "/log", "level", levels)) m.log.level = level_of(*v);
+  if (auto v = chk.string(l, "/log", "stderr_level", levels)) m.log.stderr_level = level_of(*v);
+  if (l.contains("repeats")) {
+    const json& r = l["repeats"];
+    if (!r.is_number_integer() || r.get<long long>() < 1 || r.get<long long>() > 1000000)
+      chk.error("/log/repeats",
+                "expected an integer from 1 to 1000000 (messages one place in a plugin's source may "
+                "write per run; later ones are counted), found " +
+                    type_name(r));
+    else m.log.repeats = static_cast<long>(r.get<long long>());
+  }
+}
+
+void read_output(Checker& chk, const json& d, const fs::path& file, Manifest& m) {
+  if (!d.contains("output")) {
+    m.output = fs::path("out") / file.stem();
+    return;
+  }
+  if (!d["output"].is_string() || d["output"].get<std::string>().empty())
+    chk.error("/output", "expected a folder name, found " + type_name(d["output"]));
+  else m.output = d["output"].get<std::string>();
+}
+
+// The document with the --set overrides applied and the variables substituted; throws
+// ManifestError when it cannot be read at all.
+json read_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides,
+                   Checker& chk, std::map<std::string, std::string>& variable_uses) {
+  const JsonLimits limits;
+  auto document = parse_json(text, file.string(), chk.diags, limits);
+  if (!document) throw ManifestError(chk.diags);
+  if (!document->is_object())
+    throw ManifestError({{file.string(), "", "expected a manifest object {...}, found " + type_name(*document)}});
+  for (const auto& o : overrides) apply_override(*document, o, chk, limits);
+  if (!chk.diags.empty()) throw ManifestError(chk.diags);
+  substitute_variables(*document, chk, variable_uses);
+  return std::move(*document);
+}
+
+Manifest parse_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
+  Checker chk{file.string(), {}};
+  Manifest m;
+  m.file = file;
+  m.document = read_document(text, file, overrides, chk, m.variable_uses);
+  const json& d = m.document;
+  chk.object(d, "",
+             {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections", "coupling",
+              "record", "monitor", "log", "output"},
+             {"format", "subsystems", "coupling"});
+  const fs::path base = file.parent_path();
+  read_header(chk, d);
+  read_plugin_paths(chk, d, base, m);
+  read_subsystems(chk, d, text, base, m);
+  read_connections(chk, d, m);
+  read_coupling(chk, d, m);
+  read_record(chk, d, m);
+  read_monitor(chk, d, m);
+  read_log(chk, d, m);
+  read_output(chk, d, file, m);
   check_sizes(m, chk);
   for (const auto& x : chk.diags)
     if (x.pointer.empty() || x.pointer.rfind("/subsystems", 0) == 0 || x.pointer.rfind("/connections", 0) == 0)
       m.graph_complete = false;
   m.problems = std::move(chk.diags);
+  m.converted = std::move(chk.converted);
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -133,6 +134,47 @@ std::optional<UnitConversion> affine(const ut_unit* from, const ut_unit* to, std
   return c;
 }
 
+// The first number in a unit text that is a factor rather than an exponent ("2" in "s 2",
+// "s/2", "s.2", "2*s"; "1" in "ln(re 1 s)"), "" when there is none. UDUNITS-2 reads such a
+// number as a scale of the unit, so "1 s 2" would be 2 s. Allowed: exponents after ^ or ** or
+// attached to a name ("m^3", "m3", "s-2"), and the 1 of "1/s".
+std::string factor_in_unit(const std::string& unit) {
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  auto letter = [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) != 0 || (static_cast<unsigned char>(c) & 0x80);
+  };
+  for (std::size_t i = 0; i < unit.size();) {
+    if (!digit(unit[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < unit.size() && (digit(unit[end]) || unit[end] == '.')) ++end;
+    std::size_t power = end;  // "1e-1": the whole number, for the message
+    if (power < unit.size() && (unit[power] == 'e' || unit[power] == 'E')) ++power;
+    if (power > end && power < unit.size() && (unit[power] == '-' || unit[power] == '+')) ++power;
+    const bool scientific = power > end && power < unit.size() && digit(unit[power]);
+    while (scientific && power < unit.size() && digit(unit[power])) ++power;
+    std::size_t lead = i;
+    if (lead > 0 && (unit[lead - 1] == '-' || unit[lead - 1] == '+')) --lead;
+    const char before = lead > 0 ? unit[lead - 1] : '\0';
+    const bool exponent =
+        before == '^' || (before == '*' && lead > 1 && unit[lead - 2] == '*') || (lead > 0 && letter(before));
+    const std::size_t after = unit.find_first_not_of(" \t", end);
+    const bool reciprocal =
+        i == 0 && unit.compare(0, end, "1") == 0 && after != std::string::npos && unit[after] == '/';
+    if (!exponent && !reciprocal) return unit.substr(i, (scientific ? power : end) - i);
+    i = end;
+  }
+  return "";
+}
+
+// Whether `unit` measures a temperature (the only quantity whose conversions may have an offset).
+bool is_temperature(Database& db, const ut_unit* unit) {
+  Unit kelvin{ut_parse(db.system, "K", UT_ASCII)};
+  return kelvin && ut_are_convertible(unit, kelvin.get());
+}
+
 }  // namespace
 
 std::string unit_problem(const std::string& unit) {
@@ -184,27 +226,48 @@ std::optional<double> quantity_in(const std::string& text, const std::string& to
     why = "it has no unit (a number without quotes is a value in " + to_text + ")";
     return std::nullopt;
   }
-  std::optional<double> out;
-  {
-    Database& db = database();
-    std::lock_guard<std::mutex> hold(db.lock);
-    Unit a = parse(db, unit, why);
-    if (!a) why = "\"" + unit + "\": " + why;
-    Unit b = a ? parse(db, to, why) : nullptr;
-    if (a && !b) why = "the declared unit \"" + to + "\": " + why;
-    if (a && b) {
-      if (!ut_are_convertible(a.get(), b.get())) {
-        why = unit + " is not convertible to " + to_text + " (they measure different quantities)";
-      } else if (Converter cv{ut_get_converter(a.get(), b.get())}) {
-        const double x = cv_convert_double(cv.get(), value);
-        if (std::isfinite(x)) out = x;
-        else why = "in " + to_text + " it is out of the range of a double";
-      } else {
-        why = "UDUNITS-2 has no converter from " + unit + " to " + to_text;
-      }
-    }
+  if (const std::string factor = is_dimensionless(unit) ? "" : factor_in_unit(unit); !factor.empty()) {
+    why = "\"" + unit + "\" has the number " + factor + " inside it: a value is one number followed by one unit (no " +
+          "second number, expression or logarithmic unit)";
+    return std::nullopt;
   }
-  return out;
+  Database& db = database();
+  std::lock_guard<std::mutex> hold(db.lock);
+  Unit a = parse(db, unit, why);
+  if (!a) {
+    why = "\"" + unit + "\": " + why;
+    return std::nullopt;
+  }
+  Unit b = parse(db, to, why);
+  if (!b) {
+    why = "the declared unit \"" + to + "\": " + why;
+    return std::nullopt;
+  }
+  if (!ut_are_convertible(a.get(), b.get())) {
+    why = unit + " is not convertible to " + to_text + " (they measure different quantities)";
+    return std::nullopt;
+  }
+  // Only a scale, and an offset for temperatures: a value keeps its meaning (a logarithmic unit
+  // or a time origin would not).
+  std::string reason;
+  const auto c = affine(a.get(), b.get(), reason);
+  if (!c) {
+    why = unit + " does not convert to " + to_text + " by a scale and an offset";
+    return std::nullopt;
+  }
+  if (c->offset != 0.0 && !is_temperature(db, b.get())) {
+    char offset[32];
+    std::snprintf(offset, sizeof offset, "%g", c->offset);
+    why = unit + " converts to " + to_text + " with an offset (" + offset + "), which only temperatures have";
+    return std::nullopt;
+  }
+  const Converter cv{ut_get_converter(a.get(), b.get())};
+  const double x = cv ? cv_convert_double(cv.get(), value) : std::nan("");  // as UDUNITS-2 computes it
+  if (!std::isfinite(x)) {
+    why = "in " + to_text + " it is out of the range of a double";
+    return std::nullopt;
+  }
+  return x;
 }
 
 std::string si_unit_name(const std::map<std::string, int>& exponents) {

@@ -115,6 +115,65 @@ void PluginRegistry::scan(const std::vector<fs::path>& folders) {
   }
 }
 
+namespace {
+
+// What the handshake section .stride_handshake of `file` says against this host, read from the
+// file before it is loaded (a library refused here never runs any code); "" when it matches.
+std::string section_handshake_problem(const fs::path& file) {
+  std::string elf_error;
+  const auto text = read_elf_section(file, ".stride_handshake", elf_error);
+  if (!text) {
+    if (!elf_error.empty()) return "cannot be loaded: " + elf_error;
+    return "missing entry point 'stride_plugin' and its handshake section .stride_handshake (not built with "
+           "STRIDE_PLUGIN, or against an SDK older than ABI " +
+           std::to_string(STRIDE_ABI_VERSION) + ")";
+  }
+  const std::string note(text->c_str());  // up to the terminating NUL
+  const std::string prefix = "stride-plugin;abi=";
+  const auto semi = note.find(';', prefix.size());
+  if (note.rfind(prefix, 0) != 0 || semi == std::string::npos) return "malformed handshake section .stride_handshake";
+  const std::string abi = note.substr(prefix.size(), semi - prefix.size());
+  if (abi != std::to_string(STRIDE_ABI_VERSION))
+    return "SDK ABI version " + abi + ", host expects " + std::to_string(STRIDE_ABI_VERSION) +
+           ": rebuild the plugin against this SDK";
+  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, note.substr(semi + 1)); !diff.empty())
+    return "build fingerprint differs (" + diff + ")";
+  return "";
+}
+
+// The same checks on the handshake the entry point returned; "" when it matches.
+std::string entry_handshake_problem(const StrideHandshake* hs) {
+  if (!hs) return "entry point returned no handshake";
+  if (hs->abi_version != STRIDE_ABI_VERSION)
+    return "SDK ABI version " + std::to_string(hs->abi_version) + ", host expects " +
+           std::to_string(STRIDE_ABI_VERSION) + ": rebuild the plugin against this SDK";
+  if (hs->struct_size != sizeof(StrideHandshake))
+    return "handshake size " + std::to_string(hs->struct_size) + ", host expects " +
+           std::to_string(sizeof(StrideHandshake));
+  const std::string fp = hs->fingerprint ? hs->fingerprint : "";
+  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, fp); !diff.empty())
+    return "build fingerprint differs (" + diff + ")";
+  return "";
+}
+
+// "" when the plugin's class is of the kind (and form) its description declares, else what it
+// is instead. May throw (plugin code).
+std::string kind_problem(const Plugin& plugin, const PluginInfo& info) {
+  if (plugin.implements(info.kind, info.form)) return "";
+  std::string is;
+  for (Kind k : {Kind::subsystem, Kind::integrator, Kind::formulation, Kind::extrapolator})
+    for (Form f : {Form::stepper, Form::ode, Form::multibody}) {
+      if (k != Kind::subsystem && f != Form::stepper) continue;
+      if (plugin.implements(k, f) && is.empty())
+        is = k == Kind::subsystem ? std::string("a subsystem of form ") + to_string(f) : to_string(k);
+    }
+  return "plugin '" + info.name + "' declares kind " + to_string(info.kind) +
+         (info.kind == Kind::subsystem ? std::string(" (form ") + to_string(info.form) + ")" : "") +
+         ", but its class is " + (is.empty() ? "none of the plugin kinds" : is);
+}
+
+}  // namespace
+
 bool PluginRegistry::load(const fs::path& file) {
   std::string declared;  // the plugin's name, once known
   auto refuse = [&](std::string why) {
@@ -125,28 +184,7 @@ bool PluginRegistry::load(const fs::path& file) {
     std::error_code ec;
     if (fs::equivalent(p.file, file, ec)) return true;  // same file listed twice in the path
   }
-
-  // The handshake from the file first: a library refused here never runs any code.
-  std::string elf_error;
-  const auto text = read_elf_section(file, ".stride_handshake", elf_error);
-  if (!text) {
-    if (!elf_error.empty()) return refuse("cannot be loaded: " + elf_error);
-    return refuse("missing entry point 'stride_plugin' and its handshake section .stride_handshake (not built with "
-                  "STRIDE_PLUGIN, or against an SDK older than ABI " + std::to_string(STRIDE_ABI_VERSION) + ")");
-  }
-  {
-    const std::string note(text->c_str());  // up to the terminating NUL
-    const std::string prefix = "stride-plugin;abi=";
-    const auto semi = note.find(';', prefix.size());
-    if (note.rfind(prefix, 0) != 0 || semi == std::string::npos)
-      return refuse("malformed handshake section .stride_handshake");
-    const std::string abi = note.substr(prefix.size(), semi - prefix.size());
-    if (abi != std::to_string(STRIDE_ABI_VERSION))
-      return refuse("SDK ABI version " + abi + ", host expects " + std::to_string(STRIDE_ABI_VERSION) +
-                    ": rebuild the plugin against this SDK");
-    if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, note.substr(semi + 1)); !diff.empty())
-      return refuse("build fingerprint differs (" + diff + ")");
-  }
+  if (auto why = section_handshake_problem(file); !why.empty()) return refuse(why);
 
   auto lib = std::make_shared<boost::dll::shared_library>();
   std::error_code ec;
@@ -167,16 +205,7 @@ bool PluginRegistry::load(const fs::path& file) {
   } catch (...) {
     return refuse("entry point threw an exception that is not a std::exception");
   }
-  if (!hs) return refuse("entry point returned no handshake");
-  if (hs->abi_version != STRIDE_ABI_VERSION)
-    return refuse("SDK ABI version " + std::to_string(hs->abi_version) + ", host expects " +
-                  std::to_string(STRIDE_ABI_VERSION) + ": rebuild the plugin against this SDK");
-  if (hs->struct_size != sizeof(StrideHandshake))
-    return refuse("handshake size " + std::to_string(hs->struct_size) + ", host expects " +
-                  std::to_string(sizeof(StrideHandshake)));
-  const std::string fp = hs->fingerprint ? hs->fingerprint : "";
-  if (auto diff = fingerprint_difference(STRIDE_FINGERPRINT, fp); !diff.empty())
-    return refuse("build fingerprint differs (" + diff + ")");
+  if (auto why = entry_handshake_problem(hs); !why.empty()) return refuse(why);
 
   LoadedPlugin loaded{file, lib, nullptr};
   try {
@@ -193,24 +222,12 @@ bool PluginRegistry::load(const fs::path& file) {
   declared = info.name;
   if (auto why = declaration_problem(info); !why.empty()) return refuse("plugin '" + info.name + "' " + why);
   try {
-    if (!loaded.plugin->implements(info.kind, info.form)) {
-      std::string is;
-      for (Kind k : {Kind::subsystem, Kind::integrator, Kind::formulation, Kind::extrapolator})
-        for (Form f : {Form::stepper, Form::ode, Form::multibody}) {
-          if (k != Kind::subsystem && f != Form::stepper) continue;
-          if (loaded.plugin->implements(k, f) && is.empty())
-            is = k == Kind::subsystem ? std::string("a subsystem of form ") + to_string(f) : to_string(k);
-        }
-      return refuse("plugin '" + info.name + "' declares kind " + to_string(info.kind) +
-                    (info.kind == Kind::subsystem ? std::string(" (form ") + to_string(info.form) + ")" : "") +
-                    ", but its class is " + (is.empty() ? "none of the plugin kinds" : is));
-    }
+    if (auto why = kind_problem(*loaded.plugin, info); !why.empty()) return refuse(why);
   } catch (const std::exception& e) {
     return refuse(std::string("registration threw: ") + e.what());
   }
   if (auto it = plugins_.find(info.name); it != plugins_.end())
-    return refuse("duplicate plugin name '" + info.name + "' (already provided by " +
-                  it->second.file.string() + ")");
+    return refuse("duplicate plugin name '" + info.name + "' (already provided by " + it->second.file.string() + ")");
   plugins_.emplace(info.name, std::move(loaded));
   return true;
 }
@@ -297,141 +314,263 @@ std::string bounds(const ParamSpec& s) {
 }
 }  // namespace
 
-std::string check_param(const ParamSpec& spec, const json& v, std::string* where) {
-  const std::string unit = spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")";
-  auto found = " found " + v.dump();
-  auto in_bounds = [&](double x) {
-    return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max);
-  };
-  // A problem inside the value: its pointer relative to the value goes to *where.
-  auto at = [&](const std::string& inner, std::string message) {
-    if (where) *where = inner;
-    return message;
-  };
-  auto real_ok = [&](const json& x) { return x.is_number() && std::isfinite(x.get<double>()) && in_bounds(x.get<double>()); };
-  auto row_ptr = [](std::size_t i) { return "/" + std::to_string(i); };
-  switch (spec.type) {
-    case ParamType::real:
-      if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
-        return "expected a real number" + bounds(spec) + unit + "," + found;
-      return "";
-    case ParamType::integer:
-      if (!v.is_number_integer() || !in_bounds(static_cast<double>(v.get<long>())))
-        return "expected an integer" + bounds(spec) + "," + found;
-      return "";
-    case ParamType::boolean:
-      if (!v.is_boolean()) return "expected true or false," + found;
-      return "";
-    case ParamType::string: {
-      if (!v.is_string()) return "expected a string," + found;
-      if (!spec.choices.empty() &&
-          std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
-        std::string allowed;
-        for (const auto& c : spec.choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
-        return "expected one of " + allowed + "," + found;
-      }
-      return "";
-    }
-    case ParamType::real_list:
-      if (!v.is_array()) return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
-      for (const auto& e : v)
-        if (!e.is_number() || !in_bounds(e.get<double>()))
-          return "expected a list of real numbers" + bounds(spec) + unit + "," + found;
-      return "";
-    case ParamType::object:
-      if (!v.is_object()) return "expected an object," + found;
-      return "";
-    case ParamType::path:
-      if (!v.is_string()) return "expected a file name (a string; relative to the manifest's folder)," + found;
-      if (v.get<std::string>().find('\0') != std::string::npos) return "expected a file name without NUL characters," + found;
-      return "";
-    case ParamType::integer_list:
-      if (!v.is_array()) return "expected a list of integers" + bounds(spec) + ", found " + type_name(v);
-      for (std::size_t i = 0; i < v.size(); ++i)
-        if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
-          return at(row_ptr(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
-      return "";
-    case ParamType::matrix: {
-      if (!v.is_array() || v.empty() || !v[0].is_array() || v[0].empty())
-        return "expected a matrix: a list of rows, each a non-empty list of numbers, found " +
-               (v.is_array() && v.empty() ? std::string("an empty list") : type_name(v));
-      const std::size_t cols = v[0].size();
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const json& row = v[i];
-        if (!row.is_array()) return at(row_ptr(i), "expected a row (a list of numbers), found " + type_name(row));
-        if (row.size() != cols)
-          return at(row_ptr(i), "expected a row of " + std::to_string(cols) + " numbers like row 0, found " +
-                                    std::to_string(row.size()));
-        for (std::size_t j = 0; j < cols; ++j)
-          if (!real_ok(row[j]))
-            return at(row_ptr(i) + row_ptr(j), "expected a real number" + bounds(spec) + unit + ", found " + type_name(row[j]));
-      }
-      return "";
-    }
-    case ParamType::table: {
-      const std::size_t want = spec.column_units.size();
-      const std::string shape = want ? "rows [x" + std::string(want == 2 ? ", y" : ", y_1, ..., y_" + std::to_string(want - 1)) + "]"
-                                     : std::string("rows [x, y_1, ..., y_k]");
-      if (!v.is_array() || v.empty())
-        return "expected a table: a list of " + shape + " with x increasing, found " +
-               (v.is_array() ? std::string("an empty list") : type_name(v));
-      std::size_t cols = want;
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const json& row = v[i];
-        if (!row.is_array()) return at(row_ptr(i), "expected a table row [x, y...] (a list of numbers), found " + type_name(row));
-        if (cols == 0) cols = row.size();
-        if (row.size() != cols || cols < 2)
-          return at(row_ptr(i), "expected a row of " + (cols < 2 ? std::string("at least 2") : std::to_string(cols)) +
-                                    " numbers (" + shape + (want ? "" : ", all as long as row 0") + "), found " +
-                                    std::to_string(row.size()));
-        for (std::size_t j = 0; j < cols; ++j) {
-          const json& x = row[j];
-          if (!x.is_number() || !std::isfinite(x.get<double>()))
-            return at(row_ptr(i) + row_ptr(j), "expected a real number, found " + type_name(x));
-          if (j > 0 && !in_bounds(x.get<double>()))
-            return at(row_ptr(i) + row_ptr(j), "expected a value" + bounds(spec) + ", found " + type_name(x));
-        }
-        if (i > 0 && !(row[0].get<double>() > v[i - 1][0].get<double>()))
-          return at(row_ptr(i) + "/0", "expected x (the first column) strictly increasing: row " + std::to_string(i) +
-                                           " has x = " + number_text(row[0].get<double>()) + ", row " + std::to_string(i - 1) +
-                                           " has x = " + number_text(v[i - 1][0].get<double>()));
-      }
-      return "";
+namespace {
+
+// One parameter value against its spec: every problem, each bad element of a list, matrix or
+// table at its own pointer relative to the value ("/1/3": row 1, column 3).
+struct ParamCheck {
+  const ParamSpec& spec;
+  std::vector<ParamProblem> problems;
+
+  std::string unit() const { return spec.unit.empty() || spec.unit == "1" ? "" : " (" + spec.unit + ")"; }
+  bool in_bounds(double x) const { return (!spec.min || x >= *spec.min) && (!spec.max || x <= *spec.max); }
+  bool real_ok(const json& x) const {
+    return x.is_number() && std::isfinite(x.get<double>()) && in_bounds(x.get<double>());
+  }
+  void bad(std::string where, std::string message) { problems.push_back({std::move(where), std::move(message)}); }
+  static std::string index(std::size_t i) { return "/" + std::to_string(i); }
+
+  void check(const json& v) {
+    switch (spec.type) {
+      case ParamType::real_list: return real_list(v);
+      case ParamType::integer_list: return integer_list(v);
+      case ParamType::matrix: return matrix(v);
+      case ParamType::table: return table(v);
+      default: return scalar(v);
     }
   }
-  return "";
+
+  void scalar(const json& v) {
+    const std::string found = " found " + v.dump();
+    switch (spec.type) {
+      case ParamType::real:
+        if (!v.is_number() || !in_bounds(v.get<double>()) || !std::isfinite(v.get<double>()))
+          bad("", "expected a real number" + bounds(spec) + unit() + "," + found);
+        return;
+      case ParamType::integer:
+        if (!v.is_number_integer() || !in_bounds(static_cast<double>(v.get<long>())))
+          bad("", "expected an integer" + bounds(spec) + "," + found);
+        return;
+      case ParamType::boolean:
+        if (!v.is_boolean()) bad("", "expected true or false," + found);
+        return;
+      case ParamType::object:
+        if (!v.is_object()) bad("", "expected an object," + found);
+        return;
+      case ParamType::path:
+        if (!v.is_string()) bad("", "expected a file name (a string; relative to the manifest's folder)," + found);
+        else if (v.get<std::string>().find('\0') != std::string::npos)
+          bad("", "expected a file name without NUL characters," + found);
+        return;
+      default: return text(v);
+    }
+  }
+
+  void text(const json& v) {
+    const std::string found = " found " + v.dump();
+    if (!v.is_string()) return bad("", "expected a string," + found);
+    if (spec.choices.empty() ||
+        std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) != spec.choices.end())
+      return;
+    std::string allowed;
+    for (const auto& c : spec.choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
+    bad("", "expected one of " + allowed + "," + found);
+  }
+
+  void real_list(const json& v) {
+    if (!v.is_array())
+      return bad("", "expected a list of real numbers" + bounds(spec) + unit() + ", found " + v.dump());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!real_ok(v[i]))
+        bad(index(i), "expected a real number" + bounds(spec) + unit() + ", found " + type_name(v[i]));
+  }
+
+  void integer_list(const json& v) {
+    if (!v.is_array()) return bad("", "expected a list of integers" + bounds(spec) + ", found " + type_name(v));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
+        bad(index(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
+  }
+
+  void matrix(const json& v) {
+    if (!v.is_array() || v.empty() || !v[0].is_array() || v[0].empty())
+      return bad("", "expected a matrix: a list of rows, each a non-empty list of numbers, found " +
+                         (v.is_array() && v.empty() ? std::string("an empty list") : type_name(v)));
+    const std::size_t cols = v[0].size();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& row = v[i];
+      if (!row.is_array()) {
+        bad(index(i), "expected a row (a list of numbers), found " + type_name(row));
+        continue;
+      }
+      if (row.size() != cols)
+        bad(index(i),
+            "expected a row of " + std::to_string(cols) + " numbers like row 0, found " + std::to_string(row.size()));
+      for (std::size_t j = 0; j < std::min(cols, row.size()); ++j)
+        if (!real_ok(row[j]))
+          bad(index(i) + index(j), "expected a real number" + bounds(spec) + unit() + ", found " + type_name(row[j]));
+    }
+  }
+
+  // Rows [x, y_1, ..., y_k]: as many columns as the spec's column units (else as the first
+  // row), x finite and strictly increasing, the y values within the bounds.
+  void table(const json& v) {
+    const std::size_t want = spec.column_units.size();
+    const std::string shape =
+        want ? "rows [x" + std::string(want == 2 ? ", y" : ", y_1, ..., y_" + std::to_string(want - 1)) + "]"
+             : std::string("rows [x, y_1, ..., y_k]");
+    if (!v.is_array() || v.empty())
+      return bad("", "expected a table: a list of " + shape + " with x increasing, found " +
+                         (v.is_array() ? std::string("an empty list") : type_name(v)));
+    std::size_t cols = want;
+    std::optional<std::pair<std::size_t, double>> previous;  // the last row with a finite x
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& row = v[i];
+      if (!row.is_array()) {
+        bad(index(i), "expected a table row [x, y...] (a list of numbers), found " + type_name(row));
+        continue;
+      }
+      if (cols == 0) cols = row.size();
+      if (row.size() != cols || cols < 2)
+        bad(index(i), "expected a row of " + (cols < 2 ? std::string("at least 2") : std::to_string(cols)) +
+                          " numbers (" + shape + (want ? "" : ", all as long as row 0") + "), found " +
+                          std::to_string(row.size()));
+      for (std::size_t j = 0; j < row.size(); ++j) {
+        const json& x = row[j];
+        if (!x.is_number() || !std::isfinite(x.get<double>()))
+          bad(index(i) + index(j), "expected a real number, found " + type_name(x));
+        else if (j > 0 && !in_bounds(x.get<double>()))
+          bad(index(i) + index(j), "expected a value" + bounds(spec) + ", found " + type_name(x));
+      }
+      if (row.empty() || !row[0].is_number() || !std::isfinite(row[0].get<double>())) continue;
+      const double x = row[0].get<double>();
+      if (previous && !(x > previous->second))
+        bad(index(i) + "/0", "expected x (the first column) strictly increasing: row " + std::to_string(i) +
+                                 " has x = " + number_text(x) + ", row " + std::to_string(previous->first) +
+                                 " has x = " + number_text(previous->second));
+      previous.emplace(i, x);
+    }
+  }
+};
+
+// At most this many problems of one value are spelled out; the rest are counted.
+constexpr std::size_t kProblemsShown = 20;
+
+// The problems of one value as one message: the first, then the others with their pointers.
+std::string joined(const std::vector<ParamProblem>& problems, std::string* where) {
+  if (problems.empty()) return "";
+  if (where) *where = problems[0].where;
+  std::string out = problems[0].message;
+  if (problems.size() == 1) return out;
+  out += "; " + std::to_string(problems.size() - 1) + " more: ";
+  for (std::size_t k = 1; k < problems.size() && k <= kProblemsShown; ++k)
+    out += (k > 1 ? "; " : "") + problems[k].where + (problems[k].where.empty() ? "" : ": ") + problems[k].message;
+  if (problems.size() > kProblemsShown + 1)
+    out += "; and " + std::to_string(problems.size() - kProblemsShown - 1) + " others";
+  return out;
 }
 
-std::string accept_param(const ParamSpec& spec, json& v, std::string* where) {
-  if (spec.type != ParamType::real && spec.type != ParamType::real_list) return check_param(spec, v, where);
-  std::string written;  // the first value given with a unit, for the message
-  auto convert = [&](json& x) -> std::string {
-    if (!x.is_string()) return "";
-    const std::string& text = x.get_ref<const std::string&>();
+// Element order: "" first, then by the numbers of the pointer.
+bool element_before(const ParamProblem& a, const ParamProblem& b) {
+  auto numbers = [](const std::string& w) {
+    std::vector<long long> n;
+    for (std::size_t i = 0; i < w.size();)
+      if (w[i] == '/') {
+        const std::size_t end = w.find('/', i + 1);
+        n.push_back(std::atoll(w.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1).c_str()));
+        i = end == std::string::npos ? w.size() : end;
+      } else {
+        ++i;
+      }
+    return n;
+  };
+  return numbers(a.where) < numbers(b.where);
+}
+
+}  // namespace
+
+std::vector<ParamProblem> param_problems(const ParamSpec& spec, const json& v) {
+  ParamCheck check{spec, {}};
+  check.check(v);
+  return std::move(check.problems);
+}
+
+std::string check_param(const ParamSpec& spec, const json& v, std::string* where) {
+  return joined(param_problems(spec, v), where);
+}
+
+std::vector<ParamProblem> accept_param_problems(const ParamSpec& spec, json& v,
+                                                std::vector<ConvertedValue>* converted) {
+  if (spec.type != ParamType::real && spec.type != ParamType::real_list) return param_problems(spec, v);
+  std::vector<ParamProblem> unit_problems;
+  std::vector<ConvertedValue> done;
+  // A real (where "") or an element of a real list ("/i") written with a unit, into its number.
+  auto convert = [&](json& x, const std::string& where) {
+    if (!x.is_string()) return;
+    const std::string text = x.get<std::string>();
     const auto start = text.find_first_not_of(" \t");
-    // Not a quantity ("steep"): check_param says what is expected.
-    if (start == std::string::npos || std::string_view("0123456789+-.").find(text[start]) == std::string_view::npos) return "";
+    // Not a quantity ("steep"): the check says what is expected.
+    if (start == std::string::npos || std::string_view("0123456789+-.").find(text[start]) == std::string_view::npos)
+      return;
     std::string why;
     auto q = quantity_in(text, spec.unit, why);
     if (!q) {
       const bool one = spec.unit.empty() || spec.unit == "1";
-      return "expected a real number" + bounds(spec) + (one ? "" : " (" + spec.unit + ")") +
-             ", or a string with a number and a unit convertible to " + (one ? "1 (such as \"50 %\")" : spec.unit + " (such as \"2 " + spec.unit + "\")") +
-             ", found " + type_name(x) + ": " + why;
+      unit_problems.push_back(
+          {where, "expected a real number" + bounds(spec) + (one ? "" : " (" + spec.unit + ")") +
+                      ", or a string with a number and a unit convertible to " +
+                      (one ? "1 (such as \"50 %\")" : spec.unit + " (such as \"2 " + spec.unit + "\")") + ", found " +
+                      type_name(x) + ": " + why});
+      return;
     }
-    if (written.empty()) written = x.get<std::string>();
+    done.push_back({where, text, *q, spec.unit});
     x = *q;
-    return "";
   };
-  if (v.is_array()) {
-    for (auto& e : v)
-      if (auto why = convert(e); !why.empty()) return why;
-  } else if (auto why = convert(v); !why.empty()) {
-    return why;
+  if (v.is_array())
+    for (std::size_t i = 0; i < v.size(); ++i) convert(v[i], "/" + std::to_string(i));
+  else convert(v, "");
+  std::vector<ParamProblem> problems = unit_problems;
+  for (ParamProblem& p : param_problems(spec, v)) {
+    auto same = [&](const ParamProblem& x) { return x.where == p.where; };
+    if (std::any_of(unit_problems.begin(), unit_problems.end(), same)) continue;  // said already
+    auto from = std::find_if(done.begin(), done.end(), [&](const ConvertedValue& c) { return c.pointer == p.where; });
+    if (from != done.end()) p.message += " (from \"" + from->written + "\")";
+    problems.push_back(std::move(p));
   }
-  auto err = check_param(spec, v, where);
-  if (!err.empty() && !written.empty()) err += " (from \"" + written + "\")";
-  return err;
+  std::stable_sort(problems.begin(), problems.end(), element_before);
+  if (converted && problems.empty()) converted->insert(converted->end(), done.begin(), done.end());
+  return problems;
+}
+
+std::string accept_param(const ParamSpec& spec, json& v, std::string* where, std::vector<ConvertedValue>* converted) {
+  return joined(accept_param_problems(spec, v, converted), where);
+}
+
+std::vector<ConvertedValue> converted_parameters(const Manifest& m, const PluginRegistry& reg) {
+  std::vector<ConvertedValue> out;
+  auto add = [&](const LoadedPlugin* p, const PluginRef& ref) {
+    if (!p || !ref.parameters.is_object()) return;
+    const auto& specs = p->info().parameters;
+    for (auto it = ref.parameters.begin(); it != ref.parameters.end(); ++it) {
+      auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == it.key(); });
+      if (spec == specs.end()) continue;
+      json value = it.value();
+      std::vector<ConvertedValue> converted;
+      accept_param_problems(*spec, value, &converted);
+      for (ConvertedValue& c : converted) {
+        c.pointer = ref.pointer + "/parameters/" + pointer_escape(it.key()) + c.pointer;
+        out.push_back(std::move(c));
+      }
+    }
+  };
+  for (const SubsystemConfig& sc : m.subsystems) {
+    std::string why;
+    add(sc.fmu.empty() ? reg.find(sc.plugin.plugin) : reg.load_fmu(sc.fmu, why), sc.plugin);
+    if (sc.integrator) add(reg.find(sc.integrator->plugin), *sc.integrator);
+    if (sc.formulation) add(reg.find(sc.formulation->plugin), *sc.formulation);
+  }
+  for (const ConnectionConfig& c : m.connections) add(reg.find(c.extrapolator.plugin), c.extrapolator);
+  return out;
 }
 
 Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) const {

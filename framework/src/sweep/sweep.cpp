@@ -67,6 +67,124 @@ std::vector<std::pair<std::string, json>> sets_of(DocumentChecker& chk, const js
 
 }  // namespace
 
+namespace {
+
+// The readers of a sweep file's sections; relative paths are anchored at `base`.
+struct SweepReader {
+  DocumentChecker& chk;
+  fs::path base;
+  fs::path path_of(const std::string& p) const { return fs::path(p).is_absolute() ? fs::path(p) : base / p; }
+
+  void reference(const json& r, SweepSpec& s) {
+    if (!chk.object(r, "/reference", {"manifest", "columns", "set"}, {"manifest", "columns"})) return;
+    if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
+    if (r.contains("set")) s.reference_sets = sets_of(chk, r["set"], "/reference/set");
+    if (!r.contains("columns")) return;
+    const json& c = r["columns"];
+    if (!c.is_object() || c.empty()) {
+      chk.error("/reference/columns", "expected {\"run column\": \"reference column\", ...}, found " + type_name(c));
+      return;
+    }
+    for (auto it = c.begin(); it != c.end(); ++it) {
+      if (!it->is_string())
+        chk.error("/reference/columns/" + pointer_escape(it.key()), "expected a column name, found " + type_name(*it));
+      else s.columns.emplace_back(it.key(), it->get<std::string>());
+    }
+  }
+
+  // A value of an axis at `vp`: {"label", "set", "manifest", "value"}, or a plain value written
+  // at each of the axis' `pointers`. False when it is not used.
+  bool axis_value(const json& v, const std::string& p, const std::string& vp, const std::vector<std::string>& pointers,
+                  SweepAxisValue& av) {
+    if (v.is_object() && (v.contains("set") || v.contains("manifest"))) {
+      if (!chk.object(v, vp, {"label", "set", "manifest", "value"}, {})) return false;
+      if (v.contains("set")) av.sets = sets_of(chk, v["set"], vp + "/set");
+      if (auto m = chk.string(v, vp, "manifest")) av.manifest = path_of(*m).string();
+      if (auto n = chk.number(v, vp, "value", "a number (the value on the step axis)", false)) av.number = *n;
+      if (auto l = chk.string(v, vp, "label")) av.label = *l;
+      else
+        av.label = !av.manifest.empty() ? fs::path(av.manifest).filename().string()
+                                        : value_label(v.value("set", json::object()));
+      return true;
+    }
+    if (pointers.empty())
+      chk.error(p + "/pointers", "values that are not {\"label\", \"set\"} objects need \"pointers\"");
+    av.label = value_label(v);
+    for (const auto& q : pointers) av.sets.emplace_back(q, v);
+    if (v.is_number()) av.number = v.get<double>();
+    return true;
+  }
+
+  std::vector<std::string> pointers(const json& a, const std::string& p) {
+    std::vector<std::string> out;
+    if (!a.contains("pointers")) return out;
+    const json& ps = a["pointers"];
+    if (!ps.is_array()) {
+      chk.error(p + "/pointers", "expected an array of JSON pointers, found " + type_name(ps));
+      return out;
+    }
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      const std::string pp = p + "/pointers/" + std::to_string(k);
+      if (!ps[k].is_string()) chk.error(pp, "expected a JSON pointer, found " + type_name(ps[k]));
+      else if (check_pointer(chk, pp, ps[k].get<std::string>())) out.push_back(ps[k].get<std::string>());
+    }
+    return out;
+  }
+
+  // Axis `a` at `p` into s.axes (the grid grows by its values).
+  void axis(const json& a, const std::string& p, SweepSpec& s) {
+    if (!chk.object(a, p, {"name", "pointers", "values", "description"}, {"name", "values"})) return;
+    SweepAxis ax;
+    if (auto n = chk.string(a, p, "name")) ax.name = *n;
+    if (ax.name.empty() && a.contains("name") && a["name"].is_string())
+      chk.error(p + "/name", "expected a non-empty name");
+    for (const auto& other : s.axes)
+      if (!ax.name.empty() && other.name == ax.name) chk.error(p + "/name", "axis \"" + ax.name + "\" is named twice");
+    const std::vector<std::string> ptrs = pointers(a, p);
+    const json& vs = a.contains("values") ? a["values"] : json();
+    if (!vs.is_array() || vs.empty()) {
+      if (a.contains("values"))
+        chk.error(p + "/values", "expected a non-empty array of values, found " + type_name(vs));
+      return;
+    }
+    std::set<std::string> labels;
+    for (std::size_t k = 0; k < vs.size(); ++k) {
+      const std::string vp = p + "/values/" + std::to_string(k);
+      SweepAxisValue av;
+      if (!axis_value(vs[k], p, vp, ptrs, av)) continue;
+      if (!labels.insert(av.label).second)
+        chk.error(vp, "axis \"" + ax.name + "\" has the label \"" + av.label + "\" twice");
+      ax.values.push_back(std::move(av));
+    }
+    s.runs *= static_cast<double>(ax.values.size());
+    s.axes.push_back(std::move(ax));
+  }
+
+  // "step_axis" (default: the first axis); its values must be numbers.
+  void step_axis(const json& d, SweepSpec& s) {
+    std::string name;
+    if (d.contains("step_axis")) name = chk.string(d, "", "step_axis").value_or("");
+    else if (!s.axes.empty()) name = s.axes[0].name;
+    if (s.axes.empty() || (d.contains("step_axis") && !d["step_axis"].is_string())) return;
+    auto it = std::find_if(s.axes.begin(), s.axes.end(), [&](const SweepAxis& a) { return a.name == name; });
+    if (it == s.axes.end()) {
+      std::vector<std::string> names;
+      for (const auto& a : s.axes) names.push_back(a.name);
+      std::string msg = "expected the name of an axis, found \"" + name + "\"";
+      if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+      chk.error("/step_axis", msg);
+      return;
+    }
+    s.step_axis = static_cast<std::size_t>(it - s.axes.begin());
+    for (const auto& v : it->values)
+      if (!std::isfinite(v.number))
+        chk.error("/step_axis",
+                  "axis \"" + name + "\" has the value " + v.label + ", which is not a number (give it a \"value\")");
+  }
+};
+
+}  // namespace
+
 SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   DocumentChecker chk{file.string(), {}};
   auto parsed = parse_json(text, file.string(), chk.diags);
@@ -75,35 +193,19 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   if (!d.is_object()) throw ManifestError({{file.string(), "", "expected a sweep object {...}, found " + type_name(d)}});
   SweepSpec s;
   s.file = file;
-  const fs::path base = file.parent_path();
+  SweepReader read{chk, file.parent_path()};
   chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "output"},
              {"manifest", "axes"});
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
   for (const char* k : {"title", "description"})
-    if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
-  auto path_of = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : base / p; };
+    if (d.contains(k) && !d[k].is_string())
+      chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
   if (auto m = chk.string(d, "", "manifest")) {
     if (m->empty()) chk.error("/manifest", "expected a manifest file name, found \"\"");
-    s.manifest = path_of(*m);
+    s.manifest = read.path_of(*m);
   }
-  if (d.contains("reference")) {
-    const json& r = d["reference"];
-    if (chk.object(r, "/reference", {"manifest", "columns", "set"}, {"manifest", "columns"})) {
-      if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
-      if (r.contains("set")) s.reference_sets = sets_of(chk, r["set"], "/reference/set");
-      if (r.contains("columns")) {
-        const json& c = r["columns"];
-        if (!c.is_object() || c.empty())
-          chk.error("/reference/columns", "expected {\"run column\": \"reference column\", ...}, found " + type_name(c));
-        else
-          for (auto it = c.begin(); it != c.end(); ++it) {
-            if (!it->is_string()) chk.error("/reference/columns/" + pointer_escape(it.key()), "expected a column name, found " + type_name(*it));
-            else s.columns.emplace_back(it.key(), it->get<std::string>());
-          }
-      }
-    }
-  }
+  if (d.contains("reference")) read.reference(d["reference"], s);
   if (d.contains("set")) s.sets = sets_of(chk, d["set"], "/set");
   if (auto e = chk.number(d, "", "stable_error", "a positive error bound", true)) s.stable_error = *e;
   if (auto e = chk.number(d, "", "usable_error", "a positive error bound", true)) {
@@ -117,81 +219,14 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   } else {
     s.output = fs::path("out") / file.stem();
   }
-
   s.runs = 1;
   if (d.contains("axes")) {
     const json& axes = d["axes"];
     if (!axes.is_array() || axes.empty()) chk.error("/axes", "expected a non-empty array of axes, found " + type_name(axes));
     else
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        const json& a = axes[i];
-        const std::string p = "/axes/" + std::to_string(i);
-        if (!chk.object(a, p, {"name", "pointers", "values", "description"}, {"name", "values"})) continue;
-        SweepAxis ax;
-        if (auto n = chk.string(a, p, "name")) ax.name = *n;
-        if (ax.name.empty() && a.contains("name") && a["name"].is_string()) chk.error(p + "/name", "expected a non-empty name");
-        for (const auto& other : s.axes)
-          if (!ax.name.empty() && other.name == ax.name) chk.error(p + "/name", "axis \"" + ax.name + "\" is named twice");
-        std::vector<std::string> pointers;
-        if (a.contains("pointers")) {
-          const json& ps = a["pointers"];
-          if (!ps.is_array()) chk.error(p + "/pointers", "expected an array of JSON pointers, found " + type_name(ps));
-          else
-            for (std::size_t k = 0; k < ps.size(); ++k) {
-              const std::string pp = p + "/pointers/" + std::to_string(k);
-              if (!ps[k].is_string()) chk.error(pp, "expected a JSON pointer, found " + type_name(ps[k]));
-              else if (check_pointer(chk, pp, ps[k].get<std::string>())) pointers.push_back(ps[k].get<std::string>());
-            }
-        }
-        const json& vs = a.contains("values") ? a["values"] : json();
-        if (!vs.is_array() || vs.empty()) {
-          if (a.contains("values")) chk.error(p + "/values", "expected a non-empty array of values, found " + type_name(vs));
-          continue;
-        }
-        std::set<std::string> labels;
-        for (std::size_t k = 0; k < vs.size(); ++k) {
-          const json& v = vs[k];
-          const std::string vp = p + "/values/" + std::to_string(k);
-          SweepAxisValue av;
-          if (v.is_object() && (v.contains("set") || v.contains("manifest"))) {
-            if (!chk.object(v, vp, {"label", "set", "manifest", "value"}, {})) continue;
-            if (v.contains("set")) av.sets = sets_of(chk, v["set"], vp + "/set");
-            if (auto m = chk.string(v, vp, "manifest")) av.manifest = path_of(*m).string();
-            if (auto n = chk.number(v, vp, "value", "a number (the value on the step axis)", false)) av.number = *n;
-            if (auto l = chk.string(v, vp, "label")) av.label = *l;
-            else av.label = !av.manifest.empty() ? fs::path(av.manifest).filename().string() : value_label(v.value("set", json::object()));
-          } else {
-            if (pointers.empty()) chk.error(p + "/pointers", "values that are not {\"label\", \"set\"} objects need \"pointers\"");
-            av.label = value_label(v);
-            for (const auto& q : pointers) av.sets.emplace_back(q, v);
-            if (v.is_number()) av.number = v.get<double>();
-          }
-          if (!labels.insert(av.label).second) chk.error(vp, "axis \"" + ax.name + "\" has the label \"" + av.label + "\" twice");
-          ax.values.push_back(std::move(av));
-        }
-        s.runs *= static_cast<double>(ax.values.size());
-        s.axes.push_back(std::move(ax));
-      }
+      for (std::size_t i = 0; i < axes.size(); ++i) read.axis(axes[i], "/axes/" + std::to_string(i), s);
   }
-  std::string step_axis;
-  if (d.contains("step_axis")) step_axis = chk.string(d, "", "step_axis").value_or("");
-  else if (!s.axes.empty()) step_axis = s.axes[0].name;
-  if (!s.axes.empty() && (d.contains("step_axis") ? d["step_axis"].is_string() : true)) {
-    auto it = std::find_if(s.axes.begin(), s.axes.end(), [&](const SweepAxis& a) { return a.name == step_axis; });
-    if (it == s.axes.end()) {
-      std::vector<std::string> names;
-      for (const auto& a : s.axes) names.push_back(a.name);
-      std::string msg = "expected the name of an axis, found \"" + step_axis + "\"";
-      if (auto c = closest(step_axis, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      chk.error("/step_axis", msg);
-    } else {
-      s.step_axis = static_cast<std::size_t>(it - s.axes.begin());
-      for (const auto& v : it->values)
-        if (!std::isfinite(v.number))
-          chk.error("/step_axis", "axis \"" + step_axis + "\" has the value " + v.label +
-                                      ", which is not a number (give it a \"value\")");
-    }
-  }
+  read.step_axis(d, s);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
   return s;
 }
@@ -434,23 +469,60 @@ struct Worker {
   ::_exit(0);
 }
 
-// Runs `points` on at most `jobs` worker processes; false when interrupted.
-bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
-                std::size_t& done, bool process_per_run = false) {
-  block_supervisor_signals();
-  Supervisor sup(grace);
-  std::set<std::string> per_run;
-  for (const LoadedPlugin* lp : reg.plugins())
-    if (lp->plugin && lp->info().process_per_run) per_run.insert(lp->info().name);
-  // Kept state shows only in a worker's second run: one point (a reference, a distributed
-  // job) needs no watch, nor the plugin files read for it.
-  const PluginGlobals globals = points.size() > 1 ? PluginGlobals(reg) : PluginGlobals();
-  std::deque<std::size_t> again;  // points to run again in a fresh process
-  std::vector<Worker> workers(static_cast<std::size_t>(std::max(1, jobs)));
-  for (Worker& w : workers) w.beacon = make_beacon();
+// The worker processes of a sweep and the points they run: hands each free worker the next
+// point, reads its answers, concludes the points whose worker died, and repeats in a fresh
+// process a point whose run found a plugin keeping state.
+class WorkerPool {
+ public:
+  WorkerPool(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
+             std::size_t& done, bool process_per_run)
+      : points_(std::move(points)),
+        reg_(reg),
+        sup_(grace),
+        // Kept state shows only in a worker's second run: one point (a reference, a distributed
+        // job) needs no watch, nor the plugin files read for it.
+        globals_(points_.size() > 1 ? PluginGlobals(reg) : PluginGlobals()),
+        workers_(static_cast<std::size_t>(std::max(1, jobs))),
+        total_(total),
+        done_(done),
+        process_per_run_(process_per_run) {
+    for (const LoadedPlugin* lp : reg.plugins())
+      if (lp->plugin && lp->info().process_per_run) per_run_.insert(lp->info().name);
+    for (Worker& w : workers_) w.beacon = make_beacon();
+  }
+  ~WorkerPool() {
+    for (Worker& w : workers_) retire(w);
+    while (sup_.wait()) {
+    }
+    for (Worker& w : workers_) free_beacon(w.beacon);
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
 
+  // Runs every point; false when interrupted.
+  bool run() {
+    for (;;) {
+      dispatch();
+      std::vector<int> busy;
+      for (const Worker& w : workers_)
+        if (w.point && w.answers >= 0) busy.push_back(w.answers);
+      const bool running =
+          std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.point != nullptr; });
+      if (!running) break;
+      const auto ev = sup_.wait_for(busy);
+      if (!ev) break;
+      if (ev->ready_fd >= 0) read_answer(ev->ready_fd);
+      else worker_ended(ev->pid, ev->end);
+    }
+    for (Worker& w : workers_) retire(w);
+    while (sup_.wait()) {
+    }
+    return sup_.stop_signal() == 0;
+  }
+
+ private:
   // A retired worker reads EOF and ends; the supervisor reaps it.
-  auto retire = [](Worker& w) {
+  static void retire(Worker& w) {
     if (w.jobs >= 0) ::close(w.jobs);
     if (w.answers >= 0) ::close(w.answers);
     w.pid = -1;
@@ -458,8 +530,10 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     w.point = nullptr;
     w.last = false;
     w.fresh = true;
-  };
-  auto spawn = [&](Worker& w) -> std::string {
+  }
+
+  // Forks worker `w`; "" or why it could not be started.
+  std::string spawn(Worker& w) {
     // Jobs go down a socket: a send to a worker that died is an error, not a SIGPIPE (which
     // the supervisor would take for a stop request).
     int down[2], up[2];
@@ -475,12 +549,12 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     if (pid == 0) {
       ::close(down[1]);
       ::close(up[0]);
-      for (const Worker& o : workers)  // the other workers' pipes: their EOF must not wait for us
+      for (const Worker& o : workers_)  // the other workers' pipes: their EOF must not wait for us
         if (o.jobs >= 0) {
           ::close(o.jobs);
           ::close(o.answers);
         }
-      worker_loop(points, reg, globals, w.beacon, down[0], up[1]);
+      worker_loop(points_, reg_, globals_, w.beacon, down[0], up[1]);
     }
     const int e = errno;
     ::close(down[0]);
@@ -495,59 +569,26 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
     w.jobs = down[1];
     w.answers = up[0];
     w.fresh = true;
-    sup.add(pid);
+    sup_.add(pid);
     return "";
-  };
-  auto conclude_point = [&](Worker& w, const ChildEnd& end) {
-    Point& p = *w.point;
-    w.point = nullptr;
-    p.summary = conclude(p.out, end, *w.beacon);
-    take_summary(p, total, done);
-  };
-  // The answer the worker sent for its point, if it did.
-  auto answer = [](Worker& w, Answer& a) {
-    return w.answers >= 0 && ::read(w.answers, &a, sizeof a) == static_cast<ssize_t>(sizeof a);
-  };
-  // A run that changed a plugin's globals after an earlier run of its worker may have seen that
-  // run's state: it runs again in a fresh process, as does every later run of the plugin.
-  auto kept_state = [&](Worker& w, const Answer& a) {
-    for (std::uint32_t k = 0; k < a.changed; ++k) {
-      const std::string& name = globals.names.at(a.library[k]);
-      if (per_run.insert(name).second)
-        std::fprintf(stderr,
-                     "sweep: plugin \"%s\" (%s) changed its global data in a run after an earlier run in the same "
-                     "process: it keeps state between runs. That run is repeated in a fresh process, as is every run "
-                     "that uses the plugin from now on (a plugin that needs this declares PluginInfo::process_per_run)\n",
-                     name.c_str(), globals.files.at(a.library[k]).c_str());
-    }
-    const auto i = static_cast<std::size_t>(std::find(points.begin(), points.end(), w.point) - points.begin());
-    w.point = nullptr;
-    again.push_back(i);
-  };
-  auto answered = [&](Worker& w, const Answer& a) {
-    if (a.changed && !sup.stop_signal()) return kept_state(w, a);
-    ChildEnd end;
-    end.wait_status = W_EXITCODE(a.exit_code, 0);
-    end.stop_signal = sup.stop_signal();
-    conclude_point(w, end);
-  };
+  }
 
-  std::size_t next = 0;
-  for (;;) {
-    for (Worker& w : workers) {
-      if (sup.stop_signal() || (again.empty() && next >= points.size())) break;
+  // Hands every idle worker the next point (a point to repeat first), starting workers as needed.
+  void dispatch() {
+    for (Worker& w : workers_) {
+      if (sup_.stop_signal() || (again_.empty() && next_ >= points_.size())) break;
       if (w.point) continue;
-      const bool repeat = !again.empty();
-      const std::size_t index = repeat ? again.front() : next;
-      Point& p = *points[index];
-      const bool alone = repeat || process_per_run || needs_own_process(p, per_run);
+      const bool repeat = !again_.empty();
+      const std::size_t index = repeat ? again_.front() : next_;
+      Point& p = *points_[index];
+      const bool alone = repeat || process_per_run_ || needs_own_process(p, per_run_);
       if (w.pid > 0 && alone && !w.fresh) retire(w);
       if (w.pid <= 0)
         if (const std::string why = spawn(w); !why.empty()) {
           p.status = "failed";
           p.message = "cannot start the run process: " + why;
-          if (repeat) again.pop_front();
-          else ++next;
+          if (repeat) again_.pop_front();
+          else ++next_;
           continue;
         }
       w.beacon->reset();
@@ -560,48 +601,101 @@ bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs,
         retire(w);  // the worker is gone; the point goes to the next one free
         continue;
       }
-      if (repeat) again.pop_front();
-      else ++next;
+      if (repeat) again_.pop_front();
+      else ++next_;
       w.point = &p;
       w.last = alone;
       w.fresh = false;
     }
-    std::vector<int> busy;
-    for (const Worker& w : workers)
-      if (w.point && w.answers >= 0) busy.push_back(w.answers);
-    const bool running = std::any_of(workers.begin(), workers.end(), [](const Worker& w) { return w.point != nullptr; });
-    if (!running) break;
-    const auto ev = sup.wait_for(busy);
-    if (!ev) break;
-    if (ev->ready_fd >= 0) {
-      auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.answers == ev->ready_fd; });
-      if (w == workers.end()) continue;
-      Answer a;
-      if (answer(*w, a)) {
-        answered(*w, a);
-        if (w->last || a.changed) retire(*w);  // (a worker that found kept state ends)
-      } else {  // EOF: the worker died; its end follows from the supervisor
-        ::close(w->answers);
-        w->answers = -1;
-      }
-      continue;
+  }
+
+  void conclude_point(Worker& w, const ChildEnd& end) {
+    Point& p = *w.point;
+    w.point = nullptr;
+    p.summary = conclude(p.out, end, *w.beacon);
+    take_summary(p, total_, done_);
+  }
+
+  // The answer the worker sent for its point, if it did.
+  static bool answer(Worker& w, Answer& a) {
+    return w.answers >= 0 && ::read(w.answers, &a, sizeof a) == static_cast<ssize_t>(sizeof a);
+  }
+
+  // A run that changed a plugin's globals after an earlier run of its worker may have seen that
+  // run's state: it runs again in a fresh process, as does every later run of the plugin.
+  void kept_state(Worker& w, const Answer& a) {
+    for (std::uint32_t k = 0; k < a.changed; ++k) {
+      const std::string& name = globals_.names.at(a.library[k]);
+      if (per_run_.insert(name).second)
+        std::fprintf(
+            stderr,
+            "sweep: plugin \"%s\" (%s) changed its global data in a run after an earlier run in the same "
+            "process: it keeps state between runs. That run is repeated in a fresh process, as is every run "
+            "that uses the plugin from now on (a plugin that needs this declares PluginInfo::process_per_run)\n",
+            name.c_str(), globals_.files.at(a.library[k]).c_str());
     }
-    auto w = std::find_if(workers.begin(), workers.end(), [&](const Worker& x) { return x.pid == ev->pid; });
-    if (w == workers.end()) continue;  // a retired worker ended
+    const auto i = static_cast<std::size_t>(std::find(points_.begin(), points_.end(), w.point) - points_.begin());
+    w.point = nullptr;
+    again_.push_back(i);
+  }
+
+  void answered(Worker& w, const Answer& a) {
+    if (a.changed && !sup_.stop_signal()) return kept_state(w, a);
+    ChildEnd end;
+    end.wait_status = W_EXITCODE(a.exit_code, 0);
+    end.stop_signal = sup_.stop_signal();
+    conclude_point(w, end);
+  }
+
+  // A worker's answer pipe can be read: its answer, or EOF when it died.
+  void read_answer(int fd) {
+    auto w = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& x) { return x.answers == fd; });
+    if (w == workers_.end()) return;
+    Answer a;
+    if (answer(*w, a)) {
+      answered(*w, a);
+      if (w->last || a.changed) retire(*w);  // (a worker that found kept state ends)
+    } else {                                 // EOF: the worker died; its end follows from the supervisor
+      ::close(w->answers);
+      w->answers = -1;
+    }
+  }
+
+  void worker_ended(pid_t pid, const ChildEnd& end) {
+    auto w = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& x) { return x.pid == pid; });
+    if (w == workers_.end()) return;  // a retired worker ended
     if (w->point) {
       Answer a;
       if (answer(*w, a)) answered(*w, a);  // it answered, then ended
-      else conclude_point(*w, ev->end);     // it died in the run
+      else conclude_point(*w, end);        // it died in the run
     }
     retire(*w);
   }
-  for (Worker& w : workers) retire(w);
-  while (sup.wait()) {
+
+  std::vector<Point*> points_;
+  const PluginRegistry& reg_;
+  Supervisor sup_;
+  std::set<std::string> per_run_;  // plugins whose runs get a fresh process
+  const PluginGlobals globals_;
+  std::deque<std::size_t> again_;  // points to run again in a fresh process
+  std::vector<Worker> workers_;
+  std::size_t next_ = 0;
+  std::size_t total_;
+  std::size_t& done_;
+  bool process_per_run_;
+};
+
+// Runs `points` on at most `jobs` worker processes; false when interrupted.
+bool run_points(std::vector<Point*> points, const PluginRegistry& reg, int jobs, double grace, std::size_t total,
+                std::size_t& done, bool process_per_run = false) {
+  block_supervisor_signals();
+  bool finished = false;
+  {
+    WorkerPool pool(std::move(points), reg, jobs, grace, total, done, process_per_run);
+    finished = pool.run();
   }
-  for (Worker& w : workers) free_beacon(w.beacon);
-  const bool interrupted = sup.stop_signal() != 0;
   unblock_signals();
-  return !interrupted;
+  return finished;
 }
 
 }  // namespace
@@ -655,62 +749,53 @@ bool run_sweep_job(SweepJob& job, double grace) {
   return finished;
 }
 
-SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
-  SweepSpec spec;
-  try {
-    spec = parse_sweep(read_text_file(file), file);
-  } catch (const ManifestError& e) {
-    throw SweepInputError("the sweep file is not valid", e);
-  }
-  if (spec.runs > opt.max_runs)
-    throw SweepInputError(file.string() + ": the grid has " + num(spec.runs) + " runs, more than the limit of " +
-                          num(opt.max_runs) + "; pass --max-runs " + num(spec.runs) + " to run it");
-  SweepOutcome outcome;
-  outcome.output = spec.output;
-  const std::vector<SweepAxis>& axes = spec.axes;
+namespace {
 
-  // The grid, last axis slowest.
+// "POINTER=VALUE" overrides of a list of (pointer, value).
+std::vector<std::string> override_texts(const std::vector<std::pair<std::string, json>>& sets) {
+  std::vector<std::string> out;
+  for (const auto& [p, v] : sets) out.push_back(p + "=" + dump_safe(v));
+  return out;
+}
+
+// Plan: the grid's points, last axis slowest, each with its manifest, overrides and folder.
+std::vector<Point> plan_points(const SweepSpec& spec) {
+  const std::vector<SweepAxis>& axes = spec.axes;
+  const std::vector<std::string> common = override_texts(spec.sets);
   std::vector<Point> points;
   points.reserve(static_cast<std::size_t>(spec.runs));
-  std::vector<std::string> common;
-  for (const auto& [p, v] : spec.sets) common.push_back(p + "=" + dump_safe(v));
-  auto manifest_of = [&](const std::vector<std::size_t>& ch) {
-    fs::path m = spec.manifest;
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      if (!axes[a].values[ch[a]].manifest.empty()) m = axes[a].values[ch[a]].manifest;
-    return m;
-  };
-  auto sets_for = [&](const std::vector<std::size_t>& ch) {
-    std::vector<std::string> sets = common;
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      for (const auto& [p, v] : axes[a].values[ch[a]].sets) sets.push_back(p + "=" + dump_safe(v));
-    return sets;
-  };
-  {
-    std::vector<std::size_t> choice(axes.size(), 0);
-    for (;;) {
-      Point r;
-      r.index = points.size();
-      r.choice = choice;
-      char name[32];
-      std::snprintf(name, sizeof name, "run_%04zu", r.index);
-      r.out = spec.output / name;
-      r.manifest = manifest_of(choice);
-      r.sets = sets_for(choice);
-      points.push_back(std::move(r));
-      std::size_t a = 0;
-      for (; a < axes.size(); ++a) {
-        if (++choice[a] < axes[a].values.size()) break;
-        choice[a] = 0;
-      }
-      if (a == axes.size()) break;
+  std::vector<std::size_t> choice(axes.size(), 0);
+  for (;;) {
+    Point r;
+    r.index = points.size();
+    r.choice = choice;
+    char name[32];
+    std::snprintf(name, sizeof name, "run_%04zu", r.index);
+    r.out = spec.output / name;
+    r.manifest = spec.manifest;
+    r.sets = common;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const SweepAxisValue& v = axes[a].values[choice[a]];
+      if (!v.manifest.empty()) r.manifest = v.manifest;
+      for (const auto& [p, x] : v.sets) r.sets.push_back(p + "=" + dump_safe(x));
     }
+    points.push_back(std::move(r));
+    std::size_t a = 0;
+    for (; a < axes.size(); ++a) {
+      if (++choice[a] < axes[a].values.size()) break;
+      choice[a] = 0;
+    }
+    if (a == axes.size()) break;
   }
+  return points;
+}
 
-  // Plugins once, for every run; then one grid point per axis value is checked completely
-  // (plugins, parameters, ports) before anything runs.
-  PluginRegistry reg;
-  std::vector<std::string> reference_sets;
+// Check: the plugins of every manifest once, for every run; then one grid point per axis value
+// (and the reference) checked completely (plugins, parameters, ports) before anything runs.
+// Throws SweepInputError naming the run.
+void check_points(const SweepSpec& spec, const std::vector<Point>& points,
+                  const std::vector<std::string>& reference_sets, PluginRegistry& reg) {
+  const std::vector<SweepAxis>& axes = spec.axes;
   try {
     std::vector<fs::path> dirs = PluginRegistry::default_search_path();
     std::set<fs::path> seen;
@@ -719,7 +804,6 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
         const Manifest m = read_manifest(p.manifest, p.sets);
         dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
       }
-    for (const auto& [p, v] : spec.reference_sets) reference_sets.push_back(p + "=" + dump_safe(v));
     if (!spec.reference.empty()) {
       const Manifest m = read_manifest(spec.reference, reference_sets);
       dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
@@ -742,20 +826,17 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   } catch (const ManifestError& e) {
     throw SweepInputError("a manifest of the sweep is not valid", e);
   }
+}
 
-  const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
-  // Tables of an earlier sweep must not outlive this one's start.
-  for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
-
+// Reference and run: the reference (when there is one) and every point. With one job the
+// reference runs first, and a reference that fails stops the sweep before any point runs; with
+// more it is the first job of the pool, beside the points (its results are needed only for the
+// errors, after every point has run). False when the sweep cannot conclude (outcome.error says
+// why, or it was interrupted before the points ran).
+bool run_reference_and_points(const SweepSpec& spec, const SweepOptions& opt,
+                              const std::vector<std::string>& reference_sets, const PluginRegistry& reg,
+                              std::vector<Point>& points, Point& rr, std::size_t& done, SweepOutcome& outcome) {
   const int jobs = std::max(1, opt.jobs);
-  std::cerr << "sweep: " << points.size() << " runs, " << jobs << " at a time, results in " << spec.output.string() << "\n";
-
-  // Reference. With one job it runs first, and a reference that fails stops the sweep before
-  // any point runs; with more it is the first job of the pool, beside the points (its results
-  // are needed only for the errors, after every point has run).
-  std::map<long long, std::map<std::string, double>> ref;
-  std::size_t done = 0;
-  Point rr;
   std::vector<Point*> pending_runs;
   auto reference_failed = [&] {
     if (rr.status == "completed") return false;
@@ -771,7 +852,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     if (jobs == 1 && !opt.distribute) {
       std::size_t ref_done = 0;
       const bool finished = run_points({&rr}, reg, 1, opt.grace, 1, ref_done, opt.process_per_run);
-      if (!finished || reference_failed()) return outcome;
+      if (!finished || reference_failed()) return false;
     } else {
       pending_runs.push_back(&rr);
     }
@@ -783,14 +864,18 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
   outcome.finished = finished;
-  if (reference_in_pool && reference_failed() && finished) return outcome;
+  return !(reference_in_pool && reference_failed() && finished);
+}
+
+// Each run's error against the reference: the largest absolute difference over the common
+// record times of the compared columns.
+void measure_errors(const SweepSpec& spec, const Point& rr, std::vector<Point>& points) {
+  std::map<long long, std::map<std::string, double>> ref;
   if (!spec.reference.empty() && rr.status == "completed") {
     std::set<std::string> want;
     for (auto& [a, b] : spec.columns) want.insert(b);
     ref = read_csv(rr.out / "results.csv", want);
   }
-
-  // Errors against the reference: largest absolute difference over the common record times.
   for (auto& r : points) {
     if (spec.columns.empty() || r.status == "not run" || r.status == "invalid") continue;
     std::set<std::string> want;
@@ -806,28 +891,81 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     }
     r.error = n ? e : std::nan("");
   }
+}
 
-  // sweep.csv
-  {
-    std::ostringstream csv;
-    csv << "run";
-    for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
-    csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
-    for (const auto& r : points) {
-      csv << r.index;
-      for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
-      csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
-          << csv_escape(r.message) << "\n";
-    }
-    if (auto err = write_file_atomically(spec.output / "sweep.csv", csv.str()); !err.empty()) {
-      outcome.error = err;
-      return outcome;
-    }
+// Report: sweep.csv, one row per run.
+std::string sweep_csv(const SweepSpec& spec, const std::vector<Point>& points) {
+  const std::vector<SweepAxis>& axes = spec.axes;
+  std::ostringstream csv;
+  csv << "run";
+  for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
+  csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
+  for (const auto& r : points) {
+    csv << r.index;
+    for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
+    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
+        << csv_escape(r.message) << "\n";
   }
+  return csv.str();
+}
 
-  // Stability per configuration: the largest step such that every run with a step up to it
-  // completed (and, with stable_error, stayed within it). A configuration with a run that
-  // did not finish (interrupted, not run) is incomplete beyond it.
+// Report: stability per configuration (every axis but the step axis), as stability.md, and
+// the plot's data and series labels.
+struct StabilityReport {
+  std::string table, plot_data;
+  std::vector<std::string> labels;
+};
+
+// One configuration's row: the largest step such that every run with a step up to it
+// completed (and, with stable_error, stayed within it). A configuration with a run that did
+// not finish (interrupted, not run) is incomplete beyond it.
+void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, std::vector<const Point*>& rs,
+                   std::ostringstream& md, std::ostringstream& plotdata, StabilityReport& out) {
+  const std::vector<SweepAxis>& axes = spec.axes;
+  const std::size_t si = spec.step_axis;
+  std::sort(rs.begin(), rs.end(), [&](const Point* x, const Point* y) {
+    return axes[si].values[x->choice[si]].number < axes[si].values[y->choice[si]].number;
+  });
+  std::string label;
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    if (a != si) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
+  if (label.empty()) label = "all";
+  out.labels.push_back(label);
+  double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
+  bool usable_so_far = true;
+  std::string first_bad;
+  for (const Point* r : rs) {
+    const double h = axes[si].values[r->choice[si]].number;
+    if (r->status == "not run" || r->status == "interrupted") {
+      first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
+      break;
+    }
+    if (r->status != "completed" || r->error > spec.stable_error) {
+      first_bad = num(h);
+      break;
+    }
+    best = h;
+    best_err = r->error;
+    usable_so_far = usable_so_far && r->error <= spec.usable_error;
+    if (usable_so_far) usable = h;
+  }
+  md << "| ";
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    if (a != si) md << axes[a].values[key[a]].label << " | ";
+  md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad)
+     << " | " << num(best_err) << " |";
+  if (!std::isnan(spec.usable_error)) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
+  md << "\n";
+  plotdata << "# " << label << "\n";
+  for (const Point* r : rs)
+    if (r->status == "completed" && !std::isnan(r->error))
+      plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
+  plotdata << "\n\n";
+}
+
+StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>& points, bool finished,
+                                 std::size_t done) {
+  const std::vector<SweepAxis>& axes = spec.axes;
   const std::size_t si = spec.step_axis;
   std::map<std::vector<std::size_t>, std::vector<const Point*>> configs;
   for (const auto& r : points) {
@@ -835,7 +973,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
     key[si] = 0;
     configs[key].push_back(&r);
   }
-  std::ostringstream md;
+  std::ostringstream md, plotdata;
   md << "| ";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << axes[a].name << " | ";
@@ -847,89 +985,100 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << "---|";
   md << (usable_column ? "---|---|---|---|\n" : "---|---|---|\n");
-  std::ostringstream plotdata;
-  std::vector<std::string> config_labels;
-  for (auto& [key, rs] : configs) {
-    std::sort(rs.begin(), rs.end(), [&](const Point* x, const Point* y) {
-      return axes[si].values[x->choice[si]].number < axes[si].values[y->choice[si]].number;
-    });
-    std::string label;
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      if (a != si) label += (label.empty() ? "" : " ") + axes[a].values[key[a]].label;
-    if (label.empty()) label = "all";
-    config_labels.push_back(label);
-    double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
-    bool usable_so_far = true;
-    std::string first_bad;
-    for (const Point* r : rs) {
-      const double h = axes[si].values[r->choice[si]].number;
-      if (r->status == "not run" || r->status == "interrupted") {
-        first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
-        break;
-      }
-      if (r->status != "completed" || r->error > spec.stable_error) {
-        first_bad = num(h);
-        break;
-      }
-      best = h;
-      best_err = r->error;
-      usable_so_far = usable_so_far && r->error <= spec.usable_error;
-      if (usable_so_far) usable = h;
-    }
-    md << "| ";
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      if (a != si) md << axes[a].values[key[a]].label << " | ";
-    md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad) << " | "
-       << num(best_err) << " |";
-    if (usable_column) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
-    md << "\n";
-    plotdata << "# " << label << "\n";
-    for (const Point* r : rs)
-      if (r->status == "completed" && !std::isnan(r->error))
-        plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
-    plotdata << "\n\n";
-  }
+  StabilityReport out;
+  for (auto& [key, rs] : configs) stability_row(spec, key, rs, md, plotdata, out);
   if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
-  for (const auto& [name, text] : {std::pair<const char*, std::string>{"plot.dat", plotdata.str()}, {"stability.md", md.str()}})
-    if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
-      outcome.error = err;
-      return outcome;
-    }
-  std::cout << md.str();
+  out.table = md.str();
+  out.plot_data = plotdata.str();
+  return out;
+}
 
-  // Plot with gnuplot when available (run without a shell: the folder name is the user's).
+// Report: error.png with gnuplot when it is on the PATH (run without a shell: the folder name
+// is the user's); else a note where the plot data is.
+void plot_errors(const SweepSpec& spec, const std::vector<std::string>& labels) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
+    return;
+  }
   auto quoted = [](const fs::path& p) {  // a gnuplot single-quoted string
     std::string s = "'";
     for (char c : p.string()) s += c == '\'' ? std::string("''") : std::string(1, c);
     return s + "'";
   };
-  if (finished && !spec.columns.empty() && std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-    std::ofstream gp(spec.output / "plot.gp");
-    const int rows = static_cast<int>((config_labels.size() + 2) / 3);
-    gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
-       << quoted(spec.output / "error.png") << "\n"
-       << "set logscale xy\nset xlabel '" << axes[si].name << "'\nset ylabel 'largest |error| against the reference'\n"
-       << "set key outside below maxrows " << rows << "\nset grid\nplot ";
-    for (std::size_t i = 0; i < config_labels.size(); ++i)
-      gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
-         << quoted(config_labels[i]);
-    gp << "\n";
-    gp.close();
-    const std::string script = (spec.output / "plot.gp").string();
-    char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    int st = 1;
-    if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
-    posix_spawn_file_actions_destroy(&fa);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
-  } else if (finished && !spec.columns.empty()) {
-    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
+  std::ofstream gp(spec.output / "plot.gp");
+  const int rows = static_cast<int>((labels.size() + 2) / 3);
+  gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
+     << quoted(spec.output / "error.png") << "\n"
+     << "set logscale xy\nset xlabel '" << spec.axes[spec.step_axis].name
+     << "'\nset ylabel 'largest |error| against the reference'\n"
+     << "set key outside below maxrows " << rows << "\nset grid\nplot ";
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
+       << quoted(labels[i]);
+  gp << "\n";
+  gp.close();
+  const std::string script = (spec.output / "plot.gp").string();
+  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int st = 1;
+  if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
+  posix_spawn_file_actions_destroy(&fa);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+}
+
+// Report: the tables into the sweep's folder, the stability table on stdout, the plot.
+void report(const SweepSpec& spec, const std::vector<Point>& points, bool finished, std::size_t done,
+            SweepOutcome& outcome) {
+  if (auto err = write_file_atomically(spec.output / "sweep.csv", sweep_csv(spec, points)); !err.empty()) {
+    outcome.error = err;
+    return;
   }
+  const StabilityReport st = stability_report(spec, points, finished, done);
+  for (const auto& [name, text] :
+       {std::pair<const char*, std::string>{"plot.dat", st.plot_data}, {"stability.md", st.table}})
+    if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
+      outcome.error = err;
+      return;
+    }
+  std::cout << st.table;
+  if (finished && !spec.columns.empty()) plot_errors(spec, st.labels);
   std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
             << (spec.output / "sweep.csv").string() << "\n";
+}
+
+}  // namespace
+
+SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
+  SweepSpec spec;
+  try {
+    spec = parse_sweep(read_text_file(file), file);
+  } catch (const ManifestError& e) {
+    throw SweepInputError("the sweep file is not valid", e);
+  }
+  if (spec.runs > opt.max_runs)
+    throw SweepInputError(file.string() + ": the grid has " + num(spec.runs) + " runs, more than the limit of " +
+                          num(opt.max_runs) + "; pass --max-runs " + num(spec.runs) + " to run it");
+  SweepOutcome outcome;
+  outcome.output = spec.output;
+  std::vector<Point> points = plan_points(spec);
+  PluginRegistry reg;
+  const std::vector<std::string> reference_sets = override_texts(spec.reference_sets);
+  check_points(spec, points, reference_sets, reg);
+
+  const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
+  // Tables of an earlier sweep must not outlive this one's start.
+  for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
+  std::cerr << "sweep: " << points.size() << " runs, " << std::max(1, opt.jobs) << " at a time, results in "
+            << spec.output.string() << "\n";
+
+  Point rr;
+  std::size_t done = 0;
+  if (!run_reference_and_points(spec, opt, reference_sets, reg, points, rr, done, outcome)) return outcome;
+  measure_errors(spec, rr, points);
+  report(spec, points, outcome.finished, done, outcome);
   return outcome;
 }
 

@@ -74,6 +74,7 @@ typedef fmi2Status fmi2SetRealTYPE(fmi2Component, const fmi2ValueReference[], si
 typedef fmi2Status fmi2SetIntegerTYPE(fmi2Component, const fmi2ValueReference[], size_t, const fmi2Integer[]);
 typedef fmi2Status fmi2SetBooleanTYPE(fmi2Component, const fmi2ValueReference[], size_t, const fmi2Boolean[]);
 typedef fmi2Status fmi2SetStringTYPE(fmi2Component, const fmi2ValueReference[], size_t, const fmi2String[]);
+typedef fmi2Status fmi2GetStringTYPE(fmi2Component, const fmi2ValueReference[], size_t, fmi2String[]);
 typedef fmi2Status fmi2GetFMUstateTYPE(fmi2Component, fmi2FMUstate*);
 typedef fmi2Status fmi2SetFMUstateTYPE(fmi2Component, fmi2FMUstate);
 typedef fmi2Status fmi2FreeFMUstateTYPE(fmi2Component, fmi2FMUstate*);

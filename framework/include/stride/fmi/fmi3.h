@@ -17,10 +17,20 @@ typedef void* fmi3InstanceEnvironment;
 typedef void* fmi3FMUState;
 typedef uint32_t fmi3ValueReference;
 typedef double fmi3Float64;
+typedef float fmi3Float32;
+typedef int8_t fmi3Int8;
+typedef uint8_t fmi3UInt8;
+typedef int16_t fmi3Int16;
+typedef uint16_t fmi3UInt16;
 typedef int32_t fmi3Int32;
+typedef uint32_t fmi3UInt32;
+typedef int64_t fmi3Int64;
+typedef uint64_t fmi3UInt64;
 typedef bool fmi3Boolean;
 typedef char fmi3Char;
 typedef const fmi3Char* fmi3String;
+typedef uint8_t fmi3Byte;
+typedef const fmi3Byte* fmi3Binary;
 
 typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
 
@@ -53,6 +63,26 @@ typedef fmi3Status fmi3SetInt32TYPE(fmi3Instance, const fmi3ValueReference[], si
 typedef fmi3Status fmi3GetBooleanTYPE(fmi3Instance, const fmi3ValueReference[], size_t, fmi3Boolean[], size_t);
 typedef fmi3Status fmi3SetBooleanTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3Boolean[], size_t);
 typedef fmi3Status fmi3SetStringTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3String[], size_t);
+typedef fmi3Status fmi3GetStringTYPE(fmi3Instance, const fmi3ValueReference[], size_t, fmi3String[], size_t);
+#define STRIDE_FMI3_ACCESSORS(T)                                                                               \
+  typedef fmi3Status fmi3Get##T##TYPE(fmi3Instance, const fmi3ValueReference[], size_t, fmi3##T[], size_t); \
+  typedef fmi3Status fmi3Set##T##TYPE(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3##T[], size_t);
+STRIDE_FMI3_ACCESSORS(Float32)
+STRIDE_FMI3_ACCESSORS(Int8)
+STRIDE_FMI3_ACCESSORS(UInt8)
+STRIDE_FMI3_ACCESSORS(Int16)
+STRIDE_FMI3_ACCESSORS(UInt16)
+STRIDE_FMI3_ACCESSORS(UInt32)
+STRIDE_FMI3_ACCESSORS(Int64)
+STRIDE_FMI3_ACCESSORS(UInt64)
+#undef STRIDE_FMI3_ACCESSORS
+typedef fmi3Status fmi3GetBinaryTYPE(fmi3Instance, const fmi3ValueReference[], size_t, size_t valueSizes[], fmi3Binary[],
+                                     size_t);
+typedef fmi3Status fmi3SetBinaryTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const size_t valueSizes[],
+                                     const fmi3Binary[], size_t);
+/* Structural parameters are set in configuration mode, before initialization. */
+typedef fmi3Status fmi3EnterConfigurationModeTYPE(fmi3Instance);
+typedef fmi3Status fmi3ExitConfigurationModeTYPE(fmi3Instance);
 typedef fmi3Status fmi3GetFMUStateTYPE(fmi3Instance, fmi3FMUState*);
 typedef fmi3Status fmi3SetFMUStateTYPE(fmi3Instance, fmi3FMUState);
 typedef fmi3Status fmi3FreeFMUStateTYPE(fmi3Instance, fmi3FMUState*);
@@ -80,6 +110,8 @@ typedef fmi3Status fmi3SetContinuousStatesTYPE(fmi3Instance, const fmi3Float64[]
 typedef fmi3Status fmi3GetContinuousStateDerivativesTYPE(fmi3Instance, fmi3Float64[], size_t);
 typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance, fmi3Float64[], size_t);
 typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance, fmi3Float64[], size_t);
+typedef fmi3Status fmi3GetNumberOfContinuousStatesTYPE(fmi3Instance, size_t*);
+typedef fmi3Status fmi3GetNumberOfEventIndicatorsTYPE(fmi3Instance, size_t*);
 
 #ifdef __cplusplus
 }

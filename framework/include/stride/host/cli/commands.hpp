@@ -29,6 +29,10 @@ void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>&
 // ManifestError.
 std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m);
 
+// `validate`'s list of every manifest value written with a unit and what it became: times and
+// energies (Manifest::converted), then plugin parameters (converted_parameters).
+std::vector<ConvertedValue> converted_values(const Manifest& m, const PluginRegistry& reg);
+
 // A name that is neither a plugin nor an FMU file. The message names the closest plugin.
 class UnknownPlugin : public std::invalid_argument {
  public:

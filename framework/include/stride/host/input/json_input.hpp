@@ -59,10 +59,21 @@ std::string type_name(const json& v);
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
+// A manifest value written with a unit and the number it became: at `pointer`, `written`
+// ("100 ms") is `value` in `unit` (0.1 s). `validate` lists them.
+struct ConvertedValue {
+  std::string pointer;
+  std::string written;
+  double value = 0.0;
+  std::string unit;
+  std::string str() const;  // "/coupling/macro_step: \"100 ms\" = 0.1 s"
+};
+
 // Checks a document's structure and collects every problem with its pointer.
 struct DocumentChecker {
   std::string file;
   std::vector<Diagnostic> diags;
+  std::vector<ConvertedValue> converted;  // every value quantity() converted from a unit
 
   void error(const std::string& ptr, std::string msg) { diags.push_back({file, ptr, std::move(msg)}); }
 

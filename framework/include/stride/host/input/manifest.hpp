@@ -150,6 +150,9 @@ struct Manifest {
   // Problems found in the structure; read_manifest() leaves them here so that the plugin
   // checks run too and every problem is reported at once.
   std::vector<Diagnostic> problems;
+  // Values written with a unit ("100 ms") and what they became (times, energies; parameters
+  // are converted with their plugin's units, see accept_param).
+  std::vector<ConvertedValue> converted;
   // Pointers where "$name" was replaced by a variable's value -> the variable's name.
   std::map<std::string, std::string> variable_uses;
   // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").

@@ -10,6 +10,8 @@
 
 #include <stride/stride.hpp>
 
+#include "stride/host/input/manifest.hpp"
+
 namespace boost::dll {
 class shared_library;
 }
@@ -106,16 +108,34 @@ class PluginRegistry {
   friend class PluginIndex;
 };
 
-// Checks one parameter value against its spec; returns "" when valid, else what is wrong
-// ("expected a real number in [0, 1] (m), found 3").
-// For a value inside a list, matrix or table, `where` (when given) receives its pointer relative
-// to the parameter ("/1/3": row 1, column 3).
+// One problem of a parameter value: what is wrong ("expected a real number in [0, 1] (m),
+// found 3") and where inside the value, as a pointer relative to the parameter ("" for the
+// value itself; "/1/3" for row 1, column 3 of a matrix or table; "/2" for an element of a list).
+struct ParamProblem {
+  std::string where;
+  std::string message;
+};
+// Every problem of one parameter value against its spec (each bad element of a list, matrix or
+// table), in the order of the elements; empty when the value is valid.
+std::vector<ParamProblem> param_problems(const ParamSpec& spec, const json& value);
+// The same as one message: "" when valid, else the first problem (its pointer into `where`,
+// when given), followed by the others with their pointers ("...; 2 more: /3/1: ...; /4/0: ...").
 std::string check_param(const ParamSpec& spec, const json& value, std::string* where = nullptr);
 // The one place a manifest's parameter value is read: a real (or an element of a real list)
 // may be written with a unit ("2 ms", "3.85 MPa"), converted here in place to the declared unit
-// (a plain number is taken as already in it); then checked as by check_param. "" when valid,
-// else what is wrong, naming both units when they do not match.
-std::string accept_param(const ParamSpec& spec, json& value, std::string* where = nullptr);
+// (a plain number is taken as already in it; a unit with a number inside it, a logarithmic unit
+// or an offset other than a temperature's is refused, input/units.hpp); then checked as by
+// param_problems. Every element written with a unit that was converted goes to `converted`
+// (pointers relative to the parameter) when the value is valid.
+std::vector<ParamProblem> accept_param_problems(const ParamSpec& spec, json& value,
+                                                std::vector<ConvertedValue>* converted = nullptr);
+// The same as one message, as check_param gives it.
+std::string accept_param(const ParamSpec& spec, json& value, std::string* where = nullptr,
+                         std::vector<ConvertedValue>* converted = nullptr);
+// Every parameter value of the manifest's plugin references (subsystems, integrators,
+// formulations, extrapolators) that accept_param converts from a unit, with its pointer in the
+// manifest; for `validate`. Plugins the registry does not know are skipped.
+std::vector<ConvertedValue> converted_parameters(const Manifest& manifest, const PluginRegistry& registry);
 // What is wrong with a plugin's own declaration (a default its bounds or choices reject, bounds
 // that admit no value, a parameter declared twice, a unit UDUNITS-2 cannot read); "" when it is
 // sound. Checked at load.

@@ -1,0 +1,160 @@
+// Loading an FMU's binaries and looking up its functions (see binary.hpp).
+#include "fmi/binary.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <dlfcn.h>
+
+#include <boost/dll/shared_library.hpp>
+
+namespace stride::host::fmi {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Looks up functions, collecting the names of the missing required ones.
+struct Lookup {
+  boost::dll::shared_library& lib;
+  std::vector<std::string> missing;
+  template <class T>
+  void operator()(T*& fn, const char* name, bool required = true) {
+    void* p = lib.is_loaded() ? ::dlsym(lib.native(), name) : nullptr;
+    fn = reinterpret_cast<T*>(p);
+    if (!p && required) missing.push_back(name);
+  }
+  void require(const std::string& label, const std::string& what) const {
+    if (missing.empty()) return;
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    throw FmuError(label + ": the " + what + " binary lacks required function" + (missing.size() > 1 ? "s " : " ") + names);
+  }
+};
+
+std::shared_ptr<boost::dll::shared_library> load_binary(const fs::path& dir, const ModelDescription& md,
+                                                        const std::string& id, const std::string& label) {
+  const std::string platform = platform_folder(md.version);
+  const fs::path bin = dir / "binaries" / platform / (id + ".so");
+  std::error_code ec;
+  if (!fs::is_regular_file(bin, ec)) {
+    std::string have;
+    for (const auto& e : fs::directory_iterator(dir / "binaries", ec))
+      have += (have.empty() ? "" : ", ") + e.path().filename().string();
+    throw FmuError(label + ": no binary for this platform: binaries/" + platform + "/" + id + ".so is missing (the FMU has " +
+                   (have.empty() ? std::string("no binaries") : "binaries for: " + have) + ")");
+  }
+  // Resolved inside the unpacked folder (no link leads out of it).
+  std::error_code ec_root, ec_bin;
+  const fs::path root = fs::canonical(dir, ec_root), real = fs::canonical(bin, ec_bin);
+  if (ec_root || ec_bin || std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first != root.end())
+    throw FmuError(label + ": binaries/" + platform + "/" + id + ".so resolves outside the FMU (" + real.string() + ")");
+  auto lib = std::make_shared<boost::dll::shared_library>();
+  lib->load(real, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
+  if (ec) {
+    const char* why = ::dlerror();
+    throw FmuError(label + ": binaries/" + platform + "/" + id + ".so cannot be loaded: " + (why ? why : ec.message()));
+  }
+  return lib;
+}
+
+void lookup_common2(Lookup& l, Fmi2Api& a, bool state) {
+  l(a.get_fmu_state, "fmi2GetFMUstate", state);
+  l(a.set_fmu_state, "fmi2SetFMUstate", state);
+  l(a.free_fmu_state, "fmi2FreeFMUstate", state);
+  l(a.instantiate, "fmi2Instantiate");
+  l(a.free_instance, "fmi2FreeInstance");
+  l(a.setup_experiment, "fmi2SetupExperiment");
+  l(a.enter_initialization, "fmi2EnterInitializationMode");
+  l(a.exit_initialization, "fmi2ExitInitializationMode");
+  l(a.terminate, "fmi2Terminate");
+  l(a.get_real, "fmi2GetReal");
+  l(a.set_real, "fmi2SetReal");
+  l(a.get_integer, "fmi2GetInteger");
+  l(a.set_integer, "fmi2SetInteger");
+  l(a.get_boolean, "fmi2GetBoolean");
+  l(a.set_boolean, "fmi2SetBoolean");
+  l(a.set_string, "fmi2SetString");
+}
+
+void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
+  l(a.get_fmu_state, "fmi3GetFMUState", state);
+  l(a.set_fmu_state, "fmi3SetFMUState", state);
+  l(a.free_fmu_state, "fmi3FreeFMUState", state);
+  l(a.free_instance, "fmi3FreeInstance");
+  l(a.enter_initialization, "fmi3EnterInitializationMode");
+  l(a.exit_initialization, "fmi3ExitInitializationMode");
+  l(a.terminate, "fmi3Terminate");
+  l(a.get_float64, "fmi3GetFloat64");
+  l(a.set_float64, "fmi3SetFloat64");
+  l(a.get_int32, "fmi3GetInt32");
+  l(a.set_int32, "fmi3SetInt32");
+  l(a.get_boolean, "fmi3GetBoolean");
+  l(a.set_boolean, "fmi3SetBoolean");
+  l(a.set_string, "fmi3SetString", false);  // needed only for String parameters
+}
+
+void lookup_cs(Fmu& fmu) {
+  const auto& md = fmu.md;
+  Lookup l{*fmu.cs_lib, {}};
+  if (md.version == 2) {
+    lookup_common2(l, fmu.cs2, md.cs_can_get_set_state);
+    l(fmu.cs2.do_step, "fmi2DoStep");
+    l(fmu.cs2.get_real_status, "fmi2GetRealStatus", false);
+    l(fmu.cs2.get_boolean_status, "fmi2GetBooleanStatus", false);
+  } else {
+    lookup_common3(l, fmu.cs3, md.cs_can_get_set_state);
+    l(fmu.cs3.instantiate, "fmi3InstantiateCoSimulation");
+    l(fmu.cs3.do_step, "fmi3DoStep");
+  }
+  l.require(fmu.label, "co-simulation");
+}
+
+void lookup_me2(Fmu& fmu) {
+  Lookup l{*fmu.me_lib, {}};
+  auto& a = fmu.me2;
+  lookup_common2(l, a, fmu.md.me_can_get_set_state);
+  l(a.set_time, "fmi2SetTime");
+  l(a.set_states, "fmi2SetContinuousStates");
+  l(a.get_derivatives, "fmi2GetDerivatives");
+  l(a.get_event_indicators, "fmi2GetEventIndicators");
+  l(a.get_states, "fmi2GetContinuousStates");
+  l(a.enter_event_mode, "fmi2EnterEventMode");
+  l(a.new_discrete_states, "fmi2NewDiscreteStates");
+  l(a.enter_continuous_time_mode, "fmi2EnterContinuousTimeMode");
+  l(a.completed_integrator_step, "fmi2CompletedIntegratorStep");
+  l.require(fmu.label, "model-exchange");
+}
+
+void lookup_me3(Fmu& fmu) {
+  Lookup l{*fmu.me_lib, {}};
+  auto& a = fmu.me3;
+  lookup_common3(l, a, fmu.md.me_can_get_set_state);
+  l(a.instantiate_me, "fmi3InstantiateModelExchange");
+  l(a.set_time, "fmi3SetTime");
+  l(a.set_states, "fmi3SetContinuousStates");
+  l(a.get_derivatives, "fmi3GetContinuousStateDerivatives");
+  l(a.get_event_indicators, "fmi3GetEventIndicators");
+  l(a.get_states, "fmi3GetContinuousStates");
+  l(a.enter_event_mode, "fmi3EnterEventMode");
+  l(a.update_discrete_states, "fmi3UpdateDiscreteStates");
+  l(a.enter_continuous_time_mode, "fmi3EnterContinuousTimeMode");
+  l(a.completed_integrator_step, "fmi3CompletedIntegratorStep");
+  l.require(fmu.label, "model-exchange");
+}
+
+}  // namespace
+
+void load_binaries(Fmu& fmu) {
+  const auto& md = fmu.md;
+  const fs::path& dir = fmu.folder->path();
+  if (md.has_cs) {
+    fmu.cs_lib = load_binary(dir, md, md.cs_identifier, fmu.label);
+    lookup_cs(fmu);
+  }
+  if (!md.has_me) return;
+  fmu.me_lib = md.has_cs && md.me_identifier == md.cs_identifier ? fmu.cs_lib : load_binary(dir, md, md.me_identifier, fmu.label);
+  if (md.version == 3) lookup_me3(fmu);
+  else lookup_me2(fmu);
+}
+
+}  // namespace stride::host::fmi

@@ -1,0 +1,105 @@
+// Co-simulation FMUs, FMI 2 and FMI 3, as one Subsystem over the version adapter (see
+// co_simulation.hpp).
+#include "fmi/co_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "fmi/instance.hpp"
+
+namespace stride::host::fmi {
+
+namespace {
+
+// Snapshots: the FMU state and the time reached.
+struct CsSnapshot final : SavedState {
+  FmuState fmu;
+  double t = 0.0, first_h = 0.0;
+};
+
+class CoSimulation final : public Subsystem {
+ public:
+  CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
+      : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {}
+
+  void bind_logger(Logger& logger) override {
+    Subsystem::bind_logger(logger);
+    inst_->log().logger = &logger;
+  }
+  std::vector<PortSpec> ports() const override { return ports_; }
+  void initialize(double t0) override {
+    inst_->start(t0);
+    t_ = t0;
+    first_h_ = 0.0;
+  }
+  double step(double t, double h) override {
+    // An FMU that cannot change its step is given the first step throughout.
+    if (first_h_ == 0.0) first_h_ = h;
+    else if (!inst_->fmu().md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
+      throw StepFailure("the FMU cannot handle a variable communication step size (canHandleVariableCommunicationStepSize"
+                        " is false), but a step of " + fmt_time(h) + " s follows steps of " + fmt_time(first_h_) +
+                        " s; make the macro step a multiple of the subsystem's step");
+    inst_->set_inputs(inputs(), input_time(t, h));
+    const CsStep s = inst_->do_step(t, h);
+    ++steps_;
+    if (s.terminate)
+      throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(s.reached) + inst_->log().tail());
+    if (s.discarded) {
+      // A step cut short ends inside it: a time at or before t is no progress, one at or after
+      // t + h contradicts the discard.
+      ++discarded_;
+      if (!(s.reached > t && s.reached < t + h))
+        throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(t) + " to " +
+                          fmt_time(t + h) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
+                          (s.reached > t ? ", not inside the step" : ": no progress") + inst_->log().tail());
+      t_ = s.reached;
+      return t_;
+    }
+    t_ = t + h;
+    return t_;
+  }
+  void outputs(std::span<double> y) override {
+    if (inst_->io().any_feedthrough) inst_->set_inputs(inputs(), t_);
+    inst_->get_outputs(y, t_);
+  }
+  json statistics() const override { return {{"steps", steps_}, {"discarded_steps", discarded_}}; }
+  json report() const override {
+    return {{"fmu", inst_->fmu().file.string()}, {"fmi_version", inst_->fmu().md.fmi_version}, {"interface", "co-simulation"}};
+  }
+  bool can_save_state() const override { return inst_->can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    auto* s = dynamic_cast<CsSnapshot*>(slot.get());
+    if (!s) slot.reset(s = new CsSnapshot);
+    inst_->save(s->fmu, t_);
+    s->t = t_;
+    s->first_h = first_h_;
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& s = dynamic_cast<const CsSnapshot&>(state);
+    inst_->restore(s.fmu, s.t);
+    t_ = s.t;
+    first_h_ = s.first_h;
+  }
+
+ private:
+  // A co-simulation FMU holds its inputs over a step. Stepping on, it gets their values at the
+  // step's start (causal: nothing later is known). When the host repeats macro steps (iterative
+  // coupling, after the first save), inputs inside a repeated step are straight lines between
+  // known values, and the value at the step's midpoint, their mean over the step, is held: the
+  // held input then errs by O(h²) in its integral instead of O(h).
+  double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
+
+  std::unique_ptr<Instance> inst_;
+  std::vector<PortSpec> ports_;
+  double t_ = 0.0, first_h_ = 0.0;
+  long steps_ = 0, discarded_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
+                                              const std::string& name) {
+  return std::make_unique<CoSimulation>(std::move(fmu), std::move(ports), p, name);
+}
+
+}  // namespace stride::host::fmi

@@ -1,0 +1,26 @@
+// A co-simulation FMU (FMI 2 or FMI 3) as a Stride Subsystem. Internal to the host.
+//
+// Each Stride step is one doStep:
+//   step(t, h):
+//     refuse h != first h when the FMU cannot change its communication step
+//     set inputs at t (at t + h/2 when the host may repeat the step, see co_simulation.cpp)
+//     doStep(t, h)
+//     discarded / returned early -> the step ends where the FMU stopped (t < reached <= t + h)
+//                                    (no progress: StepFailure)
+//     terminateSimulation        -> StepFailure
+//   outputs(): inputs at the time reached first when an output has direct feedthrough.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fmi/binary.hpp"
+
+namespace stride::host::fmi {
+
+// Instantiates the FMU's co-simulation interface.
+std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
+                                              const std::string& name);
+
+}  // namespace stride::host::fmi

@@ -1,0 +1,257 @@
+// The model-exchange algorithm, one for FMI 2 and FMI 3, over the version adapter (see
+// model_exchange.hpp).
+#include "fmi/model_exchange.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "fmi/instance.hpp"
+
+namespace stride::host::fmi {
+
+namespace {
+
+// The FMU as dx/dt = f(t, x, u) for the integrator.
+class MeOde final : public OdeSystem {
+ public:
+  MeOde(Instance& me, std::vector<PortSpec> ports) : me_(me), ports_(std::move(ports)) {}
+  std::vector<PortSpec> ports() const override { return ports_; }
+  std::size_t state_size() const override { return me_.fmu().md.state_count; }
+  void initial_state(double, std::span<double>) override {}  // the subsystem sets it
+  void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
+    at(t, x);
+    ++evaluations_;
+    me_.derivatives(dxdt, t);
+  }
+  void outputs(double t, std::span<const double> x, std::span<double> y) override {
+    at(t, x);
+    me_.get_outputs(y, t);
+  }
+  void indicators(double t, std::span<const double> x, std::span<double> z) {
+    at(t, x);
+    if (!z.empty()) me_.indicators(z, t);
+  }
+  // Time, states and inputs of the FMU set to (t, x).
+  void at(double t, std::span<const double> x) {
+    me_.set_time(t);
+    if (!x.empty()) me_.set_states(x, t);
+    if (!me_.io().in.empty()) me_.set_inputs(inputs(), t);
+  }
+  long evaluations() const { return evaluations_; }
+
+ private:
+  Instance& me_;
+  std::vector<PortSpec> ports_;
+  long evaluations_ = 0;
+};
+
+class ModelExchange final : public Subsystem {
+ public:
+  ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
+                std::shared_ptr<Integrator> integrator)
+      : me_(make_instance(fmu, true, p, name)), ode_(*me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
+    const std::size_t n = fmu->md.state_count, m = fmu->md.event_indicator_count;
+    x_.assign(n, 0.0);
+    x0_.assign(n, 0.0);
+    xt_.assign(n, 0.0);
+    z_.assign(m, 0.0);
+    zt_.assign(m, 0.0);
+  }
+
+  void bind_logger(Logger& logger) override {
+    Subsystem::bind_logger(logger);
+    me_->log().logger = &logger;
+  }
+  std::vector<PortSpec> ports() const override { return ports_; }
+  void bind(Inputs& in) override {
+    Subsystem::bind(in);
+    ode_.bind(in);
+  }
+  void initialize(double t0) override {
+    if (!integ_) throw std::logic_error("a model-exchange FMU needs an integrator");
+    me_->start(t0);  // the FMU is in event mode after initialization
+    t_ = t0;
+    event_iteration(t0);
+    get_states(t0);
+    started_ = false;
+  }
+  void equilibrate(double t0) override { restart(t0); }
+  double step(double t, double h) override {
+    if (!started_) restart(t);
+    handle_due_time_events(t);
+    // The step ends at the next time event inside it, or at t + h; an event within round-off
+    // of t + h is handled there, at its own time.
+    double t_end = t + h;
+    bool time_event = false;
+    if (next_event_ && *next_event_ <= t_end + tolerance(t_end)) {
+      time_event = true;
+      if (*next_event_ < t_end - tolerance(t_end)) t_end = *next_event_;
+    }
+    std::copy(x_.begin(), x_.end(), x0_.begin());
+    double t_new = integ_->step(ode_, t, t_end - t, x_);
+    if (std::abs(t_new - t_end) <= tolerance(t_end)) t_new = t_end;
+    bool state_event = false;
+    if (!z_.empty()) {
+      ode_.indicators(t_new, x_, zt_);
+      if (crossed(z_, zt_)) t_new = locate_state_event(t, t_new), state_event = true;
+    }
+    time_event = time_event && t_new == t_end;
+    // Step completed: the FMU may ask for an event (step events) or the end.
+    ode_.at(t_new, x_);
+    bool enter = false, terminate = false;
+    me_->completed_step(t_new, enter, terminate);
+    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t_new) + me_->log().tail());
+    t_ = t_new;
+    if (time_event || state_event || enter) {
+      time_events_ += time_event;
+      step_events_ += enter;
+      handle_event(time_event ? *next_event_ : t_new, t_new);
+    } else if (!z_.empty()) {
+      ode_.indicators(t_new, x_, z_);
+    }
+    return t_;
+  }
+  void outputs(std::span<double> y) override { ode_.outputs(t_, x_, y); }
+  json statistics() const override {
+    return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
+            {"step_events", step_events_}, {"bisection_steps", bisections_}, {"integrator", integ_ ? integ_->statistics() : json()}};
+  }
+  json report() const override {
+    return {{"fmu", me_->fmu().file.string()}, {"fmi_version", me_->fmu().md.fmi_version}, {"interface", "model exchange"},
+            {"continuous_states", x_.size()}, {"event_indicators", z_.size()}, {"state_event_times", event_times_}};
+  }
+
+  // Event times are located to this fraction of max(1, |t|) seconds.
+  static constexpr double event_tolerance = 1e-12;
+
+  // The FMU state with the host's copy of the continuous states, the event indicators and the
+  // next time event; the integrator restarts from the saved point in every repetition.
+  bool can_save_state() const override { return me_->can_save_state(); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    auto* s = dynamic_cast<Snapshot*>(slot.get());
+    if (!s) slot.reset(s = new Snapshot);
+    me_->save(s->fmu, t_);
+    s->x = x_;
+    s->z = z_;
+    s->next_event = next_event_;
+    s->t = t_;
+    started_ = false;
+  }
+  void restore_state(const SavedState& state) override {
+    const auto& s = dynamic_cast<const Snapshot&>(state);
+    me_->restore(s.fmu, s.t);
+    x_ = s.x;
+    z_ = s.z;
+    next_event_ = s.next_event;
+    t_ = s.t;
+    started_ = false;
+  }
+
+ private:
+  // An event indicator changes domain between z > 0 and z <= 0 (FMI 2 §3.1).
+  static bool crossed(const std::vector<double>& a, const std::vector<double>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if ((a[i] > 0) != (b[i] > 0)) return true;
+    return false;
+  }
+  // Bisection on the time of the first sign change in (t, t_new], re-integrating from t (state
+  // x0_) each time; leaves x_ at the located time and returns it.
+  double locate_state_event(double t, double t_new) {
+    double lo = t, hi = t_new;
+    std::copy(x_.begin(), x_.end(), xt_.begin());
+    const double tol = event_tolerance * std::max(1.0, std::abs(t));
+    while (hi - lo > tol) {
+      const double mid = 0.5 * (lo + hi);
+      std::copy(x0_.begin(), x0_.end(), x_.begin());
+      integ_->reset(ode_, t, x_);
+      const double reached = integ_->step(ode_, t, mid - t, x_);
+      ode_.indicators(reached, x_, zt_);
+      ++bisections_;
+      if (crossed(z_, zt_)) {
+        hi = reached;
+        std::copy(x_.begin(), x_.end(), xt_.begin());
+      } else {
+        lo = reached;
+      }
+      if (reached <= lo && reached < mid) break;  // the integrator cannot reach closer
+    }
+    std::copy(xt_.begin(), xt_.end(), x_.begin());
+    ++state_events_;
+    if (event_times_.size() < kKeptEventTimes) event_times_.push_back(hi);
+    return hi;
+  }
+  // Time events are "at" a time up to this much (relative round-off of communication points).
+  static double tolerance(double t) { return event_tolerance * std::max(1.0, std::abs(t)); }
+
+  // A time event at or before t (scheduled in the past, or within round-off ahead) is handled
+  // before stepping on, at its own time; the FMU may schedule the next at once.
+  void handle_due_time_events(double t) {
+    for (int n = 0; next_event_ && *next_event_ <= t + tolerance(t); ++n) {
+      if (n == 1000) throw StepFailure("the FMU schedules time event after time event at t = " + fmt_time(t));
+      ++time_events_;
+      handle_event(std::max(t, *next_event_), t);
+    }
+  }
+
+  // An event at time `at` (the FMU's time: a time event's own), the states being those of t:
+  // event mode, event iteration, the states after it, the integrator restarted.
+  void handle_event(double at, double t) {
+    me_->set_time(at);
+    me_->enter_event_mode(at);
+    event_iteration(at);
+    get_states(at);
+    restart(t);
+  }
+
+  // Event mode: new discrete states until the FMU is done, then continuous-time mode.
+  void event_iteration(double t) {
+    Discrete d;
+    d.again = true;
+    int rounds = 0;
+    while (d.again) {
+      if (++rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
+      d = me_->update_discrete(t);
+      if (d.terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t) + me_->log().tail());
+    }
+    next_event_.reset();
+    if (d.next_defined) next_event_ = d.next;
+    me_->enter_continuous_time_mode(t);
+  }
+  void get_states(double t) {
+    if (!x_.empty()) me_->states(x_, t);
+  }
+  void restart(double t) {
+    integ_->reset(ode_, t, x_);
+    if (!z_.empty()) ode_.indicators(t, x_, z_);
+    started_ = true;
+  }
+
+  struct Snapshot final : SavedState {
+    FmuState fmu;
+    std::vector<double> x, z;
+    std::optional<double> next_event;
+    double t = 0.0;
+  };
+
+  std::unique_ptr<Instance> me_;
+  MeOde ode_;
+  std::shared_ptr<Integrator> integ_;
+  std::vector<PortSpec> ports_;
+  std::vector<double> x_, x0_, xt_, z_, zt_;
+  std::optional<double> next_event_;
+  double t_ = 0.0;
+  bool started_ = false;
+  long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
+  static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json
+  std::vector<double> event_times_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subsystem> make_model_exchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
+                                               const std::string& name, std::shared_ptr<Integrator> integrator) {
+  return std::make_unique<ModelExchange>(std::move(fmu), std::move(ports), p, name, std::move(integrator));
+}
+
+}  // namespace stride::host::fmi

@@ -1,0 +1,1 @@
+// The translation unit that builds the SDK's precompiled header (sdk/CMakeLists.txt).
