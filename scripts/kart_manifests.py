@@ -68,7 +68,6 @@ C_SPRING = 320.0
 # slick; B_x = 12 puts the longitudinal peak at 11.7 % slip, B_y = 22 the lateral peak at
 # 6.9 deg (cornering stiffness 40 F_z per rad); vertical stiffness of a kart tyre at about 1 bar.
 TYRE = {"mu_x": 1.4, "mu_y": 1.4, "B_x": 12.0, "C_x": 1.65, "E_x": 0.0, "B_y": 22.0, "C_y": 1.3, "E_y": 0.0,
-        "r_Bx1": 13.0, "r_Bx2": 10.0, "C_xalpha": 1.0, "r_By1": 10.0, "r_By2": 10.0, "C_ykappa": 1.0,
         "rolling_resistance": 0.015, "rolling_speed": 0.1, "slip_speed": 0.5,
         "axis": [0.0, 0.0, -1.0], "up": [0.0, 1.0, 0.0], "ground_point": [0.0, 0.0, 0.0]}
 K_TYRE_FRONT, K_TYRE_REAR, C_TYRE = 6.0e4, 8.0e4, 200.0
@@ -243,8 +242,66 @@ def manifest():
     }
 
 
+DEG = 180.0 / math.pi
+REFERENCE = {"manifest": "../kart/kart_engine.json", "set": {"/variables/h_mbs": 1e-4},
+             "columns": {"kart.pitch": "kart.pitch"}, "error_scale": DEG, "error_unit": "deg"}
+
+
+def table2():
+    """Table 2: slowest-first, O0 both ways, FR = h_mbs / h_engine = 1, 5, 10, 50, 100, against FR = 1."""
+    return {
+        "format": 1,
+        "title": "Kart (Gonzalez 2011 Table 2): largest |pitch - pitch(FR = 1)| and elapsed time, slowest-first, O0 both ways",
+        "manifest": "../kart/kart_engine.json",
+        "reference": REFERENCE,
+        "set": {"/variables/sync": "slowest_first", "/variables/order_engine": 0, "/variables/order_mbs": 0},
+        "axes": [{"name": "h_mbs", "pointers": ["/variables/h_mbs"], "values": [1e-4, 5e-4, 1e-3, 5e-3, 1e-2]}],
+        "step_axis": "h_mbs",
+        "histories": [
+            {"file": "fig14_pitch.png", "title": "Pitch angle, reference FR = 1 (Gonzalez 2011 Fig. 14)", "column": "kart.pitch",
+             "scale": DEG, "ylabel": "pitch (deg, nose down positive)", "runs": ["reference"]},
+            {"file": "fig15_dpitch_sf_o0.png", "title": "Pitch difference from FR = 1 at FR = 100, slowest-first, O0 (Fig. 15)",
+             "column": "kart.pitch", "scale": DEG, "difference": True, "ylabel": "pitch - pitch(FR = 1) (deg)",
+             "runs": [{"h_mbs": 0.01}]},
+        ],
+        "output": "out/sweeps/kart_table2",
+    }
+
+
+def table3():
+    """Table 3: FR = 100, engine-side O0; slowest-first O0 and fastest-first with the MBS outputs
+    extrapolated O0-O3, against FR = 1."""
+    schemes = [("SF O0", "slowest_first", 0)] + [("FF O%d" % k, "fastest_first", k) for k in range(4)]
+    return {
+        "format": 1,
+        "title": "Kart (Gonzalez 2011 Table 3): largest |pitch - pitch(FR = 1)| at FR = 100 by synchronization and MBS-side order",
+        "manifest": "../kart/kart_engine.json",
+        "reference": REFERENCE,
+        "set": {"/variables/order_engine": 0},
+        "axes": [{"name": "h_mbs", "pointers": ["/variables/h_mbs"], "values": [1e-2]},
+                 {"name": "scheme", "values": [{"label": label, "set": {"/variables/sync": sync, "/variables/order_mbs": order}}
+                                               for label, sync, order in schemes]}],
+        "step_axis": "h_mbs",
+        "histories": [
+            {"file": "fig16_dpitch_ff_o1.png", "title": "Pitch difference from FR = 1 at FR = 100, fastest-first, MBS O1 (Fig. 16)",
+             "column": "kart.pitch", "scale": DEG, "difference": True, "ylabel": "pitch - pitch(FR = 1) (deg)",
+             "runs": [{"scheme": "FF O1"}]},
+            {"file": "dpitch_schemes.png", "title": "Pitch difference from FR = 1 at FR = 100 by scheme",
+             "column": "kart.pitch", "scale": DEG, "difference": True, "ylabel": "pitch - pitch(FR = 1) (deg)",
+             "runs": [{"scheme": label} for label, _, _ in schemes]},
+        ],
+        "output": "out/sweeps/kart_table3",
+    }
+
+
+def write(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     os.makedirs("manifests/kart", exist_ok=True)
-    with open("manifests/kart/kart_engine.json", "w") as f:
-        json.dump(manifest(), f, indent=1)
-        f.write("\n")
+    write("manifests/kart/kart_engine.json", manifest())
+    write("manifests/sweeps/kart_table2.json", table2())
+    write("manifests/sweeps/kart_table3.json", table3())

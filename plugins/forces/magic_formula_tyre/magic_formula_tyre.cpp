@@ -13,11 +13,13 @@
 // V_ref = sqrt((V·e_x)² + v_min²) (a smooth floor: slips stay finite at standstill):
 //   F_z = max(0, k_z δ + c_z δ'),  δ' = (V·n)/(w·n)
 //   κ = (ω_s r_e − V·e_x)/V_ref,   α = atan((V·e_y)/V_ref)
-//   F_x0 = μ_x F_z sin(C_x atan(B_x κ − E_x (B_x κ − atan(B_x κ))))
-//   F_y0 = μ_y F_z sin(C_y atan(B_y α − E_y (B_y α − atan(B_y α))))
-//   combined slip (cosine weighting of MF-Tyre): F_x = G_xα F_x0, F_y = −G_yκ F_y0,
-//   G_xα = cos(C_xα atan(B_xα α)), B_xα = r_Bx1 cos(atan(r_Bx2 κ)),
-//   G_yκ = cos(C_yκ atan(B_yκ κ)), B_yκ = r_By1 cos(atan(r_By2 α))
+//   pure slip: F_x0(κ) = μ_x F_z sin(C_x atan(B_x κ − E_x (B_x κ − atan(B_x κ)))),
+//              F_y0(α) = μ_y F_z sin(C_y atan(B_y α − E_y (B_y α − atan(B_y α))))
+//   combined slip, normalized slips (Bakker, Nyborg & Pacejka 1987): each slip over the slip
+//   of its curve's peak, λ_x = κ/κ_m, λ_y = α/α_m, λ = |(λ_x, λ_y)|; both curves at the
+//   common λ, shared in the slips' ratio:
+//     F_x = (λ_x/λ) F_x0(λ κ_m),  F_y = −(λ_y/λ) F_y0(λ α_m)
+//   so pure slip is the Magic Formula itself and (F_x/D_x)² + (F_y/D_y)² <= 1 always.
 //   rolling resistance: a moment −f_r F_z r_l tanh(ω_s r_e / v_rr) about a.
 // Wrench at the centre: F = F_x e_x + F_y e_y + F_z n, torque (P − c) × F + the rolling
 // resistance moment. No aligning or overturning moment, no camber force, no relaxation length
@@ -36,6 +38,17 @@ struct MagicFormula {
     const double Bs = B * s;
     return std::sin(C * std::atan(Bs - E * (Bs - std::atan(Bs))));
   }
+  // The slip of the peak, where C atan(B s − E (B s − atan(B s))) = π/2 (bisection; the
+  // argument grows with s for E <= 1); without a peak (C <= 1), 1/B.
+  double peak_slip() const {
+    if (!(C > 1.0) || !(B > 0.0)) return B > 0.0 ? 1.0 / B : 1.0;
+    const double target = std::tan(M_PI / (2.0 * C));
+    double lo = 0.0, hi = 1.0;
+    auto arg = [&](double s) { const double Bs = B * s; return Bs - E * (Bs - std::atan(Bs)); };
+    while (arg(hi) < target && hi < 1e6) hi *= 2.0;
+    for (int i = 0; i < 200; ++i) (arg(0.5 * (lo + hi)) < target ? lo : hi) = 0.5 * (lo + hi);
+    return 0.5 * (lo + hi);
+  }
 };
 
 class MagicFormulaTyre final : public ForceElement {
@@ -44,7 +57,7 @@ class MagicFormulaTyre final : public ForceElement {
     PluginInfo i;
     i.name = "magic_formula_tyre";
     i.version = "1.0";
-    i.description = "Pneumatic tyre on flat ground: Magic Formula longitudinal and lateral forces, combined slip, vertical spring-damper, rolling resistance";
+    i.description = "Pneumatic tyre on flat ground: Magic Formula longitudinal and lateral forces, normalized-slip combination, vertical spring-damper, rolling resistance";
     i.parameters = {
         real_param("radius", 0.14, "m", "unloaded radius r0", 1e-3),
         real_param("vertical_stiffness", 8e4, "N/m", "k_z", 1.0),
@@ -57,12 +70,6 @@ class MagicFormulaTyre final : public ForceElement {
         real_param("B_y", 10.0, "1", "lateral stiffness factor (per rad)", 0.0),
         real_param("C_y", 1.3, "1", "lateral shape factor", 0.0, 2.0),
         real_param("E_y", 0.0, "1", "lateral curvature factor", -10.0, 1.0),
-        real_param("r_Bx1", 12.0, "1", "combined slip: B_xalpha = r_Bx1 cos(atan(r_Bx2 kappa))", 0.0),
-        real_param("r_Bx2", 10.0, "1", "combined slip (see r_Bx1)", 0.0),
-        real_param("C_xalpha", 1.0, "1", "combined slip: G_xalpha = cos(C_xalpha atan(B_xalpha alpha))", 0.0, 1.0),
-        real_param("r_By1", 10.0, "1", "combined slip: B_ykappa = r_By1 cos(atan(r_By2 alpha))", 0.0),
-        real_param("r_By2", 8.0, "1", "combined slip (see r_By1)", 0.0),
-        real_param("C_ykappa", 1.0, "1", "combined slip: G_ykappa = cos(C_ykappa atan(B_ykappa kappa))", 0.0, 1.0),
         real_param("rolling_resistance", 0.015, "1", "rolling resistance coefficient f_r (moment f_r F_z r_l)", 0.0, 1.0),
         real_param("rolling_speed", 0.1, "m/s", "rolling resistance reaches its value above this rim speed (tanh)", 1e-6),
         real_param("slip_speed", 0.5, "m/s", "v_min of the slip denominator sqrt(V_x^2 + v_min^2)", 1e-6),
@@ -77,9 +84,7 @@ class MagicFormulaTyre final : public ForceElement {
       : r0_(p.real("radius")), kz_(p.real("vertical_stiffness")), cz_(p.real("vertical_damping")),
         mu_x_(p.real("mu_x")), mu_y_(p.real("mu_y")),
         fx_{p.real("B_x"), p.real("C_x"), p.real("E_x")}, fy_{p.real("B_y"), p.real("C_y"), p.real("E_y")},
-        rbx1_(p.real("r_Bx1")), rbx2_(p.real("r_Bx2")), cxa_(p.real("C_xalpha")),
-        rby1_(p.real("r_By1")), rby2_(p.real("r_By2")), cyk_(p.real("C_ykappa")),
-        fr_(p.real("rolling_resistance")), v_rr_(p.real("rolling_speed")), v_min_(p.real("slip_speed")),
+        kappa_m_(fx_.peak_slip()), alpha_m_(fy_.peak_slip()), fr_(p.real("rolling_resistance")), v_rr_(p.real("rolling_speed")), v_min_(p.real("slip_speed")),
         axis_(vec(p, "axis")), up_(vec(p, "up")), ground_(vec(p, "ground_point", false)) {}
 
   void evaluate(const ForceState& st, Wrench& out) const override {
@@ -98,11 +103,12 @@ class MagicFormulaTyre final : public ForceElement {
     const double vx = st.velocity.dot(e_x), vy = st.velocity.dot(e_y), spin = st.angular_velocity.dot(a);
     const double r_e = r0_ - delta / 3.0, v_ref = std::sqrt(vx * vx + v_min_ * v_min_);
     const double kappa = (spin * r_e - vx) / v_ref, alpha = std::atan(vy / v_ref);
-    // cos(atan(x)) = 1/sqrt(1 + x^2)
-    const double b_xa = rbx1_ / std::sqrt(1.0 + rbx2_ * rbx2_ * kappa * kappa);
-    const double b_yk = rby1_ / std::sqrt(1.0 + rby2_ * rby2_ * alpha * alpha);
-    const double g_xa = std::cos(cxa_ * std::atan(b_xa * alpha)), g_yk = std::cos(cyk_ * std::atan(b_yk * kappa));
-    const double Fx = g_xa * mu_x_ * Fz * fx_(kappa), Fy = -g_yk * mu_y_ * Fz * fy_(alpha);
+    const double lx = kappa / kappa_m_, ly = alpha / alpha_m_, l = std::hypot(lx, ly);
+    double Fx = 0.0, Fy = 0.0;
+    if (l > 0.0) {
+      Fx = lx / l * mu_x_ * Fz * fx_(l * kappa_m_);
+      Fy = -ly / l * mu_y_ * Fz * fy_(l * alpha_m_);
+    }
     out.force = Fx * e_x + Fy * e_y + Fz * up_;
     out.torque = (r_l * w).cross(out.force) - fr_ * Fz * r_l * std::tanh(spin * r_e / v_rr_) * a;
   }
@@ -120,7 +126,7 @@ class MagicFormulaTyre final : public ForceElement {
 
   double r0_, kz_, cz_, mu_x_, mu_y_;
   MagicFormula fx_, fy_;
-  double rbx1_, rbx2_, cxa_, rby1_, rby2_, cyk_, fr_, v_rr_, v_min_;
+  double kappa_m_, alpha_m_, fr_, v_rr_, v_min_;  // slips of the peaks
   Eigen::Vector3d axis_, up_, ground_;
 };
 
