@@ -264,9 +264,7 @@ class Mechanism final : public NonsmoothModel {
       C.block<4, 4>(o, o) += 8.0 * (H + GdJ.transpose() * G_matrix(p));
     }
     rotor_coriolis_derivatives(q, v, K, C);
-    for (const auto& s : d_.springs)
-      differentiate(bodies(s.at), s.damping != 0.0, q, v, K, C,
-                    [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { spring_force(s, qq, vv, f); });
+    for (const auto& s : d_.springs) spring_derivatives(s, q, v, K, C);
     for (const auto& e : d_.efforts) {
       const bool by_state = e.law == JointEffort::Law::spring_damper;
       const double tau = by_state ? 0.0 : effort_law(e, t, q, v);
@@ -674,6 +672,58 @@ class Mechanism final : public NonsmoothModel {
     const double F = s.preload - s.stiffness * (len - s.length) - s.damping * rate;
     pair(s.at, q, v, len, rate, &f, nullptr, F);
   }
+  // K += −∂Q/∂q, C += −∂Q/∂v of a spring-damper, in closed form. With d = x_to − x_from,
+  // s = |d|, u = d/s, P = I − u uᵀ, F = preload − k (s − L) − c u·ḋ and f = F u on `to`
+  // (−f on `from`):
+  //   ∂f/∂d = −k u uᵀ + (F/s) P − (c/s) u (P ḋ)ᵀ,   ∂f/∂ḋ = −c u uᵀ;
+  //   Q = Gᵀ f with G = ∂d/∂q (the ends' Jacobians [I, Jp(p)], `from` negated); ḋ = G v, and
+  //   ∂ḋ/∂q = [0, Jp(ṗ)] since Jp is linear in p; ∂(Jp(p)ᵀ f)/∂p has columns Jp(e_j)ᵀ f.
+  //   K −= Gᵀ (∂f/∂d G + ∂f/∂ḋ Ġ) + Σ ±[Jp(e_j)ᵀ f]_j,   C −= Gᵀ ∂f/∂ḋ G.
+  void spring_derivatives(const SpringDamper& sd, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) const {
+    struct End {
+      int body;
+      double sign;
+      Vec3 s;
+      bool point;
+      Eigen::Matrix<double, 3, 7> J, Jd;  // ∂x/∂q_b and ∂ẋ/∂q_b
+    };
+    std::array<End, 2> ends{End{sd.at.to.body, 1.0, sd.at.to.s, sd.at.to.point, {}, {}},
+                            End{sd.at.from.body, -1.0, sd.at.from.s, sd.at.from.point, {}, {}}};
+    Vec3 d = Vec3::Zero(), dd = Vec3::Zero();
+    for (End& e : ends) {
+      const ProbeValue P = eval(Probe{e.body, e.s, e.point}, q, v);
+      d += e.sign * P.x;
+      dd += e.sign * P.xd;
+      if (e.body == kGround) continue;
+      const auto o = Eigen::Index(7 * std::size_t(e.body));
+      e.J.setZero();
+      e.Jd.setZero();
+      if (e.point) e.J.leftCols<3>().setIdentity();
+      e.J.rightCols<4>() = P.Jp;
+      e.Jd.rightCols<4>() = rotation_jacobian(Vec4(v.segment<4>(o + 3)), e.s);
+    }
+    const double len = d.norm();
+    const Vec3 u = d / len;
+    const Mat3 Pu = Mat3::Identity() - u * u.transpose();
+    const double F = sd.preload - sd.stiffness * (len - sd.length) - sd.damping * u.dot(dd);
+    const Mat3 Ad = -sd.stiffness * u * u.transpose() + (F / len) * Pu - (sd.damping / len) * u * (Pu * dd).transpose();
+    const Mat3 Bd = -sd.damping * u * u.transpose();
+    const Vec3 f = F * u;
+    for (const End& a : ends) {
+      if (a.body == kGround) continue;
+      const auto oa = Eigen::Index(7 * std::size_t(a.body));
+      for (const End& b : ends) {
+        if (b.body == kGround) continue;
+        const auto ob = Eigen::Index(7 * std::size_t(b.body));
+        const double sab = a.sign * b.sign;
+        K.block<7, 7>(oa, ob) -= sab * a.J.transpose() * (Ad * b.J + Bd * b.Jd);
+        C.block<7, 7>(oa, ob) -= sab * a.J.transpose() * Bd * b.J;
+      }
+      for (int j = 0; j < 4; ++j)
+        K.block<4, 1>(oa + 3, oa + 3 + j) -= a.sign * rotation_jacobian(Vec4::Unit(j), a.s).transpose() * f;
+    }
+  }
+
   // The joint effort's torque or force at (t, q, v).
   double effort_law(const JointEffort& e, double t, ConstVectorRef q, ConstVectorRef v) {
     switch (e.law) {
