@@ -5,6 +5,7 @@ what the command reports; a crashing plugin and Ctrl-C against a live interprete
 Environment (set by ctest): PYTHONPATH (build/python), STRIDE_EXE, STRIDE_SOURCE_DIR,
 STRIDE_TEST_RUNTIME_DIR (the test plugins that fail on purpose)."""
 
+import ctypes
 import json
 import math
 import os
@@ -223,6 +224,51 @@ print("alive")
         self.assertEqual(words[:2], ["interrupted", "interrupted"], out)
         self.assertGreater(int(words[2]), 1, out)  # rows written before the signal
         self.assertEqual(words[3:], ["True", "alive"], out)
+
+    def test_killed_interpreter_ends_its_run(self):
+        """kill -9 of the interpreter running stride.run: its run process stops too (status
+        "interrupted", whole rows) instead of running on as an orphan to its end time."""
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36  # orphans come to this process, which can wait for them
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        out = os.path.join(self.tmp, "orphan")
+        script = f"""
+import os, stride
+os.environ["STRIDE_PLUGIN_PATH"] = {RUNTIME!r}
+stride.run({os.path.join(TESTS, 'long_run.json')!r}, out={out!r})
+"""
+        p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run = None
+        try:
+            deadline = time.monotonic() + 20
+            csv = os.path.join(out, "results.csv")
+            while time.monotonic() < deadline and not (os.path.exists(csv) and os.path.getsize(csv) > 1000):
+                time.sleep(0.05)
+            children = [int(c) for c in open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()]
+            self.assertEqual(len(children), 1)
+            run = children[0]
+            p.kill()
+            p.wait()
+            deadline = time.monotonic() + 10
+            status = None
+            while time.monotonic() < deadline and status is None:
+                pid, st = os.waitpid(run, os.WNOHANG)
+                status = st if pid == run else None
+                time.sleep(0.01)
+            self.assertIsNotNone(status, "the run process outlived the interpreter")
+            run = None
+            summary = json.load(open(os.path.join(out, "summary.json")))
+            self.assertEqual(summary["status"], "interrupted")
+            self.assertIn("SIGTERM", summary["message"])
+            self.assertIn(f"pid {p.pid}, ended", summary["message"])
+            r = stride.load_results(out)
+            self.assertGreater(len(r.time), 10)
+            self.assertTrue(np.allclose(r["amp.y"], 6 * r.time))
+        finally:
+            if run is not None:
+                os.kill(run, signal.SIGKILL)
+                os.waitpid(run, 0)
+            libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
 class Plugins(Base):

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orphans.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -568,6 +570,58 @@ TEST_CASE("cli: SIGTERM, SIGHUP and SIGPIPE end a run like SIGINT: interrupted, 
     CHECK(b.exit_code() == 1);
     check_interrupted(out, seen, sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGPIPE");
   }
+}
+
+TEST_CASE("cli: kill -9 of stride run ends its run process too: interrupted, whole rows, the folder free") {
+  // Before, the run went on as an orphan at full CPU to its end time (here 10^5 s: hours),
+  // writing rows and holding the folder's lock.
+  stride_test::OrphanReaper reaper;
+  Scratch s;
+  const fs::path out = s.dir / "long";
+  Background b(s, {"run", kDir + "long_run.json", "--out", out.string(), "--quiet"});
+  const std::size_t seen = Background::wait_lines(out / "results.csv", 50);
+  const std::vector<pid_t> runs = stride_test::children_of(b.pid);
+  REQUIRE(runs.size() == 1);
+  kill(b.pid, SIGKILL);
+  REQUIRE(b.wait(10));
+  const auto end = stride_test::OrphanReaper::wait_end(runs[0], 10);
+  REQUIRE(end.has_value());  // (killed by the test otherwise)
+  CHECK(WIFEXITED(*end));
+  CHECK(WEXITSTATUS(*end) == 1);
+  check_interrupted(out, seen, "SIGTERM");
+  CHECK(contains(read_json(out / "summary.json").at("message").get<std::string>(),
+                 "(the process that started and supervised the run, pid " + std::to_string(b.pid) + ", ended)"));
+  // The lock went with the processes: another run may use the folder.
+  Background again(s, {"run", kDir + "long_run.json", "--out", out.string(), "--quiet", "--set", "/coupling/end=0.5"});
+  REQUIRE(again.wait(20));
+  CHECK(again.exit_code() == 0);
+}
+
+TEST_CASE("cli: kill -9 of stride run while a step never returns: the run process writes its rows and ends") {
+  stride_test::OrphanReaper reaper;
+  Scratch s;
+  const fs::path out = s.dir / "hang";
+  const fs::path hanging = s.dir / "hanging";
+  setenv("STRIDE_TEST_HANG_MARK", hanging.c_str(), 1);
+  Background b(s,
+               {"run", kDir + "fault.json", "--out", out.string(), "--quiet", "--grace", "0.5", "--set",
+                "/subsystems/src/parameters/fault=\"hang\"", "--set", "/subsystems/src/parameters/fail_at=3", "--set",
+                "/coupling/end=10", "--set", "/coupling/macro_step=0.01", "--set", "/record/interval=0.01"});
+  for (int i = 0; i < 2000 && !fs::exists(hanging); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  unsetenv("STRIDE_TEST_HANG_MARK");
+  REQUIRE(fs::exists(hanging));
+  const std::vector<pid_t> runs = stride_test::children_of(b.pid);
+  REQUIRE(runs.size() == 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  kill(b.pid, SIGKILL);
+  REQUIRE(b.wait(10));
+  // No supervisor is left to end the step: the run process does, grace + 1 s after its parent.
+  const auto end = stride_test::OrphanReaper::wait_end(runs[0], 10);
+  REQUIRE(end.has_value());
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5.0);
+  const Table t = read_csv(out / "results.csv");
+  CHECK(t.complete);
+  CHECK(t.rows.size() == 300);  // 0 .. 2.99 s, flushed on the way out
 }
 
 TEST_CASE("cli: stderr closed under a run (stride run ... 2>&1 | head -1) ends it with a summary") {

@@ -14,13 +14,26 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "allocation_counter.hpp"
 #include "input/plugin_version.hpp"
+#include "run/run_log.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride_run.hpp"
 
 namespace fs = std::filesystem;
 using stride_test::run_command;
+
+// AddressSanitizer keeps freed memory in quarantine: resident memory says nothing under it.
+#if defined(__SANITIZE_ADDRESS__)
+#define STRIDE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRIDE_TEST_ASAN 1
+#endif
+#endif
 
 namespace {
 
@@ -201,6 +214,168 @@ TEST_CASE("log: log.txt, rate limit, stderr threshold and summary counts") {
   CHECK(o.summary["subsystems"]["amp"]["messages"]["warnings"] == 0);
   CHECK(o.summary["log"]["warnings"] == warnings);
   CHECK(o.summary["log"]["file"] == "log.txt");
+}
+
+namespace {
+
+// A RunLog of its own writing into <scratch>/<tag>/log.txt, stderr captured into a file while
+// it lives.
+struct DirectLog {
+  fs::path dir;
+  stride::host::RunLog log;
+  int saved_stderr = -1;
+  DirectLog(const std::string& tag, stride::host::LogConfig config)
+      : dir(stride_test::scratch() / tag), log((fs::create_directories(dir), config)) {
+    std::fflush(stderr);
+    saved_stderr = ::dup(2);
+    const int f = ::open((dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(f, 2);
+    ::close(f);
+    REQUIRE(log.open(dir / "log.txt").empty());
+  }
+  // Closes the log and gives stderr back: (log.txt, stderr) as written.
+  std::pair<std::string, std::string> finish() {
+    log.close();
+    std::fflush(stderr);
+    ::dup2(saved_stderr, 2);
+    ::close(saved_stderr);
+    return {read(dir / "log.txt"), read(dir / "stderr.txt")};
+  }
+};
+
+// This process's resident memory in bytes (/proc/self/statm).
+long resident_bytes() {
+  long pages = 0, resident = 0;
+  std::ifstream("/proc/self/statm") >> pages >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE);
+}
+
+}  // namespace
+
+TEST_CASE("log: a message is one printable line: newlines and control characters escaped, bad UTF-8 replaced") {
+  DirectLog d("escaped", stride::host::LogConfig{});
+  stride::Logger& sink = d.log.sink("ramp", "ramp", nullptr);
+  sink.write(stride::LogLevel::warning, stride::LogFormat("a"), "spool at 1\n[error] forged line");
+  sink.write(stride::LogLevel::warning, stride::LogFormat("b"), "\x1b[2J\x1b[31mred\x07 tab\there\r");
+  sink.write(stride::LogLevel::warning, stride::LogFormat("c"), "bad \xff\xfe utf-8 \xc3( and C1 \xc2\x9b end");
+  sink.write(stride::LogLevel::warning, stride::LogFormat("d"), "keeps \xc3\xa9 and \xe2\x82\xac");
+  const auto [file, console] = d.finish();
+  for (const std::string& text : {file, console}) {
+    const auto lines = lines_of(text);
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[0] == "[warning] ramp: spool at 1\\n[error] forged line");
+    CHECK(lines[1] == "[warning] ramp: \\x1b[2J\\x1b[31mred\\x07 tab\\there\\r");
+    CHECK(lines[2] == "[warning] ramp: bad \xef\xbf\xbd\xef\xbf\xbd utf-8 \xef\xbf\xbd( and C1 \\u009b end");
+    CHECK(lines[3] == "[warning] ramp: keeps \xc3\xa9 and \xe2\x82\xac");
+    CHECK(text.find('\x1b') == std::string::npos);
+  }
+}
+
+TEST_CASE("log: a 10 MB message is cut to the per-message limit in log.txt and on stderr") {
+  DirectLog d("huge", stride::host::LogConfig{});
+  const std::string huge(10'000'000, 'x');
+  d.log.sink("ramp", "ramp", nullptr).write(stride::LogLevel::error, stride::LogFormat("{}"), huge);
+  const auto [file, console] = d.finish();
+  const std::size_t limit = stride::host::RunLogBounds{}.message_bytes;
+  REQUIRE(limit == 1024);
+  for (const std::string& text : {file, console}) {
+    const auto lines = lines_of(text);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].size() < limit + 64);
+    CHECK(lines[0].find("... (" + std::to_string(huge.size() - limit) + " bytes cut)") != std::string::npos);
+  }
+}
+
+TEST_CASE("log: the rate limit goes by the message text, not by the line it is written from") {
+  stride::host::LogConfig config;
+  config.repeats = 10;
+  DirectLog d("by_text", config);
+  stride::Logger& sink = d.log.sink("ramp", "ramp", nullptr);
+  // One text from 100 places (a plugin that writes from generated code, or with made-up lines).
+  for (int i = 0; i < 100; ++i)
+    sink.write(stride::LogLevel::warning, stride::LogFormat("pressure {} is high", "gen.cpp", i),
+               "pressure " + std::to_string(i) + " is high");
+  // Another text from one place.
+  for (int i = 0; i < 3; ++i)
+    sink.write(stride::LogLevel::warning, stride::LogFormat("valve {} sticks", "gen.cpp", 7), "valve sticks");
+  CHECK(d.log.counts("ramp").suppressed == 90);
+  const auto [file, console] = d.finish();
+  const auto lines = lines_of(file);
+  CHECK(count(lines, "is high") == 10 + 1);
+  CHECK(count(lines, "valve sticks") == 3);
+  CHECK(count(lines, "90 more messages from gen.cpp:0 left out (100 in all; the first: \"pressure 0 is high\")") == 1);
+}
+
+TEST_CASE("log: 10^6 messages from distinct places and texts keep memory and log.txt bounded") {
+  stride::host::LogConfig config;
+  DirectLog d("million", config);
+  stride::Logger& sink = d.log.sink("ramp", "ramp", nullptr);
+  // Texts that live as long as the log (LogFormat keeps a view).
+  std::vector<std::string> formats(1'000'000);
+  for (std::size_t i = 0; i < formats.size(); ++i) formats[i] = "event " + std::to_string(i);
+  const long before = resident_bytes();
+  for (std::size_t i = 0; i < formats.size(); ++i)
+    sink.write(stride::LogLevel::info, stride::LogFormat(formats[i].c_str(), "gen.cpp", static_cast<int>(i)),
+               formats[i]);
+  const long grown = resident_bytes() - before;
+  MESSAGE("10^6 messages of distinct texts: resident memory grew by " << grown << " bytes");
+  CHECK(d.log.texts() == stride::host::RunLogBounds{}.texts);
+#ifndef STRIDE_TEST_ASAN
+  CHECK(grown < 16L << 20);  // 176 MB before the limits (AddressSanitizer keeps freed memory: not there)
+#endif
+  const auto [file, console] = d.finish();
+  const auto lines = lines_of(file);
+  // The first 1000 texts once each, 10 of the others, and one line counting the rest.
+  CHECK(lines.size() == 1000 + 10 + 1);
+  CHECK(lines.back().find("998990 more messages with texts beyond the first 1000 told apart left out (999000 in all") !=
+        std::string::npos);
+  CHECK(file.size() < 100'000);
+}
+
+TEST_CASE("log: log.txt and stderr stop at their limits per run, and say how much was left out") {
+  stride::host::LogConfig config;
+  config.repeats = 1'000'000;
+  DirectLog d("full", config);
+  stride::Logger& sink = d.log.sink("ramp", "ramp", nullptr);
+  const std::string text(1000, 'p');
+  const int messages = 20'000;  // about 20 MB
+  for (int i = 0; i < messages; ++i) sink.write(stride::LogLevel::warning, stride::LogFormat("{}"), text);
+  const auto [file, console] = d.finish();
+  const stride::host::RunLogBounds b;
+  const std::size_t line = std::string("[warning] ramp: ").size() + text.size() + 1;
+  const long in_file = static_cast<long>(b.file_bytes / line), on_console = static_cast<long>(b.stderr_bytes / line);
+  CHECK(file.size() <= b.file_bytes + 400);
+  CHECK(console.size() <= b.stderr_bytes + 400);
+  const auto file_lines = lines_of(file);
+  CHECK(count(file_lines, std::string(1000, 'p')) == in_file);
+  CHECK(count(file_lines, "log.txt reached its limit of 16 MiB for this run") == 1);
+  CHECK(file_lines.back() == "[warning] log: log.txt: " + std::to_string(messages - in_file) + " message lines (" +
+                                 std::to_string((messages - in_file) * line) +
+                                 " bytes) left out after the limit of 16 MiB");
+  const auto console_lines = lines_of(console);
+  CHECK(count(console_lines, std::string(1000, 'p')) == on_console);
+  CHECK(count(console_lines, "stderr reached its limit of 1 MiB for this run; further messages are in log.txt only") ==
+        1);
+  CHECK(console_lines.back().find("[warning] log: stderr: " + std::to_string(messages - on_console) +
+                                  " message lines") == 0);
+  CHECK(d.log.counts("ramp").suppressed == messages - in_file);
+}
+
+TEST_CASE("log: a log.txt that cannot be written (a folder of that name) leaves no running summary and no lock") {
+  const fs::path file = manifest("log_folder");
+  const fs::path out = file.parent_path() / "out";
+  fs::create_directories(out / "log.txt");
+  const auto r = run_command("'" STRIDE_EXE "' run '" + file.string() + "' --quiet --out '" + out.string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cannot replace " + (out / "log.txt").string() + ": it is a folder") != std::string::npos);
+  CHECK_FALSE(fs::exists(out / "summary.json"));
+  CHECK_FALSE(fs::exists(out / ".stride.lock"));
+  // A run that ends removes its lock file too.
+  fs::remove(out / "log.txt");
+  const auto ok = run_command("'" STRIDE_EXE "' run '" + file.string() + "' --quiet --out '" + out.string() + "'");
+  CHECK(ok.exit_code == 0);
+  CHECK(fs::exists(out / "summary.json"));
+  CHECK_FALSE(fs::exists(out / ".stride.lock"));
 }
 
 TEST_CASE("log: level, stderr_level and repeats from the manifest") {

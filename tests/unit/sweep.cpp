@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orphans.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -289,10 +291,10 @@ TEST_CASE("sweep: a grid beyond the limit needs --max-runs") {
   CHECK(sweep(s, fault_sweep(), "--max-runs 4").code == 0);
 }
 
-TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those that finished") {
-  Scratch s;
+// `stride sweep --jobs 2` of three long runs (only a signal ends them), started in the background
+// in its own process group; returns once both jobs write rows.
+pid_t start_long_sweep(const Scratch& s) {
   json spec = fault_sweep();
-  // Run 0 ends at once (a crash); the others are long runs that only a signal ends.
   spec["manifest"] = kDir + "long_run.json";
   spec["axes"] = {{{"name", "h"}, {"pointers", {"/subsystems/src/step"}}, {"values", {0.0001, 0.0002, 0.0005}}}};
   spec["step_axis"] = "h";
@@ -301,6 +303,7 @@ TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    setpgid(0, 0);
     setenv("STRIDE_PLUGIN_PATH", STRIDE_TEST_RUNTIME_DIR, 1);
     const std::string err = (s.dir / "stderr.txt").string();
     if (!std::freopen(err.c_str(), "w", stderr) || !std::freopen("/dev/null", "w", stdout)) _exit(126);
@@ -312,6 +315,12 @@ TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those
   while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20) &&
          !(fs::exists(s.dir / "out" / "run_0001" / "results.csv") && fs::file_size(s.dir / "out" / "run_0001" / "results.csv") > 1000))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return pid;
+}
+
+TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those that finished") {
+  Scratch s;
+  const pid_t pid = start_long_sweep(s);
   kill(pid, SIGINT);
   int st = 0;
   REQUIRE(waitpid(pid, &st, 0) == pid);
@@ -325,6 +334,30 @@ TEST_CASE("sweep: Ctrl-C stops the runs under way and writes the tables of those
   const std::string md = slurp(s.dir / "out" / "stability.md");
   CHECK(contains(md, "incomplete"));
   CHECK(contains(md, "The sweep was interrupted: 2 of 3 runs finished."));
+}
+
+TEST_CASE("sweep: kill -9 of stride sweep ends its workers too, each run interrupted with whole rows") {
+  // Before, the workers ran their points on as orphans, to their end time.
+  stride_test::OrphanReaper reaper;
+  Scratch s;
+  const pid_t pid = start_long_sweep(s);
+  const std::vector<pid_t> workers = stride_test::children_of(pid);
+  CHECK(workers.size() == 2);
+  kill(pid, SIGKILL);
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  for (pid_t w : workers) CHECK(stride_test::OrphanReaper::wait_end(w, 10).has_value());
+  kill(-pid, SIGKILL);  // whatever is left of the group (nothing, when the workers ended)
+  for (const char* run : {"run_0000", "run_0001"}) {
+    CAPTURE(run);
+    const json sum = json::parse(slurp(s.dir / "out" / run / "summary.json"));
+    CHECK(sum.at("status") == "interrupted");
+    CHECK(contains(sum.at("message").get<std::string>(), "SIGTERM"));
+    CHECK(contains(sum.at("message").get<std::string>(), "supervised the run, pid " + std::to_string(pid) + ", ended"));
+    const std::string csv = slurp(s.dir / "out" / run / "results.csv");
+    CHECK((!csv.empty() && csv.back() == '\n'));
+  }
+  CHECK_FALSE(fs::exists(s.dir / "out" / "run_0002" / "summary.json"));
 }
 
 TEST_CASE("sweep: the reference runs beside the points; a reference that fails ends the sweep with an error") {

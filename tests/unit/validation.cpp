@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 #include <cstdlib>
 #include <string>
@@ -16,6 +17,7 @@
 #include "stride/host/graph/experiment.hpp"
 
 using namespace stride::host;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -88,6 +90,36 @@ TEST_CASE("validation: invalid JSON gives line and column") {
   const int column = std::atoi(msg.c_str() + msg.find("column ") + 7);
   CHECK(column >= 5);
   CHECK(column <= 9);
+}
+
+TEST_CASE("validation: a number beyond a double (1e400) is reported with line, column and pointer") {
+  // Before: "(document): invalid JSON number overflow parsing '1e400'", with no place.
+  std::ifstream in(kBase);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string end = "\"end\": ";
+  const auto at = text.find(end, text.find("\"coupling\""));
+  REQUIRE(at != std::string::npos);
+  const auto value_end = text.find_first_of(",}\n", at + end.size());
+  text.replace(at + end.size(), value_end - at - end.size(), "1e400");
+  const auto line_start = text.rfind('\n', at) + 1;
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  const auto column = at + end.size() - line_start + 1;
+  const std::string file =
+      (fs::temp_directory_path() / ("stride_overflow_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(file) << text;
+  const auto d = problems(file);
+  fs::remove(file);
+  REQUIRE(d.size() == 1);
+  expect(d, file, "/coupling/end",
+         {"invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+          ": the number 1e400 is beyond the range of a double"});
+  // Inside an array: the element's own pointer.
+  std::vector<Diagnostic> direct;
+  CHECK_FALSE(parse_json("{\"a\": [0,\n  1, -2e999]}", "x.json", direct));
+  REQUIRE(direct.size() == 1);
+  CHECK(direct[0].pointer == "/a/2");
+  CHECK(direct[0].message ==
+        "invalid JSON at line 2, column 6: the number -2e999 is beyond the range of a double (about 1.8e308)");
 }
 
 TEST_CASE("validation: unknown top-level key suggests the closest one") {

@@ -194,6 +194,7 @@ SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace, const
   };
   std::fflush(nullptr);
   std::cout.flush();
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     const std::string why = std::strerror(errno);
@@ -201,11 +202,13 @@ SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace, const
     throw std::runtime_error("cannot start the run process: " + why);
   }
   if (child == 0) {
+    end_with_parent(parent, grace);
     opt.stop = install_run_signals(beacon);
     opt.beacon = beacon;
     int rc = 1;
     try {
       RunResult r = run(ex, opt);
+      if (r.summary_error.empty()) note_parent_ended(r.summary, *opt.folder);
       report(r.summary);
       if (!r.summary_error.empty()) {
         std::cerr << "error: " << r.summary_error << "\n";

@@ -21,9 +21,7 @@
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
 #include "stride/host/sweep/sweep.hpp"
-#ifdef STRIDE_HAVE_MPI
 #include "sweep/mpi/sweep_mpi.hpp"
-#endif
 
 namespace {
 
@@ -175,19 +173,7 @@ struct CommandLine {
 int sweep_command(int argc, char** argv, CommandLine& cl) {
   cl.sweep_opt.jobs = cl.jobs;
   if (launched_by_mpi()) {
-#ifdef STRIDE_HAVE_MPI
-    return mpi_sweep(argc, argv, cl.sweep_path, cl.sweep_opt);
-#else
-    (void)argc;
-    // MPI lives in stride-mpi beside this executable, so other commands do not load it.
-    std::error_code ec;
-    const auto mpi = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "stride-mpi";
-    if (!ec && ::access(mpi.c_str(), X_OK) == 0) ::execv(mpi.c_str(), argv);
-    std::cerr << "error: started by mpirun, but " << (ec ? std::string("this executable") : mpi.string())
-              << " cannot be run (" << (ec ? ec.message() : std::string(std::strerror(errno)))
-              << "): Stride was built without MPI (Debian: libopenmpi-dev, then rebuild)\n";
-    return 2;
-#endif
+    return sweep_under_mpirun(argc, argv, cl.sweep_path, cl.sweep_opt);
   }
   return run_sweep(cl.sweep_path, cl.sweep_opt);
 }

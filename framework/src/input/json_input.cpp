@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <unordered_set>
 
@@ -58,6 +60,51 @@ std::string number_text(double x) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, x);
   return std::string(buf, r.ptr);
+}
+
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  const std::size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  std::uint32_t cp = c & (0xff >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (byte(i + k) & 0x3f);
+  const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+std::string one_line(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes) + 16);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = utf8_sequence(text, i);
+    char piece[8];
+    std::string_view add;
+    if (n == 0) {
+      add = "\xef\xbf\xbd";  // U+FFFD for a byte that starts no UTF-8 character
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      add = c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      std::snprintf(piece, sizeof piece, "\\x%02x", c);
+      add = piece;
+    } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1: U+0080 to U+009F
+      std::snprintf(piece, sizeof piece, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
+      add = piece;
+    } else {
+      add = text.substr(i, n);
+    }
+    if (out.size() + add.size() > max_bytes) break;
+    out += add;
+    i += n == 0 ? 1 : n;
+  }
+  if (i < text.size()) out += "... (" + std::to_string(text.size() - i) + " bytes cut)";
+  return out;
 }
 
 std::string dump_safe(const json& v, int indent) { return v.dump(indent, ' ', false, json::error_handler_t::replace); }
@@ -142,12 +189,32 @@ class Checker final : public nlohmann::json_sax<json> {
     f.key = k;
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) override {
     error_ = e.what();
+    // A number beyond a double (1e400) is reported without a place: keep where it ends, what it
+    // is and the pointer of the value it was to be.
+    if (e.id == 406) {
+      value();  // the number takes its place in an array
+      overflow_end_ = position;
+      overflow_token_ = token;
+      overflow_pointer_ = pointer();
+    }
     fatal = true;
     return false;
   }
   const std::string& error() const { return error_; }
+  // A number too large for a double: (its pointer, the message with its line and column), or
+  // nullopt when the error is another one.
+  std::optional<std::pair<std::string, std::string>> overflow(const std::string& text) const {
+    if (overflow_token_.empty()) return std::nullopt;
+    const std::size_t end = std::min(overflow_end_, text.size());
+    const std::size_t start = end >= overflow_token_.size() ? end - overflow_token_.size() : 0;
+    const std::size_t line_start = start == 0 ? 0 : text.rfind('\n', start - 1) + 1;  // npos + 1 == 0
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n');
+    return std::make_pair(overflow_pointer_, "invalid JSON at line " + std::to_string(line) + ", column " +
+                                                 std::to_string(start - line_start + 1) + ": the number " +
+                                                 overflow_token_ + " is beyond the range of a double (about 1.8e308)");
+  }
   bool depth_exceeded() const { return depth_exceeded_; }
 
  private:
@@ -194,6 +261,8 @@ class Checker final : public nlohmann::json_sax<json> {
   std::size_t base_depth_;  // containers above the text's root (a --set value's pointer)
   std::vector<Frame> stack_;
   std::string error_;
+  std::size_t overflow_end_ = 0;
+  std::string overflow_token_, overflow_pointer_;
   bool depth_exceeded_ = false;
 };
 
@@ -234,6 +303,10 @@ std::optional<json> parse_json(const std::string& text, const std::string& file,
   }
   Checker chk(file, diags, limits, base_pointer);
   json::sax_parse(text, &chk, nlohmann::detail::input_format_t::json, true, false);
+  if (auto overflow = chk.overflow(text)) {
+    diags.push_back({file, overflow->first, overflow->second});
+    return std::nullopt;
+  }
   if (!chk.error().empty()) {
     // "[json.exception.parse_error.101] parse error at line 5, column 9: syntax error ..."
     std::string what = chk.error();

@@ -1,5 +1,7 @@
 #include "input/units.hpp"
 
+#include "stride/host/input/json_input.hpp"
+
 #include <udunits2.h>
 
 #include <cctype>
@@ -59,15 +61,10 @@ Database& database() {
 // Valid UTF-8 without control characters: UDUNITS-2 stops at a broken sequence and reads the
 // start as the whole unit ("m\xc3" would be m).
 bool clean_text(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
+  for (std::size_t i = 0, n = 0; i < s.size(); i += n) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return false;
-    std::size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
-    if (n == 4 || (n == 1 && c < 0xc2) || (n > 0 && i + n >= s.size())) return false;
-    for (std::size_t k = 1; k <= n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
-    i += n + 1;
+    n = utf8_sequence(s, i);
+    if (n == 0 || c < 0x20 || c == 0x7f) return false;
   }
   return true;
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <algorithm>
@@ -31,10 +33,23 @@ constexpr int kFlushedExit = 125;  // the run process wrote its rows on request 
 volatile int g_stop_signal = 0;
 RunBeacon* g_beacon = nullptr;
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+pid_t g_parent = 0;             // the supervising process (end_with_parent), 0 none
+unsigned g_orphan_grace_s = 4;  // how long a run whose supervisor ended may take to stop
+
+extern "C" void on_flush_signal(int);
 
 extern "C" void on_stop_signal(int sig) {
   if (!g_stop_signal) g_stop_signal = sig;
   if (g_beacon && !g_beacon->stop_signal.load(std::memory_order_relaxed)) g_beacon->stop_signal.store(sig);
+  if (g_parent != 0 && ::getppid() != g_parent) {
+    // No supervisor is left to end a step that never returns: write the rows and end after the
+    // grace period (async-signal-safe calls only).
+    struct sigaction sa {};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_flush_signal;
+    ::sigaction(SIGALRM, &sa, nullptr);
+    ::alarm(g_orphan_grace_s);
+  }
 }
 
 // Writes the rows held in memory, when the writer is not in the middle of changing them.
@@ -186,6 +201,26 @@ const volatile int* install_run_signals(RunBeacon* beacon) {
   ::signal(SIGCHLD, SIG_DFL);
   unblock_signals();
   return &g_stop_signal;
+}
+
+void end_with_parent(pid_t parent, double grace) {
+  g_parent = parent;
+  g_orphan_grace_s = static_cast<unsigned>(std::clamp(std::ceil(grace), 0.0, 3600.0)) + 1;
+  // SIGTERM asks the run to stop as Ctrl-C does (status "interrupted", whole rows, a summary);
+  // where SIGTERM was ignored when Stride started, only SIGKILL ends the process.
+  const int sig = g_ignored[SIGTERM] ? SIGKILL : SIGTERM;
+  ::prctl(PR_SET_PDEATHSIG, sig);
+  if (::getppid() != parent) ::kill(::getpid(), sig);  // it ended before the request was in place
+}
+
+bool parent_ended() { return g_parent != 0 && ::getppid() != g_parent; }
+
+void note_parent_ended(json& summary, const OutputFolder& folder) {
+  if (!parent_ended() || !summary.is_object()) return;
+  summary["message"] = summary.value("message", std::string()) +
+                       " (the process that started and supervised the run, pid " + std::to_string(g_parent) +
+                       ", ended)";
+  folder.write_summary(summary);
 }
 
 void block_supervisor_signals() {

@@ -390,7 +390,8 @@ int run_point(const Point& p, const PluginRegistry& reg, RunBeacon* beacon) {
     o.progress = false;
     o.stop = stop;
     o.beacon = beacon;
-    const RunResult r = run(*ex, o);
+    RunResult r = run(*ex, o);
+    if (r.summary_error.empty()) note_parent_ended(r.summary, folder);
     if (!r.summary_error.empty()) {
       std::cerr << "error: " << r.summary_error << "\n";
       return kExitSummaryNotWritten;
@@ -540,6 +541,7 @@ class WorkerPool {
              std::size_t& done, bool process_per_run)
       : points_(std::move(points)),
         reg_(reg),
+        grace_(grace),
         sup_(grace),
         // Kept state shows only in a worker's second run: one point (a reference, a distributed
         // job) needs no watch, nor the plugin files read for it.
@@ -607,8 +609,10 @@ class WorkerPool {
       return why;
     }
     std::fflush(nullptr);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) {
+      end_with_parent(parent, grace_);
       ::close(down[1]);
       ::close(up[0]);
       for (const Worker& o : workers_)  // the other workers' pipes: their EOF must not wait for us
@@ -736,6 +740,7 @@ class WorkerPool {
 
   std::vector<Point*> points_;
   const PluginRegistry& reg_;
+  double grace_;
   Supervisor sup_;
   std::set<std::string> per_run_;  // plugins whose runs get a fresh process
   const PluginGlobals globals_;

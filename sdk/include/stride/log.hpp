@@ -9,10 +9,10 @@
 // Each "{}" takes the next argument (numbers with 6 significant digits, strings, bool); a
 // message longer than 480 characters is cut. The host attaches the subsystem's name (for an
 // integrator or formulation: the subsystem it steps; for an extrapolator: its connection) and
-// the subsystem's time, writes the line into log.txt beside results.csv, and to stderr from
-// the manifest's "stderr_level" up. Each place in the source that writes (file and line) is
-// written at most "repeats" times per object and run; later ones are counted, and one line at
-// the end of log.txt says how many were left out.
+// the subsystem's time, writes the line into log.txt beside results.csv, and to stderr from "stderr_level" up.
+// Each message text (format string) is written at most "repeats" times per object and run, the rest counted
+// (a line at the end of log.txt); control characters are escaped, bad UTF-8 replaced, a message cut after
+// 1 KiB, and a run writes at most 16 MiB to log.txt and 1 MiB to stderr (then counts what it leaves out).
 //
 // Call order: the host calls bind_logger() once, right after creating the object and before
 // bind(Inputs&) or reset(); the Logger outlives the object. Until then, and in programs that
@@ -56,7 +56,7 @@ inline const char* to_string(LogLevel l) {
 
 // A message's format string and where it was written; the file and line are taken from the
 // call site implicitly (the default arguments are evaluated there), so `log_info("...")` is
-// all a plugin writes. The host rate-limits per site.
+// all a plugin writes. The host rate-limits by the format string (naming where it was first used).
 struct LogFormat {
   LogFormat(const char* text, const char* file = __builtin_FILE(), int line = __builtin_LINE())
       : text(text ? text : ""), file(file), line(line) {}

@@ -75,7 +75,7 @@ bool distribute(int workers, std::vector<SweepJob>& jobs, const std::function<vo
 
 }  // namespace
 
-int mpi_sweep(int argc, char** argv, const std::filesystem::path& file, SweepOptions opt) {
+int sweep_under_mpirun(int argc, char** argv, const std::filesystem::path& file, SweepOptions opt) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -74,7 +74,8 @@ struct SupervisedRun {
 // Runs `ex` in a forked child process (options.folder must be set) that this process
 // supervises: INT, TERM, HUP and PIPE are forwarded to it, and after `grace` seconds (or a second
 // signal) it is told to flush its rows and is killed. A crash, exit() or hang in a plugin ends
-// the child only; the summary is then written here from what it left (conclude()). `report` is
+// the child only; the summary is then written here from what it left (conclude()). The child
+// ends with this process (end_with_parent: kill -9 of it stops the run too). `report` is
 // called once with the summary, in the process that has it. The signal mask and SIGPIPE's
 // disposition are restored before returning, so that an embedding interpreter keeps its own.
 SupervisedRun run_supervised(Experiment& ex, RunOptions options, double grace,

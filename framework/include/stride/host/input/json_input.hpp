@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <stride/stride.hpp>
@@ -134,6 +135,16 @@ struct DocumentChecker {
     return s;
   }
 };
+
+// The length (1 to 4) of the valid UTF-8 sequence that starts at s[i], 0 when none does (a stray
+// continuation byte, an overlong form, a surrogate, a code point beyond U+10FFFF, a cut-off end).
+std::size_t utf8_sequence(std::string_view s, std::size_t i);
+
+// `text` as one printable line of at most about `max_bytes` bytes: newlines, tabs and other
+// control characters (C0, DEL, C1) written as escapes ("\n", "\t", "\x1b", "\u009b"), bytes
+// that are not UTF-8 replaced by U+FFFD; beyond `max_bytes` cut at a character and ended with
+// "... (N bytes cut)". A message can then neither forge a second line nor drive a terminal.
+std::string one_line(std::string_view text, std::size_t max_bytes);
 
 // A number as a person writes it: shortest round-trip form ("0.01", "1e+08").
 std::string number_text(double x);

@@ -1,6 +1,7 @@
 // The results folder of one run. Nothing in it may be read as valid when it is not:
 //  - the folder is locked for the run (a second run into it is refused, naming the holder);
-//  - an earlier run's results.csv (and iterations.csv, log.txt) is removed and its summary.json replaced, before anything
+//  - an earlier run's results.csv (and iterations.csv, steps.csv, log.txt) is removed and its summary.json replaced,
+//  before anything
 //    runs, by a summary with status "running" (a run that is killed leaves that marker, never
 //    an earlier run's "completed");
 //  - summary.json is written whole or not at all (a temporary file renamed into place).
@@ -26,7 +27,8 @@ class OutputError : public std::runtime_error {
 std::string write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
 // An exclusive lock on a folder for as long as the object lives (flock(2) on
-// <dir>/.stride.lock, released by the kernel when the process ends however it ends). Creates
+// <dir>/.stride.lock, released by the kernel when the process ends however it ends; the file is
+// removed when the object is destroyed, so only a killed process leaves it, unlocked). Creates
 // the folder. Throws OutputError naming the holder when another process has it.
 class FolderLock {
  public:
@@ -36,13 +38,16 @@ class FolderLock {
   FolderLock& operator=(const FolderLock&) = delete;
 
  private:
+  std::filesystem::path file_;
   int fd_ = -1;
 };
 
 class OutputFolder {
  public:
   // Creates the folder, takes its lock and marks it: summary.json becomes `running` (a summary
-  // with status "running"), results.csv, iterations.csv and log.txt are removed. Throws OutputError.
+  // with status "running"), results.csv, iterations.csv, steps.csv and log.txt are removed.
+  // Throws OutputError, leaving no summary of its own and no lock (a summary.json or one of those
+  // files that is a folder is refused before anything is written).
   OutputFolder(const std::filesystem::path& dir, const json& running);
   ~OutputFolder();
   OutputFolder(const OutputFolder&) = delete;

@@ -62,6 +62,18 @@ void free_beacon(RunBeacon*);
 const volatile int* install_run_signals(RunBeacon* beacon);
 // Called first in main: signals ignored by whoever started Stride (nohup) stay ignored.
 void note_inherited_signals();
+// Called first in a process just forked to run for `parent` (a run process, a sweep worker;
+// before install_run_signals): no run outlives the command that started it. When `parent` ends,
+// however it ends (kill -9, the OOM killer), this process gets SIGTERM (PR_SET_PDEATHSIG; the
+// request is tied to the thread that forked, which waits for it), which stops the run as Ctrl-C
+// does; a run whose step does not return writes its rows and ends `grace` + 1 seconds later, as
+// there is no supervisor left to end it. A parent that ended before the request took effect is
+// caught by comparing getppid() with `parent`.
+void end_with_parent(pid_t parent, double grace);
+// Whether the process end_with_parent named has ended.
+bool parent_ended();
+// When it has: says so in the summary's message and writes it into the folder again.
+void note_parent_ended(json& summary, const OutputFolder& folder);
 // The rows held in memory that SIGUSR1 writes (set by the results writer, cleared at its end).
 struct PendingRows {
   int fd = -1;

@@ -37,7 +37,8 @@
 // worker: it is marked failed with its signal and the time its table reached, a new worker
 // takes the next point, and the others go on. A run that uses a plugin declaring
 // PluginInfo::process_per_run gets a fresh worker that ends after it. Ctrl-C stops the runs
-// under way (status "interrupted") and still writes the tables for the runs that finished.
+// under way (status "interrupted") and still writes the tables for the runs that finished; a
+// sweep that is killed takes its workers with it (end_with_parent, run/supervise.hpp).
 #pragma once
 
 #include <filesystem>
