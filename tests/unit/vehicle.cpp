@@ -253,3 +253,43 @@ TEST_CASE("ODE events: a bouncing ball's bounces at their closed-form times; the
   CHECK(worst < 1e-10);
   CHECK(sub->statistics()["events"]["count"].get<long>() == long(2 * expected.size()));
 }
+
+TEST_CASE("rotors, drives, motions and sensors in a description: every error names its pointer") {
+  const json base = {{"bodies", {{{"name", "frame"}, {"mass", 10.0}, {"inertia", {1.0, 1.0, 1.0}}, {"position", {0.0, 0.0, 0.0}}},
+                                 {{"name", "arm"}, {"mass", 1.0}, {"inertia", {0.1, 0.1, 0.1}}, {"position", {1.0, 0.0, 0.0}}}}},
+                     {"joints", {{{"name", "pin"}, {"type", "revolute"}, {"bodies", {"frame", "arm"}}, {"point", {0.5, 0.0, 0.0}}, {"axis", {0.0, 0.0, 1.0}}},
+                                 {{"name", "ball"}, {"type", "spherical"}, {"bodies", {"ground", "frame"}}, {"point", {0.0, 0.0, 0.0}}}}}};
+  auto error_of = [&](const std::string& section, const json& value) {
+    json d = base;
+    d[section] = value;
+    try {
+      registry().create_model("mechanism", {{"description", d}});
+    } catch (const stride::ParameterError& e) {
+      return std::string(e.pointer()) + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string& s, const std::string& part) {
+    INFO(s);
+    CHECK(s.find(part) != std::string::npos);
+  };
+  const json rotor = {{"name", "wheel"}, {"body", "arm"}, {"point", {1.0, 0.0, 0.0}}, {"axis", {0.0, 0.0, 1.0}}, {"mass", 1.0}, {"inertia", {0.1, 0.15}}};
+  json r = rotor;
+  r["inertia"] = {0.1, 0.3};
+  has(error_of("rotors", json::array({r})), "/description/rotors/0/inertia: an axisymmetric body has I_axis <= 2 I_across");
+  r = rotor;
+  r["name"] = "frame";
+  has(error_of("rotors", json::array({r})), "/description/rotors/0/name: expected a rotor name used by no body or other rotor");
+  r = rotor;
+  r["body"] = "ground";
+  has(error_of("rotors", json::array({r})), "/description/rotors/0/body: a rotor turns on a moving body");
+  has(error_of("drives", {{{"joint", "pin"}, {"rotor", "wheel"}}}), "/description/drives/0: a drive turns exactly one of");
+  has(error_of("drives", {{{"joint", "ball"}}}), "/description/drives/0/joint: a drive turns a revolute joint");
+  has(error_of("drives", {{{"joint", "pin"}, {"ratio", -2.0}}}), "/description/drives/0/ratio");
+  has(error_of("motions", {{{"joint", "ball"}, {"table", {{"t", {0.0, 1.0}}, {"values", {0.0, 1.0}}}}}}), "/description/motions/0/joint");
+  has(error_of("motions", {{{"joint", "pin"}, {"table", {{"t", {1.0, 0.0}}, {"values", {0.0, 1.0}}}}}}), "/description/motions/0/table/t/1");
+  has(error_of("sensors", {{{"name", "energy"}, {"type", "pitch"}, {"body", "arm"}}}), "/description/sensors/0/name");
+  has(error_of("sensors", {{{"name", "p"}, {"type", "pitch"}, {"body", "arm"}, {"up", {1.0, 0.0, 0.0}}}}), "/description/sensors/0/up: expected a direction perpendicular to forward");
+  has(error_of("sensors", {{{"name", "p"}, {"type", "joint_velocity"}}}), "/description/sensors/0/joint: a joint_velocity sensor needs a joint or a rotor");
+  has(error_of("sensors", {{{"name", "p"}, {"type", "tilt"}, {"body", "arm"}}}), "/description/sensors/0/type");
+}
