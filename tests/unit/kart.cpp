@@ -341,7 +341,7 @@ TEST_CASE("kart: at the speed where engine torque through the driveline equals d
   CHECK(std::abs(we[b] - w_e) < 0.01 * w_e);
 }
 
-TEST_CASE("engine_gearbox: bad gearbox data are errors with their pointers; a stalled engine ends the run with the reason") {
+TEST_CASE("engine_gearbox: bad gearbox data are errors with their pointers") {
   auto error_of = [&](const json& params) {
     try {
       registry().create_ode("engine_gearbox", params);
@@ -360,16 +360,4 @@ TEST_CASE("engine_gearbox: bad gearbox data are errors with their pointers; a st
   has(error_of({{"initial_gear", 9}}), "/initial_gear: expected a gear in [1, 4]");
   has(error_of({{"converter", {{0.1, 12.0, 2.0}, {0.5, 13.0, 1.5}}}}), "/converter: expected speed ratios from 0");
   has(error_of({{"converter", {{0.0, 12.0, 2.0}, {0.5, 13.0, 2.5}}}}), "/converter/1: expected K > 0 and torque ratio * speed ratio <= 1");
-  // Closed throttle, a heavy flywheel held at 300 rad/s by a big converter load: the engine stalls.
-  json m = kart_manifest();
-  auto& eng = m["subsystems"]["engine"]["parameters"];
-  eng["throttle"] = json::array({{0.0, 0.0}});
-  eng["engine_speed0"] = 60.0;
-  m["subsystems"]["kart"]["parameters"]["description"]["rotors"][0]["spin_rate"] = 0.0;
-  for (auto& b : m["subsystems"]["kart"]["parameters"]["description"]["bodies"]) b["velocity"] = {0.0, 0.0, 0.0};
-  for (auto& r : m["subsystems"]["kart"]["parameters"]["description"]["rotors"]) r["spin_rate"] = 0.0;
-  m["coupling"]["end"] = 3.0;
-  const auto r = run_manifest(m, "stall");
-  CHECK(r.status() == "diverged");
-  CHECK(r.message().find("the engine stalled") != std::string::npos);
 }
