@@ -128,11 +128,13 @@ class DescriptionReader {
   DescriptionReader(const json& d, const std::string& base) : d_(d), base_(base) {}
 
   Description read() {
-    if (!chk_.object(d_, base_, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "static_equilibrium", "planar", "size", "doc"}, {"bodies"}))
+    if (!chk_.object(d_, base_, {"gravity", "bodies", "rotors", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "drives", "motions", "sensors", "static_equilibrium", "planar", "size", "doc"}, {"bodies"}))
       chk_.raise();
     read_settings();
     read_extent();
     read_bodies();
+    if (!chk_.ok()) chk_.raise();
+    read_rotors();  // before anything converts points to body coordinates: rotors move centres
     if (!chk_.ok()) chk_.raise();
     read_joints();
     if (planar_) add_body_planes();
@@ -142,6 +144,9 @@ class DescriptionReader {
     read_actuators();
     read_contacts();
     read_points();
+    read_drives();
+    read_motions();
+    read_sensors();
     check_geometry(d_, base_);
     if (!chk_.ok()) chk_.raise();
     return std::move(out_);
@@ -153,7 +158,11 @@ class DescriptionReader {
   Checker chk_;
   Description out_;
   std::map<std::string, int> body_index_{{"ground", kGround}};
+  // Ports named so far: the fixed ones, then output points and sensors.
+  std::vector<std::string> port_names_{"s", "s_dot", "s_ddot", "M_eff", "f_eff", "energy", "poses", "f_h", "p1", "p2",
+                                       "flow1", "flow2", "joint_efforts", "drive_torque", "drive_speed"};
   std::map<std::string, int> joint_index_;
+  std::map<std::string, int> rotor_index_;
   bool planar_ = false;
   double size_ = 1e4;  // m: every point of the description lies within this distance of the origin
 
@@ -301,6 +310,64 @@ class DescriptionReader {
       return std::nullopt;
     }
     return PointPair{point_on(bs->first, *x0), point_on(bs->second, *x1)};
+  }
+
+  void read_rotors() {
+    const json rs = list("rotors", "rotors");
+    for (std::size_t k = 0; k < rs.size(); ++k) read_rotor(rs[k], base_ + "/rotors/" + std::to_string(k));
+  }
+
+  void read_rotor(const json& o, const std::string& p) {
+    if (!chk_.object(o, p, {"name", "body", "point", "axis", "mass", "inertia", "spin_rate", "doc"},
+                     {"name", "body", "point", "axis", "mass", "inertia"}))
+      return;
+    Rotor r;
+    r.name = chk_.string(o, p, "name").value_or("");
+    if (r.name.empty() || body_index_.count(r.name) || !rotor_index_.emplace(r.name, int(out_.rotors.size())).second)
+      chk_.error(p + "/name", "expected a rotor name used by no body or other rotor, found " + found(o["name"]));
+    auto b = body_of(o["body"], p + "/body");
+    auto x = chk_.vec3(o, p, "point", std::nullopt);
+    auto a = chk_.vec3(o, p, "axis", std::nullopt, true);
+    r.mass = chk_.number(o, p, "mass", 0.0, 0.0, 1e12).value_or(0.0);
+    r.rate0 = chk_.number(o, p, "spin_rate", 0.0).value_or(0.0);
+    const json& I = o["inertia"];
+    if (!I.is_array() || I.size() != 2 || !I[0].is_number() || !I[1].is_number() || !(I[0].get<double>() >= 0.0) ||
+        !(I[1].get<double>() > 0.0) || I[0].get<double>() > 1e12 || I[1].get<double>() > 1e12) {
+      chk_.error(p + "/inertia", "expected [across the axis, about the axis] in kg*m^2, the second positive, found " + found(I));
+      return;
+    }
+    r.transverse = I[0].get<double>();
+    r.spin = I[1].get<double>();
+    if (r.spin > 2.0 * r.transverse * (1.0 + 1e-9) && r.transverse > 0.0)
+      chk_.error(p + "/inertia", "an axisymmetric body has I_axis <= 2 I_across (a thin disc has equality), found " + found(I));
+    if (!b || !x || !a) return;
+    if (*b == kGround) return chk_.error(p + "/body", "a rotor turns on a moving body, found \"ground\"");
+    r.body = *b;
+    merge_into_carrier(r, *x, *a);
+    out_.rotors.push_back(r);
+  }
+
+  // The carrier takes the rotor's mass and its inertia across the axis: centre of mass and
+  // inertia of the pair (parallel axes), in the carrier's axes; then the rotor's centre and
+  // axis in those axes about the new centre.
+  void merge_into_carrier(Rotor& r, const Vec3& x, const Vec3& a) {
+    Body& B = out_.bodies[std::size_t(r.body)];
+    const Mat3 A0t = rotation(B.p0).transpose();
+    const double M = B.mass + r.mass;
+    const Vec3 c = (B.mass * B.r0 + r.mass * x) / M;
+    const Vec3 db = A0t * (B.r0 - c), dr = A0t * (x - c), ab = A0t * a;
+    auto shift = [](double m, const Vec3& d) { return Mat3(m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose())); };
+    B.inertia = B.inertia + shift(B.mass, db) + r.transverse * (Mat3::Identity() - ab * ab.transpose()) + shift(r.mass, dr);
+    B.mass = M;
+    B.r0 = c;
+    r.axis_b = ab;
+    r.centre_b = dr;
+  }
+
+  std::optional<int> rotor_named(const json& v) const {
+    if (!v.is_string()) return std::nullopt;
+    auto it = rotor_index_.find(v.get<std::string>());
+    return it == rotor_index_.end() ? std::nullopt : std::optional<int>(it->second);
   }
 
   void read_joints() {
@@ -668,7 +735,11 @@ class DescriptionReader {
     f.pointer = p;
     f.plugin = chk_.string(o, p, "plugin").value_or("");
     f.name = o.value("name", f.plugin + std::to_string(k));
-    auto b = body_of(o["body"], p + "/body");
+    if (auto r = rotor_named(o["body"])) {  // on a rotor: attached to its carrier, seeing its spin
+      f.rotor = *r;
+      f.body = out_.rotors[std::size_t(*r)].body;
+    }
+    auto b = f.rotor >= 0 ? std::optional<int>(f.body) : body_of(o["body"], p + "/body");
     auto x = chk_.vec3(o, p, "point", std::nullopt);
     f.parameters = o.value("parameters", json::object());
     if (!f.parameters.is_object()) chk_.error(p + "/parameters", "expected an object, found " + found(f.parameters));
@@ -781,7 +852,7 @@ class DescriptionReader {
 
   void read_points() {
     const json pts = list("points", "output points");
-    std::vector<std::string> port_names{"s", "s_dot", "s_ddot", "M_eff", "f_eff", "energy", "poses", "f_h", "p1", "p2", "flow1", "flow2", "joint_efforts"};
+    std::vector<std::string>& port_names = port_names_;
     for (std::size_t k = 0; k < pts.size(); ++k) {
       const std::string p = base_ + "/points/" + std::to_string(k);
       const json& o = pts[k];
@@ -798,6 +869,115 @@ class DescriptionReader {
       port_names.push_back(*name + "_dot");
       out_.points.push_back({*name, point_on(*b, *x), *frame});
     }
+  }
+
+  void read_drives() {
+    const json ds = list("drives", "drives");
+    for (std::size_t k = 0; k < ds.size(); ++k) {
+      const std::string p = base_ + "/drives/" + std::to_string(k);
+      const json& o = ds[k];
+      if (!chk_.object(o, p, {"name", "joint", "rotor", "reaction", "ratio", "doc"}, {})) continue;
+      Drive dr;
+      dr.name = o.value("name", "drive" + std::to_string(k));
+      dr.ratio = chk_.number(o, p, "ratio", 1.0, 0.0, 1e6, true).value_or(1.0);
+      if (o.contains("joint") == o.contains("rotor")) {
+        chk_.error(p, "a drive turns exactly one of \"joint\" (a revolute joint) and \"rotor\"");
+        continue;
+      }
+      if (o.contains("rotor")) {
+        auto r = rotor_named(o["rotor"]);
+        if (!r) {
+          chk_.error(p + "/rotor", "expected a rotor name, found " + found(o["rotor"]));
+          continue;
+        }
+        dr.rotor = *r;
+        dr.reaction = out_.rotors[std::size_t(*r)].body;
+        if (o.contains("reaction"))
+          if (auto b = body_of(o["reaction"], p + "/reaction")) dr.reaction = *b;
+        out_.drives.push_back(dr);
+        continue;
+      }
+      if (o.contains("reaction")) chk_.error(p + "/reaction", "a joint drive reacts on the joint's first body; \"reaction\" is for rotor drives");
+      auto j = joint_of(o["joint"], p + "/joint");
+      if (!j) continue;
+      const Joint& jt = out_.joints[std::size_t(*j)];
+      if (jt.type != JointType::revolute) {
+        chk_.error(p + "/joint", "a drive turns a revolute joint; joint \"" + jt.name + "\" is not one");
+        continue;
+      }
+      dr.joint = *j;
+      out_.drives.push_back(dr);
+    }
+  }
+
+  void read_motions() {
+    const json ms = list("motions", "prescribed motions");
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      const std::string p = base_ + "/motions/" + std::to_string(k);
+      const json& o = ms[k];
+      if (!chk_.object(o, p, {"name", "joint", "table", "doc"}, {"joint", "table"})) continue;
+      Motion m;
+      m.pointer = p;
+      m.name = o.value("name", "motion" + std::to_string(k));
+      auto j = joint_of(o["joint"], p + "/joint");
+      if (!j) continue;
+      coordinate_joint(*j, p + "/joint");
+      for (const auto& other : out_.motions)
+        if (other.joint == *j) chk_.error(p + "/joint", "joint \"" + out_.joints[std::size_t(*j)].name + "\" has a motion already");
+      m.joint = *j;
+      JointEffort e;  // the same table reader as a joint effort's
+      if (!read_effort_table(o["table"], p + "/table", e)) continue;
+      m.times = std::move(e.times);
+      m.values = std::move(e.values);
+      out_.motions.push_back(std::move(m));
+    }
+  }
+
+  void read_sensors() {
+    const json ss = list("sensors", "sensors");
+    for (std::size_t k = 0; k < ss.size(); ++k) read_sensor(ss[k], base_ + "/sensors/" + std::to_string(k));
+  }
+
+  void read_sensor(const json& o, const std::string& p) {
+    static const std::vector<std::string> kinds{"joint_position", "joint_velocity", "roll", "pitch", "yaw"};
+    if (!chk_.object(o, p, {"name", "type", "joint", "rotor", "body", "forward", "up", "doc"}, {"name", "type"})) return;
+    Sensor s;
+    auto name = chk_.string(o, p, "name");
+    auto type = chk_.string(o, p, "type", kinds);
+    if (!name || !type) return;
+    s.name = *name;
+    if (s.name.empty() || std::find(port_names_.begin(), port_names_.end(), s.name) != port_names_.end())
+      chk_.error(p + "/name", "sensor name \"" + s.name + "\" is empty or clashes with a port name");
+    port_names_.push_back(s.name);
+    s.kind = Sensor::Kind(std::find(kinds.begin(), kinds.end(), *type) - kinds.begin());
+    if (s.kind == Sensor::Kind::joint_position || s.kind == Sensor::Kind::joint_velocity) {
+      if (o.contains("rotor")) {
+        if (auto r = rotor_named(o["rotor"])) s.rotor = *r;
+        else chk_.error(p + "/rotor", "expected a rotor name, found " + found(o["rotor"]));
+        out_.sensors.push_back(s);
+        return;
+      }
+      if (!o.contains("joint")) return chk_.error(p + "/joint", "a " + *type + " sensor needs a joint or a rotor");
+      if (auto j = joint_of(o["joint"], p + "/joint")) {
+        coordinate_joint(*j, p + "/joint");
+        s.joint = *j;
+      }
+      out_.sensors.push_back(s);
+      return;
+    }
+    if (!o.contains("body")) return chk_.error(p + "/body", "an attitude sensor needs a body");
+    auto b = body_of(o["body"], p + "/body");
+    auto f = chk_.vec3(o, p, "forward", Vec3::UnitX(), true);
+    auto u = chk_.vec3(o, p, "up", Vec3::UnitY(), true);
+    if (!b || !f || !u) return;
+    if (*b == kGround) return chk_.error(p + "/body", "an attitude sensor needs a moving body, found \"ground\"");
+    if (std::abs(f->dot(*u)) > 1e-9) return chk_.error(p + "/up", "expected a direction perpendicular to forward");
+    s.ground_forward = *f;
+    s.ground_up = *u;
+    s.forward = direction_on(*b, *f);
+    s.left = direction_on(*b, u->cross(*f));
+    s.up = direction_on(*b, *u);
+    out_.sensors.push_back(s);
   }
 };
 

@@ -30,6 +30,8 @@
 //    MultibodyModel::force_derivatives().
 // 7: accuracy verdicts (Component::accuracy, Formulation::accuracy; a run whose subsystem
 //    answers outside its bounds ends "inaccurate"), MultibodyModel::constraint_labels().
+//    Events of ODE systems (OdeSystem::event_indicator_count, event_indicators, handle_event),
+//    MultibodyModel::outputs_need_dynamics().
 #define STRIDE_ABI_VERSION 7
 
 #define STRIDE_STR2(x) #x

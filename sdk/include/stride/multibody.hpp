@@ -80,6 +80,10 @@ class MultibodyModel : public Component {
   virtual std::vector<ConstraintLabel> constraint_labels() const { return {}; }
   // All outputs, concatenated in port declaration order.
   virtual void outputs(const MultibodyState& state, std::span<double> y) = 0;
+  // Whether outputs() reads the state's v_dot, M_eff or f_eff. When false the host skips the
+  // formulation's effective() and acceleration() after each step (each costs a factorization
+  // of the constrained dynamics) and passes zeros there.
+  virtual bool outputs_need_dynamics() const { return true; }
   // Mechanical energy (kinetic + potential) in J.
   virtual double energy_at(double t, ConstVectorRef q, ConstVectorRef v) const = 0;
   virtual json report() const { return json::object(); }
