@@ -202,15 +202,12 @@ void add_co_simulation(pugi::xml_node root, const ExportedModel& m) {
 
 std::string model_description_xml(const ExportedModel& m) {
   pugi::xml_document doc;
-  pugi::xml_node decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
   pugi::xml_node root = doc.append_child("fmiModelDescription");
   root.append_attribute("fmiVersion") = m.fmi_version == 2 ? "2.0" : "3.0";
   root.append_attribute("modelName") = text(m.model_name).c_str();
   root.append_attribute(m.fmi_version == 2 ? "guid" : "instantiationToken") = m.token.c_str();
   if (!m.description.empty()) root.append_attribute("description") = text(m.description).c_str();
-  root.append_attribute("generationTool") = text(m.generation_tool).c_str();
+  if (!m.generation_tool.empty()) root.append_attribute("generationTool") = text(m.generation_tool).c_str();
   root.append_attribute("variableNamingConvention") = "structured";
   if (m.fmi_version == 2) root.append_attribute("numberOfEventIndicators") = 0;
   add_co_simulation(root, m);
