@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "fmi/fmu.hpp"
+#include "stride/host/ssp/ssp.hpp"
 #include "stride/host/input/json_input.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
@@ -72,6 +73,31 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
   reg = PluginRegistry{};
   load_plugins(reg, m.plugin_paths, true);
   return std::make_unique<Experiment>(std::move(m), reg);
+}
+
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides) {
+  if (!ssp::is_ssp_file(path)) return read_manifest(path, overrides);
+  ssp::SspManifest s = ssp::read_ssp(path);
+  Manifest m = read_manifest_text(s.text, path, overrides);
+  ssp::attribute_to_ssp(m.problems, s.origins);
+  m.origins = std::move(s.origins);
+  m.notes = std::move(s.notes);
+  m.keep = std::move(s.keep);
+  return m;
+}
+
+std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+  Manifest m = manifest_of(path, overrides);
+  const auto origins = m.origins;
+  try {
+    return build_experiment(reg, std::move(m));
+  } catch (const ManifestError& e) {
+    if (origins.empty()) throw;
+    std::vector<Diagnostic> d = e.diagnostics();
+    ssp::attribute_to_ssp(d, origins);
+    throw ManifestError(std::move(d));
+  }
 }
 
 std::vector<ConvertedValue> converted_values(const Manifest& m, const PluginRegistry& reg) {

@@ -130,7 +130,7 @@ struct CommandLine {
     app.require_subcommand(1);
     add_run();
     validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), or an SSP system (.ssp, .ssd)")->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     add_sweep();
     plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
@@ -143,7 +143,7 @@ struct CommandLine {
 
   void add_run() {
     run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
-    run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    run_cmd->add_option("manifest", manifest_path, "manifest (JSON), or an SSP system (.ssp, .ssd)")->required();
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     run_cmd->add_flag("--quiet", quiet, "no progress report");
@@ -183,6 +183,7 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
             << " connections, " << ex.columns().size() << " recorded columns)\n";
   for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
+  for (const auto& n : ex.manifest().notes) std::cout << "  note: " << n << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Experiment> ex;
   try {
-    ex = build_experiment(reg, read_manifest(cl.manifest_path, cl.sets));
+    ex = experiment_of(reg, cl.manifest_path, cl.sets);
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
               << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";

@@ -29,6 +29,15 @@ void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>&
 // ManifestError.
 std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m);
 
+// The manifest in `path`: a manifest (JSON), or an SSP system (an .ssp package, or an .ssd
+// beside its FMUs; ssp/ssp.hpp) read as one. Throws ManifestError; a problem of an SSP names
+// the XML element it comes from.
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides);
+// build_experiment(manifest_of(path)), with the same naming of an SSP's elements in every
+// problem the experiment finds.
+std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
+                                          const std::vector<std::string>& overrides);
+
 // `validate`'s list of every manifest value written with a unit and what it became: times and
 // energies (Manifest::converted), then plugin parameters (converted_parameters).
 std::vector<ConvertedValue> converted_values(const Manifest& m, const PluginRegistry& reg);
