@@ -1,10 +1,24 @@
-// The co-simulation graph shared by graph.cpp (building and checking) and master.cpp
-// (stepping). Internal to the host.
+// The co-simulation graph: what building an experiment produces (graph/graph_builder.hpp) and
+// every run reads (run/run_state.hpp). Internal to the host.
+//
+// Immutable once built: the subsystems (Node) with their ports and output layout, the
+// connections (Link) with their element ranges and unit conversions, the power bonds and the
+// pairs they form, the output bounds, the Gauss–Seidel order and the recorded columns.
+// Experiment::graph() hands it out const. What changes while a run steps (times, outputs,
+// extrapolator samples, cached input values, bond energies, snapshots) is the run's: RunState.
+//
+// Ownership: the graph owns the plugin objects (subsystems, extrapolators) and the host objects
+// they were bound to when they were created: each node's NodeInputs and the log (RunLog).
+// Plugin objects keep their own state, so one run at a time drives a graph: a RunState
+// attaches to every NodeInputs when it is made (a second one is refused) and detaches at its
+// end. Nodes and links are stored by value; the builder reserves their vectors once, so the
+// pointers between them never dangle.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,124 +27,91 @@
 namespace stride::host {
 
 struct Node;
+struct NodeState;
+class RunLog;
 
-// One connection: source output port -> destination input port, through an extrapolator.
-// The fields a push and a read touch come first (the master visits every connection of every
-// subsystem that stepped, each macro step: with thousands of subsystems they are cache misses).
-struct alignas(64) Link {
-  Node* src = nullptr;
-  std::size_t src_offset = 0;  // into src->y
+// One connection: source output elements -> destination input elements, through an
+// extrapolator.
+struct Link {
+  const Node* src = nullptr;
+  std::size_t src_offset = 0;  // into the source's outputs
   std::size_t width = 0;
-  Node* dst = nullptr;
+  const Node* dst = nullptr;
   std::size_t dst_input = 0;   // input index at the destination
   std::size_t dst_offset = 0;  // first element of that input fed by this link
+  // The plugin object: it keeps the pushed samples, which the run resets at initialization.
   std::shared_ptr<Extrapolator> extrapolator;
-  double last_push = -std::numeric_limits<double>::infinity();
-  // `value` is the extrapolator's evaluation at value_time after `pushes` pushes: evaluation
-  // is a const function of the pushed samples and t, so a second read at the same time with
-  // no push in between (a plugin reading an input several times in one step, the power of a
-  // bond after outputs()) reuses it instead of evaluating again.
-  std::uint64_t pushes = 0;
-  std::uint64_t value_pushes = ~std::uint64_t(0);
-  double value_time = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> value;  // last evaluated input
-  int index = 0;               // in Graph::links
-  bool whole_port = false;     // the only link into that input, covering all of it
+  int index = 0;            // in Graph::links
+  bool whole_port = false;  // the only link into that input, covering all of it
   // Unit conversion from the source's unit to the destination's (kN -> N, bar -> Pa): samples
   // are converted before the extrapolator sees them.
   bool convert = false;
   double scale = 1.0, offset = 0.0;
-  std::vector<double> converted;
-  // Iterative coupling: while a macro step [iter_t0, iter_t1] is repeated, the input is the
-  // straight line from iter_start (its value at iter_t0) to iter_end (the relaxed iterate at
-  // iter_t1) instead of the extrapolator's value. A change of either counts as a push.
-  bool iterating = false;
-  double iter_t0 = 0.0, iter_t1 = 0.0;
-  std::vector<double> iter_start, iter_end;
   ConnectionConfig config;
-
-  // Pushes the source's current outputs when newer than the last push.
-  void push(double t) {
-    if (t > last_push) push_now(t);
-  }
-  void push_now(double t);
 };
 
 // Power bond of one subsystem: an effort input with the flow output of the same bond (or a
-// flow input with an effort output). Power in = sign · u·y.
-// One bond per connection feeding a bonded input (an input port fed element-wise by several
-// subsystems has one bond per feeding subsystem).
+// flow input with an effort output). Power in = sign · u·y. One bond per connection feeding a
+// bonded input (an input port fed element-wise by several subsystems has one bond per feeding
+// subsystem). Its power and energy are the run's (BondState).
 struct Bond {
   std::string name;
   std::size_t input = 0;          // input index
   std::size_t element = 0;        // first element of the input in this bond
-  std::size_t output_offset = 0;  // into y: the conjugate output's element matching `element`
+  std::size_t output_offset = 0;  // into the outputs: the conjugate output's element matching `element`
   std::size_t width = 0;
   double sign = 1.0;
-  double power = 0.0;   // at the last step end
-  // ∫ power dt over the subsystem's steps (Rahikainen 2020 §2.3.2): the rectangle rule with
-  // the power at the step end when every link into the bond holds its samples (extrapolation
-  // of order 0), the trapezoidal rule otherwise.
-  double energy = 0.0;
-  bool rectangle = false;
 };
 
+// The host's Inputs of one node: what its plugin objects read their inputs from, bound once
+// when they are created, and the time their log messages carry. Both follow the run attached
+// (RunState's constructor), which owns the values; reading an input with no run attached
+// throws std::logic_error. Its evaluate(), attach() and detach() are the run's
+// (run/run_state.cpp).
 class NodeInputs final : public Inputs {
  public:
-  explicit NodeInputs(Node& n) : node_(n) {}
-  // Allocates the table of known values (initialization; reads never allocate).
-  void prepare();
-  // A push into a link feeding `port` ends what was known of it.
-  void forget(std::size_t port) { known_[port] = Known{}; }
-  // The port's value is `value` for every time from `from` on (a held sample).
-  void know(std::size_t port, double from, std::span<const double> value) {
-    known_[port] = Known{from, std::numeric_limits<double>::infinity(), value.data(), value.size()};
-  }
+  using Known = Inputs::Known;
+  // Throws std::logic_error when another run is attached.
+  void attach(NodeState& state);
+  void detach();
+  // Where the log sinks of the node's plugin objects read the time of a message.
+  const double* const* clock() const { return &clock_; }
 
  protected:
   std::span<const double> evaluate(std::size_t port, double t) override;
 
  private:
-  Node& node_;
-  std::vector<Known> known_;
+  static constexpr double kNoTime = 0.0;
+  NodeState* state_ = nullptr;
+  const double* clock_ = &kNoTime;
 };
 
-struct alignas(64) Node {
+// One subsystem instance.
+struct Node {
   struct Bound {
     std::size_t element;
     double min, max;
     std::string label;
   };
-  // What every step reads and writes, first and together (the master visits every subsystem
-  // each macro step: with thousands of subsystems these are cache misses).
-  double t = 0.0, t_prev = 0.0;
-  double step = 0.0;
-  long steps = 0;
-  bool inputs_renewed = false;  // a new sample arrived since the last step
-  std::shared_ptr<Subsystem> sub;
-  std::vector<double> y, y_prev;
-  std::vector<Link*> out_links;
-  std::vector<Bond> bonds;
-  std::vector<Bound> bounds;                 // divergence monitors on outputs
-  std::vector<std::size_t> record_cols;      // CSV column of each recorded output element
-  std::size_t next_record = 0;               // first record index not yet written by this node
-  int index = 0;                             // in Graph::nodes
-  std::vector<std::size_t> record_elem;      // the output element (index into y) of each column
-  NodeInputs input_view{*this};
-
   std::string name;
   std::string plugin;  // plugin(s) for error reports
   std::string pointer;
+  double step = 0.0;
+  std::shared_ptr<Subsystem> sub;                                              // the plugin object
+  std::unique_ptr<NodeInputs> plugin_inputs = std::make_unique<NodeInputs>();  // bound to sub
   std::vector<PortSpec> ports;
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
   std::vector<std::size_t> output_offset;  // per port index (outputs only)
   std::size_t output_width = 0;
-  std::vector<std::vector<Link*>> in_links;  // per input index: the links feeding its elements
-  std::vector<std::vector<double>> input_value;  // per input index, assembled from several links
-  std::vector<Bond> bond_ports;  // per bonded input port, whole width (expanded per link into bonds)
-  double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
+  std::vector<std::vector<const Link*>> in_links;  // per input index: the links feeding its elements
+  std::vector<const Link*> out_links;
+  std::vector<Bond> bonds;
+  std::vector<Bound> bounds;             // divergence monitors on outputs
+  std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
+  std::vector<std::size_t> record_elem;  // the output element of each column
+  int index = 0;                         // in Graph::nodes
 
-  // The output port holding element `offset` of y; ports.size() when none does.
+  // The output port holding element `offset` of the outputs; ports.size() when none does.
   std::size_t output_port_at(std::size_t offset) const {
     for (std::size_t i = 0; i < ports.size(); ++i)
       if (ports[i].direction == Direction::output && offset >= output_offset[i] && offset < output_offset[i] + ports[i].size)
@@ -146,31 +127,33 @@ struct alignas(64) Node {
 
 // Two subsystems exchanging power through conjugate bonds: the effort output of one feeds the
 // effort input of the other and the flow outputs likewise. Exact coupling makes the energies
-// that enter both through the bond cancel; their sum is the generalized energy residual.
+// that enter both through the bond cancel; their sum is the generalized energy residual
+// (RunState::residual).
 struct BondPair {
-  Node* a;
+  const Node* a;
   std::size_t bond_a;
-  Node* b;
+  const Node* b;
   std::size_t bond_b;
-  double residual() const;
   std::string name() const;
   // Subsystems that pass the bond's values on (PortSpec::through), from a to b and back.
-  std::vector<Node*> via_ab, via_ba;
+  std::vector<const Node*> via_ab, via_ba;
 };
-
-class RunLog;
 
 struct Graph {
   // First, so that it is destroyed last: plugin objects may log until they are gone.
   std::unique_ptr<RunLog> log;
   std::vector<BondPair> bond_pairs;
-  std::vector<std::unique_ptr<Node>> nodes;
-  std::vector<std::unique_ptr<Link>> links;
-  std::vector<std::string> columns;  // CSV columns after "time"
-  std::vector<Node*> order;          // Gauss–Seidel order / initialization order
-  std::vector<std::string> conversions;  // connections that convert units, for `validate`
+  std::vector<Node> nodes;                 // capacity reserved before the first is added: never reallocated
+  std::vector<Link> links;                 // likewise
+  std::vector<std::string> columns;        // CSV columns after "time"
+  std::vector<const Node*> order;          // Gauss–Seidel order / initialization order
+  std::vector<std::string> conversions;    // connections that convert units, for `validate`
   std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
   std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
 };
 
 }  // namespace stride::host

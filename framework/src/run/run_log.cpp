@@ -65,7 +65,7 @@ bool RunLog::Budget::take(const std::string& line) {
 
 class RunLog::Sink final : public Logger {
  public:
-  Sink(RunLog& log, std::string source, std::string group, const double* time)
+  Sink(RunLog& log, std::string source, std::string group, const double* const* time)
       : Logger(log.config_.level),
         log_(log),
         source_(one_line(source, log.bounds_.message_bytes)),
@@ -143,17 +143,17 @@ class RunLog::Sink final : public Logger {
   }
   std::string head(LogLevel level, bool with_time = true) const {
     std::string h = std::string("[") + to_string(level) + "] " + source_;
-    if (with_time && time_ && std::isfinite(*time_)) {
+    if (with_time && time_ && *time_ && std::isfinite(**time_)) {
       // 9 digits: steps of a microsecond over minutes, without the round-off of a sum of steps.
       char t[32];
-      std::snprintf(t, sizeof t, "%.9g", *time_);
+      std::snprintf(t, sizeof t, "%.9g", **time_);
       h += std::string(", t = ") + t + " s";
     }
     return h + ": ";
   }
   RunLog& log_;
   std::string source_, group_;
-  const double* time_;
+  const double* const* time_;
   struct KeyHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
@@ -173,7 +173,7 @@ RunLog::~RunLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Logger& RunLog::sink(std::string source, std::string group, const double* time) {
+Logger& RunLog::sink(std::string source, std::string group, const double* const* time) {
   std::lock_guard<std::mutex> lock(mutex_);
   counts_[group];  // every group appears in the counts, with zeros when nothing was said
   sinks_.push_back(std::make_unique<Sink>(*this, std::move(source), std::move(group), time));

@@ -53,9 +53,9 @@ class RunLog {
 
   // A sink for one plugin object. `source` names it in every line ("boom", "boom (integrator
   // cvode)"); its messages are counted under `group` (a subsystem's or a connection's name);
-  // `time`, when not null, is read for the time of each message. The sink lives as long as
-  // the RunLog.
-  Logger& sink(std::string source, std::string group, const double* time);
+  // `*time`, when not null, is read for the time of each message (the node's clock follows the
+  // run attached: NodeInputs::clock()). The sink lives as long as the RunLog.
+  Logger& sink(std::string source, std::string group, const double* const* time);
   // From now on lines go to `file` too (created or emptied), those written before first.
   // "" or what went wrong.
   std::string open(const std::filesystem::path& file);

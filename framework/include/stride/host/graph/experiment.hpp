@@ -1,9 +1,16 @@
 // A co-simulation experiment: the manifest as read and checked and the graph of plugin objects
 // it describes.
 //
-// Order: read_manifest (input/manifest.hpp) -> Experiment (plugins, parameters, ports, units,
-// sizes, unconnected inputs, algebraic loops) -> run (run/run.hpp). Every check finishes
-// before anything steps; every problem found is reported, not only the first.
+// Order: read_manifest (input/manifest.hpp) -> Experiment (the graph builder's phases:
+// plugins, parameters, ports, units, sizes, unconnected inputs, algebraic loops, bonds, order,
+// columns; framework/src/graph/graph_builder.hpp) -> run (run/run.hpp), or a Simulation
+// stepped from outside (framework/src/run/simulation.hpp). Every check finishes before
+// anything steps; every problem found is reported, not only the first.
+//
+// The graph is immutable once built; each run keeps its own state. The plugin objects are the
+// experiment's and keep their own state, so one run at a time uses an experiment (a second,
+// concurrent one is refused with std::logic_error); a later run initializes every plugin
+// again. The registry must outlive the experiment.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +50,9 @@ class Experiment {
   std::vector<std::string> bond_warnings() const;
   // For each paired power bond, the communication delay its two paths add under the scheme.
   std::vector<std::string> bond_delays() const;
-  Graph& graph() { return *graph_; }
+  // The graph as built: immutable (graph/graph.hpp, internal). A run reads it and keeps its own
+  // state (run/run_state.hpp).
+  const Graph& graph() const { return *graph_; }
 
  private:
   Manifest manifest_;

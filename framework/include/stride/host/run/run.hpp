@@ -1,5 +1,7 @@
-// Running an experiment: the outcome of a run, its options, and run() itself (the masters in
-// framework/src/run/), writing results.csv as it goes and summary.json at the end.
+// Running an experiment: the outcome of a run, its options, and run() itself, writing
+// results.csv as it goes and summary.json at the end. run() is a Simulation
+// (framework/src/run/simulation.hpp: run state, master, coupling scheme) with the results
+// recorder and the progress display as its observers.
 #pragma once
 
 #include <filesystem>

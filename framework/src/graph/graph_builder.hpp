@@ -1,0 +1,123 @@
+// Building the co-simulation graph (graph/graph.hpp) from a checked manifest and the plugins,
+// with every check that needs the plugins. The builder is not the graph (Drake's
+// DiagramBuilder and its Build()): it holds the graph while it grows and one list of
+// diagnostics that every phase appends to, and finish() hands the graph over, immutable from
+// then on, or throws every problem found at once. Internal to the host.
+//
+// Phases, in this order (build() runs them all; a test may run the first few and read graph()
+// and diagnostics()):
+//   add_subsystems            each subsystem's plugin objects (plugin, FMU, ODE system with
+//                             integrator, multibody model with formulation): names, versions,
+//                             parameters, ports, units, bonds; inputs and loggers bound
+//   add_connections           element ranges, sizes, units (and conversions), one connection
+//                             per input element, the extrapolators
+//   check_unconnected_inputs  every input element fed (complete graphs, nothing failed before)
+//   check_algebraic_loops     no cycle through outputs with direct feedthrough (likewise)
+//   add_power_bonds           one bond per connection into a bonded input, pairs of bonds
+//                             (across subsystems that pass the values on), unpaired bonds
+//   add_bounds                the monitors' output bounds
+//   order_subsystems          the Gauss–Seidel order: those listed first, then the others
+//   describe_bond_delays      the communication delay of each paired bond's paths
+//   add_record_columns        the columns of results.csv
+// A phase skips what an earlier one could not build (a connection to a subsystem whose plugin
+// failed is not reported again).
+//
+// Throws: finish() throws ManifestError with the manifest's own problems and every diagnostic;
+// the phases never throw for bad input (what a plugin throws while it is created becomes a
+// diagnostic at the manifest field that chose it). One thread. The manifest must outlive the
+// builder; the registry must outlive the graph (it holds the plugin libraries).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace stride::host {
+
+namespace fmi {
+class FmuPlugin;
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const Manifest& manifest, const PluginRegistry& registry);
+  ~GraphBuilder();
+  GraphBuilder(const GraphBuilder&) = delete;
+  GraphBuilder& operator=(const GraphBuilder&) = delete;
+
+  void add_subsystems();
+  void add_connections();
+  void check_unconnected_inputs();
+  void check_algebraic_loops();
+  void add_power_bonds();
+  void add_bounds();
+  void order_subsystems();
+  void describe_bond_delays();
+  void add_record_columns();
+
+  // The graph as built so far, and what the phases found wrong.
+  const Graph& graph() const { return *graph_; }
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+  // The graph, when neither the manifest nor a phase found a problem; else throws
+  // ManifestError with all of them.
+  std::unique_ptr<Graph> finish();
+  // Every phase, then finish().
+  static std::unique_ptr<Graph> build(const Manifest& manifest, const PluginRegistry& registry);
+
+ private:
+  // Where a connection's value comes from: its source, or, when the source output passes an
+  // input on (PortSpec::through), the origin of what feeds that input.
+  struct Origin {
+    const Node* node;
+    std::size_t offset;            // into the node's outputs
+    std::vector<const Node*> via;  // the subsystems passed
+  };
+
+  void error(const std::string& pointer, std::string message);
+  std::vector<std::string> names_of(Kind kind) const;
+  json in_manifest(const PluginRef& ref) const;
+  Logger& logger_for(const Node& n, const std::string& role = {}, const std::string& plugin = {});
+  // A plugin reference of the given kind: its name, kind, version and parameters checked.
+  const LoadedPlugin* resolve(const PluginRef& ref, Kind kind, const std::string& pointer);
+  bool version_ok(const PluginRef& ref, const LoadedPlugin& p);
+  bool parameters_ok(const PluginRef& ref, const LoadedPlugin& p);
+  // make(), with what it throws reported at `pointer`; an empty result then.
+  template <class Make>
+  auto created(const std::string& pointer, Make&& make) -> decltype(make());
+
+  // add_subsystems, one subsystem: false when it could not be made.
+  bool add_subsystem(SubsystemConfig sc);
+  bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const fmi::FmuPlugin& fmu);
+  bool create_ode_subsystem(Node& node, const SubsystemConfig& sc);
+  bool create_multibody_subsystem(Node& node, const SubsystemConfig& sc);
+  bool declare_ports(Node& node, const SubsystemConfig& sc, bool fmu);
+  std::vector<Bond> bonded_inputs(const Node& node, const SubsystemConfig& sc);
+  void check_through(const Node& node, const SubsystemConfig& sc);
+  void check_snapshots(const Node& node, const SubsystemConfig& sc);
+
+  // add_connections, one connection.
+  void add_connection(const ConnectionConfig& cc);
+  bool ranges_ok(const ConnectionConfig& cc, const PortSpec& from, const PortSpec& to);
+  Node* find_node(const std::string& name, const std::string& pointer);
+  int find_port(const Node& n, const std::string& port, Direction dir, const std::string& pointer);
+
+  Origin origin_of(const Link& l) const;
+  void pair_bonds(std::vector<std::vector<char>>& paired);
+  void warn_unpaired(const std::vector<std::vector<char>>& paired);
+  std::string path_delay(const Node* from, const std::vector<const Node*>& via, const Node* to) const;
+  void add_port_columns(Node& n, std::size_t port);
+
+  const Manifest& manifest_;
+  const PluginRegistry& reg_;
+  const std::string file_;
+  std::unique_ptr<Graph> graph_;
+  std::vector<Diagnostic> diags_;
+  std::map<std::string, Node*> by_name_;
+  std::vector<std::string> sub_names_;         // every subsystem the manifest names, built or not
+  std::vector<std::vector<Bond>> bond_ports_;  // per node: each bonded input port, whole width
+};
+
+}  // namespace stride::host

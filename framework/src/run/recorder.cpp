@@ -1,0 +1,110 @@
+#include "run/recorder.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "stride/host/run/supervise.hpp"
+
+namespace stride::host {
+
+Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
+                   std::size_t capacity, RunBeacon* beacon)
+    : t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon), file_(csv, header(g)) {
+  for (const Node& n : g.nodes)
+    if (!n.record_cols.empty()) ++recording_nodes_;
+  rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
+}
+
+Recorder::~Recorder() { g_pending_rows.fd = -1; }
+
+void Recorder::passed(NodeState& n) {
+  if (!records(n)) return;
+  const Node& d = *n.node;
+  for (;;) {
+    const std::size_t k = n.next_record;
+    const double tk = time_of(k);
+    if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
+    if (k >= formatted_ + rows_.size()) grow();
+    Row& r = rows_[k % rows_.size()];
+    const double span = n.t - n.t_prev;
+    const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+    for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
+      const std::size_t e = d.record_elem[i];
+      r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * n.y[e];
+    }
+    ++r.filled;
+    ++n.next_record;
+    format_complete_rows();
+  }
+  wake_for(n, n.next_record);
+}
+
+void Recorder::accepted(double t) {
+  accepted_ = t;
+  format_complete_rows();
+}
+
+void Recorder::rewound(NodeState& n, std::size_t next) {
+  if (!records(n)) return;
+  for (std::size_t k = next; k < n.next_record; ++k) --rows_[k % rows_.size()].filled;
+  wake_for(n, next);
+}
+
+std::string Recorder::header(const Graph& g) {
+  std::string h = "time";
+  for (const auto& c : g.columns) h += "," + c;
+  return h;
+}
+
+void Recorder::format_complete_rows() {
+  const std::size_t need = std::max<std::size_t>(recording_nodes_, 1);
+  bool wrote = false;
+  std::string& buffer = file_.buffer();
+  while (rows_[formatted_ % rows_.size()].filled >= need && time_of(formatted_) <= accepted_ + 1e-9 * dt_) {
+    Row& r = rows_[formatted_ % rows_.size()];
+    g_pending_rows.busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    put_number(buffer, time_of(formatted_));
+    for (double v : r.values) {
+      buffer += ',';
+      put_number(buffer, v);
+    }
+    buffer += '\n';
+    expose();
+    r.filled = 0;
+    ++formatted_;
+    wrote = true;
+  }
+  if (wrote && file_.due()) commit();
+}
+
+// The buffer as the SIGUSR1 handler may write it (whole rows only).
+void Recorder::expose() {
+  g_pending_rows.fd = file_.fd();
+  g_pending_rows.data = file_.buffer().data();
+  g_pending_rows.size = file_.buffer().size();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  g_pending_rows.busy = 0;
+}
+
+void Recorder::commit() {
+  g_pending_rows.busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  try {
+    file_.commit();
+  } catch (...) {
+    expose();
+    throw;
+  }
+  if (beacon_) beacon_->rows.store(file_.rows(), std::memory_order_relaxed);
+  expose();
+}
+
+void Recorder::grow() {
+  std::vector<Row> bigger(rows_.size() * 2, Row{std::vector<double>(ncols_, 0.0), 0});
+  for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k)
+    bigger[k % bigger.size()] = rows_[k % rows_.size()];
+  rows_ = std::move(bigger);
+}
+
+}  // namespace stride::host

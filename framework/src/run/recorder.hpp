@@ -1,0 +1,76 @@
+// The rows of results.csv. Internal to the host.
+//
+// Each subsystem fills its columns of the rows whose times its last step passed (linear
+// interpolation between the step's ends); a row is written once every recording subsystem has
+// filled it. Rows reach the file whole (RowFile), at least every 50 ms of wall time and at the
+// end: a crash loses at most that much, and never leaves half a row; the SIGUSR1 handler of a
+// supervised run (g_pending_rows) may write the complete rows still in memory. Under iterative
+// coupling and rejected macro steps, rows after the last accepted communication point wait
+// (hold_after/accept), and a repeated macro step takes back what its subsystems filled
+// (rewind).
+//
+// An observer of the loop's steps (run/observer.hpp): a subsystem's step is seen when it
+// passes the time of the next row it fills. One thread. The row ring has room for `capacity`
+// rows (what the longest step spans) and only grows (allocating) when a step spans more.
+#pragma once
+
+#include <filesystem>
+#include <limits>
+#include <vector>
+
+#include "run/observer.hpp"
+#include "run/row_file.hpp"
+#include "run/run_state.hpp"
+
+namespace stride::host {
+
+struct RunBeacon;
+
+class Recorder final : public Observer {
+ public:
+  // Creates results.csv with its header. Throws Stop.
+  Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
+           std::size_t capacity, RunBeacon* beacon);
+  ~Recorder() override;
+  unsigned events() const override { return steps; }
+  double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
+  // Times (t_prev, t] of node n passed: fill its columns by linear interpolation.
+  void passed(NodeState& n) override;
+  // Rows after t wait until accepted().
+  void hold_after(double t) override { accepted_ = t; }
+  void accepted(double t) override;
+  // Node n is back at an earlier state whose next row to fill was `next`.
+  void rewound(NodeState& n, std::size_t next) override;
+  std::size_t rows_written() const { return file_.rows(); }
+  // Every complete row reaches the file (before summary.json claims them). Throws Stop when
+  // the disk refuses.
+  void finish() { commit(); }
+
+ private:
+  struct Row {
+    std::vector<double> values;
+    std::size_t filled;
+  };
+  static std::string header(const Graph& g);
+  bool records(const NodeState& n) const { return !n.node->record_cols.empty() || recording_nodes_ == 0; }
+  // n wakes the recorder when its time reaches that of row k; the exact test is passed()'s
+  // (tk <= t + 1e-9 dt), this one is a little earlier so that it never misses a row.
+  void wake_for(NodeState& n, std::size_t k) const {
+    const double tk = time_of(k);
+    if (!(tk > end_ + 1e-9 * dt_)) n.observe_at = std::min(n.observe_at, tk - 2e-9 * dt_);
+  }
+  void format_complete_rows();
+  void expose();
+  void commit();
+  void grow();
+  double t0_, dt_, end_;
+  std::size_t ncols_;
+  RunBeacon* beacon_;
+  RowFile file_;
+  std::size_t recording_nodes_ = 0;
+  std::vector<Row> rows_;
+  std::size_t formatted_ = 0;
+  double accepted_ = std::numeric_limits<double>::infinity();
+};
+
+}  // namespace stride::host

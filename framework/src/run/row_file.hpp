@@ -1,0 +1,57 @@
+// A CSV file written in whole rows (results.csv, iterations.csv, steps.csv). Internal to the
+// host.
+//
+// Rows are appended to buffer() and reach the file by write(2) when commit() is called; a
+// write the disk refuses cuts the file back to its last complete row and throws Stop (later
+// rows are not written). One thread; buffer() allocates only while it grows to its capacity.
+#pragma once
+
+#include <charconv>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+namespace stride::host {
+
+class RowFile {
+ public:
+  // Creates (or empties) the file and writes the header line. Throws Stop.
+  RowFile(const std::filesystem::path& path, const std::string& header);
+  ~RowFile();
+  RowFile(const RowFile&) = delete;
+  RowFile& operator=(const RowFile&) = delete;
+
+  std::string& buffer() { return buffer_; }
+  int fd() const { return fd_; }
+  // Rows that reached the file whole (the header not counted).
+  std::size_t rows() const { return committed_rows_; }
+  // The disk refused a write: later rows are not written.
+  bool lost() const { return lost_; }
+  // A commit is due: the buffer is large or 50 ms of wall time have passed since the last one.
+  bool due() const {
+    return buffer_.size() >= kBufferBytes ||
+           std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(50);
+  }
+  // Writes the buffer. Throws Stop when the disk refuses (the complete rows written are kept).
+  void commit();
+
+ private:
+  static constexpr std::size_t kBufferBytes = 1 << 16;
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::string buffer_;
+  std::size_t committed_rows_ = 0, committed_bytes_ = 0;
+  bool lost_ = false;
+  std::chrono::steady_clock::time_point last_commit_{};
+};
+
+// Appends v with 12 significant digits (the results' precision), without allocating beyond
+// the string's capacity.
+inline void put_number(std::string& out, double v) {
+  char num[32];
+  out.append(
+      num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+}
+
+}  // namespace stride::host

@@ -1,0 +1,158 @@
+#include "run/run_state.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace stride::host {
+
+void LinkState::push_now(double t) {
+  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  if (convert) {
+    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
+    y = converted;
+  }
+  extrapolator->push(t, y);
+  last_push = t;
+  ++pushes;
+  dst->inputs_renewed = true;
+  // A hold from the new sample on is the sample itself: the destination reads it from here
+  // without evaluating the extrapolator.
+  const double held = extrapolator->holds_from();
+  if (whole_port && held <= t) {
+    for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
+    value_time = std::numeric_limits<double>::quiet_NaN();
+    dst->known[dst_input] =
+        NodeInputs::Known{held, std::numeric_limits<double>::infinity(), value.data(), value.size()};
+  } else {
+    dst->known[dst_input] = NodeInputs::Known{};
+  }
+}
+
+void NodeInputs::attach(NodeState& state) {
+  if (state_)
+    throw std::logic_error("subsystem \"" + state.node->name + "\" is driven by another run of this experiment");
+  state_ = &state;
+  clock_ = &state.t;
+  set_known(state.known.data(), state.known.size());
+}
+
+void NodeInputs::detach() {
+  state_ = nullptr;
+  clock_ = &kNoTime;
+  set_known(nullptr, 0);
+}
+
+std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
+  if (!state_) throw std::logic_error("an input was read with no run under way");
+  NodeState& n = *state_;
+  if (port >= n.in_links.size())
+    throw std::out_of_range("input index " + std::to_string(port) + " read by subsystem \"" + n.node->name +
+                            "\", which has " + std::to_string(n.in_links.size()) + " inputs");
+  const auto& links = n.in_links[port];
+  // The interval of times for which every link's value is the one evaluated now: a hold from
+  // its start on, else this instant only.
+  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
+  for (LinkState* l : links) {
+    if (l->iterating) {
+      if (!(t == l->value_time && l->pushes == l->value_pushes)) {
+        const double span = l->iter_t1 - l->iter_t0;
+        const double w = span > 0 ? std::clamp((t - l->iter_t0) / span, 0.0, 1.0) : 1.0;
+        for (std::size_t i = 0; i < l->width; ++i) l->value[i] = (1 - w) * l->iter_start[i] + w * l->iter_end[i];
+        l->value_time = t;
+        l->value_pushes = l->pushes;
+      }
+      from = std::max(from, t);
+      to = t;
+      continue;
+    }
+    try {
+      if (!(t == l->value_time && l->pushes == l->value_pushes)) {  // evaluated already
+        l->extrapolator->evaluate(t, l->value);
+        l->value_time = t;
+        l->value_pushes = l->pushes;
+      }
+      const double held = l->extrapolator->holds_from();
+      from = std::max(from, held <= t ? held : t);
+      if (held > t) to = t;
+    } catch (const std::exception& e) {
+      throw PluginError(l->link->config.extrapolator.plugin, std::string("extrapolator of ") + n.node->name + "." +
+                                                                 n.node->ports[n.node->inputs[port]].name + ": " +
+                                                                 e.what());
+    } catch (...) {
+      throw PluginError(l->link->config.extrapolator.plugin, std::string("extrapolator of ") + n.node->name + "." +
+                                                                 n.node->ports[n.node->inputs[port]].name +
+                                                                 ": threw an exception that is not a std::exception");
+    }
+  }
+  std::span<const double> value;
+  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == n.input_value[port].size()) {
+    value = links[0]->value;
+  } else {
+    auto& out = n.input_value[port];
+    for (LinkState* l : links)
+      std::copy(l->value.begin(), l->value.end(), out.begin() + static_cast<long>(l->dst_offset));
+    value = out;
+  }
+  n.known[port] = Known{from, to, value.data(), value.size()};
+  return value;
+}
+
+RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.links.size()) {
+  for (const Node& d : g.nodes) {
+    NodeState& n = nodes[static_cast<std::size_t>(d.index)];
+    n.node = &d;
+    n.index = d.index;
+    n.step = d.step;
+    n.sub = d.sub.get();
+    n.plugin_inputs = d.plugin_inputs.get();
+    n.y.assign(d.output_width, 0.0);
+    n.y_prev.assign(d.output_width, 0.0);
+    n.bounds = d.bounds;
+    n.known.assign(d.inputs.size(), NodeInputs::Known{});
+    n.in_links.resize(d.in_links.size());
+    for (std::size_t k : d.inputs) n.input_value.emplace_back(d.ports[k].size, 0.0);
+    for (const Bond& b : d.bonds) n.bonds.push_back({b.input, b.element, b.output_offset, b.width, b.sign});
+  }
+  for (const Link& d : g.links) {
+    LinkState& l = links[static_cast<std::size_t>(d.index)];
+    l.link = &d;
+    l.index = d.index;
+    l.src = &nodes[static_cast<std::size_t>(d.src->index)];
+    l.src_offset = d.src_offset;
+    l.width = d.width;
+    l.dst = &nodes[static_cast<std::size_t>(d.dst->index)];
+    l.dst_input = d.dst_input;
+    l.dst_offset = d.dst_offset;
+    l.extrapolator = d.extrapolator.get();
+    l.value.assign(d.width, 0.0);
+    l.whole_port = d.whole_port;
+    l.convert = d.convert;
+    l.scale = d.scale;
+    l.offset = d.offset;
+    if (d.convert) l.converted.assign(d.width, 0.0);
+  }
+  // In the graph's order of links into each input and out of each node.
+  for (const Node& d : g.nodes) {
+    NodeState& n = nodes[static_cast<std::size_t>(d.index)];
+    for (std::size_t k = 0; k < d.in_links.size(); ++k)
+      for (const Link* l : d.in_links[k]) n.in_links[k].push_back(&links[static_cast<std::size_t>(l->index)]);
+    for (const Link* l : d.out_links) n.out_links.push_back(&links[static_cast<std::size_t>(l->index)]);
+  }
+  for (const Node* d : g.order) order.push_back(&nodes[static_cast<std::size_t>(d->index)]);
+  for (const BondPair& p : g.bond_pairs)
+    pairs.push_back({&p, &nodes[static_cast<std::size_t>(p.a->index)].bonds[p.bond_a].energy,
+                     &nodes[static_cast<std::size_t>(p.b->index)].bonds[p.bond_b].energy});
+  std::size_t attached = 0;
+  try {
+    for (; attached < nodes.size(); ++attached) nodes[attached].plugin_inputs->attach(nodes[attached]);
+  } catch (...) {
+    while (attached > 0) nodes[--attached].plugin_inputs->detach();
+    throw;
+  }
+}
+
+RunState::~RunState() {
+  for (auto& n : nodes) n.plugin_inputs->detach();
+}
+
+}  // namespace stride::host

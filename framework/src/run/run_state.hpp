@@ -1,0 +1,146 @@
+// What a run changes, apart from the graph it runs (graph/graph.hpp): each subsystem's time,
+// outputs, step count, bond energies and place in results.csv (NodeState), each connection's
+// pushes, cached values and iterates (LinkState). Internal to the host.
+//
+// Made fresh for each run from the experiment's graph: the constructor allocates everything
+// stepping needs and attaches to the nodes' NodeInputs, so that the plugins read their inputs
+// from this state; stepping (run/master.hpp, the coupling schemes) then allocates nothing.
+// Destruction detaches. One RunState per graph at a time (the constructor throws
+// std::logic_error when another is attached); it must not outlive the graph. One thread.
+//
+// The hot fields of the graph a step reads (a node's step, a link's offsets and conversion, a
+// bond's elements) are copied here, so that a step and a push each read one block of memory.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace stride::host {
+
+struct LinkState;
+
+// A power bond's run: its elements (copied from the Bond) and what it accumulated.
+struct BondState {
+  std::size_t input = 0, element = 0, output_offset = 0, width = 0;
+  double sign = 1.0;
+  double power = 0.0;  // at the last step end
+  // ∫ power dt over the subsystem's steps (Rahikainen 2020 §2.3.2): the rectangle rule with
+  // the power at the step end when every link into the bond holds its samples (extrapolation
+  // of order 0), the trapezoidal rule otherwise.
+  double energy = 0.0;
+  bool rectangle = false;
+};
+
+struct alignas(64) NodeState {
+  // What every step reads and writes, first and together (the master visits every subsystem
+  // each macro step: with thousands of subsystems these are cache misses).
+  double t = 0.0, t_prev = 0.0;
+  double step = 0.0;  // the node's step
+  long steps = 0;
+  // Observers see this subsystem's step once t reaches this time (Observer::passed); -inf
+  // until they have seen it once.
+  double observe_at = -std::numeric_limits<double>::infinity();
+  Subsystem* sub = nullptr;
+  bool inputs_renewed = false;  // a new sample arrived since the last step
+  int index = 0;                // in RunState::nodes and Graph::nodes
+  std::vector<double> y, y_prev;
+  std::vector<LinkState*> out_links;
+  std::vector<BondState> bonds;
+  std::span<const Node::Bound> bounds;
+  // Each input's value over an interval of times, as the plugin's Inputs::at returns it without
+  // asking the host (a held sample, the value just evaluated).
+  std::vector<NodeInputs::Known> known;
+  std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
+  const Node* node = nullptr;
+  NodeInputs* plugin_inputs = nullptr;
+  std::vector<std::vector<LinkState*>> in_links;              // per input index
+  std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
+  double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
+
+  // The value of input `port` at t, as the plugin reads it.
+  std::span<const double> input(std::size_t port, double t) {
+    const NodeInputs::Known& k = known[port];
+    if (t >= k.from && t <= k.to) return {k.data, k.size};
+    return plugin_inputs->at(port, t);
+  }
+};
+
+// One connection's run. The fields a push and a read touch come first (the master visits
+// every connection of every subsystem that stepped, each macro step).
+struct alignas(64) LinkState {
+  NodeState* src = nullptr;
+  std::size_t src_offset = 0;  // into src->y
+  std::size_t width = 0;
+  NodeState* dst = nullptr;
+  std::size_t dst_input = 0;
+  std::size_t dst_offset = 0;
+  Extrapolator* extrapolator = nullptr;
+  double last_push = -std::numeric_limits<double>::infinity();
+  // `value` is the extrapolator's evaluation at value_time after `pushes` pushes: evaluation
+  // is a const function of the pushed samples and t, so a second read at the same time with
+  // no push in between (a plugin reading an input several times in one step, the power of a
+  // bond after outputs()) reuses it instead of evaluating again.
+  std::uint64_t pushes = 0;
+  std::uint64_t value_pushes = ~std::uint64_t(0);
+  double value_time = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> value;  // last evaluated input
+  bool whole_port = false;
+  bool convert = false;
+  // Iterative coupling: while a macro step [iter_t0, iter_t1] is repeated, the input is the
+  // straight line from iter_start (its value at iter_t0) to iter_end (the relaxed iterate at
+  // iter_t1) instead of the extrapolator's value. A change of either counts as a push.
+  bool iterating = false;
+  int index = 0;  // in RunState::links and Graph::links
+  double scale = 1.0, offset = 0.0;
+  std::vector<double> converted;
+  double iter_t0 = 0.0, iter_t1 = 0.0;
+  std::vector<double> iter_start, iter_end;
+  const Link* link = nullptr;
+
+  // Pushes the source's current outputs when newer than the last push.
+  void push(double t) {
+    if (t > last_push) push_now(t);
+  }
+  void push_now(double t);
+  // The source's current outputs as the destination reads them (unit conversion applied).
+  void source_value(std::span<double> out) const {
+    const double* v = src->y.data() + src_offset;
+    for (std::size_t i = 0; i < width; ++i) out[i] = convert ? v[i] * scale + offset : v[i];
+  }
+};
+
+// The energies of the two bonds of a BondPair.
+struct PairState {
+  const BondPair* pair;
+  const double* energy_a;
+  const double* energy_b;
+  // The generalized energy residual: zero under exact coupling.
+  double residual() const { return *energy_a + *energy_b; }
+};
+
+struct RunState {
+  // Throws std::logic_error when another RunState of the graph is alive.
+  explicit RunState(const Graph& graph);
+  ~RunState();
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  const Graph& graph;
+  std::vector<NodeState> nodes;   // as Graph::nodes
+  std::vector<LinkState> links;   // as Graph::links
+  std::vector<NodeState*> order;  // as Graph::order
+  std::vector<PairState> pairs;   // as Graph::bond_pairs
+
+  // The time every subsystem has reached (at most `end`).
+  double time_reached(double end) const {
+    for (const auto& n : nodes) end = std::min(end, n.t);
+    return end;
+  }
+};
+
+}  // namespace stride::host

@@ -1,0 +1,73 @@
+// Stepping one experiment from outside run(): a fresh run state with its master and coupling
+// scheme, and no output folder. run() (run/run.hpp) is this plus results.csv, the progress
+// display and summary.json; an FMU wrapper or a test steps a Simulation directly. Internal to
+// the host.
+//
+//   Simulation sim(experiment);   // a fresh RunState: the experiment's plugins read from it
+//   sim.observe(observer);        // optional (run/observer.hpp), before initialize()
+//   sim.log_macro_steps(file);    // optional: iterations.csv or steps.csv, before initialize()
+//   sim.initialize();             // the coupling scheme; every subsystem at the start time
+//   sim.advance_to(t1);           // start < t1 < t2 < ... <= end: communication points
+//   sim.outputs("crane.s");       // what a subsystem's output port holds at time()
+//   sim.advance_to(t2); ...
+//
+// Throws: the constructor std::logic_error when another Simulation of the experiment is alive
+// (its plugin objects keep their state: one run drives them at a time; a Simulation made after
+// the last one ended starts again from the beginning, initializing every plugin again);
+// initialize() and advance_to() throw Stop for every way a run ends early, after which the
+// Simulation may only be read and destroyed (advance_to() throws std::logic_error); also
+// std::logic_error for calls out of order, std::invalid_argument for a time past the end or an
+// unknown output. Ownership: the experiment must outlive the Simulation. One thread.
+// Allocation: advance_to() allocates nothing under Jacobi, Gauss–Seidel and multirate coupling
+// (iterative coupling and rejected macro steps save snapshots, which plugins may allocate
+// for).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "run/coupling.hpp"
+
+namespace stride::host {
+
+class Simulation {
+ public:
+  struct Options {
+    const volatile int* stop = nullptr;  // set to a signal number to stop (Stop: interrupted)
+    RunBeacon* beacon = nullptr;         // shared with a supervising process
+  };
+  explicit Simulation(Experiment& experiment) : Simulation(experiment, Options{}) {}
+  Simulation(Experiment& experiment, const Options& options);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Throws std::logic_error after initialize().
+  void observe(Observer& o);
+  // The rows of iterative coupling (iterations.csv) or of the adaptive macro step (steps.csv).
+  void log_macro_steps(RowFile& file) { macro_log_ = &file; }
+  void initialize();
+  // Every subsystem to t (end included): the scheme's communication points up to t, and t.
+  void advance_to(double t);
+  // The time every subsystem has reached.
+  double time() const { return master_.time_reached(); }
+  // Output port "subsystem.port" at time(), in its unit. The span stays valid until the
+  // Simulation ends.
+  std::span<const double> outputs(const std::string& subsystem_port) const;
+  const RunState& state() const { return state_; }
+  // The scheme's entries of summary.json (none before initialize()).
+  void summarize(json& summary) const {
+    if (scheme_) scheme_->summarize(summary);
+  }
+
+ private:
+  const Experiment& experiment_;
+  RunState state_;
+  Master master_;
+  RowFile* macro_log_ = nullptr;
+  std::unique_ptr<CouplingScheme> scheme_;  // made by initialize()
+  bool stopped_ = false;                    // initialize() or advance_to() threw
+};
+
+}  // namespace stride::host

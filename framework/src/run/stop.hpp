@@ -1,0 +1,17 @@
+// Why a run ends before its end time: thrown by the masters, the monitors and the results
+// writer, caught by run() (or by whoever steps a Simulation), which reports it. Internal to
+// the host.
+#pragma once
+
+#include <string>
+
+#include "stride/host/run/run.hpp"
+
+namespace stride::host {
+
+struct Stop {
+  RunStatus status;
+  std::string message;
+};
+
+}  // namespace stride::host
