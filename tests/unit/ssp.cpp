@@ -118,15 +118,29 @@ TEST_CASE("an SSP becomes the manifest it describes: components, connections, pa
   CHECK(fs::exists(slow["fmu"].get<std::string>()));
 }
 
+std::string file_text(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 TEST_CASE("an SSP runs as the manifest it describes: the two-mass test as .ssp, as .ssd and as manifest") {
   const auto ref = stride_test::run_stride("manifests/fmu_two_mass.json", {"/coupling/end=20"}, "ssp_ref");
   REQUIRE(ref.status() == "completed");
+  // The same system written by hand as a manifest (tests/ssp/two_mass/two_mass.json).
+  const fs::path by_hand = stride_test::scratch() / "ssp_run_by_hand";
+  const auto h = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + (kSsp / "two_mass.stage" / "two_mass.json").string() +
+                                          "' --quiet --out '" + by_hand.string() + "'");
+  INFO(h.output);
+  REQUIRE(h.exit_code == 0);
+  const std::string by_hand_csv = file_text(by_hand / "results.csv");
+  REQUIRE(by_hand_csv.size() > 1000);
   for (const fs::path& system : {kSsp / "two_mass.ssp", kSsp / "two_mass.stage" / "SystemStructure.ssd"}) {
     CAPTURE(system);
     const fs::path out = stride_test::scratch() / ("ssp_run_" + system.extension().string().substr(1));
     const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + system.string() + "' --quiet --out '" + out.string() + "'");
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
+    CHECK(file_text(out / "results.csv") == by_hand_csv);  // bit for bit: every value printed in full
     const auto t = stride_test::read_csv(out / "results.csv");
     REQUIRE(t.rows() == ref.table.rows());
     for (const char* col : {"fast.x", "fast.v", "slow.x", "slow.v"}) {
@@ -151,13 +165,23 @@ TEST_CASE("a problem a later check finds in an SSP's values names the element it
           </ssv:Parameters></ssv:ParameterSet>
         </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>
         <ssd:Annotations><ssc:Annotation type="org.stride.manifest">{"step": 0.01}</ssc:Annotation></ssd:Annotations>
-)", "", "source=\"resources/oscillator.fmu\" implementation=\"CoSimulation\"");
+)", R"(    <ssd:Annotations><ssc:Annotation type="org.stride.manifest">{"coupling": {"macro_step": 0.1}}</ssc:Annotation></ssd:Annotations>
+)", "source=\"resources/oscillator.fmu\" implementation=\"CoSimulation\"");
   const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + (dir / "SystemStructure.ssd").string() + "'");
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(contains(r.output, "/subsystems/osc/parameters/m"));
   CHECK(contains(r.output, "/Parameter[m]"));
-  CHECK(contains(r.output, "input x_other"));  // the unconnected input, named at the component
+  // With the mass valid, the graph's own checks run: the unconnected input, named at the component.
+  std::string ssd = file_text(dir / "SystemStructure.ssd");
+  ssd = std::regex_replace(ssd, std::regex("value=\"-5\""), "value=\"5\"");
+  std::ofstream(dir / "SystemStructure.ssd") << ssd;
+  const auto u = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + (dir / "SystemStructure.ssd").string() + "'");
+  INFO(u.output);
+  CHECK(u.exit_code == 2);
+  CHECK(contains(u.output, "x_other"));
+  CHECK(contains(u.output, "(from "));
+  CHECK(contains(u.output, "/System[root]"));
 }
 
 TEST_CASE("every SSP element Stride does not support, and every broken reference, is named with its line and path") {

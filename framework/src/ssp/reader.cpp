@@ -164,8 +164,7 @@ class SsdReader {
       auto h = tool_annotation(system_, "org.openmodelica", "FixedStepMaster", "stepSize");
       if (!h && e) h = tool_annotation(e, "com.opensimulationplatform", "FixedStepAlgorithm", "baseStepSize");
       if (h) c["macro_step"] = *h;
-      else notes_.push_back("no co-simulation step in the SSD's annotations: the macro step is the FMUs' default "
-                            "experiment step, or --set /coupling/macro_step=...");
+      else notes_.push_back("no co-simulation step in the SSD's annotations: give one with --set /coupling/macro_step=...");
     }
     origins_["/coupling/macro_step"] = origin(system_);
     if (!c.contains("scheme")) c["scheme"] = "jacobi";
@@ -179,12 +178,13 @@ class SsdReader {
         problem(n, std::string("<") + unsupported + "> is not supported by Stride");
     for (pugi::xml_node c : XmlFile::children(XmlFile::child(system_, kSsd, "Connectors"), kSsd, "Connector"))
       system_kinds_[c.attribute("name").value()] = c.attribute("kind").value();
-    for (pugi::xml_node n = XmlFile::child(system_, kSsd, "Elements").first_child(); n; n = n.next_sibling()) {
-      if (n.type() != pugi::node_element) continue;
-      if (XmlFile::is(n, kSsd, "Component")) continue;
-      problem(n, "<" + XmlFile::local(n) + "> elements are not supported (Stride reads one system of components; "
-                 "nested systems and signal dictionaries are not flattened)");
-    }
+    for (pugi::xml_node elements : XmlFile::children(system_, kSsd, "Elements"))
+      for (pugi::xml_node n = elements.first_child(); n; n = n.next_sibling()) {
+        if (n.type() != pugi::node_element) continue;
+        if (XmlFile::is(n, kSsd, "Component")) continue;
+        problem(n, "<" + XmlFile::local(n) + "> elements are not supported (Stride reads one system of components; "
+                   "nested systems and signal dictionaries are not flattened)");
+      }
   }
 
   void read_components() {
@@ -343,6 +343,9 @@ class SsdReader {
   }
 
   void read_connections() {
+    // A connection missing in the system (an unconnected input) is the system's <Connections>.
+    const pugi::xml_node all = XmlFile::child(system_, kSsd, "Connections");
+    origins_["/connections"] = origin(all ? all : system_);
     for (pugi::xml_node n : XmlFile::children(XmlFile::child(system_, kSsd, "Connections"), kSsd, "Connection")) {
       for (const char* a : {"startIndices", "endIndices"})
         if (n.attribute(a)) problem(n, std::string(a) + " (connections to array elements) is not supported");
@@ -526,7 +529,7 @@ void attribute_to_ssp(std::vector<Diagnostic>& diagnostics, const std::map<std::
         best = &where;
         best_len = pointer.size();
       }
-    if (best) d.message += " (from " + *best + ")";
+    if (best && d.message.find(" (from " + *best + ")") == std::string::npos) d.message += " (from " + *best + ")";
   }
 }
 
