@@ -1,0 +1,243 @@
+// `stride export` (stride/host/export/export.hpp): the two-mass test (manifests/two_mass.json,
+// 10 s) packed as an FMI 2.0 co-simulation FMU.
+//  1. Round trip: the FMU imported back into Stride as one subsystem stepped at the experiment's
+//     macro step gives, at every communication point, the outputs of the experiment run alone,
+//     bit for bit (doStep(t, h) is Simulation::advance_to(t + h), on the experiment's grid).
+//  2. The binary loaded directly, as any importer would, from a copy of the unpacked FMU in
+//     another folder (relocatable, no STRIDE_PLUGIN_PATH): two instances in one process step
+//     apart and alike; every misuse is fmi2Error or a NULL instance with the reason through the
+//     logger (wrong GUID, missing resources, unknown value reference, setting an output, a step
+//     from the wrong time, past the end, doStep after fmi2Terminate and after a failed step).
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "run/simulation.hpp"
+#include "shipped_plugins.hpp"
+#include "stride/fmi/fmi2.h"
+#include "stride_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace stride::host;
+using stride_test::json;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string stride_cmd(const std::string& args) { return std::string("'") + STRIDE_EXE + "' " + args; }
+
+// manifests/two_mass.json cut to 10 s, written to the scratch folder; exported once.
+struct Exported {
+  fs::path manifest, fmu, unpacked;
+  std::string guid;
+};
+
+const Exported& exported() {
+  static const Exported e = [] {
+    Exported x;
+    std::ifstream in(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "two_mass.json");
+    json d = json::parse(in);
+    d["coupling"]["end"] = 10.0;
+    d.erase("output");
+    x.manifest = stride_test::scratch() / "two_mass_export.json";
+    std::ofstream(x.manifest) << d.dump(2);
+    x.fmu = stride_test::scratch() / "two_mass_export.fmu";
+    const auto r = stride_test::run_command(stride_cmd("export '" + x.manifest.string() + "' -o '" + x.fmu.string() + "'"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(fs::exists(x.fmu));
+    // Unpacked, then moved elsewhere: nothing may point back at the build or the first folder.
+    const fs::path first = stride_test::scratch() / "unpacked_first";
+    fs::create_directories(first);
+    REQUIRE(stride_test::run_command("cd '" + first.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + x.fmu.string() + "'").exit_code == 0);
+    x.unpacked = stride_test::scratch() / "moved" / "two mass%fmu";
+    fs::create_directories(x.unpacked.parent_path());
+    fs::rename(first, x.unpacked);
+    std::ifstream md(x.unpacked / "modelDescription.xml");
+    const std::string text((std::istreambuf_iterator<char>(md)), {});
+    const auto g = text.find("guid=\"");
+    REQUIRE(g != std::string::npos);
+    x.guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+    return x;
+  }();
+  return e;
+}
+
+std::string g_log;
+void logger(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String category, fmi2String format, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(buf, sizeof buf, format, ap);
+  va_end(ap);
+  g_log += std::string(category) + ": " + buf + "\n";
+}
+
+struct Api {
+  void* lib = nullptr;
+  fmi2InstantiateTYPE* instantiate;
+  fmi2FreeInstanceTYPE* free_instance;
+  fmi2SetupExperimentTYPE* setup;
+  fmi2EnterInitializationModeTYPE* enter;
+  fmi2ExitInitializationModeTYPE* exit;
+  fmi2DoStepTYPE* do_step;
+  fmi2GetRealTYPE* get_real;
+  fmi2SetRealTYPE* set_real;
+  fmi2TerminateTYPE* terminate;
+  template <class T>
+  void sym(T*& f, const char* name) {
+    f = reinterpret_cast<T*>(dlsym(lib, name));
+    REQUIRE_MESSAGE(f, name);
+  }
+  explicit Api(const fs::path& so) {
+    lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE_MESSAGE(lib, dlerror());
+    sym(instantiate, "fmi2Instantiate");
+    sym(free_instance, "fmi2FreeInstance");
+    sym(setup, "fmi2SetupExperiment");
+    sym(enter, "fmi2EnterInitializationMode");
+    sym(exit, "fmi2ExitInitializationMode");
+    sym(do_step, "fmi2DoStep");
+    sym(get_real, "fmi2GetReal");
+    sym(set_real, "fmi2SetReal");
+    sym(terminate, "fmi2Terminate");
+  }
+};
+
+const fmi2CallbackFunctions kCallbacks{logger, std::calloc, std::free, nullptr, nullptr};
+
+std::string uri(const fs::path& p) {
+  std::string s = "file://";
+  for (char c : p.string()) {
+    if (c == ' ') s += "%20";
+    else if (c == '%') s += "%25";
+    else s += c;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("an exported experiment imported back reproduces the experiment bit for bit at every communication point") {
+  const Exported& e = exported();
+  // The experiment run alone, stepped from outside like the FMU's doStep does.
+  Experiment direct(read_manifest(e.manifest), stride_test::registry());
+  Simulation sim(direct);
+  sim.initialize();
+  // The FMU as the one subsystem of a manifest.
+  const json importing = {{"format", 1},
+                          {"subsystems", {{"exp", {{"fmu", e.fmu.string()}, {"step", 0.1}}}}},
+                          {"connections", json::array()},
+                          {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0.0}, {"end", 10.0}}}};
+  const fs::path im = stride_test::scratch() / "import_exported.json";
+  std::ofstream(im) << importing.dump(2);
+  Experiment imported(read_manifest(im), stride_test::registry());
+  Simulation fmu(imported);
+  fmu.initialize();
+  std::size_t compared = 0, equal = 0;
+  for (int k = 1; k <= 100; ++k) {
+    const double t = 0.1 * k;
+    sim.advance_to(t);
+    fmu.advance_to(t);
+    for (const std::string p : {"fast.x", "fast.v", "slow.x", "slow.v"}) {
+      const double a = sim.outputs(p)[0], b = fmu.outputs("exp." + p)[0];
+      ++compared;
+      equal += a == b;
+      if (a != b) INFO(p << " at " << t << ": " << a << " vs " << b);
+    }
+  }
+  CHECK(compared == 400);
+  CHECK(equal == compared);
+}
+
+TEST_CASE("the exported binary as any importer loads it: relocatable, instances apart, every misuse an error with its reason") {
+  const Exported& e = exported();
+  const fs::path so = e.unpacked / "binaries" / "linux64" / "two_mass_export.so";
+  REQUIRE(fs::exists(so));
+  Api api(so);
+  const std::string res = uri(e.unpacked / "resources");
+
+  g_log.clear();
+  CHECK(api.instantiate("bad", fmi2CoSimulation, "{00000000-0000-0000-0000-000000000000}", res.c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(contains(g_log, "is not this FMU's"));
+  g_log.clear();
+  CHECK(api.instantiate("gone", fmi2CoSimulation, e.guid.c_str(), uri(e.unpacked / "nowhere").c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(contains(g_log, "does not exist"));
+  g_log.clear();
+  CHECK(api.instantiate("me", fmi2ModelExchange, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(contains(g_log, "co-simulation only"));
+
+  // Two instances stepped interleaved with different step sizes end alike.
+  fmi2Component a = api.instantiate("a", fmi2CoSimulation, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0);
+  fmi2Component b = api.instantiate("b", fmi2CoSimulation, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0);
+  INFO(g_log);
+  REQUIRE(a);
+  REQUIRE(b);
+  for (fmi2Component c : {a, b}) {
+    CHECK(api.setup(c, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+    CHECK(api.enter(c) == fmi2OK);
+    CHECK(api.exit(c) == fmi2OK);
+  }
+  double ta = 0, tb = 0;
+  for (int k = 0; k < 20; ++k) {
+    CHECK(api.do_step(a, ta, 0.1, 1) == fmi2OK);
+    ta = 0.1 * (k + 1);
+    if (k % 2 == 1) {
+      CHECK(api.do_step(b, tb, 0.2, 1) == fmi2OK);
+      tb = 0.2 * ((k + 1) / 2);
+    }
+  }
+  const fmi2ValueReference vrs[] = {1, 2, 3, 4};
+  double ya[4], yb[4];
+  CHECK(api.get_real(a, vrs, 4, ya) == fmi2OK);
+  CHECK(api.get_real(b, vrs, 4, yb) == fmi2OK);
+  for (int i = 0; i < 4; ++i) CHECK(ya[i] == yb[i]);
+
+  g_log.clear();
+  const fmi2ValueReference wrong[] = {9999};
+  double y = 0;
+  CHECK(api.get_real(a, wrong, 1, &y) == fmi2Error);
+  CHECK(contains(g_log, "value reference 9999"));
+  CHECK(api.set_real(a, vrs, 1, ya) == fmi2Error);
+  CHECK(api.do_step(a, 5.0, 0.1, 1) == fmi2Error);  // a is at 2 s
+  CHECK(contains(g_log, "but the FMU is at"));
+  CHECK(api.do_step(a, ta, 0.1, 1) == fmi2Error);  // failed before: no more steps
+  CHECK(contains(g_log, "not allowed in state failed"));
+  CHECK(api.get_real(a, vrs, 4, ya) == fmi2OK);  // still readable
+
+  g_log.clear();
+  CHECK(api.do_step(b, tb, 9.0, 1) == fmi2Error);  // past the end (10 s)
+  CHECK(contains(g_log, "past the experiment's end"));
+  CHECK(api.terminate(b) == fmi2OK);
+  CHECK(api.do_step(b, tb, 0.1, 1) == fmi2Error);
+  CHECK(contains(g_log, "not allowed in state terminated"));
+  api.free_instance(a);
+  api.free_instance(b);
+
+  // Missing resources: the plugins removed from a copy.
+  const fs::path broken = stride_test::scratch() / "broken_copy";
+  fs::copy(e.unpacked, broken, fs::copy_options::recursive);
+  fs::remove_all(broken / "resources" / "plugins");
+  g_log.clear();
+  CHECK(api.instantiate("x", fmi2CoSimulation, e.guid.c_str(), uri(broken / "resources").c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(contains(g_log, "no plugin folder"));
+}
+
+TEST_CASE("what cannot be exported is refused with the reason and leaves no file") {
+  const fs::path out = stride_test::scratch() / "refused.fmu";
+  const auto r = stride_test::run_command(
+      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json").string() + "' -o '" + out.string() + "'"));
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.output, "/subsystems/slow/fmu"));
+  CHECK_FALSE(fs::exists(out));
+  const auto bad = stride_test::run_command(stride_cmd("export /no/such/manifest.json -o '" + out.string() + "'"));
+  CHECK(bad.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
+}
