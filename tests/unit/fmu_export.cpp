@@ -46,6 +46,7 @@ const Exported& exported() {
     json d = json::parse(in);
     d["coupling"]["end"] = 10.0;
     d.erase("output");
+    fs::create_directories(stride_test::scratch());
     x.manifest = stride_test::scratch() / "two_mass_export.json";
     std::ofstream(x.manifest) << d.dump(2);
     x.fmu = stride_test::scratch() / "two_mass_export.fmu";
@@ -93,12 +94,13 @@ struct Api {
   fmi2TerminateTYPE* terminate;
   template <class T>
   void sym(T*& f, const char* name) {
-    f = reinterpret_cast<T*>(dlsym(lib, name));
-    REQUIRE_MESSAGE(f, name);
+    void* p = dlsym(lib, name);
+    REQUIRE_MESSAGE(p != nullptr, name);
+    f = reinterpret_cast<T*>(p);
   }
   explicit Api(const fs::path& so) {
     lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    REQUIRE_MESSAGE(lib, dlerror());
+    REQUIRE_MESSAGE(lib != nullptr, dlerror());
     sym(instantiate, "fmi2Instantiate");
     sym(free_instance, "fmi2FreeInstance");
     sym(setup, "fmi2SetupExperiment");
