@@ -1,5 +1,5 @@
 // `stride export` (stride/host/export/export.hpp): the two-mass test (manifests/two_mass.json,
-// 10 s) packed as an FMI 2.0 co-simulation FMU.
+// 10 s) and the crane with ZOH coupling packed as FMI 2.0 and 3.0 co-simulation FMUs.
 //  1. Round trip: the FMU imported back into Stride as one subsystem stepped at the experiment's
 //     macro step gives, at every communication point, the outputs of the experiment run alone,
 //     bit for bit (doStep(t, h) is Simulation::advance_to(t + h), on the experiment's grid).
@@ -133,10 +133,11 @@ std::string uri(const fs::path& p) {
 // Exports `source`, imports the FMU as subsystem "exp" stepped at the
 // experiment's macro step H, and counts the outputs `ports` equal bit for bit to the experiment
 // run alone at every communication point up to `end`.
-void round_trip(const fs::path& source, double H, double end, const std::vector<std::string>& ports,
+void round_trip(const fs::path& source, int fmi, double H, double end, const std::vector<std::string>& ports,
                 std::size_t& compared, std::size_t& equal) {
-  const fs::path fmu = stride_test::scratch() / (source.stem().string() + ".fmu");
-  const auto r = stride_test::run_command(stride_cmd("export '" + source.string() + "' -o '" + fmu.string() + "'"));
+  const fs::path fmu = stride_test::scratch() / (source.stem().string() + "_fmi" + std::to_string(fmi) + ".fmu");
+  const auto r = stride_test::run_command(
+      stride_cmd("export '" + source.string() + "' -o '" + fmu.string() + "' --fmi " + std::to_string(fmi)));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   Experiment direct(read_manifest(source), stride_test::registry());
@@ -146,7 +147,7 @@ void round_trip(const fs::path& source, double H, double end, const std::vector<
                           {"subsystems", {{"exp", {{"fmu", fmu.string()}, {"step", H}}}}},
                           {"connections", json::array()},
                           {"coupling", {{"scheme", "jacobi"}, {"macro_step", H}, {"start", 0.0}, {"end", end}}}};
-  const fs::path im = stride_test::scratch() / ("import_" + source.stem().string() + ".json");
+  const fs::path im = stride_test::scratch() / ("import_" + fmu.stem().string() + ".json");
   std::ofstream(im) << importing.dump(2);
   Experiment imported(read_manifest(im), stride_test::registry());
   Simulation fmu_sim(imported);
@@ -166,17 +167,20 @@ void round_trip(const fs::path& source, double H, double end, const std::vector<
 
 TEST_CASE("an exported experiment imported back reproduces the experiment bit for bit at every communication point") {
   const Exported& e = exported();
-  std::size_t compared = 0, equal = 0;
-  round_trip(e.manifest, 0.1, 10.0, {"fast.x", "fast.v", "slow.x", "slow.v"},
-             compared, equal);
-  CHECK(compared == 400);
-  CHECK(equal == compared);
-  // The hydraulic crane (Peiret 2018 Sect. 5.1) with direct ZOH coupling at h_M = 10 ms, 2 s:
-  // the crane (multibody model with its formulation) and the cylinder as one FMU.
-  compared = equal = 0;
-  round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json", 0.01, 2.0, {"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2"}, compared, equal);
-  CHECK(compared == 800);
-  CHECK(equal == compared);
+  for (int fmi : {2, 3}) {
+    CAPTURE(fmi);
+    std::size_t compared = 0, equal = 0;
+    round_trip(e.manifest, fmi, 0.1, 10.0, {"fast.x", "fast.v", "slow.x", "slow.v"}, compared, equal);
+    CHECK(compared == 400);
+    CHECK(equal == compared);
+    // The hydraulic crane (Peiret 2018 Sect. 5.1) with direct ZOH coupling at h_M = 10 ms, 2 s:
+    // the crane (multibody model with its formulation) and the cylinder as one FMU.
+    compared = equal = 0;
+    round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json", fmi, 0.01, 2.0,
+               {"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2"}, compared, equal);
+    CHECK(compared == 800);
+    CHECK(equal == compared);
+  }
 }
 
 TEST_CASE("the exported binary as any importer loads it: relocatable, instances apart, every misuse an error with its reason") {

@@ -111,10 +111,10 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
 }
 
 // `stride export`: exit 2 for an invalid manifest or what cannot be exported, 0 with a summary.
-int export_command(const std::string& manifest, const std::string& out) {
+int export_command(const std::string& manifest, const std::string& out, int fmi_version) {
   try {
-    const ExportReport r = export_fmu(manifest, out);
-    std::cout << out << ": FMI 2.0 co-simulation FMU \"" << r.model_identifier << "\" (" << r.outputs << " outputs, "
+    const ExportReport r = export_fmu(manifest, out, fmi_version);
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" (" << r.outputs << " outputs, "
               << r.plugins << " plugin libraries packed)\n";
     return 0;
   } catch (const ManifestError& e) {
@@ -144,6 +144,7 @@ struct CommandLine {
   CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
            *describe_cmd = nullptr, *export_cmd = nullptr;
   std::string fmu_out;
+  int fmi_version = 2;
 
   CommandLine() {
     app.require_subcommand(1);
@@ -152,9 +153,10 @@ struct CommandLine {
     validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), or an SSP system (.ssp, .ssd)")->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     add_sweep();
-    export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 co-simulation FMU");
+    export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 or 3.0 co-simulation FMU");
     export_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
     export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write")->required();
+    export_cmd->add_option("--fmi", fmi_version, "FMI version: 2 (default) or 3")->check(CLI::IsMember({2, 3}));
     plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
     plugins_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
@@ -262,7 +264,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
-  if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out);
+  if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out, cl.fmi_version);
 
   PluginRegistry reg;
   if (cl.plugins_cmd->parsed()) {

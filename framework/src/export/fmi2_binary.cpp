@@ -18,61 +18,15 @@
 #include <memory>
 #include <string>
 
-#include "export/instance.hpp"
+#include "export/fmi_component.hpp"
 #include "stride/fmi/fmi2.h"
 
 #define STRIDE_FMI_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
-using stride::host::fmu_export::ExportedInstance;
-
-enum class Phase { instantiated, initializing, stepping, failed, terminated };
-
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::instantiated: return "instantiated";
-    case Phase::initializing: return "initialization mode";
-    case Phase::stepping: return "step mode";
-    case Phase::failed: return "failed (an earlier call returned an error)";
-    case Phase::terminated: return "terminated";
-  }
-  return "?";
-}
-
-struct Component {
-  std::string name, guid, resources;
-  fmi2CallbackFunctions cb{};
-  bool logging = false;
-  Phase phase = Phase::instantiated;
-  double start = 0.0;
-  std::unique_ptr<ExportedInstance> x;
-
-  void log(fmi2Status s, const char* category, const std::string& message) const {
-    if (cb.logger) cb.logger(cb.componentEnvironment, name.c_str(), s, category, "%s", message.c_str());
-  }
-  fmi2Status error(const std::string& call, const std::string& message) {
-    log(fmi2Error, "logStatusError", call + ": " + message);
-    return fmi2Error;
-  }
-  // Runs f, turning every exception into fmi2Error with its message.
-  template <class F>
-  fmi2Status guarded(const char* call, F&& f) {
-    try {
-      return f();
-    } catch (const std::exception& e) {
-      return error(call, e.what());
-    } catch (...) {
-      return error(call, "unknown exception");
-    }
-  }
-  bool in(const char* call, std::initializer_list<Phase> allowed) {
-    for (Phase p : allowed)
-      if (phase == p) return true;
-    error(call, std::string("not allowed in state ") + phase_name(phase));
-    return false;
-  }
-};
+using Component = stride::host::fmu_export::Component<fmi2Status, fmi2OK, fmi2Error>;
+using stride::host::fmu_export::Phase;
 
 Component* as_component(fmi2Component c) { return static_cast<Component*>(c); }
 
@@ -94,10 +48,16 @@ STRIDE_FMI_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on
 
 STRIDE_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String resources,
                                                 const fmi2CallbackFunctions* cb, fmi2Boolean, fmi2Boolean logging) {
-  auto c = std::make_unique<Component>();
   try {
+    auto c = std::make_unique<Component>();
     c->name = name ? name : "";
-    if (cb) c->cb = *cb;
+    if (cb && cb->logger) {
+      const fmi2CallbackFunctions f = *cb;
+      const std::string instance = c->name;
+      c->sink = [f, instance](bool is_error, const char* category, const std::string& message) {
+        f.logger(f.componentEnvironment, instance.c_str(), is_error ? fmi2Error : fmi2OK, category, "%s", message.c_str());
+      };
+    }
     c->logging = logging;
     if (type != fmi2CoSimulation) {
       c->error("fmi2Instantiate", "this FMU is for co-simulation only");
@@ -107,18 +67,14 @@ STRIDE_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, 
       c->error("fmi2Instantiate", "no GUID or no resource location given");
       return nullptr;
     }
-    c->guid = guid;
+    c->token = guid;
     c->resources = resources;
-    c->x = std::make_unique<ExportedInstance>(stride::host::fmu_export::folder_of_uri(resources), guid);
-    c->start = c->x->start();
-    if (c->logging) c->log(fmi2OK, "logAll", "instantiated from " + c->resources);
+    if (!c->make("fmi2Instantiate")) return nullptr;
+    if (c->logging) c->log(false, "logAll", "instantiated from " + c->resources);
     return c.release();
-  } catch (const std::exception& e) {
-    c->error("fmi2Instantiate", e.what());
   } catch (...) {
-    c->error("fmi2Instantiate", "unknown exception");
+    return nullptr;  // out of memory before a logger was known
   }
-  return nullptr;
 }
 
 STRIDE_FMI_EXPORT void fmi2FreeInstance(fmi2Component c) {
@@ -133,16 +89,7 @@ STRIDE_FMI_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean, f
   if (!c) return fmi2Error;
   Component& m = *as_component(c);
   if (!m.in("fmi2SetupExperiment", {Phase::instantiated})) return fmi2Error;
-  return m.guarded("fmi2SetupExperiment", [&] {
-    if (std::abs(start - m.x->start()) > 1e-12 * std::max(1.0, std::abs(start)))
-      return m.error("fmi2SetupExperiment", "start time " + std::to_string(start) + " s: the exported experiment starts at " +
-                                                std::to_string(m.x->start()) + " s");
-    if (stop_defined && stop > m.x->end() * (1 + 1e-12) + 1e-12)
-      return m.error("fmi2SetupExperiment", "stop time " + std::to_string(stop) + " s is past the exported experiment's end " +
-                                                std::to_string(m.x->end()) + " s");
-    m.start = start;
-    return fmi2OK;
-  });
+  return m.setup("fmi2SetupExperiment", start, stop_defined, stop);
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
@@ -154,49 +101,18 @@ STRIDE_FMI_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
-  if (!c) return fmi2Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi2ExitInitializationMode", {Phase::initializing})) return fmi2Error;
-  const fmi2Status s = m.guarded("fmi2ExitInitializationMode", [&] {
-    m.x->initialize(m.start);
-    return fmi2OK;
-  });
-  m.phase = s == fmi2OK ? Phase::stepping : Phase::failed;
-  return s;
+  return c ? as_component(c)->exit_initialization("fmi2ExitInitializationMode") : fmi2Error;
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean) {
-  if (!c) return fmi2Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi2DoStep", {Phase::stepping})) return fmi2Error;
-  const fmi2Status s = m.guarded("fmi2DoStep", [&] {
-    m.x->do_step(t, h);
-    return fmi2OK;
-  });
-  if (s != fmi2OK) m.phase = Phase::failed;
-  return s;
+  return c ? as_component(c)->do_step("fmi2DoStep", t, h) : fmi2Error;
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2Terminate(fmi2Component c) {
-  if (!c) return fmi2Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi2Terminate", {Phase::stepping, Phase::failed, Phase::initializing})) return fmi2Error;
-  m.phase = Phase::terminated;
-  return fmi2OK;
+  return c ? as_component(c)->terminate("fmi2Terminate") : fmi2Error;
 }
 
-STRIDE_FMI_EXPORT fmi2Status fmi2Reset(fmi2Component c) {
-  if (!c) return fmi2Error;
-  Component& m = *as_component(c);
-  return m.guarded("fmi2Reset", [&] {
-    m.x.reset();
-    m.phase = Phase::failed;  // until the new instance stands
-    m.x = std::make_unique<ExportedInstance>(stride::host::fmu_export::folder_of_uri(m.resources), m.guid);
-    m.start = m.x->start();
-    m.phase = Phase::instantiated;
-    return fmi2OK;
-  });
-}
+STRIDE_FMI_EXPORT fmi2Status fmi2Reset(fmi2Component c) { return c ? as_component(c)->reset("fmi2Reset") : fmi2Error; }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real value[]) {
   if (!c) return fmi2Error;

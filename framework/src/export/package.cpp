@@ -26,14 +26,14 @@ std::string identifier_of(const fs::path& manifest) {
   return id;
 }
 
-fs::path fmu_binary() {
+fs::path fmu_binary(int fmi_version) {
+  const std::string name = "stride_fmu" + std::to_string(fmi_version) + ".so";
   std::error_code ec;
-  const fs::path beside =
-      boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "fmu" / "stride_fmu2.so";
+  const fs::path beside = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "fmu" / name;
   if (!ec && fs::exists(beside)) return beside;
-  const fs::path build = fs::path(STRIDE_BUILD_PLUGIN_DIR).parent_path() / "fmu" / "stride_fmu2.so";
+  const fs::path build = fs::path(STRIDE_BUILD_PLUGIN_DIR).parent_path() / "fmu" / name;
   if (fs::exists(build)) return build;
-  throw std::runtime_error("the FMU binary stride_fmu2.so is in neither " + beside.string() + " nor " + build.string());
+  throw std::runtime_error("the FMU binary " + name + " is in neither " + beside.string() + " nor " + build.string());
 }
 
 json packed_manifest(const fs::path& manifest) {
@@ -88,7 +88,9 @@ class Archive {
 
 }  // namespace
 
-ExportReport export_fmu(const fs::path& manifest, const fs::path& out) {
+ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_version) {
+  if (fmi_version != 2 && fmi_version != 3)
+    throw std::runtime_error("FMI version " + std::to_string(fmi_version) + ": Stride exports FMI 2.0 and 3.0");
   if (manifest.extension() != ".json")
     throw std::runtime_error(manifest.string() + ": only a JSON manifest can be exported (an SSP system is not packed)");
   PluginRegistry reg;
@@ -96,7 +98,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out) {
   json packed = packed_manifest(manifest);
   ExportReport report;
   report.model_identifier = identifier_of(manifest);
-  fmu_export::ExperimentInterface iface = fmu_export::experiment_interface(*ex, 2, report.model_identifier);
+  fmu_export::ExperimentInterface iface = fmu_export::experiment_interface(*ex, fmi_version, report.model_identifier);
   iface.model.token = fmu_export::content_token(packed.dump() + fmu_export::interface_json(iface).dump());
   const std::string xml = fmu_export::model_description_xml(iface.model);
   const auto problems = fmu_export::model_description_problems(xml);
@@ -107,7 +109,8 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out) {
   }
   Archive a(out);
   a.text("modelDescription.xml", xml);
-  a.file("binaries/linux64/" + report.model_identifier + ".so", fmu_binary());
+  const std::string platform = fmi_version == 2 ? "linux64" : "x86_64-linux";
+  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", fmu_binary(fmi_version));
   a.text("resources/manifest.json", packed.dump(2) + "\n");
   a.text("resources/stride_export.json", fmu_export::interface_json(iface).dump(2) + "\n");
   std::set<fs::path> files;

@@ -1,4 +1,4 @@
-// `stride export`: a whole experiment as one FMI 2.0 co-simulation FMU.
+// `stride export`: a whole experiment as one FMI 2.0 or 3.0 co-simulation FMU.
 //
 //   export_fmu(manifest, out):
 //     read and build the experiment (every check of `validate`), refusing what cannot be packed
@@ -7,7 +7,8 @@
 //     modelDescription.xml from it, checked against the FMI rules (export/fmi_rules.hpp)
 //     archive (written beside `out`, renamed onto it when complete):
 //       modelDescription.xml
-//       binaries/linux64/<modelIdentifier>.so   the host's FMU binary (lib/stride/fmu/stride_fmu2.so)
+//       binaries/<platform>/<modelIdentifier>.so   the host's FMU binary (lib/stride/fmu/stride_fmu2.so,
+//                                               stride_fmu3.so; FMI 3: ports as arrays)
 //       resources/manifest.json                 the manifest, without "output" and "plugin_paths"
 //       resources/stride_export.json            value references -> ports, and the GUID
 //       resources/plugins/*.so                  the plugin libraries the manifest names
@@ -27,6 +28,6 @@ struct ExportReport {
   std::size_t plugins = 0;
 };
 
-ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out);
+ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi_version = 2);
 
 }  // namespace stride::host
