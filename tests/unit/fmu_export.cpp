@@ -24,6 +24,7 @@
 #include "run/simulation.hpp"
 #include "shipped_plugins.hpp"
 #include "stride/fmi/fmi2.h"
+#include "stride/fmi/fmi3.h"
 #include "stride_run.hpp"
 
 namespace {
@@ -53,14 +54,17 @@ const Exported& exported() {
     x.manifest = stride_test::scratch() / "two_mass_export.json";
     std::ofstream(x.manifest) << d.dump(2);
     x.fmu = stride_test::scratch() / "two_mass_export.fmu";
-    const auto r = stride_test::run_command(stride_cmd("export '" + x.manifest.string() + "' -o '" + x.fmu.string() + "'"));
+    const auto r =
+        stride_test::run_command(stride_cmd("export '" + x.manifest.string() + "' -o '" + x.fmu.string() + "'"));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     REQUIRE(fs::exists(x.fmu));
     // Unpacked, then moved elsewhere: nothing may point back at the build or the first folder.
     const fs::path first = stride_test::scratch() / "unpacked_first";
     fs::create_directories(first);
-    REQUIRE(stride_test::run_command("cd '" + first.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + x.fmu.string() + "'").exit_code == 0);
+    REQUIRE(stride_test::run_command("cd '" + first.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" +
+                                     x.fmu.string() + "'")
+                .exit_code == 0);
     x.unpacked = stride_test::scratch() / "moved" / "two mass%fmu";
     fs::create_directories(x.unpacked.parent_path());
     fs::rename(first, x.unpacked);
@@ -183,7 +187,9 @@ TEST_CASE("an exported experiment imported back reproduces the experiment bit fo
   }
 }
 
-TEST_CASE("the exported binary as any importer loads it: relocatable, instances apart, every misuse an error with its reason") {
+TEST_CASE(
+    "the exported binary as any importer loads it: relocatable, instances apart, every misuse an error with its "
+    "reason") {
   const Exported& e = exported();
   const fs::path so = e.unpacked / "binaries" / "linux64" / "two_mass_export.so";
   REQUIRE(fs::exists(so));
@@ -191,10 +197,12 @@ TEST_CASE("the exported binary as any importer loads it: relocatable, instances 
   const std::string res = uri(e.unpacked / "resources");
 
   g_log.clear();
-  CHECK(api.instantiate("bad", fmi2CoSimulation, "{00000000-0000-0000-0000-000000000000}", res.c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(api.instantiate("bad", fmi2CoSimulation, "{00000000-0000-0000-0000-000000000000}", res.c_str(), &kCallbacks, 0,
+                        0) == nullptr);
   CHECK(contains(g_log, "is not this FMU's"));
   g_log.clear();
-  CHECK(api.instantiate("gone", fmi2CoSimulation, e.guid.c_str(), uri(e.unpacked / "nowhere").c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(api.instantiate("gone", fmi2CoSimulation, e.guid.c_str(), uri(e.unpacked / "nowhere").c_str(), &kCallbacks, 0,
+                        0) == nullptr);
   CHECK(contains(g_log, "does not exist"));
   g_log.clear();
   CHECK(api.instantiate("me", fmi2ModelExchange, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0) == nullptr);
@@ -252,18 +260,81 @@ TEST_CASE("the exported binary as any importer loads it: relocatable, instances 
   fs::copy(e.unpacked, broken, fs::copy_options::recursive);
   fs::remove_all(broken / "resources" / "plugins");
   g_log.clear();
-  CHECK(api.instantiate("x", fmi2CoSimulation, e.guid.c_str(), uri(broken / "resources").c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(api.instantiate("x", fmi2CoSimulation, e.guid.c_str(), uri(broken / "resources").c_str(), &kCallbacks, 0, 0) ==
+        nullptr);
   CHECK(contains(g_log, "no plugin folder"));
 }
 
 TEST_CASE("what cannot be exported is refused with the reason and leaves no file") {
   const fs::path out = stride_test::scratch() / "refused.fmu";
   const auto r = stride_test::run_command(
-      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json").string() + "' -o '" + out.string() + "'"));
+      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json").string() + "' -o '" +
+                 out.string() + "'"));
   CHECK(r.exit_code == 2);
   CHECK(contains(r.output, "/subsystems/slow/fmu"));
   CHECK_FALSE(fs::exists(out));
   const auto bad = stride_test::run_command(stride_cmd("export /no/such/manifest.json -o '" + out.string() + "'"));
   CHECK(bad.exit_code == 2);
   CHECK_FALSE(fs::exists(out));
+}
+
+namespace {
+std::string g_log3;
+void logger3(fmi3InstanceEnvironment, fmi3Status, fmi3String category, fmi3String message) {
+  g_log3 += std::string(category) + ": " + message + "\n";
+}
+}  // namespace
+
+TEST_CASE("the FMI 3 binary: arrays of the right length, every misuse an error with its reason") {
+  const Exported& e = exported();
+  const fs::path fmu = stride_test::scratch() / "two_mass_fmi3_direct.fmu";
+  REQUIRE(stride_test::run_command(stride_cmd("export '" + e.manifest.string() + "' -o '" + fmu.string() + "' --fmi 3")).exit_code == 0);
+  const fs::path dir = stride_test::scratch() / "fmi3 unpacked";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() + "'").exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  const auto g = text.find("instantiationToken=\"");
+  REQUIRE(g != std::string::npos);
+  const std::string token = text.substr(g + 20, text.find('"', g + 20) - g - 20);
+  void* lib = dlopen((dir / "binaries" / "x86_64-linux" / "two_mass_export.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(lib != nullptr, dlerror());
+  auto* instantiate = reinterpret_cast<fmi3InstantiateCoSimulationTYPE*>(dlsym(lib, "fmi3InstantiateCoSimulation"));
+  auto* enter = reinterpret_cast<fmi3EnterInitializationModeTYPE*>(dlsym(lib, "fmi3EnterInitializationMode"));
+  auto* exit = reinterpret_cast<fmi3ExitInitializationModeTYPE*>(dlsym(lib, "fmi3ExitInitializationMode"));
+  auto* do_step = reinterpret_cast<fmi3DoStepTYPE*>(dlsym(lib, "fmi3DoStep"));
+  auto* get = reinterpret_cast<fmi3GetFloat64TYPE*>(dlsym(lib, "fmi3GetFloat64"));
+  auto* terminate = reinterpret_cast<fmi3TerminateTYPE*>(dlsym(lib, "fmi3Terminate"));
+  auto* free_instance = reinterpret_cast<fmi3FreeInstanceTYPE*>(dlsym(lib, "fmi3FreeInstance"));
+  REQUIRE((instantiate && enter && exit && do_step && get && terminate && free_instance));
+  const std::string res = (dir / "resources").string() + "/";
+
+  g_log3.clear();
+  CHECK(instantiate("bad", "{wrong}", res.c_str(), false, false, false, false, nullptr, 0, nullptr, logger3, nullptr) == nullptr);
+  CHECK(contains(g_log3, "is not this FMU's"));
+  fmi3Instance c = instantiate("c", token.c_str(), res.c_str(), false, false, false, false, nullptr, 0, nullptr, logger3, nullptr);
+  INFO(g_log3);
+  REQUIRE(c != nullptr);
+  g_log3.clear();
+  CHECK(enter(c, false, 0, 1.0, false, 0) == fmi3Error);  // not the experiment's start
+  CHECK(contains(g_log3, "starts at"));
+  CHECK(enter(c, false, 0, 0.0, true, 10.0) == fmi3OK);
+  CHECK(exit(c) == fmi3OK);
+  fmi3Boolean event = true, stop = true, early = true;
+  double last = -1;
+  CHECK(do_step(c, 0.0, 0.5, true, &event, &stop, &early, &last) == fmi3OK);
+  CHECK(last == 0.5);
+  CHECK_FALSE(stop);
+  const fmi3ValueReference vrs[] = {1, 5};
+  double y[2] = {0, 0};
+  CHECK(get(c, vrs, 2, y, 2) == fmi3OK);
+  CHECK(y[0] != 0.0);
+  g_log3.clear();
+  CHECK(get(c, vrs, 2, y, 3) == fmi3Error);
+  CHECK(contains(g_log3, "nValues is 3"));
+  CHECK(terminate(c) == fmi3OK);
+  CHECK(do_step(c, 0.5, 0.5, true, &event, &stop, &early, &last) == fmi3Error);
+  CHECK(contains(g_log3, "not allowed in state terminated"));
+  CHECK(stop);
+  free_instance(c);
 }

@@ -55,7 +55,8 @@ STRIDE_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, 
       const fmi2CallbackFunctions f = *cb;
       const std::string instance = c->name;
       c->sink = [f, instance](bool is_error, const char* category, const std::string& message) {
-        f.logger(f.componentEnvironment, instance.c_str(), is_error ? fmi2Error : fmi2OK, category, "%s", message.c_str());
+        f.logger(f.componentEnvironment, instance.c_str(), is_error ? fmi2Error : fmi2OK, category, "%s",
+                 message.c_str());
       };
     }
     c->logging = logging;
@@ -84,8 +85,8 @@ STRIDE_FMI_EXPORT void fmi2FreeInstance(fmi2Component c) {
   }
 }
 
-STRIDE_FMI_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean, fmi2Real, fmi2Real start, fmi2Boolean stop_defined,
-                                                 fmi2Real stop) {
+STRIDE_FMI_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean, fmi2Real, fmi2Real start,
+                                                 fmi2Boolean stop_defined, fmi2Real stop) {
   if (!c) return fmi2Error;
   Component& m = *as_component(c);
   if (!m.in("fmi2SetupExperiment", {Phase::instantiated})) return fmi2Error;
@@ -128,8 +129,9 @@ STRIDE_FMI_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReferen
 STRIDE_FMI_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real[]) {
   if (!c) return fmi2Error;
   if (n == 0) return fmi2OK;
-  return as_component(c)->error("fmi2SetReal", "value reference " + std::to_string(vr ? vr[0] : 0) +
-                                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
+  return as_component(c)->error("fmi2SetReal",
+                                "value reference " + std::to_string(vr ? vr[0] : 0) +
+                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference[], size_t n, fmi2Integer[]) {
@@ -141,10 +143,12 @@ STRIDE_FMI_EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueRefe
 STRIDE_FMI_EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference[], size_t n, fmi2String[]) {
   return n == 0 ? fmi2OK : unsupported(c, "fmi2GetString", "the FMU has no String variables");
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference[], size_t n, const fmi2Integer[]) {
+STRIDE_FMI_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference[], size_t n,
+                                            const fmi2Integer[]) {
   return n == 0 ? fmi2OK : unsupported(c, "fmi2SetInteger", "the FMU has no Integer variables");
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference[], size_t n, const fmi2Boolean[]) {
+STRIDE_FMI_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference[], size_t n,
+                                            const fmi2Boolean[]) {
   return n == 0 ? fmi2OK : unsupported(c, "fmi2SetBoolean", "the FMU has no Boolean variables");
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference[], size_t n, const fmi2String[]) {
@@ -170,8 +174,10 @@ STRIDE_FMI_EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2
   return unsupported(c, "fmi2DeSerializeFMUstate", "not supported (canSerializeFMUstate=\"false\")");
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference[], size_t,
-                                                          const fmi2ValueReference[], size_t, const fmi2Real[], fmi2Real[]) {
-  return unsupported(c, "fmi2GetDirectionalDerivative", "not supported (providesDirectionalDerivative is not declared)");
+                                                          const fmi2ValueReference[], size_t, const fmi2Real[],
+                                                          fmi2Real[]) {
+  return unsupported(c, "fmi2GetDirectionalDerivative",
+                     "not supported (providesDirectionalDerivative is not declared)");
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference[], size_t,
                                                          const fmi2Integer[], const fmi2Real[]) {

@@ -41,11 +41,11 @@ STRIDE_FMI_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean on,
   return fmi3OK;
 }
 
-STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String resources, fmi3Boolean,
-                                                           fmi3Boolean logging, fmi3Boolean event_mode, fmi3Boolean,
-                                                           const fmi3ValueReference[], size_t n_intermediate,
-                                                           fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
-                                                           fmi3IntermediateUpdateCallback) {
+STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String resources,
+                                                           fmi3Boolean, fmi3Boolean logging, fmi3Boolean event_mode,
+                                                           fmi3Boolean, const fmi3ValueReference[],
+                                                           size_t n_intermediate, fmi3InstanceEnvironment env,
+                                                           fmi3LogMessageCallback log, fmi3IntermediateUpdateCallback) {
   try {
     auto c = std::make_unique<Component>();
     c->name = name ? name : "";
@@ -71,8 +71,9 @@ STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3
   }
 }
 
-STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String, fmi3String, fmi3String, fmi3Boolean, fmi3Boolean,
-                                                            fmi3InstanceEnvironment env, fmi3LogMessageCallback log) {
+STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String, fmi3String, fmi3String, fmi3Boolean,
+                                                            fmi3Boolean, fmi3InstanceEnvironment env,
+                                                            fmi3LogMessageCallback log) {
   if (log) log(env, fmi3Error, "logStatusError", "fmi3InstantiateModelExchange: this FMU is for co-simulation only");
   return nullptr;
 }
@@ -116,8 +117,8 @@ STRIDE_FMI_EXPORT fmi3Status fmi3Terminate(fmi3Instance c) {
 
 STRIDE_FMI_EXPORT fmi3Status fmi3Reset(fmi3Instance c) { return c ? as_component(c)->reset("fmi3Reset") : fmi3Error; }
 
-STRIDE_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, fmi3Float64 value[],
-                                            size_t n_values) {
+STRIDE_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
+                                            fmi3Float64 value[], size_t n_values) {
   if (!c) return fmi3Error;
   Component& m = *as_component(c);
   if (n > 0 && (!vr || !value)) return m.error("fmi3GetFloat64", "null array");
@@ -133,29 +134,35 @@ STRIDE_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueRefer
   });
 }
 
-STRIDE_FMI_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n, const fmi3Float64[], size_t) {
+STRIDE_FMI_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
+                                            const fmi3Float64[], size_t) {
   if (!c) return fmi3Error;
   if (n == 0) return fmi3OK;
-  return as_component(c)->error("fmi3SetFloat64", "value reference " + std::to_string(vr ? vr[0] : 0) +
-                                                      " cannot be set: the exported experiment has no inputs or tunable parameters");
+  return as_component(c)->error("fmi3SetFloat64",
+                                "value reference " + std::to_string(vr ? vr[0] : 0) +
+                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
 }
 
 STRIDE_FMI_EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Int32[], size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3GetInt32", "the FMU has no Int32 variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Int32[], size_t) {
+STRIDE_FMI_EXPORT fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Int32[],
+                                          size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetInt32", "the FMU has no Int32 variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Boolean[], size_t) {
+STRIDE_FMI_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Boolean[],
+                                            size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3GetBoolean", "the FMU has no Boolean variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Boolean[], size_t) {
+STRIDE_FMI_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Boolean[],
+                                            size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetBoolean", "the FMU has no Boolean variables");
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3GetString(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3String[], size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3GetString", "the FMU has no String variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3String[], size_t) {
+STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3String[],
+                                           size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetString", "the FMU has no String variables");
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState*) {

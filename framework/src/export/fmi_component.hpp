@@ -64,10 +64,10 @@ struct Component {
   // The instance from the resources: false (and the reason logged) when it cannot be made.
   bool make(const char* call) {
     return guarded(call, [&] {
-      x = std::make_unique<ExportedInstance>(folder_of_uri(resources), token);
-      start = x->start();
-      return OK;
-    }) == OK;
+             x = std::make_unique<ExportedInstance>(folder_of_uri(resources), token);
+             start = x->start();
+             return OK;
+           }) == OK;
   }
   Status setup(const char* call, double start_time, bool stop_defined, double stop) {
     return guarded(call, [&] {

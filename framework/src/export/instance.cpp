@@ -59,7 +59,8 @@ fs::path folder_of_uri(const std::string& uri) {
 
 ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token) {
   std::error_code ec;
-  if (!fs::is_directory(resources, ec)) throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
+  if (!fs::is_directory(resources, ec))
+    throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
   const json iface = read_json(resources / "stride_export.json");
   if (iface.value("token", std::string()) != token)
     throw std::runtime_error("the token \"" + token + "\" is not this FMU's (" + iface.value("token", std::string()) +
@@ -69,8 +70,8 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
   if (!fs::is_directory(plugins, ec)) throw std::runtime_error("the FMU has no plugin folder " + plugins.string());
   registry_.scan({plugins});
   if (!registry_.refusals().empty())
-    throw std::runtime_error("plugin library " + registry_.refusals().front().file.string() + " refused: " +
-                             registry_.refusals().front().reason);
+    throw std::runtime_error("plugin library " + registry_.refusals().front().file.string() +
+                             " refused: " + registry_.refusals().front().reason);
   try {
     Manifest m = read_manifest(resources / "manifest.json", {});
     m.plugin_paths.clear();
@@ -108,7 +109,8 @@ void ExportedInstance::do_step(double t, double h) {
   const double eps = 1e-9 * std::max({1.0, std::abs(t), std::abs(c.end)});
   if (!(h > 0)) throw std::runtime_error("communication step size " + number_text(h) + " s (expected > 0)");
   if (std::abs(t - sim_->time()) > eps)
-    throw std::runtime_error("doStep from " + number_text(t) + " s, but the FMU is at " + number_text(sim_->time()) + " s");
+    throw std::runtime_error("doStep from " + number_text(t) + " s, but the FMU is at " + number_text(sim_->time()) +
+                             " s");
   // The importer's own sum t + h lands within round-off of the experiment's grid: take the grid
   // point, as the experiment run alone would.
   double target = t + h;
@@ -119,13 +121,15 @@ void ExportedInstance::do_step(double t, double h) {
   }
   if (target > c.end && target - c.end <= eps) target = c.end;
   if (target > c.end)
-    throw std::runtime_error("doStep to " + number_text(target) + " s is past the experiment's end " + number_text(c.end) + " s");
+    throw std::runtime_error("doStep to " + number_text(target) + " s is past the experiment's end " +
+                             number_text(c.end) + " s");
   sim_->advance_to(target);
 }
 
 const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
   const auto it = bindings_.find(vr);
-  if (it == bindings_.end()) throw std::out_of_range("value reference " + std::to_string(vr) + " is not one of this FMU's");
+  if (it == bindings_.end())
+    throw std::out_of_range("value reference " + std::to_string(vr) + " is not one of this FMU's");
   return it->second;
 }
 

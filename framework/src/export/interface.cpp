@@ -44,7 +44,8 @@ ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, 
 json interface_json(const ExperimentInterface& i) {
   json vars = json::array();
   for (const PortBinding& b : i.bindings)
-    vars.push_back({{"value_reference", b.value_reference}, {"port", b.port}, {"element", b.element}, {"size", b.size}});
+    vars.push_back(
+        {{"value_reference", b.value_reference}, {"port", b.port}, {"element", b.element}, {"size", b.size}});
   return {{"format", 1}, {"fmi_version", i.model.fmi_version}, {"token", i.model.token}, {"variables", vars}};
 }
 
@@ -53,10 +54,11 @@ std::vector<PortBinding> bindings_of(const json& j) {
     throw std::runtime_error("stride_export.json: expected {\"format\": 1, \"variables\": [...]}");
   std::vector<PortBinding> out;
   for (const json& v : j["variables"]) {
-    if (!v.is_object() || !v.contains("value_reference") || !v.contains("port") || !v.contains("element") || !v.contains("size"))
+    if (!v.is_object() || !v.contains("value_reference") || !v.contains("port") || !v.contains("element") ||
+        !v.contains("size"))
       throw std::runtime_error("stride_export.json: a variable without value_reference, port, element and size");
-    out.push_back({v["value_reference"].get<std::uint32_t>(), v["port"].get<std::string>(), v["element"].get<std::size_t>(),
-                   v["size"].get<std::size_t>()});
+    out.push_back({v["value_reference"].get<std::uint32_t>(), v["port"].get<std::string>(),
+                   v["element"].get<std::size_t>(), v["size"].get<std::size_t>()});
   }
   return out;
 }

@@ -29,7 +29,8 @@ std::string identifier_of(const fs::path& manifest) {
 fs::path fmu_binary(int fmi_version) {
   const std::string name = "stride_fmu" + std::to_string(fmi_version) + ".so";
   std::error_code ec;
-  const fs::path beside = boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "fmu" / name;
+  const fs::path beside =
+      boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "fmu" / name;
   if (!ec && fs::exists(beside)) return beside;
   const fs::path build = fs::path(STRIDE_BUILD_PLUGIN_DIR).parent_path() / "fmu" / name;
   if (fs::exists(build)) return build;
@@ -41,8 +42,9 @@ json packed_manifest(const fs::path& manifest) {
   json d = json::parse(in);
   for (const auto& [name, s] : d["subsystems"].items())
     if (s.contains("fmu"))
-      throw std::runtime_error(manifest.string() + ": /subsystems/" + name +
-                               "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
+      throw std::runtime_error(
+          manifest.string() + ": /subsystems/" + name +
+          "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
   d.erase("output");
   d.erase("plugin_paths");
   return d;
@@ -92,7 +94,8 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   if (fmi_version != 2 && fmi_version != 3)
     throw std::runtime_error("FMI version " + std::to_string(fmi_version) + ": Stride exports FMI 2.0 and 3.0");
   if (manifest.extension() != ".json")
-    throw std::runtime_error(manifest.string() + ": only a JSON manifest can be exported (an SSP system is not packed)");
+    throw std::runtime_error(manifest.string() +
+                             ": only a JSON manifest can be exported (an SSP system is not packed)");
   PluginRegistry reg;
   const std::unique_ptr<Experiment> ex = build_experiment(reg, read_manifest(manifest));
   json packed = packed_manifest(manifest);
