@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "run/simulation.hpp"
+#include "run/stop.hpp"
 #include "stride/host/input/manifest.hpp"
 
 namespace stride::host::fmu_export {
@@ -30,6 +31,16 @@ std::string problems_text(const ManifestError& e) {
   std::string s = "the packed manifest is not valid:";
   for (const auto& d : e.diagnostics()) s += "\n  " + d.str();
   return s;
+}
+
+// A run that ends early (run/stop.hpp) as the error an FMI call reports.
+template <class F>
+void reporting_stop(F&& f) {
+  try {
+    f();
+  } catch (const Stop& s) {
+    throw std::runtime_error(std::string("the experiment stopped (") + to_string(s.status) + "): " + s.message);
+  }
 }
 
 }  // namespace
@@ -99,7 +110,7 @@ void ExportedInstance::initialize(double start_time) {
     throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
                              number_text(start()) + " s");
   sim_ = std::make_unique<Simulation>(*experiment_);
-  sim_->initialize();
+  reporting_stop([&] { sim_->initialize(); });
   for (const auto& [vr, b] : bindings_) (void)sim_->outputs(b.port);  // every binding names an output
 }
 
@@ -123,7 +134,7 @@ void ExportedInstance::do_step(double t, double h) {
   if (target > c.end)
     throw std::runtime_error("doStep to " + number_text(target) + " s is past the experiment's end " +
                              number_text(c.end) + " s");
-  sim_->advance_to(target);
+  reporting_stop([&] { sim_->advance_to(target); });
 }
 
 const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {

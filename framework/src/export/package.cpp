@@ -37,9 +37,10 @@ fs::path fmu_binary(int fmi_version) {
   throw std::runtime_error("the FMU binary " + name + " is in neither " + beside.string() + " nor " + build.string());
 }
 
-json packed_manifest(const fs::path& manifest) {
+// The manifest as written, keys in their order (the subsystems' order is the graph's).
+nlohmann::ordered_json packed_manifest(const fs::path& manifest) {
   std::ifstream in(manifest);
-  json d = json::parse(in);
+  nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);
   for (const auto& [name, s] : d["subsystems"].items())
     if (s.contains("fmu"))
       throw std::runtime_error(
@@ -98,7 +99,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
                              ": only a JSON manifest can be exported (an SSP system is not packed)");
   PluginRegistry reg;
   const std::unique_ptr<Experiment> ex = build_experiment(reg, read_manifest(manifest));
-  json packed = packed_manifest(manifest);
+  const nlohmann::ordered_json packed = packed_manifest(manifest);
   ExportReport report;
   report.model_identifier = identifier_of(manifest);
   fmu_export::ExperimentInterface iface = fmu_export::experiment_interface(*ex, fmi_version, report.model_identifier);
