@@ -55,7 +55,7 @@ std::string manifest_report(const ManifestError& e) {
 }
 
 std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const fs::path& manifest, const std::vector<std::string>& sets) {
-  return build_experiment(reg, manifest_of(manifest, sets));
+  return experiment_of(reg, manifest.string(), sets);
 }
 
 // Every manifest value written with a unit: [{"pointer", "written", "value", "unit"}].

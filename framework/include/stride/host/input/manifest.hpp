@@ -160,6 +160,12 @@ struct Manifest {
   std::map<std::string, std::string> variable_uses;
   // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").
   std::vector<std::string> declared_subsystems;
+  // A manifest made from another format (an SSP): where its values come from there (pointer ->
+  // "file: line N: path", shown with the diagnostics), what was ignored or chosen (listed by
+  // `validate`), and what must stay alive while it runs (the unpacked package).
+  std::map<std::string, std::string> origins;
+  std::vector<std::string> notes;
+  std::shared_ptr<const void> keep;
   // The structure of subsystems and connections is sound: graph-wide checks (unconnected
   // inputs, algebraic loops) can trust it.
   bool graph_complete = true;
