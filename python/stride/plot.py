@@ -41,7 +41,8 @@ def sweep(sweep_result, x=None, y="error", file=None, title=None):
     """Error against the step axis of a stride.SweepResult, one line per configuration (the
     other axes' labels), completed runs only; log-log like `stride sweep`'s error.png."""
     table = sweep_result.table
-    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "wall_time_s", "message"}
+    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "coupling_error_max_relative",
+             "coupling_error_rms_relative", "energy_residual_relative", "wall_time_s", "message"}
     axes_names = [k for k in table if k not in fixed]
     if not axes_names:
         raise ValueError(f"{sweep_result.output}/sweep.csv has no axis columns")
