@@ -22,8 +22,12 @@ void CouplingErrors::before_push(LinkState& l, double t, double eps) {
   double e = 0.0, scale = c.scale;
   // Counted only where the reader stepped to t on the prediction.
   const bool read = !l.iterating && l.dst->t >= t - eps;
+  // The reader's own value when it is still valid at t: a hold (NodeInputs::Known) or the
+  // evaluation cached for t; else the extrapolator once more.
   const double* u = l.value.data();
-  if (read && !(t == l.value_time && l.pushes == l.value_pushes)) {  // not the reader's cached value
+  const NodeInputs::Known& k = l.dst->known[l.dst_input];
+  const bool held = k.data == u && t >= k.from && t <= k.to;
+  if (read && !held && !(t == l.value_time && l.pushes == l.value_pushes)) {
     l.extrapolator->evaluate(t, std::span<double>(predicted_.data(), l.width));
     u = predicted_.data();
   }
