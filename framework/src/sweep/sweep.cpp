@@ -976,7 +976,7 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
      << " | " << num(best_err) << " |";
   if (!std::isnan(spec.usable_error)) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
   // How accurate the largest stable run says it is, without a reference.
-  md << " " << num(best_run ? best_run->coupling_error : std::nan("")) << " | "
+  md << " " << num(best_run ? best_run->coupling_error_rms : std::nan("")) << " | "
      << num(best_run ? best_run->residual_relative : std::nan("")) << " |\n";
   plotdata << "# " << label << "\n";
   for (const Point* r : rs)
@@ -1003,7 +1003,8 @@ StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>
   const bool usable_column = !std::isnan(spec.usable_error);
   md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |";
   if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
-  md << " its estimated coupling error (max relative) | its energy residual (relative) |";
+  // RMS, not max: at a discontinuity (a valve switching) the local error is the jump, at any H.
+  md << " its estimated coupling error (RMS relative) | its energy residual (relative) |";
   md << "\n|";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << "---|";
