@@ -42,7 +42,8 @@ def sweep(sweep_result, x=None, y="error", file=None, title=None):
     other axes' labels), runs that reached their end only (completed, or inaccurate: their own
     accuracy bounds passed, drawn with open markers); log-log like `stride sweep`'s error.png."""
     table = sweep_result.table
-    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "wall_time_s", "message"}
+    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "coupling_error_max_relative",
+             "coupling_error_rms_relative", "energy_residual_relative", "wall_time_s", "message"}
     axes_names = [k for k in table if k not in fixed]
     if not axes_names:
         raise ValueError(f"{sweep_result.output}/sweep.csv has no axis columns")

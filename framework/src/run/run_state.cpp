@@ -144,6 +144,7 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
   for (const BondPair& p : g.bond_pairs)
     pairs.push_back({&p, &nodes[static_cast<std::size_t>(p.a->index)].bonds[p.bond_a].energy,
                      &nodes[static_cast<std::size_t>(p.b->index)].bonds[p.bond_b].energy});
+  coupling_errors.size_for(*this);
   std::size_t attached = 0;
   try {
     for (; attached < nodes.size(); ++attached) nodes[attached].plugin_inputs->attach(nodes[attached]);

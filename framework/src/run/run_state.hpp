@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "run/coupling_error.hpp"
 #include "run/event_outputs.hpp"
 
 namespace stride::host {
@@ -141,6 +142,7 @@ struct RunState {
   std::vector<LinkState> links;   // as Graph::links
   std::vector<NodeState*> order;  // as Graph::order
   std::vector<PairState> pairs;   // as Graph::bond_pairs
+  CouplingErrors coupling_errors;  // the run's estimate of its coupling error (summary.json "accuracy")
 
   // The time every subsystem has reached (at most `end`).
   double time_reached(double end) const {

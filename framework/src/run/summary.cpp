@@ -176,6 +176,7 @@ json run_summary(const Experiment& ex, const RunState* run, const RunResult& res
   }
   s["power_bonds"] = pairs;
   if (!state.pairs.empty()) s["energy_residual_J"] = total_residual;
+  s["accuracy"] = state.coupling_errors.summary(state);
   return s;
 }
 

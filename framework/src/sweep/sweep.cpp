@@ -303,6 +303,9 @@ struct Point {
   fs::path out;
   std::string status = "not run", message;
   double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
+  // The run's own accuracy estimate (summary.json "accuracy"): the largest relative local
+  // coupling error over its connections (max and RMS) and the largest relative energy residual.
+  double coupling_error = std::nan(""), coupling_error_rms = std::nan(""), residual_relative = std::nan("");
   bool reference = false;  // the sweep's reference run, not a point of the grid
   json summary;            // as concluded
   bool quiet = false;      // no progress line (a worker's job)
@@ -412,6 +415,15 @@ void take_summary(Point& p, std::size_t total, std::size_t& done) {
   p.end_time = s.value("end_time_reached", std::nan(""));
   p.wall = s.value("wall_time_s", std::nan(""));
   p.residual = s.value("energy_residual_J", std::nan(""));
+  if (const auto a = s.find("accuracy"); a != s.end() && a->is_object()) {
+    auto number = [&](const char* key) {
+      const auto v = a->find(key);
+      return v != a->end() && v->is_number() ? v->get<double>() : std::nan("");
+    };
+    p.coupling_error = number("max_relative_coupling_error");
+    p.coupling_error_rms = number("rms_relative_coupling_error");
+    p.residual_relative = number("max_relative_energy_residual");
+  }
   if (p.quiet) return;
   if (p.reference) {
     std::fprintf(stderr, "reference: %s\n", p.status.c_str());
@@ -966,12 +978,13 @@ std::string sweep_csv(const SweepSpec& spec, const std::vector<Point>& points) {
   std::ostringstream csv;
   csv << "run";
   for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
-  csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
+  csv << ",status,end_time_reached,error,energy_residual_J,coupling_error_max_relative,coupling_error_rms_relative,"
+         "energy_residual_relative,wall_time_s,message\n";
   for (const auto& r : points) {
     csv << r.index;
     for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
-    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
-        << csv_escape(r.message) << "\n";
+    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.coupling_error << ","
+        << r.coupling_error_rms << "," << r.residual_relative << "," << r.wall << "," << csv_escape(r.message) << "\n";
   }
   return csv.str();
 }
@@ -1000,6 +1013,7 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
   if (label.empty()) label = "all";
   out.labels.push_back(label);
   double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
+  const Point* best_run = nullptr;
   bool usable_so_far = true;
   std::string first_bad;
   for (const Point* r : rs) {
@@ -1015,6 +1029,7 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
     }
     best = h;
     best_err = r->error;
+    best_run = r;
     usable_so_far = usable_so_far && r->status == "completed" && r->error <= spec.usable_error;
     if (usable_so_far) usable = h;
   }
@@ -1024,7 +1039,9 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
   md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad)
      << " | " << num(best_err) << " |";
   if (!std::isnan(spec.usable_error)) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
-  md << "\n";
+  // How accurate the largest stable run says it is, without a reference.
+  md << " " << num(best_run ? best_run->coupling_error_rms : std::nan("")) << " | "
+     << num(best_run ? best_run->residual_relative : std::nan("")) << " |\n";
   plotdata << "# " << label << "\n";
   for (const Point* r : rs)
     if ((r->status == "completed" || r->status == "inaccurate") && !std::isnan(r->error))
@@ -1051,10 +1068,12 @@ StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>
   const std::string unit = spec.error_unit.empty() ? "" : " (" + spec.error_unit + ")";
   md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable" << unit << " |";
   if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
+  // RMS, not max: at a discontinuity (a valve switching) the local error is the jump, at any H.
+  md << " its estimated coupling error (RMS relative) | its energy residual (relative) |";
   md << "\n|";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << "---|";
-  md << (usable_column ? "---|---|---|---|\n" : "---|---|---|\n");
+  md << (usable_column ? "---|---|---|---|---|---|\n" : "---|---|---|---|---|\n");
   StabilityReport out;
   for (auto& [key, rs] : configs) stability_row(spec, key, rs, md, plotdata, out);
   if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
