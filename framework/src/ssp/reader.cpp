@@ -39,15 +39,17 @@ struct Component {
   std::map<std::string, BoundValue> parameters;  // the value that wins, by name
 };
 
+// The SSP connector type of an FMU variable type ("" for Binary and Clock, which SSP 1.0
+// connectors do not have).
 std::string type_of(fmi::VarType t) {
+  if (fmi::is_real(t)) return "real";
   switch (t) {
-    case fmi::VarType::real: return "real";
-    case fmi::VarType::integer:
-    case fmi::VarType::enumeration: return "integer";
     case fmi::VarType::boolean: return "boolean";
     case fmi::VarType::string: return "string";
+    case fmi::VarType::binary:
+    case fmi::VarType::clock: return "";
+    default: return "integer";  // the integer types and enumerations
   }
-  return "";
 }
 
 class SsdReader {
