@@ -9,11 +9,13 @@
 //   crane_cvode [--actuators 1|2] [--rtol R] [--atol A] [--rows DT] [--end T] [--repeat N]
 //               [--csv FILE]
 //
-// --rows DT: an output row (s, p1, p2 of each actuator) every DT seconds, kept in memory;
-// 0 (default): stepping alone, a row at the end only. Prints CVODE's counters, the final s
+// --rows DT: an output row every DT seconds (the plugin's outputs, formatted as results.csv
+// formats them, kept in memory and written to --csv after the timing); 0 (default): stepping
+// alone, rows at the start and the end only. Prints CVODE's counters, the final s
 // and the median and minimum wall time of N solves. Not a test.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -81,10 +83,31 @@ struct Crane {
     }
   }
 
-  double s(const double* z, int k) const {
-    return cr::actuators(geo, Eigen::Vector2d(z[0], z[1]), Eigen::Vector2d(z[2], z[3])).s[k];
+  // The crane_monolithic plugin's output row at (t, z): s, s_dot, p1, p2, f_h, kappa of each
+  // actuator, x_R, y_R, x_R_dot, T + V.
+  void outputs(double t, const double* z, std::vector<double>& y) const {
+    const Eigen::Vector2d q(z[0], z[1]), v(z[2], z[3]);
+    const cr::Actuators a = cr::actuators(geo, q, v);
+    y.clear();
+    for (int k = 0; k < na; ++k) y.push_back(a.s[k]);
+    for (int k = 0; k < na; ++k) y.push_back(a.s_dot[k]);
+    for (int k = 0; k < na; ++k) y.push_back(z[4 + 2 * k]);
+    for (int k = 0; k < na; ++k) y.push_back(z[5 + 2 * k]);
+    for (int k = 0; k < na; ++k) y.push_back(cyl[k].force(z[4 + 2 * k], z[5 + 2 * k], a.s_dot[k]));
+    for (int k = 0; k < na; ++k) y.push_back(valve[k](t));
+    const Eigen::Vector2d R = cr::point_R(geo, q), Rd = cr::velocity_R(geo, q, v);
+    y.push_back(R[0]);
+    y.push_back(R[1]);
+    y.push_back(Rd[0]);
+    y.push_back(cr::kinetic_energy(geo, q, v) + cr::potential_energy(geo, q));
   }
 };
+
+// As results.csv: 12 significant digits.
+void put_number(std::string& out, double v) {
+  char num[32];
+  out.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+}
 
 int cv_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
   static_cast<Crane*>(data)->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
@@ -100,7 +123,8 @@ void check(int flag, const char* what) {
 struct Result {
   long steps = 0, rhs = 0, jacobians = 0, error_fails = 0;
   double seconds = 0.0;
-  std::vector<double> rows;  // t, then s, p1, p2 of each actuator
+  std::string csv;      // the output rows as results.csv has them
+  std::vector<double> last;  // the last row's outputs
 };
 
 // One solve from t0 = 0 to `end`, rows every `dt` (0: at the end only).
@@ -114,7 +138,7 @@ Result solve(int na, double rtol, double atol, double dt, double end) {
   const int n = 4 + 2 * na;
   const long nrows = dt > 0.0 ? std::lround(end / dt) : 1;
   Result r;
-  r.rows.reserve(static_cast<std::size_t>((nrows + 1) * (1 + 3 * na)));
+  r.csv.reserve(static_cast<std::size_t>(nrows + 1) * 256);
 
   SUNContext ctx = nullptr;
   check(SUNContext_Create(nullptr, &ctx), "SUNContext_Create");
@@ -137,15 +161,17 @@ Result solve(int na, double rtol, double atol, double dt, double end) {
     CVodeGetNumJacEvals(mem, &v), r.jacobians += v;
     CVodeGetNumErrTestFails(mem, &v), r.error_fails += v;
   };
+  r.last.reserve(16);
   auto row = [&](double t) {
-    const double* z = N_VGetArrayPointer(y);
-    r.rows.push_back(t);
-    for (int k = 0; k < na; ++k) {
-      r.rows.push_back(m.s(z, k));
-      r.rows.push_back(z[4 + 2 * k]);
-      r.rows.push_back(z[5 + 2 * k]);
+    m.outputs(t, N_VGetArrayPointer(y), r.last);
+    put_number(r.csv, t);
+    for (double v : r.last) {
+      r.csv += ',';
+      put_number(r.csv, v);
     }
+    r.csv += '\n';
   };
+  row(0.0);
   std::size_t next_kink = 0;
   while (next_kink < kinks.size() && kinks[next_kink] <= 0.0) ++next_kink;
   double t = 0.0;
@@ -215,13 +241,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::sort(wall.begin(), wall.end());
-  const std::size_t width = 1 + 3 * static_cast<std::size_t>(na);
-  const double* last = r.rows.data() + r.rows.size() - width;
   std::printf("crane_cvode actuators %d rtol %g atol %g rows %g end %g\n", na, rtol, atol, dt, end);
   std::printf("steps %ld rhs_evaluations %ld jacobian_evaluations %ld error_test_failures %ld\n", r.steps, r.rhs,
               r.jacobians, r.error_fails);
   std::printf("s(end)");
-  for (int k = 0; k < na; ++k) std::printf(" %.9f", last[1 + 3 * k]);
+  for (int k = 0; k < na; ++k) std::printf(" %.12g", r.last[static_cast<std::size_t>(k)]);
   std::printf("\nwall ms: median %.3f min %.3f of %d\n", 1e3 * wall[wall.size() / 2], 1e3 * wall.front(), repeat);
   if (csv) {
     FILE* f = std::fopen(csv, "w");
@@ -229,13 +253,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "crane_cvode: cannot write %s: %s\n", csv, std::strerror(errno));
       return 1;
     }
-    std::fprintf(f, "t");
-    for (int k = 1; k <= na; ++k) std::fprintf(f, ",s_%d,p1_%d,p2_%d", k, k, k);
-    std::fprintf(f, "\n");
-    for (std::size_t i = 0; i < r.rows.size(); i += width) {
-      for (std::size_t j = 0; j < width; ++j) std::fprintf(f, j ? ",%.12g" : "%.12g", r.rows[i + j]);
-      std::fprintf(f, "\n");
-    }
+    std::string header = "time";
+    for (const char* port : {"s", "s_dot", "p1", "p2", "f_h", "kappa"})
+      for (int k = 1; k <= na; ++k) header += std::string(",") + port + (na == 2 ? "_" + std::to_string(k) : "");
+    std::fprintf(f, "%s,x_R,y_R,x_R_dot,energy\n", header.c_str());
+    std::fputs(r.csv.c_str(), f);
     std::fclose(f);
   }
   return 0;

@@ -178,6 +178,7 @@ class CraneMonolithic final : public stride::Subsystem {
     // Generalized acceleration left at rest (zero when the equilibrium is exact).
     rhs(t0, z_, f0_);
     rest_residual_ = f0_.segment(2, 2).cwiseAbs().maxCoeff();
+    z_stale_ = false;
     if (cvode_) start_cvode(t0);
   }
 
@@ -209,6 +210,7 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   void outputs(std::span<double> y) override {
+    if (cvode_) solution_at_t();
     const Eigen::Vector2d q(z_[0], z_[1]), v(z_[2], z_[3]);
     const cr::Actuators a = cr::actuators(geo_, q, v);
     std::size_t i = 0;
@@ -343,12 +345,15 @@ class CraneMonolithic final : public stride::Subsystem {
     const double tout = t + h, eps = 1e-12 * std::max(1.0, std::abs(tout));
     // The host moved time (beyond the roundoff of its own t + h sums): the history is not this
     // solution's.
-    if (std::abs(t - t_) > eps) restart_cvode(t);
+    if (std::abs(t - t_) > eps) {
+      solution_at_t();
+      restart_cvode(t);
+    }
     double tnow = t;
     for (;;) {
       const double kink = next_kink(tnow, eps);
       if (kink > tout + eps) {
-        cvode_to(tout, kink, tnow);
+        step_past(tout, kink, tnow);
         break;
       }
       // A kink inside (tnow, tout]: end a step exactly there and restart at order 1.
@@ -369,8 +374,35 @@ class CraneMonolithic final : public stride::Subsystem {
     return kNoStop;
   }
 
+  // CVODE's own steps until it is at or past tout (not past tstop > tout); z_ follows when
+  // asked (solution_at_t), from the dense output.
+  void step_past(double tout, double tstop, double tnow) {
+    double tcur = tnow;
+    if (CVodeGetCurrentTime(mem_, &tcur) != CV_SUCCESS) tcur = tnow;
+    if (tcur < tout) {
+      int flag = CVodeSetStopTime(mem_, tstop);
+      // The next kink as CVODE's target where there is one: its first step after a restart is
+      // estimated from the distance to the target, which then does not depend on the step h.
+      const double target = tstop < kNoStop ? tstop : tout;
+      while (flag >= 0 && tcur < tout) flag = CVode(mem_, target, y_.get(), &tcur, CV_ONE_STEP);
+      if (flag < 0) bridge_.fail("crane_monolithic: CVODE", tnow, flag);
+    }
+    z_stale_ = true;
+  }
+
+  // z_ at t_ from CVODE's interpolating polynomial, when the last steps left it behind.
+  void solution_at_t() {
+    if (!z_stale_) return;
+    const int flag = CVodeGetDky(mem_, t_, 0, y_.get());
+    if (flag < 0) bridge_.fail("crane_monolithic: CVodeGetDky", t_, flag);
+    auto y = sd::view(y_.get());
+    for (int i = 0; i < n_; ++i) z_[i] = y[i];
+    z_stale_ = false;
+  }
+
   // Solution at tout into z_, CVODE not stepping past tstop (>= tout).
   void cvode_to(double tout, double tstop, double tnow) {
+    z_stale_ = false;
     double tret = tnow;
     int flag = CVodeSetStopTime(mem_, tstop);
     if (flag == CV_SUCCESS) flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
@@ -434,6 +466,7 @@ class CraneMonolithic final : public stride::Subsystem {
   double tol_;
   long max_iter_;
   bool cvode_;
+  bool z_stale_ = false;  // cvode_bdf: CVODE is past t_ and z_ not yet interpolated there
   double rtol_, atol_;
   std::vector<double> kinks_;
   Vec cv_z_, cv_f_;
