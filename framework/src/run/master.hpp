@@ -128,6 +128,7 @@ class Master {
   }
   // n's outputs into every connection they feed.
   void push_outputs(NodeState& n) {
+    if (n.out_links.empty()) return;
     fresh_outputs(n);
     for (LinkState* l : n.out_links) push(*l, n.t);
   }
