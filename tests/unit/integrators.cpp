@@ -271,22 +271,25 @@ TEST_CASE("implicit integrators are stable and accurate on a stiff problem") {
   CHECK(explicit_rhs > 5 * implicit_rhs);
 }
 
-TEST_CASE("cvode steps past the communication points of a system without inputs, to the same accuracy") {
+TEST_CASE("cvode and arkode step past the communication points of a system without inputs, to the same accuracy") {
   // The oscillator over 10 s at 10-ms steps: ending a CVODE step at every t + h costs at
   // least 1000 steps; stepping past them, CVODE's own step size sets the count.
-  for (const std::string method : {"bdf", "adams"}) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"cvode", "bdf"}, {"cvode", "adams"}, {"arkode", "explicit"}, {"arkode", "implicit"}};
+  for (const auto& [name, method] : cases) {
+    CAPTURE(name);
     CAPTURE(method);
     long steps[2];
     double error[2];
     for (int past = 0; past < 2; ++past) {
-      auto integ = make("cvode", {{"method", method}, {"rtol", 1e-8}, {"atol", 1e-10}, {"step_past_communication_points", past == 1}});
+      auto integ = make(name, {{"method", method}, {"rtol", 1e-8}, {"atol", 1e-10}, {"step_past_communication_points", past == 1}});
       Oscillator sys;
       const auto x = run(*integ, sys, 10.0, 0.01);
       steps[past] = integ->statistics().at("steps").get<long>();
       error[past] = std::max(std::abs(x[0] - std::cos(10.0)), std::abs(x[1] + std::sin(10.0)));
     }
-    std::printf("  cvode %s: %ld steps stopping at every 10 ms (error %.1e), %ld stepping past (error %.1e)\n",
-                method.c_str(), steps[0], error[0], steps[1], error[1]);
+    std::printf("  %s %s: %ld steps stopping at every 10 ms (error %.1e), %ld stepping past (error %.1e)\n", name,
+                method, steps[0], error[0], steps[1], error[1]);
     CHECK(steps[0] >= 1000);
     CHECK(steps[1] < steps[0] / 2);
     CHECK(error[1] < 1e-6);
