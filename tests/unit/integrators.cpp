@@ -367,11 +367,13 @@ TEST_CASE("fixed-step statistics count steps and evaluations") {
   CHECK(s.at("rhs_evaluations").get<long>() >= 2 * 100);
 }
 
-TEST_CASE("step() neither allocates nor evaluates the system beyond t + h") {
-  // Records the latest time at which derivatives() was called.
+TEST_CASE("step() neither allocates nor evaluates a system with inputs beyond t + h") {
+  // Records the latest time at which derivatives() was called. It declares an input (unused):
+  // a system without inputs may be stepped past t + h (see the test above).
   class Probe final : public TestSystem {
    public:
     double latest = -1.0;
+    std::vector<stride::PortSpec> ports() const override { return {stride::input("u", 1, "1")}; }
     std::size_t state_size() const override { return 2; }
     std::size_t second_order_size() const override { return 1; }
     void initial_state(double, std::span<double> x) override { x[0] = 1.0, x[1] = 0.0; }
