@@ -124,6 +124,7 @@ class Bpp {
  public:
   void reset(Eigen::Index r) {
     state_.assign(std::size_t(r), State::free);
+    lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(r);
     K_.setZero(r, r);
     rhs_.setZero(r);
     w_.setZero(r);
@@ -194,23 +195,81 @@ class Bpp {
       if (!lambda.allFinite()) return false;
       w_.noalias() = P.H * lambda;
       w_ += P.b;
-      // Infeasible rows: free ones outside their bounds, bounded ones with w of the wrong sign.
-      Eigen::Index count = 0, last = -1;
-      for (Eigen::Index k = 0; k < r; ++k)
-        if (infeasible(k, lambda, P.H(k, k), tol)) ++count, last = k;
-      if (count == 0) return true;
-      if (count < best) {
-        best = count;
-        stalled = 0;
-      } else {
-        ++stalled;
+      if (exchange(P, lambda, tol, best, stalled)) return true;
+    }
+    return false;
+  }
+
+ public:
+  // Variant with the friction bounds inside the pivoting (no outer loop): a friction row at a
+  // bound is the linear relation λ_k = ∓μ_k λ_j to its normal row j in each linear solve, so
+  // the bounds move with the normal impulses they follow. The free rows are H_k λ = −b_k, the
+  // other bounded rows λ_k = bound; the system is not symmetric (LU). Block pivoting on the
+  // infeasible rows, Murty's single least-index pivot when their number stops decreasing.
+  // Where friction and normal impulses interact strongly (a log squeezed by many sticking jaw
+  // contacts) the fixed-point loop of solve() converges slowly; this one has no such loop.
+  bool solve_coupled(const Problem& P, Eigen::VectorXd& lambda, long max_pivots, double tol, long& pivots) {
+    const Eigen::Index r = P.rows();
+    pivots = 0;
+    for (Eigen::Index k = 0; k < r; ++k) {
+      const double lo = P.lower(k, lambda), hi = std::max(lo, P.upper(k, lambda));
+      auto& s = state_[std::size_t(k)];
+      s = lo == hi || lambda[k] <= lo ? State::lower : lambda[k] >= hi ? State::upper : State::free;
+    }
+    Eigen::Index best = r + 1;
+    int stalled = 0;
+    while (pivots < max_pivots) {
+      ++pivots;
+      K_.setZero();
+      for (Eigen::Index k = 0; k < r; ++k) {
+        const State s = state_[std::size_t(k)];
+        const int j = P.coupled[std::size_t(k)];
+        if (s == State::free) {
+          K_.row(k) = P.H.row(k);
+          rhs_[k] = -P.b[k];
+        } else if (j < 0) {
+          K_(k, k) = 1.0;
+          rhs_[k] = s == State::lower ? P.lo[k] : P.hi[k];
+        } else {  // λ_k ∓ μ λ_j = 0
+          K_(k, k) = 1.0;
+          K_(k, j) = s == State::lower ? P.mu[k] : -P.mu[k];
+          rhs_[k] = 0.0;
+        }
       }
-      if (stalled < 3) {
-        for (Eigen::Index k = 0; k < r; ++k)
-          if (infeasible(k, lambda, P.H(k, k), tol)) flip(k, lambda);
-      } else {
-        flip(last, lambda);  // Murty: the largest infeasible index only
+      lu_.compute(K_);
+      lambda = lu_.solve(rhs_);
+      if (!lambda.allFinite()) return false;
+      w_.noalias() = P.H * lambda;
+      w_ += P.b;
+      for (Eigen::Index k = 0; k < r; ++k) {
+        lo_[k] = P.lower(k, lambda);
+        hi_[k] = std::max(lo_[k], P.upper(k, lambda));
       }
+      if (exchange(P, lambda, tol, best, stalled)) return true;
+    }
+    return false;
+  }
+
+ private:
+  // One exchange of the index sets after a linear solve (w_ current): none infeasible (rows
+  // free outside their bounds, bounded ones with w of the wrong sign) is a solution; else flip
+  // them all while their number decreases, then only the largest index (Murty).
+  bool exchange(const Problem& P, const Eigen::VectorXd& lambda, double tol, Eigen::Index& best, int& stalled) {
+    Eigen::Index count = 0, last = -1;
+    for (Eigen::Index k = 0; k < P.rows(); ++k)
+      if (infeasible(k, lambda, P.H(k, k), tol)) ++count, last = k;
+    if (count == 0) return true;
+    if (count < best) {
+      best = count;
+      stalled = 0;
+    } else {
+      ++stalled;
+    }
+    if (stalled < 3) {
+      for (Eigen::Index k = 0; k < P.rows(); ++k)
+        if (infeasible(k, lambda, P.H(k, k), tol)) flip(k, lambda);
+    } else {
+      flip(last, lambda);
     }
     return false;
   }
@@ -234,6 +293,37 @@ class Bpp {
   Eigen::MatrixXd K_;
   Eigen::VectorXd rhs_, w_, lo_, hi_, x_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };
+
+// Projected Gauss–Seidel with subspace steps (Silcowitz, Niebe and Erleben 2010): rounds of a
+// few PGS sweeps, each followed by the coupled pivoting started from the PGS iterate, whose
+// index sets are then nearly right, so a few linear solves finish exactly; a round whose
+// pivoting fails continues PGS from its own iterate. `residual()` checks the current λ (the
+// caller's residual from the physics); `iterate` is work memory of λ's size. At most
+// max_sweeps sweeps in all. Returns whether residual() met tol.
+template <class Residual>
+bool pgs_with_subspace_steps(const Problem& P, Eigen::VectorXd& lambda, Eigen::VectorXd& iterate, Pgs& pgs, Bpp& bpp,
+                             long max_sweeps, double tol, long& sweeps, long& pivots, double& residual_out,
+                             Residual&& residual) {
+  constexpr long kSweepsPerRound = 25, kPivotsPerRound = 10;
+  double res = inf;
+  long done = 0;
+  while (done < max_sweeps) {
+    done += pgs.solve(P, lambda, std::min(kSweepsPerRound, max_sweeps - done), 0.1 * tol);
+    iterate = lambda;
+    if (pgs.converged() && (res = residual()) <= tol) break;
+    long pv = 0;
+    bpp.solve_coupled(P, lambda, kPivotsPerRound, 0.1 * tol, pv);
+    pivots += pv;
+    if ((res = residual()) <= tol) break;
+    lambda = iterate;
+    res = inf;
+  }
+  sweeps += done;
+  if (!(res <= tol)) res = residual();
+  residual_out = res;
+  return res <= tol;
+}
 
 }  // namespace stride::mlcp

@@ -142,6 +142,8 @@ TEST_CASE("cli: a good run exits 0 and writes results.csv and summary.json") {
   CHECK(sum.at("rows") == 21);
   CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(2.0));
   CHECK(sum.at("wall_time_s").get<double>() > 0.0);
+  CHECK(sum.at("real_time_factor").get<double>() ==
+        doctest::Approx(sum.at("wall_time_s").get<double>() / 2.0));  // 2 s simulated
   CHECK(sum.at("subsystems").at("src").at("steps") == 200);
   CHECK(sum.at("subsystems").at("amp").at("steps") == 200);
   CHECK(sum.at("subsystems").at("amp").at("plugin") == "test_gain");

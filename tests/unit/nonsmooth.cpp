@@ -13,6 +13,7 @@
 
 #include "multibody_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -460,4 +461,82 @@ TEST_CASE("gripping crane with two hydraulic cylinders: the nonsmooth interface 
   CHECK(run("rim", 0.016) == "completed");
   CHECK(run("zoh", 0.016) == "diverged");
   CHECK(run("zoh", 0.002) == "completed");
+}
+
+// ---- The coupled pivoting and the condensed linear algebra (log crane, issue 25) ------------
+
+TEST_CASE("block pivoting with the friction bounds inside the pivoting solves the random problems PGS solves") {
+  std::mt19937 rng(20240611);
+  double worst_diff = 0.0;
+  long max_pivots = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    const stride::mlcp::Problem P = random_problem(rng);
+    const auto r = P.rows();
+    stride::mlcp::Pgs pgs;
+    stride::mlcp::Bpp bpp;
+    stride::mlcp::Residual residual;
+    pgs.reset(r);
+    bpp.reset(r);
+    residual.reset(r);
+    Eigen::VectorXd a = Eigen::VectorXd::Zero(r), b = Eigen::VectorXd::Zero(r);
+    pgs.solve(P, a, 100000, 1e-14);
+    long pivots = 0;
+    const bool ok = bpp.solve_coupled(P, b, 1000, 1e-13, pivots);
+    CAPTURE(trial);
+    CHECK(ok);
+    CHECK(residual(P, b) < 1e-10);
+    const double diff = (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
+    CHECK(diff < 1e-9);
+    worst_diff = std::max(worst_diff, diff);
+    max_pivots = std::max(max_pivots, pivots);
+  }
+  MESSAGE("coupled pivoting on the 50 random MLCPs: max |lambda_pgs - lambda| / max(1, |lambda|) = "
+          << worst_diff << ", max pivots " << max_pivots);
+}
+
+TEST_CASE("condensed linear algebra: the same steps, M_eff, f_eff and accelerations as the dense MLCP") {
+  // A second implementation of the same step (bilateral rows eliminated, M by blocks): equal to
+  // round-off on the gripping crane (dense 5x5 block, prismatic jaw, sticking friction) while the
+  // crane swings, and on the log crane (18 bodies, 42 contact rows) while its grapple closes on
+  // the log and squeezes it.
+  const auto compare = [](const std::string& what, const std::string& model, const json& mparams, json fparams,
+                          stride::Inputs& in, double h, int steps, const std::vector<std::string>& ports) {
+    json dense = fparams, condensed = fparams;
+    condensed["linear_algebra"] = "condensed";
+    Run a(model, mparams, "mlcp", dense, in), b(model, mparams, "mlcp", condensed, in);
+    double worst = 0.0;
+    for (int i = 0; i <= steps; ++i) {
+      if (i > 0) a.step(h), b.step(h);
+      std::size_t o = 0;
+      for (const auto& p : a.ports) {
+        if (p.direction != stride::Direction::output) continue;
+        if (std::find(ports.begin(), ports.end(), p.name) != ports.end())
+          for (std::size_t e = 0; e < p.size; ++e)
+            worst = std::max(worst, std::abs(a.y[o + e] - b.y[o + e]) / std::max(1.0, std::abs(a.y[o + e])));
+        o += p.size;
+      }
+    }
+    MESSAGE(what << ", " << steps << " steps of " << h * 1e3 << " ms: largest relative difference dense - condensed "
+                 << worst << " (pivots " << a.stats()["bpp_pivots"] << " / " << b.stats()["bpp_pivots"] << ")");
+    CHECK(a.stats()["failed_solves"] == 0);
+    CHECK(b.stats()["failed_solves"] == 0);
+    CHECK(b.stats()["linear_algebra"] == "condensed");
+    return worst;
+  };
+  const json grip = {
+      {"load_mass", 100.0}, {"mu", 0.5}, {"jaw_joint", "prismatic"}, {"jaw_mass", 10.0}, {"closing_force", 1e4}};
+  Constant push(std::vector<std::vector<double>>{{-1.1 * 1.6e4, -0.9 * 2.0e3}});
+  CHECK(compare("gripping crane", "gripping_crane", grip, {{"solver", "bpp"}, {"initial_step", 5e-3}}, push, 5e-3, 100,
+                {"s", "s_dot", "s_ddot", "M_eff", "f_eff", "y_L", "slip"}) < 1e-9);
+  std::ifstream f(std::string(STRIDE_SOURCE_DIR) + "/manifests/log_crane/log_crane.description.json");
+  REQUIRE(f.good());
+  const json desc = json::parse(f);
+  Constant hold(std::vector<std::vector<double>>{{5.45e4, -4.0e4}});
+  const json mlcp = {{"solver", "bpp_coupled"},
+                     {"stiffness", 1e16},
+                     {"initial_step", 0.016},
+                     {"max_pivots", 100},
+                     {"iterations", 5000}};
+  CHECK(compare("log crane, grapple closing", "mechanism", {{"description", desc}}, mlcp, hold, 0.016, 60,
+                {"s", "s_dot", "s_ddot", "M_eff", "f_eff", "log_centre", "log_in_grapple"}) < 1e-7);
 }

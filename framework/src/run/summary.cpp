@@ -113,6 +113,13 @@ json connections(const RunState& state) {
   return conns;
 }
 
+// Wall time per simulated second (below 1: faster than real time); the time reached counts, so a
+// run that stopped early is not flattered.
+void add_real_time_factor(json& s, const RunResult& res, double start) {
+  if (const double simulated = res.end_time_reached - start; simulated > 0.0)
+    s["real_time_factor"] = res.wall_time / simulated;
+}
+
 }  // namespace
 
 json run_summary(const Experiment& ex, const RunState* run, const RunResult& res, std::size_t rows) {
@@ -125,6 +132,7 @@ json run_summary(const Experiment& ex, const RunState* run, const RunResult& res
   s["end_time"] = m.coupling.end;
   s["end_time_reached"] = res.end_time_reached;
   s["wall_time_s"] = res.wall_time;
+  add_real_time_factor(s, res, m.coupling.start);
   s["coupling"] = m.document.value("coupling", json::object());
   s["results"] = "results.csv";
   s["rows"] = rows;

@@ -20,6 +20,11 @@
 // contacts. acceleration() is the same model's v̇, so D v̇ + Ḋ v = M̃⁻¹ (f̃ + λ_i). Without
 // contacts and with C_α → 0 this is Eq. 17-19 of the smooth formulations.
 // C_α uses the step size of the last step (the parameter initial_step before the first one).
+//
+// linear_algebra = condensed: the same step and interface model with the bilateral rows
+// eliminated and M factorized by blocks (condensed_mlcp.hpp), for mechanisms of many bodies.
+// solver = bpp_coupled: the friction bounds inside the pivoting (mlcp_solvers.hpp), and as
+// fallback PGS with subspace steps instead of plain PGS.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -28,6 +33,8 @@
 
 #include "../../common/mlcp_solvers.hpp"
 #include "../common/constrained_dynamics.hpp"
+#include "condensed_mlcp.hpp"
+#include "mlcp_step.hpp"
 
 namespace {
 
@@ -44,46 +51,59 @@ class Mlcp final : public Formulation {
         "Nonsmooth impulse-momentum step as a box MLCP (bilateral, contact, Coulomb friction rows), PGS or "
         "block-pivoting solver with residual check; nonsmooth interface model over the active set";
     i.parameters = {
-        choice_param("solver", "pgs", {"pgs", "bpp"},
+        choice_param("solver", "pgs", {"pgs", "bpp", "bpp_coupled"},
                      "pgs: projected Gauss-Seidel with warm start, then bpp if the residual check fails; bpp: block "
-                     "principal pivoting (direct), then pgs"),
+                     "principal pivoting (direct), then pgs; bpp_coupled: block principal pivoting with the friction "
+                     "bounds inside the pivoting (no fixed-point loop on them), then pgs"),
         integer_param("iterations", 500, "projected Gauss-Seidel sweeps per step", 1, 1e7),
         integer_param("max_pivots", 200, "block principal pivoting linear solves per step", 1, 1e6),
         real_param("tolerance", 1e-10, "m/s",
-                   "residual check: largest natural-map residual (bounds and complementarity) in velocity units",
-                   1e-16, 1.0),
-        real_param("stiffness", 1e12, "N/m", "regularization stiffness k of the bilateral rows (C = 1/(h^2 k (1 + tau/h)))",
-                   1e-3, 1e30),
-        real_param("relaxation", 0.0, "s", "relaxation time tau of the bilateral rows (damping k tau; phi = Phi/(h + tau))",
-                   0.0, 1e3),
-        real_param("initial_step", 1e-3, "s", "step size of the regularization C used by the interface model before the first step",
-                   1e-9, 10.0),
+                   "residual check: largest natural-map residual (bounds and complementarity) in velocity units", 1e-16,
+                   1.0),
+        real_param("stiffness", 1e12, "N/m",
+                   "regularization stiffness k of the bilateral rows (C = 1/(h^2 k (1 + tau/h)))", 1e-3, 1e30),
+        real_param("relaxation", 0.0, "s",
+                   "relaxation time tau of the bilateral rows (damping k tau; phi = Phi/(h + tau))", 0.0, 1e3),
+        real_param("initial_step", 1e-3, "s",
+                   "step size of the regularization C used by the interface model before the first step", 1e-9, 10.0),
+        choice_param(
+            "linear_algebra", "dense", {"dense", "condensed"},
+            "dense: the MLCP over every row with dense M^-1 A^T and A M^-1 A^T; condensed: the bilateral rows "
+            "eliminated (Schur complement), M factorized by blocks, A by its nonzeros, the MLCP on the contact "
+            "rows only (condensed_mlcp.hpp; same step, for mechanisms of many bodies)"),
     };
     return i;
   }
 
   explicit Mlcp(const Params& p)
-      : direct_first_(p.string("solver") == "bpp"), sweeps_(p.integer("iterations")), pivots_max_(p.integer("max_pivots")),
-        tol_(p.real("tolerance")), k_bil_(p.real("stiffness")), tau_bil_(p.real("relaxation")), h0_(p.real("initial_step")) {}
+      : k_bil_(p.real("stiffness")),
+        tau_bil_(p.real("relaxation")),
+        h0_(p.real("initial_step")),
+        condensed_(p.string("linear_algebra") == "condensed") {
+    solve_.direct_first = p.string("solver") != "pgs";
+    solve_.coupled = p.string("solver") == "bpp_coupled";
+    solve_.sweeps = p.integer("iterations");
+    solve_.pivots = p.integer("max_pivots");
+    solve_.tol = p.real("tolerance");
+  }
 
   void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
-    dyn_.reset(model);
     ns_ = dynamic_cast<NonsmoothModel*>(&model);
+    if (condensed_) {
+      rows_.clear();
+      if (ns_) rows_ = ns_->contact_rows();
+      formulations::check_contact_rows(rows_);
+      condensed_step_.reset(model, ns_, rows_, solve_, {k_bil_, tau_bil_, h0_}, t0, q, v);
+      return;
+    }
+    dyn_.reset(model);
     const MultibodySizes s = dyn_.size;
     n_ = Eigen::Index(s.n), m_ = Eigen::Index(s.m), np_ = Eigen::Index(s.p);
     rows_.clear();
     if (ns_) rows_ = ns_->contact_rows();
     nc_ = Eigen::Index(rows_.size());
     r_ = m_ + nc_;
-    for (std::size_t k = 0; k < rows_.size(); ++k) {
-      const ContactRow& row = rows_[k];
-      if (row.kind == ContactKind::friction &&
-          (row.normal >= rows_.size() || rows_[row.normal].kind != ContactKind::normal))
-        throw std::invalid_argument("mlcp: friction row " + std::to_string(k) + " refers to row " +
-                                    std::to_string(row.normal) + ", which is not a normal contact row");
-      if (!(row.stiffness > 0.0) || !(row.relaxation >= 0.0))
-        throw std::invalid_argument("mlcp: contact row " + std::to_string(k) + " needs stiffness > 0 and relaxation >= 0");
-    }
+    formulations::check_contact_rows(rows_);
     J_.setZero(nc_, n_);
     gap_.setZero(nc_);
     mu_.setZero(nc_);
@@ -111,16 +131,17 @@ class Mlcp final : public Formulation {
     diag_.setZero(r_);
     lambda_.setZero(r_);
     warm_.setZero(r_);
+    iterate_.setZero(r_);
     // Active set before the first step: contacts closed at t0 (gap ≤ 0) are taken as sticking,
     // so that the interface model at t0 (used for the initial equilibrium of the coupled
     // subsystems) carries what the contacts hold; open contacts are inactive.
-    status_.assign(std::size_t(r_), Status::free);
+    status_.assign(std::size_t(r_), RowStatus::free);
     if (nc_ > 0) {
       ns_->contacts(t0, q, v, J_, gap_, mu_);
       for (Eigen::Index k = 0; k < nc_; ++k) {
         const ContactRow& row = rows_[std::size_t(k)];
         const double g = gap_[row.kind == ContactKind::normal ? k : Eigen::Index(row.normal)];
-        status_[std::size_t(m_ + k)] = g <= 0.0 ? Status::free : Status::lower;
+        status_[std::size_t(m_ + k)] = g <= 0.0 ? RowStatus::free : RowStatus::lower;
       }
     }
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n_);
@@ -139,11 +160,11 @@ class Mlcp final : public Formulation {
     bpp_.reset(r_);
     h_last_ = 0.0;
     stats_ = {};
-    sweeps_total_ = pivots_total_ = fallbacks_ = failed_ = 0;
-    max_residual_ = last_residual_ = max_penetration_ = 0.0;
+    solve_.reset_counters();
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
+    if (condensed_) return condensed_step_.step(model, t, h, q, v);
     evaluate(model, t, q, v, h);
     // Condensed MLCP: v⁺ = v_free + Y λ̂, Y = M⁻¹ Aᵀ.
     pv_.noalias() = dyn_.M * v;
@@ -157,37 +178,7 @@ class Mlcp final : public Formulation {
     prob_.b += phi_;
     for (Eigen::Index k = m_; k < r_; ++k) prob_.mu[k] = mu_[k - m_];
 
-    double residual = mlcp::inf, residuals[2] = {mlcp::inf, mlcp::inf};
-    long sweeps = 0, pivots = 0;
-    bool solved = false;
-    for (int attempt = 0; attempt < 2 && !solved; ++attempt) {
-      if (attempt > 0) ++fallbacks_;
-      lambda_ = warm_;
-      const bool direct = (attempt == 0) == direct_first_;
-      if (direct) {
-        long pv = 0;
-        bpp_.solve(prob_, lambda_, pivots_max_, 0.1 * tol_, pv);
-        pivots += pv;
-      } else {
-        sweeps += pgs_.solve(prob_, lambda_, sweeps_, 0.1 * tol_);
-      }
-      residual = residuals[direct ? 0 : 1] = check();
-      solved = residual <= tol_;
-    }
-    sweeps_total_ += sweeps;
-    pivots_total_ += pivots;
-    if (!solved) {
-      ++failed_;
-      max_residual_ = std::max(max_residual_, std::min(residuals[0], residuals[1]));
-      char msg[320];
-      std::snprintf(msg, sizeof msg,
-                    "mlcp: no solver met the residual tolerance %.3g m/s at t = %.9g s (bpp: residual %.3g m/s after %ld "
-                    "pivots; pgs: %.3g m/s after %ld sweeps)",
-                    tol_, t, residuals[0], pivots, residuals[1], sweeps);
-      throw StepFailure(msg);
-    }
-    last_residual_ = residual;
-    max_residual_ = std::max(max_residual_, residual);
+    const long iterations = solve_.solve(prob_, lambda_, warm_, iterate_, pgs_, bpp_, t, [this] { return check(); });
     classify();
     warm_ = lambda_;
     h_last_ = h;
@@ -204,12 +195,14 @@ class Mlcp final : public Formulation {
       phi_dot = e_.norm();
     }
     for (Eigen::Index k = 0; k < nc_; ++k)
-      if (rows_[std::size_t(k)].kind == ContactKind::normal) max_penetration_ = std::max(max_penetration_, -gap_[k]);
-    stats_.record(direct_first_ ? pivots : sweeps, phi_norm, phi_dot);
+      if (rows_[std::size_t(k)].kind == ContactKind::normal)
+        solve_.max_penetration = std::max(solve_.max_penetration, -gap_[k]);
+    stats_.record(iterations, phi_norm, phi_dot);
     return t + h;
   }
 
   void acceleration(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, VectorRef v_dot) override {
+    if (condensed_) return condensed_step_.acceleration(model, t, q, v, v_dot);
     interface_model(model, t, q, v);
     // v̇ = G (Q_τ + D_iᵀ λ_i) + M⁻¹ A_αᵀ H_α⁻¹ a_α
     pv_ = Qt_;
@@ -220,6 +213,7 @@ class Mlcp final : public Formulation {
 
   void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef M_eff,
                  VectorRef f_eff) override {
+    if (condensed_) return condensed_step_.effective(model, t, q, v, M_eff, f_eff);
     if (np_ == 0) return;
     interface_model(model, t, q, v);
     T_.noalias() = G_ * dyn_.D_i.transpose();
@@ -237,24 +231,16 @@ class Mlcp final : public Formulation {
   }
 
   json statistics() const override {
+    if (condensed_) return condensed_step_.statistics();
     json s = stats_.to_json();
     Eigen::Index active = 0;
-    for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == Status::free;
-    s["solver"] = direct_first_ ? "bpp" : "pgs";
-    s["pgs_sweeps"] = sweeps_total_;
-    s["bpp_pivots"] = pivots_total_;
-    s["fallbacks"] = fallbacks_;
-    s["failed_solves"] = failed_;
-    s["max_residual"] = max_residual_;
-    s["last_residual"] = last_residual_;
-    s["contact_rows"] = nc_;
-    s["active_contact_rows"] = active;
-    s["max_penetration"] = max_penetration_;
+    for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == RowStatus::free;
+    solve_.to_json(s, nc_, active);
     return s;
   }
 
  private:
-  enum class Status : signed char { free, lower, upper };
+  using RowStatus = formulations::RowStatus;
 
   // Model quantities at (t, q, v), M factorized, the rows A and their regularization C and φ
   // for the step size h > 0.
@@ -268,17 +254,10 @@ class Mlcp final : public Formulation {
       A_.bottomRows(nc_) = J_;
     }
     for (Eigen::Index k = 0; k < m_; ++k) {
-      C_[k] = 1.0 / (h * h * k_bil_ * (1.0 + tau_bil_ / h));
+      C_[k] = formulations::row_compliance(h, k_bil_, tau_bil_);
       phi_[k] = dyn_.phi_t[k] + dyn_.phi[k] / (h + tau_bil_);
     }
-    for (Eigen::Index k = 0; k < nc_; ++k) {
-      const ContactRow& row = rows_[std::size_t(k)];
-      C_[m_ + k] = 1.0 / (h * h * row.stiffness * (1.0 + row.relaxation / h));
-      if (row.kind == ContactKind::normal)
-        phi_[m_ + k] = gap_[k] > 0.0 ? gap_[k] / h : gap_[k] / (h + row.relaxation);
-      else
-        phi_[m_ + k] = 0.0;
-    }
+    formulations::contact_regularization(rows_, gap_, h, m_, C_, phi_);
   }
 
   // Residual check from the physics: v⁺ = M⁻¹ (p + Aᵀ λ̂), w = A v⁺ + C λ̂ + φ.
@@ -297,13 +276,9 @@ class Mlcp final : public Formulation {
   // Active set of the interface model: rows strictly inside their bounds; a row counts as at a
   // bound when moving it there changes its velocity by less than the tolerance.
   void classify() {
-    for (Eigen::Index k = 0; k < r_; ++k) {
-      const double lo = prob_.lower(k, lambda_), hi = prob_.upper(k, lambda_), d = diag_[k];
-      Status s = Status::free;
-      if (d * (lambda_[k] - lo) <= tol_) s = Status::lower;
-      else if (d * (hi - lambda_[k]) <= tol_) s = Status::upper;
-      status_[std::size_t(k)] = s;
-    }
+    for (Eigen::Index k = 0; k < r_; ++k)
+      status_[std::size_t(k)] =
+          formulations::row_status(lambda_[k], prob_.lower(k, lambda_), prob_.upper(k, lambda_), diag_[k], solve_.tol);
   }
 
   // G, Ya = M⁻¹ A_αᵀ, z = H_α⁻¹ a_α and Q_τ = f − c + A_τᵀ λ̂_τ / h at (t, q, v) over the active
@@ -314,7 +289,7 @@ class Mlcp final : public Formulation {
     evaluate(model, t, q, v, h);
     Qt_ = dyn_.f - dyn_.c;
     for (Eigen::Index k = 0; k < r_; ++k) {
-      const bool active = status_[std::size_t(k)] == Status::free;
+      const bool active = status_[std::size_t(k)] == RowStatus::free;
       if (active) {
         Aa_.row(k) = A_.row(k);
       } else {
@@ -330,7 +305,7 @@ class Mlcp final : public Formulation {
     Ya_ = Aa_.transpose();
     ldlt_M_.solveInPlace(Ya_);
     Ha_.noalias() = Aa_ * Ya_;
-    for (Eigen::Index k = 0; k < r_; ++k) Ha_(k, k) += status_[std::size_t(k)] == Status::free ? C_[k] : 1.0;
+    for (Eigen::Index k = 0; k < r_; ++k) Ha_(k, k) += status_[std::size_t(k)] == RowStatus::free ? C_[k] : 1.0;
     ldlt_H_.compute(Ha_);
     if (ldlt_H_.info() != Eigen::Success) throw StepFailure("mlcp: active-set matrix A M^-1 A^T + C is singular");
     X_ = Ya_.transpose();
@@ -342,17 +317,19 @@ class Mlcp final : public Formulation {
     ldlt_H_.solveInPlace(z_);
   }
 
-  bool direct_first_;
-  long sweeps_, pivots_max_;
-  double tol_, k_bil_, tau_bil_, h0_;
+  formulations::MlcpSolve solve_;
+  double k_bil_, tau_bil_, h0_;
+  bool condensed_;
+  formulations::CondensedMlcp condensed_step_;
 
   NonsmoothModel* ns_ = nullptr;
   std::vector<ContactRow> rows_;
   Eigen::Index n_ = 0, m_ = 0, np_ = 0, nc_ = 0, r_ = 0;
   formulations::ConstrainedDynamics dyn_;
   Eigen::MatrixXd J_, A_, Aa_, Y_, Ya_, X_, Ha_, G_, T_, Me_inv_;
-  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_;
-  std::vector<Status> status_;
+  Eigen::VectorXd gap_, mu_, C_, phi_, pv_, vfree_, vplus_, vn_, e_, Qt_, ac_, z_, rp_, w_, diag_, lambda_, warm_,
+      iterate_;
+  std::vector<RowStatus> status_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_H_, ldlt_Me_;
   mlcp::Problem prob_;
   mlcp::Pgs pgs_;
@@ -360,8 +337,6 @@ class Mlcp final : public Formulation {
   double h_last_ = 0.0;
 
   formulations::FormulationStats stats_;
-  long sweeps_total_ = 0, pivots_total_ = 0, fallbacks_ = 0, failed_ = 0;
-  double max_residual_ = 0.0, last_residual_ = 0.0, max_penetration_ = 0.0;
 };
 
 }  // namespace

@@ -562,7 +562,9 @@ class DescriptionReader {
   }
 
   void read_contact(const json& o, const std::string& p, std::size_t k) {
-    if (!chk_.object(o, p, {"name", "body", "point", "radius", "normal", "plane_point", "friction", "stiffness", "relaxation", "doc"},
+    if (!chk_.object(o, p,
+                     {"name", "body", "point", "radius", "normal", "plane_point", "friction", "stiffness", "relaxation",
+                      "surface", "friction_stiffness", "doc"},
                      {"body", "point"}))
       return;
     Contact c;
@@ -575,6 +577,8 @@ class DescriptionReader {
     c.friction = chk_.number(o, p, "friction", 0.0, 0.0).value_or(0.0);
     c.stiffness = chk_.number(o, p, "stiffness", 1e9, 0.0, INFINITY, true).value_or(1e9);
     c.relaxation = chk_.number(o, p, "relaxation", 0.0, 0.0).value_or(0.0);
+    c.friction_stiffness =
+        chk_.number(o, p, "friction_stiffness", c.stiffness, 0.0, INFINITY, true).value_or(c.stiffness);
     if (!b || !x || !nrm) return;
     if (*b == kGround) {
       chk_.error(p + "/body", "a contact needs a moving body, found \"ground\"");
@@ -583,7 +587,53 @@ class DescriptionReader {
     c.centre = point_on(*b, *x);
     c.normal = *nrm;
     perpendiculars(c.normal, c.t1, c.t2);
+    if (o.contains("surface") && !read_contact_surface(o, p, *b, c)) return;
     out_.contacts.push_back(c);
+  }
+
+  // "surface": {"body": B, "shape": "plane", "point": [..], "normal": [..]} or
+  // {"body": B, "shape": "cylinder", "point": [..] (on the axis), "axis": [..], "radius": R}, in
+  // place of the ground plane (normal, plane_point); B may be "ground".
+  bool read_contact_surface(const json& o, const std::string& p, int body, Contact& c) {
+    const std::string ps = p + "/surface";
+    for (const char* k : {"normal", "plane_point"})
+      if (o.contains(k))
+        chk_.error(p + "/" + k,
+                   std::string("a contact with a surface takes its plane or cylinder from \"surface\", found \"") + k +
+                       "\" as well");
+    const json& sf = o["surface"];
+    if (!chk_.object(sf, ps, {"body", "shape", "point", "normal", "axis", "radius", "doc"}, {"body", "shape", "point"}))
+      return false;
+    auto sb = body_of(sf["body"], ps + "/body");
+    auto shape = chk_.string(sf, ps, "shape", {"plane", "cylinder"});
+    auto X = chk_.vec3(sf, ps, "point", std::nullopt);
+    if (!sb || !shape || !X) return false;
+    if (*sb == body) {
+      chk_.error(ps + "/body", "expected a body other than the contact's own body \"" +
+                                   out_.bodies[std::size_t(body)].name + "\", found " + found(sf["body"]));
+      return false;
+    }
+    const bool cyl = *shape == "cylinder";
+    const char* dir = cyl ? "axis" : "normal";
+    for (const char* k : {"normal", "axis", "radius"})
+      if (sf.contains(k) && (std::string(k) == "radius" ? !cyl : std::string(k) != dir))
+        chk_.error(ps + "/" + k, std::string("a ") + *shape + " surface has no \"" + k + "\" (" +
+                                     (cyl ? "point, axis, radius" : "point, normal") + ")");
+    if (!sf.contains(dir)) chk_.error(ps + "/" + dir, std::string("a ") + *shape + " surface needs \"" + dir + "\"");
+    if (cyl && !sf.contains("radius")) chk_.error(ps + "/radius", "a cylinder surface needs \"radius\" (m)");
+    auto d = chk_.vec3(sf, ps, dir, std::nullopt, true);
+    auto R = cyl ? chk_.number(sf, ps, "radius", std::nullopt, 0.0) : std::optional<double>(0.0);
+    if (!d || !R) return false;
+    c.surface.shape = cyl ? ContactSurface::Shape::cylinder : ContactSurface::Shape::plane;
+    c.surface.body = *sb;
+    c.surface.point = point_on(*sb, *X);
+    c.surface.direction = direction_on(*sb, *d);
+    c.surface.radius = *R;
+    Vec3 t1, t2;
+    perpendiculars(*d, t1, t2);
+    c.surface.t1 = direction_on(*sb, t1);
+    c.surface.t2 = direction_on(*sb, t2);
+    return true;
   }
 
   void read_points() {
@@ -592,17 +642,18 @@ class DescriptionReader {
     for (std::size_t k = 0; k < pts.size(); ++k) {
       const std::string p = base_ + "/points/" + std::to_string(k);
       const json& o = pts[k];
-      if (!chk_.object(o, p, {"name", "body", "point", "doc"}, {"name", "body", "point"})) continue;
+      if (!chk_.object(o, p, {"name", "body", "point", "frame", "doc"}, {"name", "body", "point"})) continue;
       auto name = chk_.string(o, p, "name");
       auto b = body_of(o["body"], p + "/body");
       auto x = chk_.vec3(o, p, "point", std::nullopt);
-      if (!name || !b || !x) continue;
+      auto frame = o.contains("frame") ? body_of(o["frame"], p + "/frame") : std::optional<int>(kGround);
+      if (!name || !b || !x || !frame) continue;
       if (std::find(port_names.begin(), port_names.end(), *name) != port_names.end() ||
           std::find(port_names.begin(), port_names.end(), *name + "_dot") != port_names.end())
         chk_.error(p + "/name", "output point name \"" + *name + "\" clashes with a port name (" + *name + " or " + *name + "_dot)");
       port_names.push_back(*name);
       port_names.push_back(*name + "_dot");
-      out_.points.push_back({*name, point_on(*b, *x)});
+      out_.points.push_back({*name, point_on(*b, *x), *frame});
     }
   }
 };

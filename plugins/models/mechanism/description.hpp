@@ -102,16 +102,34 @@ struct Actuator {
 
 // Unilateral contact of a sphere (radius ≥ 0; 0: a point) fixed to a body with a plane of the
 // ground, Coulomb friction μ (two orthogonal friction rows; nonsmooth.hpp), for `mlcp`.
+// With a `surface` the sphere touches a surface fixed to another body (or the ground) instead:
+// a plane (point, normal) or an infinite cylinder (point on its axis, axis, radius).
+struct ContactSurface {
+  enum class Shape { ground_plane, plane, cylinder } shape = Shape::ground_plane;
+  int body = kGround;
+  Probe point, direction;  // plane: a point and the normal; cylinder: a point on the axis and the axis
+  Probe t1, t2;            // plane: its friction directions, fixed to the body
+  double radius = 0.0;     // cylinder radius
+};
+
 struct Contact {
   std::string name;
   Probe centre;
   Vec3 normal = Vec3::UnitY(), plane_point = Vec3::Zero(), t1 = Vec3::UnitX(), t2 = Vec3::UnitZ();
   double radius = 0.0, friction = 0.0, stiffness = 1e9, relaxation = 0.0;
+  // Regularization of the friction rows (nonsmooth.hpp): a sticking contact creeps at
+  // F_t / (k_t h), so holding a load asks for a k_t far above the normal stiffness.
+  double friction_stiffness = 1e9;
+  ContactSurface surface;
 };
 
+// An output point; with a `frame` body other than the ground its position and velocity are
+// given relative to that body: where the point would be if the frame body stood where the
+// description placed it (constant while the point moves with the frame body).
 struct OutputPoint {
   std::string name;
   Probe at;
+  int frame = kGround;
 };
 
 struct Description {

@@ -169,8 +169,12 @@ class Mechanism final : public NonsmoothModel {
       for (const char* c : {"x", "y", "z", "e0", "e1", "e2", "e3"}) pe.push_back(b.name + "_" + c);
     ps.push_back(with(output("poses", 7 * nb_, "1", "per body: centre of mass x, y, z (m) and Euler parameters e0..e3"), pe));
     for (const auto& pt : d_.points) {
-      ps.push_back(with(output(pt.name, 3, "m", "position of output point " + pt.name), {"x", "y", "z"}));
-      ps.push_back(with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name), {"x", "y", "z"}));
+      const std::string rel = pt.frame == kGround ? ""
+                                                  : " relative to body " + d_.bodies[std::size_t(pt.frame)].name +
+                                                        " (where the description placed it)";
+      ps.push_back(with(output(pt.name, 3, "m", "position of output point " + pt.name + rel), {"x", "y", "z"}));
+      ps.push_back(
+          with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name + rel), {"x", "y", "z"}));
     }
     if (p_ > 0 && d_.pressure) {
       ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"), names("_flow1")));
@@ -376,8 +380,10 @@ class Mechanism final : public NonsmoothModel {
     for (std::size_t k = 0; k < n_; ++k) y[o++] = st.q[Eigen::Index(k)];
     for (const auto& pt : d_.points) {
       const ProbeValue P = eval(pt.at, st.q, st.v);
-      for (int i = 0; i < 3; ++i) y[o++] = P.x[i];
-      for (int i = 0; i < 3; ++i) y[o++] = P.xd[i];
+      Vec3 x = P.x, xd = P.xd;
+      if (pt.frame != kGround) relative_to_frame(pt.frame, st.q, st.v, x, xd);
+      for (int i = 0; i < 3; ++i) y[o++] = x[i];
+      for (int i = 0; i < 3; ++i) y[o++] = xd[i];
     }
     if (p_ > 0 && d_.pressure) {
       for (std::size_t k = 0; k < p_; ++k) y[o++] = -d_.actuators[k].area * sd_[Eigen::Index(k)];
@@ -415,8 +421,8 @@ class Mechanism final : public NonsmoothModel {
     for (const auto& c : d_.contacts) {
       const std::size_t normal = rows.size();
       rows.push_back({ContactKind::normal, 0, c.stiffness, c.relaxation});
-      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
-      rows.push_back({ContactKind::friction, normal, c.stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.friction_stiffness, c.relaxation});
+      rows.push_back({ContactKind::friction, normal, c.friction_stiffness, c.relaxation});
     }
     return rows;
   }
@@ -424,6 +430,11 @@ class Mechanism final : public NonsmoothModel {
     J.setZero();
     Eigen::Index r = 0;
     for (const auto& c : d_.contacts) {
+      if (c.surface.shape != ContactSurface::Shape::ground_plane) {
+        surface_contact(c, q, v, J, gap, mu, r);
+        r += 3;
+        continue;
+      }
       const ProbeValue C = eval(c.centre, q, v);
       gap[r] = (C.x - c.plane_point).dot(c.normal) - c.radius;
       mu[r] = 0.0;
@@ -443,6 +454,65 @@ class Mechanism final : public NonsmoothModel {
   }
 
  private:
+  // Sphere (centre c on body i, radius ρ) against a plane or cylinder fixed to body j: normal n
+  // (from the surface towards the sphere), gap g, friction directions t1, t2 (cylinder: along
+  // its axis and around it). Each row is w·(v_i(x_i) − v_j(x_j)) at the material points
+  // x_i = c − ρ n of the sphere and x_j = x_i − g n of the surface; for w = n that is ġ.
+  void surface_contact(const Contact& c, ConstVectorRef q, ConstVectorRef v, MatrixRef J, VectorRef gap, VectorRef mu,
+                       Eigen::Index r) const {
+    const ContactSurface& S = c.surface;
+    const ProbeValue C = eval(c.centre, q, v, jacobian);
+    const Vec3 X = eval(S.point, q, v, value).x, d = eval(S.direction, q, v, value).x;
+    Vec3 w[3];
+    double g = 0.0;
+    if (S.shape == ContactSurface::Shape::cylinder) {
+      const Vec3 e = C.x - X, radial = e - e.dot(d) * d;
+      const double rho = radial.norm();
+      if (!(rho > 1e-12 * std::max(1.0, S.radius)))
+        throw StepFailure("contact \"" + c.name +
+                          "\": the sphere's centre is on the cylinder's axis (no normal direction)");
+      w[0] = radial / rho;
+      w[1] = d;
+      w[2] = d.cross(w[0]);
+      g = rho - S.radius - c.radius;
+    } else {
+      w[0] = d;
+      w[1] = eval(S.t1, q, v, value).x;
+      w[2] = eval(S.t2, q, v, value).x;
+      g = (C.x - X).dot(d) - c.radius;
+    }
+    const Vec3 xj = C.x - (c.radius + g) * w[0];
+    const auto oi = Eigen::Index(7 * std::size_t(c.centre.body) + 3);
+    const Mat34 E2 = 2.0 * E_matrix(q.segment<4>(oi));
+    ProbeValue Pj;
+    Probe pj{S.body, xj, true};
+    if (S.body != kGround) {
+      const auto oj = Eigen::Index(7 * std::size_t(S.body));
+      const Vec4 p = q.segment<4>(oj + 3);
+      pj.s = body_rotation(S.body, p).transpose() * (xj - q.segment<3>(oj));
+      Pj.Jp = rotation_jacobian(p, pj.s);
+    }
+    for (int k = 0; k < 3; ++k) {
+      gap[r + k] = k == 0 ? g : 0.0;
+      mu[r + k] = k == 0 ? 0.0 : c.friction;
+      add_gradient(J, r + k, c.centre, C, w[k]);
+      if (k > 0) J.block<1, 4>(r + k, oi) -= c.radius * w[0].cross(w[k]).transpose() * E2;
+      add_gradient(J, r + k, pj, Pj, -w[k]);
+    }
+  }
+
+  // An output point relative to its frame body j: R0 Aᵀ (x − r) + r0 and its rate
+  // R0 Aᵀ (ẋ − ṙ − ω × (x − r)), with r0, R0 where the description placed body j.
+  void relative_to_frame(int j, ConstVectorRef q, ConstVectorRef v, Vec3& x, Vec3& xd) const {
+    const auto o = Eigen::Index(7 * std::size_t(j));
+    const Body& B = d_.bodies[std::size_t(j)];
+    const Vec4 p = q.segment<4>(o + 3);
+    const Mat3 RA = rotation(B.p0) * body_rotation(j, p).transpose();
+    const Vec3 e = x - q.segment<3>(o), w = 2.0 * E_matrix(p) * v.segment<4>(o + 3);
+    xd = RA * (xd - v.segment<3>(o) - w.cross(e));
+    x = RA * e + B.r0;
+  }
+
   // ---- Kinematic primitives -----------------------------------------------------------------
   // What an evaluation needs: the value always; the p-Jacobian, the velocity, the bias on request
   // (constraints need values only, their Jacobian no velocities: this is the innermost loop).
