@@ -291,7 +291,7 @@ TEST_CASE("cvode and arkode step past the communication points of a system witho
     std::printf("  %s %s: %ld steps stopping at every 10 ms (error %.1e), %ld stepping past (error %.1e)\n", name,
                 method, steps[0], error[0], steps[1], error[1]);
     CHECK(steps[0] >= 1000);
-    CHECK(steps[1] < steps[0] / 2);
+    CHECK(10 * steps[1] < 7 * steps[0]);  // ERK at rtol 1e-8: its own step is about 17 ms
     CHECK(error[1] < 1e-6);
   }
 }
