@@ -55,7 +55,7 @@ std::string manifest_report(const ManifestError& e) {
 }
 
 std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const fs::path& manifest, const std::vector<std::string>& sets) {
-  return build_experiment(reg, read_manifest(manifest, sets));
+  return experiment_of(reg, manifest.string(), sets);
 }
 
 // Every manifest value written with a unit: [{"pointer", "written", "value", "unit"}].
@@ -145,6 +145,7 @@ std::string describe(const std::string& name, const std::vector<std::string>& se
 }  // namespace
 
 PYBIND11_MODULE(_stride, m) {
+  stride::host::use_fmu_default_experiments();
   m.doc() = "Stride host library (use the package `stride`, not this module)";
   static py::exception<ManifestError> manifest_error(m, "ManifestError", PyExc_ValueError);
   static py::exception<UnknownPlugin> unknown_plugin(m, "UnknownPluginError", PyExc_LookupError);

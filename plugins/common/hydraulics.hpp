@@ -217,9 +217,9 @@ struct Equilibrium {
 // Throws std::runtime_error when no equilibrium exists (|f| >= (p_P − p_T) a_p) or Newton fails.
 inline Equilibrium solve_equilibrium(const Cylinder& cyl, double f_required) {
   if (!(std::abs(f_required) < (cyl.p_P - cyl.p_T) * cyl.a_p))
-    throw std::runtime_error("no static equilibrium: required actuator force " + std::to_string(f_required) +
-                             " N is not below (p_P - p_T) a_p = " +
-                             std::to_string((cyl.p_P - cyl.p_T) * cyl.a_p) + " N");
+    throw std::runtime_error(stride::format_text("no static equilibrium: required actuator force {} N is not below "
+                                                 "(p_P - p_T) a_p = {} N",
+                                                 f_required, (cyl.p_P - cyl.p_T) * cyl.a_p));
   Equilibrium e;
   e.kappa = 0.5;
   e.p1 = e.p2 = 0.5 * (cyl.p_P + cyl.p_T);

@@ -112,8 +112,8 @@ inline Parameters derive(const Ratios& r) {
   if (!(p.k2 > 0)) bad << " k2 = " << p.k2 << " N/m;";
   if (!(p.k3 > 0)) bad << " k3 = " << p.k3 << " N/m;";
   if (!bad.str().empty())
-    fail("ratios FR=" + std::to_string(r.FR) + " AR1=" + std::to_string(r.AR1) + " AR2=" + std::to_string(r.AR2) +
-         " AR12=" + std::to_string(r.AR12) + " give a non-physical system:" + bad.str());
+    fail(stride::format_text("ratios FR={} AR1={} AR2={} AR12={} give a non-physical system:", r.FR, r.AR1, r.AR2, r.AR12) +
+         bad.str());
   return p;
 }
 

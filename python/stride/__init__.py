@@ -151,8 +151,10 @@ def run(manifest, set=None, out=None, progress=False, grace=3.0):
     """Runs a manifest as `stride run MANIFEST --set ... --out OUT` does and returns a Result.
 
     set: {"/json/pointer": value} (or a list of "POINTER=VALUE" strings). out: the output folder
-    (default: the manifest's "output", relative to the working folder). A run that diverges or
-    fails returns a Result with that status and the rows written so far; an invalid manifest
+    (default: the manifest's "output", relative to the working folder). A run that diverges,
+    fails or ends "inaccurate" (a subsystem's answer outside the accuracy bounds it checks, the
+    reason in summary["message"]) returns a Result with that status and the rows written so
+    far: check `status == "completed"` before trusting the numbers; an invalid manifest
     raises ManifestError before anything runs; Ctrl-C raises Interrupted (a KeyboardInterrupt)
     carrying the Result."""
     if not isinstance(grace, (int, float)) or not (0 <= grace <= 3600):

@@ -39,9 +39,11 @@ def results(result, columns=None, file=None, title=None):
 
 def sweep(sweep_result, x=None, y="error", file=None, title=None):
     """Error against the step axis of a stride.SweepResult, one line per configuration (the
-    other axes' labels), completed runs only; log-log like `stride sweep`'s error.png."""
+    other axes' labels), runs that reached their end only (completed, or inaccurate: their own
+    accuracy bounds passed, drawn with open markers); log-log like `stride sweep`'s error.png."""
     table = sweep_result.table
-    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "wall_time_s", "message"}
+    fixed = {"run", "status", "end_time_reached", "error", "energy_residual_J", "coupling_error_max_relative",
+             "coupling_error_rms_relative", "energy_residual_relative", "wall_time_s", "message"}
     axes_names = [k for k in table if k not in fixed]
     if not axes_names:
         raise ValueError(f"{sweep_result.output}/sweep.csv has no axis columns")
@@ -53,14 +55,17 @@ def sweep(sweep_result, x=None, y="error", file=None, title=None):
     others = [k for k in axes_names if k != x]
     configs = {}
     for i, row in enumerate(sweep_result.rows):
-        if row["status"] != "completed" or not np.isfinite(ys[i]):
+        if row["status"] not in ("completed", "inaccurate") or not np.isfinite(ys[i]):
             continue
         label = ", ".join(f"{k} = {row[k]}" for k in others) or y
-        configs.setdefault(label, []).append((xs[i], ys[i]))
+        configs.setdefault(label, []).append((xs[i], ys[i], row["status"] == "inaccurate"))
     fig, ax = plt.subplots(figsize=(8, 5))
     for label, pts in configs.items():
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3, label=label)
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3, label=label)
+        bad = [p for p in pts if p[2]]
+        if bad:
+            ax.plot([p[0] for p in bad], [p[1] for p in bad], "o", ms=7, mfc="none", color=line.get_color())
     positive = all(p[1] > 0 for pts in configs.values() for p in pts)
     if configs and positive:
         ax.set_xscale("log")

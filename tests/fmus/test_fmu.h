@@ -60,6 +60,7 @@ typedef struct {
   enum Mode mode;
   double time, stop;
   bool next_defined, unsettled, terminated;
+  bool stepped; /* co-simulation: a step was taken */
   double next;
   Model m;
   /* what fmi*GetString / GetBinary last returned (valid until the next call) */

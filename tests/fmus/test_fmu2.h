@@ -134,10 +134,16 @@ EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSet
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSet) {
   (void)noSet;
   Instance* s = (Instance*)c;
+  if (s->terminated && !s->stepped) {
+    /* Asked during initialization: the first step says so without progress. */
+    s->stepped = true;
+    return fmi2Discard;
+  }
   if (s->terminated) {
     say(s, ERROR, "fmi2DoStep at t = %g after the model asked to terminate", t);
     return fmi2Error;
   }
+  s->stepped = true;
   cs_step(s, t, h);
   return s->terminated ? fmi2Discard : fmi2OK;
 }

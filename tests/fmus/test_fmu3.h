@@ -196,10 +196,17 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
                              fmi3Boolean* terminate, fmi3Boolean* early, fmi3Float64* last) {
   (void)noSet;
   Instance* s = (Instance*)c;
+  if (s->terminated && !s->stepped) {
+    /* Asked during initialization: the first step says so without progress. */
+    s->stepped = true;
+    *last = t, *event = false, *terminate = true, *early = true;
+    return fmi3OK;
+  }
   if (s->terminated) {
     say(s, ERROR, "fmi3DoStep at t = %g after the model asked to terminate", t);
     return fmi3Error;
   }
+  s->stepped = true;
   *last = cs_step(s, t, h);
   *event = false;
   *terminate = s->terminated;

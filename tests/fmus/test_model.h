@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* A Binary value: bytes the model owns (malloc). */
 typedef struct {

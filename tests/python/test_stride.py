@@ -182,6 +182,16 @@ print('locked', flush=True); time.sleep(30)"""], stdout=subprocess.PIPE, text=Tr
 
 
 class Faults(Base):
+    def test_inaccurate_run_is_not_completed(self):
+        """A run past its constraint-residual bounds (ali1 drifting on Andrews' squeezer) comes
+        back with status "inaccurate", its reason and all its rows, as `stride run` ends it."""
+        r = stride.run(os.path.join(TESTS, "squeezer.json"), set={"/subsystems/squeezer/formulation": "ali1"},
+                       out=os.path.join(self.tmp, "squeezer"))
+        self.assertEqual(r.status, "inaccurate")
+        self.assertIn("normalization constraint residual reached", r.summary["message"])
+        self.assertFalse(r.summary["subsystems"]["squeezer"]["accuracy"]["within"])
+        self.assertAlmostEqual(r.time[-1], 0.03)
+
     def test_crashing_plugin_leaves_the_interpreter(self):
         os.environ["STRIDE_PLUGIN_PATH"] = RUNTIME
         fault = os.path.join(TESTS, "fault.json")

@@ -256,7 +256,8 @@ TEST_CASE("fmu: plugins describe lists an FMU's parameters and ports; parameters
   std::vector<std::string> params, ports;
   for (const auto& p : d["parameters"]) params.push_back(p["name"]);
   for (const auto& p : d["ports"]) ports.push_back(p["name"].get<std::string>() + ":" + p["direction"].get<std::string>() + ":" + p["unit"].get<std::string>());
-  CHECK(params == std::vector<std::string>{"m", "k", "d", "k2", "x0", "v0", "h_internal"});
+  // Parameters, and the start value of the input (used while it is not connected).
+  CHECK(params == std::vector<std::string>{"m", "k", "d", "k2", "x0", "v0", "x_other", "h_internal"});
   CHECK(ports == std::vector<std::string>{"x_other:input:m", "x:output:m", "v:output:m/s"});
   CHECK(d["parameters"][0]["min"] == 1e-9);
   // A broken FMU is refused by describe too.
@@ -284,6 +285,8 @@ TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the
     std::string file, reason;
   };
   const std::vector<Case> cases = {
+      {kBroken + "/scheduled3.fmu", "the FMU is for scheduled execution only (<ScheduledExecution>, its model partitions "
+                                    "activated by clocks); Stride runs co-simulation and model-exchange FMUs"},
       {kBroken + "/does_not_exist.fmu", "no such file"},
       {kBroken + "/not_a_zip.fmu", "not an FMU archive (a zip file expected)"},
       {kBroken + "/no_model_description.fmu", "the archive has no modelDescription.xml"},
@@ -471,12 +474,19 @@ TEST_CASE("fmu: an FMU that cannot change its step size runs on a fixed grid and
   Outcome ok = stride(s, "run", kManifests + "fmu_oscillator.json", {fmu});
   CHECK(ok.code == 0);
   CHECK(oscillator_error(ok.table) < 1e-8);
-  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms.
-  Outcome bad = stride(s, "run", kManifests + "fmu_oscillator.json",
-                       {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
-  CHECK(bad.code == 1);
-  CHECK(contains(bad.message(), "cannot handle a variable communication step size"));
-  CHECK(contains(bad.message(), "a step of 0.02 s follows steps of 0.03 s"));
+  // 30 ms steps in 50 ms macro steps: the second step would be 20 ms; validate and run refuse
+  // it before anything runs. So do a span that is no multiple of the step and an adaptive step.
+  for (const std::string verb : {"validate", "run"}) {
+    Outcome bad = stride(s, verb, kManifests + "fmu_oscillator.json",
+                         {fmu, "/subsystems/osc/step=0.03", "/coupling/macro_step=0.05", "/record/interval=0.05"});
+    CHECK(bad.code == 2);
+    CHECK(contains(bad.err, "/subsystems/osc/step: the FMU cannot change its communication step size "
+                            "(canHandleVariableCommunicationStepSize=\"false\"), but steps of 0.03 s in macro steps of "
+                            "0.05 s end with a step of 0.02 s"));
+  }
+  Outcome end = stride(s, "validate", kManifests + "fmu_oscillator.json", {fmu, "/coupling/end=2.005"});
+  CHECK(end.code == 2);
+  CHECK(contains(end.err, "/coupling/end: the FMU cannot change its communication step size"));
 }
 
 TEST_CASE("fmu: Integer and Boolean variables are numbers: an Integer parameter, a Boolean input, an Integer output") {
@@ -557,7 +567,7 @@ TEST_CASE("fmu: FMI 3 arrays sized by a structural parameter, Int32 and Boolean 
   CHECK(on > 10);
   CHECK(on < 90);
   // describe: the array parameter is a list of 3, the String parameter has its start value, the
-  // structural parameter is not offered (ports are sized from it when the FMU is loaded).
+  // structural parameter is offered (it sizes the arrays).
   Outcome d = stride(s, "plugins describe --json", kFmus + "/vector_gain3.fmu", {});
   REQUIRE(d.code == 0);
   const json j = json::parse(d.out);
@@ -565,11 +575,12 @@ TEST_CASE("fmu: FMI 3 arrays sized by a structural parameter, Int32 and Boolean 
   CHECK(contains(text, "\"gains\""));
   CHECK(contains(text, "3 values"));
   CHECK(contains(text, "\"none\""));
-  CHECK(!contains(text, "\"name\":\"n\""));
+  CHECK(contains(text, "\"name\":\"n\""));
+  CHECK(contains(text, "structural parameter: sizes arrays"));
   // An array parameter of the wrong length is refused with its pointer.
   Outcome bad = stride(s, "validate", kManifests + "fmu_vector_gain.json", {sets[0], sets[1], sets[2], "/subsystems/a/parameters/gains=[1, 2]"});
   CHECK(bad.code == 2);
-  CHECK(contains(bad.err, "/subsystems/a/parameters/gains: expected a list of 3 numbers (the FMU's array), found 2"));
+  CHECK(contains(bad.err, "/subsystems/a/parameters/gains: expected a list of 3 values (the FMU's array), found 2"));
 }
 
 TEST_CASE("fmu: time events (model exchange): steps end at the FMU's event times") {
@@ -841,4 +852,441 @@ TEST_CASE("fmu: state events located to 1e-10 s, and time events the FMU schedul
       wrong += one.table["s.lamp"][i] != (on ? 1.0 : 0.0) || one.table["s.bounces"][i] != bounced || one.table["s.flashes"][i] != flashed;
   }
   CHECK(wrong == 0);
+}
+
+namespace {
+
+// dx/dt = A x + B u for A = -diag(a), constant u: x_i(t) = b_i u / a_i + (x0_i - b_i u / a_i) exp(-a_i t).
+double decay(double t, double a, double b, double u, double x0) { return b * u / a + (x0 - b * u / a) * std::exp(-a * t); }
+
+// A state-space FMU fed by u = 1: the counter of a stair FMU whose first step comes after the end.
+json state_space(const std::string& integrator, const json& parameters) {
+  json ss = {{"fmu", kBroken + "/state_space3.fmu"}, {"parameters", parameters}, {"step", 0.01}};
+  if (!integrator.empty()) ss["integrator"] = integrator;
+  return {{"format", 1},
+          {"subsystems", {{"stair", {{"fmu", kBroken + "/stair3.fmu"}, {"parameters", {{"period", 100}}}, {"step", 0.01}}}, {"ss", ss}}},
+          {"connections", {{{"from", "stair.counter"}, {"to", "ss.u"}}}},
+          {"coupling", {{"scheme", "gauss_seidel"}, {"order", {"stair", "ss"}}, {"macro_step", 0.01}, {"start", 0}, {"end", 2}}},
+          {"record", {{"interval", 0.05}, {"variables", {"ss.y"}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("fmu: FMI 3 arrays: array states and derivatives sized by structural parameters, set in the manifest; ports resized") {
+  // Default n = 3: A = -diag(1, 2, 3), B = C = 1, D = 0.5, x0 = (1, 0, -1), u = 1.
+  for (const std::string integrator : {"rk4", "cvode", ""}) {
+    CAPTURE(integrator);
+    Scratch s;
+    Outcome o = stride(s, "run", write_manifest(s, "ss.json", state_space(integrator, json::object())), {});
+    REQUIRE(o.code == 0);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i];
+      const double y = decay(t, 1, 1, 1, 1) + decay(t, 2, 1, 1, 0) + decay(t, 3, 1, 1, -1) + 0.5;
+      worst = std::max(worst, std::abs(o.table["ss.y"][i] - y));
+    }
+    MESSAGE("state space n = 3, " << (integrator.empty() ? "co-simulation" : integrator) << ": largest |y - y_exact| = " << worst);
+    CHECK(worst < (integrator == "cvode" ? 1e-4 : 1e-8));
+    if (!integrator.empty()) CHECK(o.summary["subsystems"]["ss"]["report"]["continuous_states"] == 3);
+  }
+  // n = 5 states, r = 2 outputs (y_2 = x_5): the ports and the state vector follow.
+  const json five = {{"n", 5}, {"r", 2},
+                     {"A", {-1, 0, 0, 0, 0, 0, -2, 0, 0, 0, 0, 0, -3, 0, 0, 0, 0, 0, -4, 0, 0, 0, 0, 0, -5}},
+                     {"B", {1, 1, 1, 1, 1}}, {"C", {1, 1, 1, 1, 1, 0, 0, 0, 0, 1}}, {"D", {0.5, 0}},
+                     {"x0", {1, 0, -1, 2, 0.5}}};
+  for (const std::string integrator : {"rk4", ""}) {
+    CAPTURE(integrator);
+    Scratch s;
+    json m = state_space(integrator, five);
+    m["record"]["variables"] = {"ss.y"};
+    Outcome o = stride(s, "run", write_manifest(s, "ss5.json", m), {});
+    REQUIRE(o.code == 0);
+    double worst = 0.0;
+    const std::vector<double> x0 = {1, 0, -1, 2, 0.5};
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i];
+      double y1 = 0.5;
+      for (int k = 0; k < 5; ++k) y1 += decay(t, k + 1, 1, 1, x0[std::size_t(k)]);
+      worst = std::max({worst, std::abs(o.table["ss.y.0"][i] - y1), std::abs(o.table["ss.y.1"][i] - decay(t, 5, 1, 1, 0.5))});
+    }
+    CHECK(worst < 1e-7);
+    if (!integrator.empty()) CHECK(o.summary["subsystems"]["ss"]["report"]["continuous_states"] == 5);
+  }
+  // An array value of the wrong length for the structural parameter is refused with its pointer;
+  // so is a size beyond the declared maximum.
+  Scratch s;
+  Outcome bad = stride(s, "validate", write_manifest(s, "bad.json", state_space("rk4", {{"n", 4}, {"B", {1, 2, 3}}})), {});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "/subsystems/ss/parameters/B: expected a list of 4 values (the FMU's array), found 3"));
+  Outcome big = stride(s, "validate", write_manifest(s, "big.json", state_space("rk4", {{"n", 9}})), {});
+  CHECK(big.code == 2);
+  CHECK(contains(big.err, "/subsystems/ss/parameters/n: expected an integer in [1, 8]"));
+}
+
+TEST_CASE("fmu: every numeric type through an FMU and back exactly, FMI 3 (arrays of every type) and FMI 2") {
+  // Two instances crosswise: a.q_T -> b.u_T and b.q_T -> a.u_T, so a.y_T = b.p_T, b.y_T = a.p_T.
+  struct Type {
+    std::string name;
+    json a, b;  // a's parameter (the FMU's start values), b's
+  };
+  const std::vector<Type> types3 = {
+      {"f64", {1.5, -2.25}, {3.25, -4.0}},
+      {"f32", {0.5, -0.25}, {0.125, -1024.5}},
+      {"i8", {-100, 7}, {-128, 127}},
+      {"u8", {200, 3}, {0, 255}},
+      {"i16", {-30000, 5}, {-32768, 32767}},
+      {"u16", {60000, 9}, {0, 65535}},
+      {"i32", {-2000000000, 11}, {-2147483648LL, 2147483647}},
+      {"u32", {4000000000LL, 13}, {0, 4294967295LL}},
+      {"i64", {-9007199254740992LL, 15}, {9007199254740992LL, -1}},
+      {"u64", {9007199254740992ULL, 17}, {0, 4503599627370496ULL}},
+      {"bool", {1, 0}, {0, 1}},
+      {"enum", {2, 3}, {3, 1}},
+  };
+  const std::vector<Type> types2 = {{"f64", {1.5}, {-4.0}}, {"i32", {-2000000000}, {2147483647}}, {"bool", {true}, {false}}, {"enum", {2}, {3}}};
+  for (const int version : {3, 2}) {
+    CAPTURE(version);
+    const auto& types = version == 3 ? types3 : types2;
+    const std::string fmu = kBroken + (version == 3 ? "/types3.fmu" : "/types.fmu");
+    json m = {{"format", 1},
+              {"subsystems", {{"a", {{"fmu", fmu}, {"step", 0.1}}}, {"b", {{"fmu", fmu}, {"step", 0.1}, {"parameters", json::object()}}}}},
+              {"connections", json::array()},
+              {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.3}}}};
+    for (const auto& t : types) {
+      m["subsystems"]["b"]["parameters"]["p_" + t.name] = version == 3 ? t.b : t.b[0];
+      m["connections"].push_back({{"from", "a.q_" + t.name}, {"to", "b.u_" + t.name}});
+      m["connections"].push_back({{"from", "b.q_" + t.name}, {"to", "a.u_" + t.name}});
+    }
+    Scratch s;
+    Outcome o = stride(s, "run", write_manifest(s, "types.json", m), {});
+    REQUIRE(o.code == 0);
+    // Values read back from results.csv's text: 12 significant digits, exact for these values
+    // up to 2^53 (checked from the summary's last outputs below for the 64-bit ones).
+    const std::size_t last = o.table.rows() - 1;
+    for (const auto& t : types)
+      for (std::size_t e = 0; e < t.a.size(); ++e) {
+        CAPTURE(t.name);
+        CAPTURE(e);
+        const std::string at = version == 3 ? "." + std::to_string(e) : "";
+        auto number = [](const json& x) { return x.is_boolean() ? double(x.get<bool>()) : x.get<double>(); };
+        CHECK(o.table["a.y_" + t.name + at][last] == doctest::Approx(number(t.b[e])).epsilon(1e-12));
+        CHECK(o.table["b.y_" + t.name + at][last] == doctest::Approx(number(t.a[e])).epsilon(1e-12));
+        CHECK(o.table["a.q_" + t.name + at][last] == doctest::Approx(number(t.a[e])).epsilon(1e-12));
+      }
+  }
+}
+
+TEST_CASE("fmu: numbers that do not fit are a clear error: a 64-bit output beyond 2^53, an input outside its integer type") {
+  // Two types3 instances crosswise, but a.q_f64 feeds b.u_i8 (and a.q_i8 b.u_f64).
+  Scratch s;
+  json two = {{"format", 1},
+              {"subsystems", {{"a", {{"fmu", kBroken + "/types3.fmu"}, {"step", 0.1}, {"parameters", json::object()}}},
+                              {"b", {{"fmu", kBroken + "/types3.fmu"}, {"step", 0.1}}}}},
+              {"connections", json::array()},
+              {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.3}}},
+              {"record", {{"interval", 0.1}, {"variables", {"a.q_i64", "b.y_i8"}}}}};
+  for (const std::string t : {"f64", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "bool", "enum"}) {
+    const std::string to = t == "f64" ? "i8" : t == "i8" ? "f64" : t;
+    two["connections"].push_back({{"from", "a.q_" + t}, {"to", "b.u_" + to}});
+    two["connections"].push_back({{"from", "b.q_" + t}, {"to", "a.u_" + t}});
+  }
+  // 2^53 + 1 has no double.
+  Outcome big = stride(s, "run", write_manifest(s, "big.json", two), {"/subsystems/a/parameters/p_i64=[9007199254740993, 0]"});
+  CHECK(big.code == 1);
+  CHECK(big.status() == "failed");
+  CHECK(contains(big.message(), "output \"q_i64\" = 9007199254740993 cannot be represented exactly as a number on a port"));
+  // 300 is no Int8; 126.6 rounds to 127, which is.
+  Outcome wide = stride(s, "run", write_manifest(s, "wide.json", two), {"/subsystems/a/parameters/p_f64=[300, 0]"});
+  CHECK(wide.code == 1);
+  CHECK(contains(wide.message(), "input \"u_i8\" = 300 is outside the range of its integer type [-128, 127]"));
+  Outcome fits = stride(s, "run", write_manifest(s, "fits.json", two), {"/subsystems/a/parameters/p_f64=[126.6, -128.4]"});
+  REQUIRE(fits.code == 0);
+  CHECK(fits.table["b.y_i8.0"].back() == 127);
+  CHECK(fits.table["b.y_i8.1"].back() == -128);
+}
+
+TEST_CASE("fmu: variables Stride does not exchange (String, Binary, Clock ports) do not refuse the FMU") {
+  // types3 has String and Binary inputs and outputs and a Clock input: it loads, describes and
+  // runs; those variables are no numeric ports.
+  Scratch s;
+  Outcome d = stride(s, "plugins describe --json", kBroken + "/types3.fmu", {});
+  REQUIRE(d.code == 0);
+  const json j = json::parse(d.out);
+  std::vector<std::string> ports;
+  for (const auto& p : j["ports"]) ports.push_back(p["name"]);
+  CHECK(ports.size() == 36);  // 12 numeric types: inputs u, outputs q and y
+  CHECK(std::find(ports.begin(), ports.end(), "tick") == ports.end());
+  CHECK(std::find(ports.begin(), ports.end(), "s_y") == ports.end());
+  CHECK(contains(j.dump(), "\"s_p\""));  // the String parameter
+  CHECK(contains(j.dump(), "\"b_p\""));  // the Binary parameter, as hexadecimal text
+}
+
+TEST_CASE("fmu: start values of states and outputs are set like parameters") {
+  // The ball dropped from h = 2 m with v = 1 m/s upwards: first bounce at (v + sqrt(v^2 + 2 g h)) / g.
+  const double g = 9.81, h = 2.0, v = 1.0;
+  for (const std::string fmu : {"ball.fmu", "ball3.fmu"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    Outcome o = stride(s, "run", write_manifest(s, "ball.json", alone(kBroken + "/" + fmu, 0.01, 1.0, {{"h", h}, {"v", v}}, "rk4")), {});
+    REQUIRE(o.code == 0);
+    CHECK(o.table["s.h"][0] == h);
+    CHECK(o.table["s.v"][0] == v);
+    const json times = o.summary["subsystems"]["s"]["report"]["state_event_times"];
+    REQUIRE(times.size() >= 1);
+    CHECK(times[0].get<double>() == doctest::Approx((v + std::sqrt(v * v + 2 * g * h)) / g).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("fmu: stride run model.fmu runs its default experiment; DefaultExperiment fills what a manifest leaves out") {
+  // stair: DefaultExperiment 0..10 s, step 0.2 s: 51 rows of every output.
+  Scratch s;
+  Outcome o = stride(s, "run", kBroken + "/stair.fmu", {"/subsystems/stair/parameters/last=100"});
+  REQUIRE(o.code == 0);
+  REQUIRE(o.table.rows() == 51);
+  CHECK(o.table.names == std::vector<std::string>{"time", "stair.counter", "stair.x", "stair.settled"});
+  CHECK(o.table["time"].back() == 10);
+  CHECK(o.table["stair.counter"].back() == 11);
+  CHECK(o.table["stair.x"].back() == doctest::Approx(55));
+  // A model-exchange-only FMU gets CVODE at the experiment's tolerance (ball: 0..3 s).
+  Outcome b = stride(s, "run", kBroken + "/ball3.fmu", {});
+  REQUIRE(b.code == 0);
+  CHECK(contains(b.summary["subsystems"]["ball3"]["plugin"].get<std::string>(), "cvode"));
+  CHECK(b.summary["subsystems"]["ball3"]["report"]["state_event_times"].size() == 6);
+  // A manifest without /coupling/end, /coupling/macro_step and the subsystem's step: the FMU's
+  // default experiment, listed by validate.
+  json m = alone(kBroken + "/stair3.fmu", 0.1, 1.0, {{"last", 100}}, "rk4");
+  m["coupling"].erase("end");
+  m["coupling"].erase("macro_step");
+  m["subsystems"]["s"].erase("step");
+  m.erase("record");
+  const std::string file = write_manifest(s, "partial.json", m);
+  Outcome v = stride(s, "validate", file, {});
+  REQUIRE(v.code == 0);
+  CHECK(contains(v.out, "/coupling/end = 10 (from the default experiment of stair3.fmu)"));
+  CHECK(contains(v.out, "/coupling/macro_step = 0.2 (from the default experiment of stair3.fmu)"));
+  CHECK(contains(v.out, "/subsystems/s/step = 0.2 (from the default experiment of stair3.fmu)"));
+  Outcome r = stride(s, "run", file, {});
+  REQUIRE(r.code == 0);
+  CHECK(r.table.rows() == 51);
+}
+
+TEST_CASE("fmu: --set creates a missing parameters object") {
+  Scratch s;
+  json m = alone(kBroken + "/ball.fmu", 0.01, 0.5, json::object(), "rk4");
+  m["subsystems"]["s"].erase("parameters");
+  Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {"/subsystems/s/parameters/h=2"});
+  REQUIRE(o.code == 0);
+  CHECK(o.table["s.h"][0] == 2);
+  // Elsewhere a missing parent stays an error.
+  Outcome bad = stride(s, "validate", write_manifest(s, "ball2.json", m), {"/subsystems/t/parameters/h=2"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "--set: the parent /subsystems/t/parameters does not exist in the manifest"));
+}
+
+TEST_CASE("fmu: an unconnected FMU input keeps its start value, or the manifest's; validate lists it") {
+  // state_space3 alone: u keeps its start value 2 (modelDescription.xml), or 3 from "parameters".
+  for (const double u : {2.0, 3.0}) {
+    CAPTURE(u);
+    Scratch s;
+    json m = alone(kBroken + "/state_space3.fmu", 0.01, 2.0, u == 2.0 ? json::object() : json{{"u", {u}}}, "rk4");
+    const std::string file = write_manifest(s, "ss.json", m);
+    Outcome v = stride(s, "validate", file, {});
+    REQUIRE(v.code == 0);
+    CHECK(contains(v.out, "unconnected FMU input, kept at its start value: s.u = [" + std::string(u == 2.0 ? "2.0" : "3.0") + "]"));
+    Outcome o = stride(s, "run", file, {});
+    REQUIRE(o.code == 0);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i];
+      const double y = decay(t, 1, 1, u, 1) + decay(t, 2, 1, u, 0) + decay(t, 3, 1, u, -1) + 0.5 * u;
+      worst = std::max(worst, std::abs(o.table["s.y"][i] - y));
+    }
+    CHECK(worst < 1e-8);
+  }
+  // Plugins' inputs still need a partner.
+  Scratch s;
+  Outcome bad = stride(s, "validate", STRIDE_SOURCE_DIR "/manifests/two_mass.json", {"/connections=[]"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "is not connected"));
+}
+
+TEST_CASE("fmu: a model-exchange FMU without continuous states runs without an integrator") {
+  // types3_me has no states: y_T = u_T (their start values), q_T = p_T.
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "me.json", alone(kBroken + "/types3_me.fmu", 0.1, 0.5, {{"u_i16", {-7, 8}}}, "")), {});
+  REQUIRE(o.code == 0);
+  CHECK(o.summary["subsystems"]["s"]["report"]["interface"] == "model exchange");
+  CHECK(o.table["s.y_i16.0"].back() == -7);
+  CHECK(o.table["s.y_i16.1"].back() == 8);
+  CHECK(o.table["s.q_u32.0"].back() == 4000000000.0);
+  // stride run on it: no integrator either.
+  Outcome r = stride(s, "run", kBroken + "/types3_me.fmu", {});
+  REQUIRE(r.code == 0);
+  CHECK(!contains(r.summary["subsystems"]["types3_me"]["plugin"].get<std::string>(), "+"));
+}
+
+// The stair FMU asks to end the simulation when its counter reaches `last` (period 1 s, last 10:
+// at t = 9 s, its normal end in fmusim and FMPy).
+TEST_CASE("fmu: a model's request to end the simulation ends the run as completed, the row at that time kept") {
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""})
+      for (const double h : {0.25, 0.3}) {
+        CAPTURE(fmu);
+        CAPTURE(integrator);
+        CAPTURE(h);
+        Scratch s;
+        Outcome o = stride(s, "run", write_manifest(s, "stair.json", alone(kBroken + "/" + fmu + ".fmu", h, 10.0, json::object(), integrator)), {});
+        CHECK(o.code == 0);
+        CHECK(o.status() == "completed");
+        CHECK(contains(o.message(), "subsystem \"s\" ended the simulation at t = 9 s"));
+        CHECK(o.summary["end_time_reached"].get<double>() == doctest::Approx(9.0).epsilon(1e-12));
+        REQUIRE(o.table.rows() > 0);
+        CHECK(o.table["time"].back() == doctest::Approx(9.0).epsilon(1e-12));
+        CHECK(o.table["s.counter"].back() == 10);
+        CHECK(o.table["s.x"].back() == doctest::Approx(45.0).epsilon(1e-12));  // sum of 1..9
+        const StairError e = stair_error(o.table, "s", 1.0);
+        CHECK(e.counter == 0);
+        CHECK(e.x < 1e-11);
+      }
+}
+
+TEST_CASE("fmu: an FMU that asks to end the simulation at its start time: completed at t = 0, one row") {
+  // counter starts at 1 >= last = 1: the initialization's event update asks to terminate.
+  for (const std::string fmu : {"stair_at_start", "stair3_at_start"})
+  for (const std::string integrator : {"rk4", ""}) {
+    CAPTURE(fmu);
+    CAPTURE(integrator);
+    Scratch s;
+    Outcome o = stride(s, "run",
+                       write_manifest(s, "stair.json", alone(kBroken + "/" + fmu + ".fmu", 0.1, 1.0, {{"last", 1}}, integrator)), {});
+    CHECK(o.code == 0);
+    CHECK(o.status() == "completed");
+    CHECK(contains(o.message(), "ended the simulation at t = 0 s"));
+    REQUIRE(o.table.rows() == 1);
+    CHECK(o.table["time"][0] == 0.0);
+    CHECK(o.table["s.counter"][0] == 1);
+  }
+}
+
+TEST_CASE("fmu: recorded values between steps are never interpolated across an event") {
+  // Bouncing ball recorded every 1 ms with 10-ms steps: v is linear in t between bounces, so
+  // every row must equal the closed form (before the fix, v(0.451) = +0.518 m/s while falling).
+  const double g = 9.81, e = 0.8, h0 = 1.0, v1 = std::sqrt(2 * g * h0);
+  auto v_exact = [&](double t) {
+    double tk = std::sqrt(2 * h0 / g), up = 0.0;  // the last bounce before t and the speed after it
+    if (t < tk) return -g * t;
+    for (int k = 1;; ++k) {
+      up = std::pow(e, k) * v1;
+      const double next = tk + 2 * up / g;
+      if (t < next) return up - g * (t - tk);
+      tk = next;
+    }
+  };
+  for (const std::string file : {"bouncing_ball.fmu", "bouncing_ball3.fmu"}) {
+    CAPTURE(file);
+    Scratch s;
+    json m = alone(kFmus + "/" + file, 0.01, 1.2, {{"g", g}, {"e", e}, {"h0", h0}}, "rk4");
+    m["record"]["interval"] = 0.001;
+    Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 1201);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) worst = std::max(worst, std::abs(o.table["s.v"][i] - v_exact(o.table["time"][i])));
+    MESSAGE(file << ": largest |v - v_exact| over 1201 rows = " << worst << " m/s");
+    CHECK(worst < 1e-8);
+    CHECK(o.table["s.v"][451] == doctest::Approx(-g * 0.451).epsilon(1e-9));  // still falling
+  }
+}
+
+TEST_CASE("fmu: stride run on a missing, truncated or damaged FMU: exit 2 with the file and the reason") {
+  Scratch s;
+  Outcome missing = stride(s, "run", (s.dir / "missing.fmu").string(), {});
+  CHECK(missing.code == 2);
+  CHECK(contains(missing.err, "missing.fmu: no such file"));
+  // The first 3000 bytes of an FMU: no zip directory.
+  const std::string whole = slurp(kFmus + "/oscillator.fmu");
+  const fs::path cut = s.dir / "cut.fmu";
+  std::ofstream(cut, std::ios::binary) << whole.substr(0, 3000);
+  Outcome truncated = stride(s, "run", cut.string(), {});
+  CHECK(truncated.code == 2);
+  CHECK(contains(truncated.err, "cut.fmu: not an FMU archive (a zip file expected)"));
+  // Four bytes overwritten inside the compressed binary: the entry does not unpack.
+  std::string damaged = whole;
+  for (std::size_t i = 2000; i < 2004; ++i) damaged[i] = char(0xff);
+  const fs::path bad = s.dir / "damaged.fmu";
+  std::ofstream(bad, std::ios::binary) << damaged;
+  Outcome d = stride(s, "run", bad.string(), {});
+  CHECK(d.code == 2);
+  CHECK(contains(d.err, "damaged.fmu"));
+  CHECK(contains(d.err, "is damaged"));
+  CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+}
+
+TEST_CASE("fmu: String and Binary values: a NUL in a String and text that is not hexadecimal are refused; empty and long values run") {
+  // types3: String parameter s_p, Binary parameter b_p (hexadecimal text).
+  struct Bad {
+    json value;
+    std::string name, why;
+  };
+  const std::vector<Bad> bad = {
+      {std::string("ab\0cd", 5), "s_p", "expected a String without NUL characters (the FMU reads a C string, which would end at the first one), found one at offset 2"},
+      {"0xZZ", "b_p", "expected a Binary as hexadecimal text: \"0xZZ\" is not hexadecimal"},
+      {"123", "b_p", "expected a Binary as hexadecimal text: \"123\" has an odd number of hexadecimal digits"},
+      {42, "s_p", "expected"}};
+  for (const auto& b : bad) {
+    CAPTURE(b.value.dump());
+    Scratch s;
+    const std::string file = write_manifest(s, "t.json", alone(kBroken + "/types3.fmu", 0.1, 0.2, {{b.name, b.value}}, ""));
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, file, {});
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, "/subsystems/s/parameters/" + b.name));
+      CHECK(contains(o.err, b.why));
+    }
+  }
+  // Empty values, a 0x prefix and a 1 MB String (FMI 3), and the FMI 2 String, reach the FMU.
+  for (const json& p : {json{{"s_p", ""}, {"b_p", ""}}, json{{"s_p", std::string(1 << 20, 'x')}, {"b_p", "0x00ff"}}}) {
+    Scratch s;
+    Outcome o = stride(s, "run", write_manifest(s, "t.json", alone(kBroken + "/types3.fmu", 0.1, 0.2, p, "")), {});
+    CHECK(o.code == 0);
+    CHECK(o.status() == "completed");
+  }
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "t.json", alone(kBroken + "/types.fmu", 0.1, 0.2, {{"s_p", ""}}, "")), {});
+  CHECK(o.code == 0);
+}
+
+TEST_CASE("fmu: any variable can be recorded: locals, derivatives, parameters and FMI 3 aliases beside the outputs") {
+  // The stair: der(x) (a local, FMI 3 also by its alias "rate") equals the counter, k + 1 on
+  // [k, k + 1); period and last are parameters. 0.3-s steps put events on and between them.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 5.0, {{"last", 100}}, integrator);
+      m["record"] = {{"interval", 0.1}, {"variables", {"s.counter", "s.der(x)", "s.period", "s.last"}}};
+      if (fmu == "stair3") m["record"]["variables"].push_back("s.rate");
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      REQUIRE(o.table.rows() == 51);
+      int wrong = 0;
+      for (std::size_t i = 0; i < o.table.rows(); ++i) {
+        const double k = std::floor(o.table["time"][i] + 1e-9);
+        // Co-simulation rows between communication points are linear between the FMU's values.
+        if (integrator.empty() && std::abs(o.table["time"][i] / 0.3 - std::round(o.table["time"][i] / 0.3)) > 1e-9) continue;
+        wrong += o.table["s.der(x)"][i] != k + 1 || o.table["s.counter"][i] != k + 1;
+        if (fmu == "stair3") wrong += o.table["s.rate"][i] != k + 1;
+        wrong += o.table["s.period"][i] != 1.0 || o.table["s.last"][i] != 100;
+      }
+      CHECK(wrong == 0);
+    }
+  // A name that is no numeric variable of the FMU is refused by validate, naming it.
+  Scratch s;
+  json m = alone(kBroken + "/types3.fmu", 0.1, 0.2, json::object(), "");
+  m["record"] = {{"variables", {"s.s_y"}}};
+  Outcome v = stride(s, "validate", write_manifest(s, "t.json", m), {});
+  CHECK(v.code == 2);
+  CHECK(contains(v.err, "/record/variables/0"));
+  CHECK(contains(v.err, "subsystem \"s\" has no port \"s_y\""));
 }

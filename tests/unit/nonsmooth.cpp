@@ -222,9 +222,21 @@ TEST_CASE("ball on the ground: resting contact, inelastic landing, rolling") {
 TEST_CASE("four-bar with a redundant constraint: the regularized MLCP step copes") {
   Constant none;
   const json redundant = {{"redundant", true}, {"theta0", 0.5}}, minimal = {{"redundant", false}, {"theta0", 0.5}};
-  // The redundancy is real: the smooth formulations' S = Φ_q M⁻¹ Φ_qᵀ is singular.
-  CHECK_THROWS_AS(Run("four_bar", redundant, "ali3p", json::object(), none), stride::StepFailure);
   const double h = 2e-4;
+  // The redundancy is real (S = Φ_q M⁻¹ Φ_qᵀ is singular); the smooth formulations solve with
+  // the independent rows, and give the motion of the minimal model.
+  {
+    Run ali3p("four_bar", redundant, "ali3p", json::object(), none);
+    Run ref("four_bar", minimal, "ali3p", json::object(), none);
+    double dtheta = 0.0;
+    for (int i = 0; i < 5000; ++i) {
+      ali3p.step(h);
+      ref.step(h);
+      dtheta = std::max(dtheta, std::abs(ali3p.out("theta") - ref.out("theta")));
+    }
+    MESSAGE("ali3p, redundant four-bar vs minimal, 1 s: max |theta difference| = " << dtheta << " rad");
+    CHECK(dtheta < 1e-8);
+  }
   for (const char* solver : {"bpp", "pgs"}) {
     Run mlcp("four_bar", redundant, "mlcp", {{"solver", solver}, {"stiffness", 1e10}, {"relaxation", 0.0}, {"iterations", 5000}}, none);
     Run ref("four_bar", minimal, "ali3p", json::object(), none);

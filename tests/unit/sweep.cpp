@@ -413,6 +413,67 @@ TEST_CASE("sweep: with an accuracy, a stable run counts as usable only within it
   CHECK(contains(md, "| 3.001 |"));
 }
 
+TEST_CASE("sweep: errors in another unit, and time histories of runs and of their differences from the reference") {
+  // amp.y = k 2 t against the reference k = 3: the difference is 2 (k - 3) t, largest at 2 s.
+  Scratch s;
+  json spec = {{"format", 1},
+               {"manifest", kDir + "ramp_gain.json"},
+               {"reference", {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}, {"error_scale", 100.0}, {"error_unit", "cm"}}},
+               {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"values", {3.5, 4.0}}}}},
+               {"histories", {{{"file", "y.png"}, {"column", "amp.y"}, {"runs", {"reference", {{"k", 4.0}}}}},
+                              {{"file", "dy.png"}, {"column", "amp.y"}, {"scale", 10.0}, {"difference", true}, {"runs", {{{"k", 3.5}}, {{"k", 4.0}}}}}}}};
+  auto o = sweep(s, spec);
+  CHECK(o.code == 0);
+  const auto rows = read_sweep_csv(s.dir / "out" / "sweep.csv");
+  REQUIRE(rows.size() == 2);
+  CHECK(std::stod(rows[0].at("error")) == doctest::Approx(100.0 * 2.0 * 0.5 * 2.0));
+  CHECK(std::stod(rows[1].at("error")) == doctest::Approx(100.0 * 2.0 * 1.0 * 2.0));
+  CHECK(contains(slurp(s.dir / "out" / "stability.md"), "error at largest stable (cm)"));
+  // The .dat files: one block per curve, time and value.
+  auto blocks = [](const fs::path& f) {
+    std::vector<std::vector<std::pair<double, double>>> b(1);
+    std::ifstream in(f);
+    int blank = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) {
+        if (++blank == 2 && !b.back().empty()) b.emplace_back();
+        continue;
+      }
+      blank = 0;
+      if (line[0] == '#') continue;
+      std::stringstream ls(line);
+      double t, v;
+      ls >> t >> v;
+      b.back().push_back({t, v});
+    }
+    if (b.back().empty()) b.pop_back();
+    return b;
+  };
+  const auto y = blocks(s.dir / "out" / "y.dat"), dy = blocks(s.dir / "out" / "dy.dat");
+  REQUIRE(y.size() == 2);
+  REQUIRE(dy.size() == 2);
+  CHECK(y[0].size() == 21);
+  for (const auto& [t, v] : y[0]) CHECK(v == doctest::Approx(3.0 * 2.0 * t));  // the reference
+  for (const auto& [t, v] : y[1]) CHECK(v == doctest::Approx(4.0 * 2.0 * t));
+  for (const auto& [t, v] : dy[0]) CHECK(v == doctest::Approx(10.0 * 2.0 * 0.5 * t));
+  for (const auto& [t, v] : dy[1]) CHECK(v == doctest::Approx(10.0 * 2.0 * 1.0 * t));
+
+  // Malformed histories: every problem with its pointer.
+  Scratch b;
+  spec["histories"] = {{{"file", "a/b.png"}, {"column", "amp.y"}, {"runs", {{{"k", 5.0}}}}},
+                       {{"file", "c.png"}, {"column", "amp.y"}, {"difference", true}, {"runs", {"reference", {{"kk", 4.0}}, {{"k", 4.0}}}}},
+                       {{"file", "d.png"}, {"column", "amp.y"}, {"runs", {{{"k", 4.0}}}}, {"scale", 0}}};
+  o = sweep(b, spec);
+  CHECK(o.code == 2);
+  INFO(o.err);
+  CHECK(contains(o.err, "/histories/0/file: expected a file name of its own ending in .png"));
+  CHECK(contains(o.err, "/histories/0/runs/0/k: axis \"k\" has no value \"5.0\""));
+  CHECK(contains(o.err, "/histories/1/runs/0: the reference less itself is zero"));
+  CHECK(contains(o.err, "/histories/1/runs/1/kk: no axis is named \"kk\""));
+  CHECK(contains(o.err, "/histories/1/runs/1: name a value of axis \"k\" (it has 2)"));
+  CHECK(contains(o.err, "/histories/2/scale"));
+}
+
 #ifdef STRIDE_TEST_MPIRUN
 TEST_CASE("sweep under mpirun: the points spread over ranks give the tables of a sweep on one machine") {
   // fault_sweep with the reference: two runs crash (SIGSEGV, a thrown int) inside a worker's

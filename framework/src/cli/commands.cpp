@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <iostream>
 
+#include "fmi/default_experiment.hpp"
 #include "fmi/fmu.hpp"
+#include "stride/host/ssp/ssp.hpp"
 #include "stride/host/input/json_input.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
@@ -49,6 +51,8 @@ json port_json(const PortSpec& p) {
 
 }  // namespace
 
+void use_fmu_default_experiments() { set_document_completion(&fmi::complete_from_fmus); }
+
 void load_plugins(PluginRegistry& reg, const std::vector<fs::path>& extra, bool warn) {
   auto dirs = PluginRegistry::default_search_path();
   dirs.insert(dirs.end(), extra.begin(), extra.end());
@@ -72,6 +76,33 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
   reg = PluginRegistry{};
   load_plugins(reg, m.plugin_paths, true);
   return std::make_unique<Experiment>(std::move(m), reg);
+}
+
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides) {
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
+    return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
+  if (!ssp::is_ssp_file(path)) return read_manifest(path, overrides);
+  ssp::SspManifest s = ssp::read_ssp(path);
+  Manifest m = read_manifest_text(s.text, path, overrides);
+  ssp::attribute_to_ssp(m.problems, s.origins);
+  m.origins = std::move(s.origins);
+  m.notes = std::move(s.notes);
+  m.keep = std::move(s.keep);
+  return m;
+}
+
+std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+  Manifest m = manifest_of(path, overrides);
+  const auto origins = m.origins;
+  try {
+    return build_experiment(reg, std::move(m));
+  } catch (const ManifestError& e) {
+    if (origins.empty()) throw;
+    std::vector<Diagnostic> d = e.diagnostics();
+    ssp::attribute_to_ssp(d, origins);
+    throw ManifestError(std::move(d));
+  }
 }
 
 std::vector<ConvertedValue> converted_values(const Manifest& m, const PluginRegistry& reg) {
@@ -98,7 +129,7 @@ const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& na
 std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& params,
                                                std::string& err) {
   try {
-    if (p.fmu) return p.fmu->ports();  // from modelDescription.xml, without an instance
+    if (p.fmu) return p.fmu->ports(params);  // from modelDescription.xml, without an instance
     switch (p.info().form) {
       case Form::stepper: return reg.create_subsystem(p.info().name, params)->ports();
       case Form::ode: return reg.create_ode(p.info().name, params)->ports();

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "stride/host/cli/commands.hpp"
+#include "stride/host/export/export.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
 #include "stride/host/run/output.hpp"
@@ -109,6 +110,23 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
   return 0;
 }
 
+// `stride export`: exit 2 for an invalid manifest or what cannot be exported, 0 with a summary.
+int export_command(const std::string& manifest, const std::string& out, int fmi_version) {
+  try {
+    const ExportReport r = export_fmu(manifest, out, fmi_version);
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" (" << r.outputs << " outputs, "
+              << r.plugins << " plugin libraries packed)\n";
+    return 0;
+  } catch (const ManifestError& e) {
+    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
+              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  return 2;
+}
+
 // Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.
 bool launched_by_mpi() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
@@ -124,15 +142,21 @@ struct CommandLine {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SweepOptions sweep_opt;
   CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
-           *describe_cmd = nullptr;
+           *describe_cmd = nullptr, *export_cmd = nullptr;
+  std::string fmu_out;
+  int fmi_version = 2;
 
   CommandLine() {
     app.require_subcommand(1);
     add_run();
     validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU, or an SSP system (.ssp, .ssd)")->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     add_sweep();
+    export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 or 3.0 co-simulation FMU");
+    export_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write")->required();
+    export_cmd->add_option("--fmi", fmi_version, "FMI version: 2 (default) or 3")->check(CLI::IsMember({2, 3}));
     plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
     plugins_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
@@ -143,7 +167,7 @@ struct CommandLine {
 
   void add_run() {
     run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
-    run_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
+    run_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU to run on its default experiment, or an SSP system (.ssp, .ssd)")->required();
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     run_cmd->add_flag("--quiet", quiet, "no progress report");
@@ -183,7 +207,10 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   std::cout << manifest_path << ": valid (" << ex.subsystem_count() << " subsystems, " << ex.connection_count()
             << " connections, " << ex.columns().size() << " recorded columns)\n";
   for (const auto& c : converted_values(ex.manifest(), reg)) std::cout << "  value converted: " << c.str() << "\n";
+  for (const auto& c : ex.manifest().from_fmus) std::cout << "  " << c << "\n";
+  for (const auto& n : ex.manifest().notes) std::cout << "  note: " << n << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
+  for (const auto& c : ex.unconnected_inputs()) std::cout << "  unconnected FMU input, kept at its start value: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
   for (const auto& c : ex.feedthrough_connections())
@@ -231,6 +258,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
 
 int main(int argc, char** argv) {
   note_inherited_signals();
+  use_fmu_default_experiments();
   CommandLine cl;
   try {
     cl.app.parse(argc, argv);
@@ -239,6 +267,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
+  if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out, cl.fmi_version);
 
   PluginRegistry reg;
   if (cl.plugins_cmd->parsed()) {
@@ -249,7 +278,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Experiment> ex;
   try {
-    ex = build_experiment(reg, read_manifest(cl.manifest_path, cl.sets));
+    ex = experiment_of(reg, cl.manifest_path, cl.sets);
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
               << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";

@@ -74,6 +74,7 @@ void lookup_common2(Lookup& l, Fmi2Api& a, bool state) {
   l(a.get_boolean, "fmi2GetBoolean");
   l(a.set_boolean, "fmi2SetBoolean");
   l(a.set_string, "fmi2SetString");
+  l(a.get_string, "fmi2GetString", false);
 }
 
 void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
@@ -91,6 +92,27 @@ void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
   l(a.get_boolean, "fmi3GetBoolean");
   l(a.set_boolean, "fmi3SetBoolean");
   l(a.set_string, "fmi3SetString", false);  // needed only for String parameters
+  l(a.get_string, "fmi3GetString", false);
+  l(a.get_float32, "fmi3GetFloat32", false);
+  l(a.set_float32, "fmi3SetFloat32", false);
+  l(a.get_int8, "fmi3GetInt8", false);
+  l(a.set_int8, "fmi3SetInt8", false);
+  l(a.get_uint8, "fmi3GetUInt8", false);
+  l(a.set_uint8, "fmi3SetUInt8", false);
+  l(a.get_int16, "fmi3GetInt16", false);
+  l(a.set_int16, "fmi3SetInt16", false);
+  l(a.get_uint16, "fmi3GetUInt16", false);
+  l(a.set_uint16, "fmi3SetUInt16", false);
+  l(a.get_uint32, "fmi3GetUInt32", false);
+  l(a.set_uint32, "fmi3SetUInt32", false);
+  l(a.get_int64, "fmi3GetInt64", false);
+  l(a.set_int64, "fmi3SetInt64", false);
+  l(a.get_uint64, "fmi3GetUInt64", false);
+  l(a.set_uint64, "fmi3SetUInt64", false);
+  l(a.get_binary, "fmi3GetBinary", false);
+  l(a.set_binary, "fmi3SetBinary", false);
+  l(a.enter_configuration, "fmi3EnterConfigurationMode", false);
+  l(a.exit_configuration, "fmi3ExitConfigurationMode", false);
 }
 
 void lookup_cs(Fmu& fmu) {
@@ -139,6 +161,8 @@ void lookup_me3(Fmu& fmu) {
   l(a.update_discrete_states, "fmi3UpdateDiscreteStates");
   l(a.enter_continuous_time_mode, "fmi3EnterContinuousTimeMode");
   l(a.completed_integrator_step, "fmi3CompletedIntegratorStep");
+  l(a.number_of_states, "fmi3GetNumberOfContinuousStates", false);
+  l(a.number_of_indicators, "fmi3GetNumberOfEventIndicators", false);
   l.require(fmu.label, "model-exchange");
 }
 

@@ -38,6 +38,7 @@ struct Fmi2Api {
   fmi2GetBooleanTYPE* get_boolean = nullptr;
   fmi2SetBooleanTYPE* set_boolean = nullptr;
   fmi2SetStringTYPE* set_string = nullptr;
+  fmi2GetStringTYPE* get_string = nullptr;  // optional until a String is recorded
   // canGetAndSetFMUstate
   fmi2GetFMUstateTYPE* get_fmu_state = nullptr;
   fmi2SetFMUstateTYPE* set_fmu_state = nullptr;
@@ -73,6 +74,28 @@ struct Fmi3Api {
   fmi3SetBooleanTYPE* set_boolean = nullptr;
   fmi3SetStringTYPE* set_string = nullptr;
   fmi3DoStepTYPE* do_step = nullptr;
+  // The other types: optional until a variable of the type is used (then missing is an error).
+  fmi3GetStringTYPE* get_string = nullptr;
+  fmi3GetFloat32TYPE* get_float32 = nullptr;
+  fmi3SetFloat32TYPE* set_float32 = nullptr;
+  fmi3GetInt8TYPE* get_int8 = nullptr;
+  fmi3SetInt8TYPE* set_int8 = nullptr;
+  fmi3GetUInt8TYPE* get_uint8 = nullptr;
+  fmi3SetUInt8TYPE* set_uint8 = nullptr;
+  fmi3GetInt16TYPE* get_int16 = nullptr;
+  fmi3SetInt16TYPE* set_int16 = nullptr;
+  fmi3GetUInt16TYPE* get_uint16 = nullptr;
+  fmi3SetUInt16TYPE* set_uint16 = nullptr;
+  fmi3GetUInt32TYPE* get_uint32 = nullptr;
+  fmi3SetUInt32TYPE* set_uint32 = nullptr;
+  fmi3GetInt64TYPE* get_int64 = nullptr;
+  fmi3SetInt64TYPE* set_int64 = nullptr;
+  fmi3GetUInt64TYPE* get_uint64 = nullptr;
+  fmi3SetUInt64TYPE* set_uint64 = nullptr;
+  fmi3GetBinaryTYPE* get_binary = nullptr;
+  fmi3SetBinaryTYPE* set_binary = nullptr;
+  fmi3EnterConfigurationModeTYPE* enter_configuration = nullptr;  // structural parameters
+  fmi3ExitConfigurationModeTYPE* exit_configuration = nullptr;
   // canGetAndSetFMUState
   fmi3GetFMUStateTYPE* get_fmu_state = nullptr;
   fmi3SetFMUStateTYPE* set_fmu_state = nullptr;
@@ -87,6 +110,8 @@ struct Fmi3Api {
   fmi3UpdateDiscreteStatesTYPE* update_discrete_states = nullptr;
   fmi3EnterContinuousTimeModeTYPE* enter_continuous_time_mode = nullptr;
   fmi3CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
+  fmi3GetNumberOfContinuousStatesTYPE* number_of_states = nullptr;      // optional
+  fmi3GetNumberOfEventIndicatorsTYPE* number_of_indicators = nullptr;  // optional
 };
 
 struct Fmu {

@@ -15,12 +15,15 @@ namespace {
 struct CsSnapshot final : SavedState {
   FmuState fmu;
   double t = 0.0, first_h = 0.0;
+  std::string end;
 };
 
 class CoSimulation final : public Subsystem {
  public:
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
-      : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {}
+      : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
+    inst_->observe(ports_);
+  }
 
   void bind_logger(Logger& logger) override {
     Subsystem::bind_logger(logger);
@@ -31,8 +34,10 @@ class CoSimulation final : public Subsystem {
     inst_->start(t0);
     t_ = t0;
     first_h_ = 0.0;
+    end_.clear();
   }
   double step(double t, double h) override {
+    if (!end_.empty()) throw EndOfSimulation(end_);
     // An FMU that cannot change its step is given the first step throughout.
     if (first_h_ == 0.0) first_h_ = h;
     else if (!inst_->fmu().md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
@@ -42,8 +47,15 @@ class CoSimulation final : public Subsystem {
     inst_->set_inputs(inputs(), input_time(t, h));
     const CsStep s = inst_->do_step(t, h);
     ++steps_;
-    if (s.terminate)
-      throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(s.reached) + inst_->log().tail());
+    if (s.terminate) {
+      // The model's own end: the step ends where the FMU stopped, the next call ends the run.
+      end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, t)) + " (" +
+             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
+             inst_->log().tail();
+      if (!(s.reached > t)) throw EndOfSimulation(end_);
+      t_ = std::min(s.reached, t + h);
+      return t_;
+    }
     if (s.discarded) {
       // A step cut short ends inside it: a time at or before t is no progress, one at or after
       // t + h contradicts the discard.
@@ -73,12 +85,14 @@ class CoSimulation final : public Subsystem {
     inst_->save(s->fmu, t_);
     s->t = t_;
     s->first_h = first_h_;
+    s->end = end_;
   }
   void restore_state(const SavedState& state) override {
     const auto& s = dynamic_cast<const CsSnapshot&>(state);
     inst_->restore(s.fmu, s.t);
     t_ = s.t;
     first_h_ = s.first_h;
+    end_ = s.end;
   }
 
  private:
@@ -93,6 +107,7 @@ class CoSimulation final : public Subsystem {
   std::vector<PortSpec> ports_;
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
+  std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
 };
 
 }  // namespace

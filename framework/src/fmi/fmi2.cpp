@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "fmi/instance.hpp"
+#include "fmi/values.hpp"
 
 namespace stride::host::fmi {
 
@@ -38,59 +39,60 @@ class Fmi2Instance final : public Instance {
       instantiate();
     }
     started_ = true;
-    check(api_.setup_experiment(c_, fmi2False, 0.0, t0, fmi2False, 0.0), "fmi2SetupExperiment", t0);
-    set_parameters(t0);
+    const auto tolerance = fmu_->md.experiment.tolerance;  // the FMU's own solver's (co-simulation)
+    check(api_.setup_experiment(c_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t0, fmi2False, 0.0),
+          "fmi2SetupExperiment", t0);
+    set_parameters(false, t0);
     check(api_.enter_initialization(c_), "fmi2EnterInitializationMode", t0);
     check(api_.exit_initialization(c_), "fmi2ExitInitializationMode", t0);
   }
 
-  void set_inputs(Inputs& inputs, double t) override {
-    for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const double u = to_fmu(io_.in[k], inputs.at(k, t), scratch_)[0];
-      const fmi2ValueReference vr = io_.in[k].vr;
-      switch (io_.in[k].type) {
-        case VarType::real: check(api_.set_real(c_, &vr, 1, &u), "fmi2SetReal", t); break;
-        case VarType::integer:
-        case VarType::enumeration: {
-          const fmi2Integer i = fmi2Integer(std::lround(u));
-          check(api_.set_integer(c_, &vr, 1, &i), "fmi2SetInteger", t);
-          break;
-        }
-        case VarType::boolean: {
-          const fmi2Boolean b = u > 0.5 ? fmi2True : fmi2False;
-          check(api_.set_boolean(c_, &vr, 1, &b), "fmi2SetBoolean", t);
-          break;
-        }
-        case VarType::string: break;
+  void set_numbers(const Io& io, std::span<const double> u, double t) override {
+    const fmi2ValueReference vr = io.vr;
+    switch (io.type) {
+      case VarType::float64: check(api_.set_real(c_, &vr, 1, u.data()), "fmi2SetReal", t); break;
+      case VarType::int32:
+      case VarType::enumeration: {
+        const fmi2Integer i = to_integer<fmi2Integer>(u[0], fmu_->label, io.name());
+        check(api_.set_integer(c_, &vr, 1, &i), "fmi2SetInteger", t);
+        break;
       }
+      case VarType::boolean: {
+        const fmi2Boolean b = u[0] > 0.5 ? fmi2True : fmi2False;
+        check(api_.set_boolean(c_, &vr, 1, &b), "fmi2SetBoolean", t);
+        break;
+      }
+      default: throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a number");
     }
   }
-
-  void get_outputs(std::span<double> y, double t) override {
-    for (std::size_t k = 0; k < io_.out.size(); ++k) {
-      const fmi2ValueReference vr = io_.out[k].vr;
-      double& to = y[io_.out[k].offset];
-      switch (io_.out[k].type) {
-        case VarType::real:
-          check(api_.get_real(c_, &vr, 1, &to), "fmi2GetReal", t);
-          from_fmu(io_.out[k], y);
-          break;
-        case VarType::integer:
-        case VarType::enumeration: {
-          fmi2Integer i = 0;
-          check(api_.get_integer(c_, &vr, 1, &i), "fmi2GetInteger", t);
-          to = double(i);
-          break;
-        }
-        case VarType::boolean: {
-          fmi2Boolean b = 0;
-          check(api_.get_boolean(c_, &vr, 1, &b), "fmi2GetBoolean", t);
-          to = b ? 1.0 : 0.0;
-          break;
-        }
-        case VarType::string: to = 0.0; break;
+  void get_numbers(const Io& io, std::span<double> y, double t) override {
+    const fmi2ValueReference vr = io.vr;
+    switch (io.type) {
+      case VarType::float64: check(api_.get_real(c_, &vr, 1, y.data()), "fmi2GetReal", t); break;
+      case VarType::int32:
+      case VarType::enumeration: {
+        fmi2Integer i = 0;
+        check(api_.get_integer(c_, &vr, 1, &i), "fmi2GetInteger", t);
+        y[0] = double(i);
+        break;
       }
+      case VarType::boolean: {
+        fmi2Boolean b = 0;
+        check(api_.get_boolean(c_, &vr, 1, &b), "fmi2GetBoolean", t);
+        y[0] = b ? 1.0 : 0.0;
+        break;
+      }
+      default: throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a number");
     }
+  }
+  std::vector<std::string> get_strings(const Io& io, double t) override {
+    const fmi2ValueReference vr = io.vr;
+    fmi2String s = nullptr;
+    check(api_.get_string(c_, &vr, 1, &s), "fmi2GetString", t);
+    return {s ? std::string(s) : std::string()};
+  }
+  std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double) override {
+    throw PluginError(fmu_->label, "variable \"" + io.name() + "\": FMI 2 has no Binary variables");
   }
 
   CsStep do_step(double t, double h) override {
@@ -138,6 +140,8 @@ class Fmi2Instance final : public Instance {
   void enter_continuous_time_mode(double t) override {
     check(api_.enter_continuous_time_mode(c_), "fmi2EnterContinuousTimeMode", t);
   }
+  std::size_t reported_states() override { return shape_.states; }
+  std::size_t reported_indicators() override { return shape_.indicators; }
 
   void save(FmuState& s, double t) override {
     s.adopt(release_state_);
@@ -175,34 +179,29 @@ class Fmi2Instance final : public Instance {
     if (!fatal_) api_.free_instance(c_);  // after fmi2Fatal no function may be called
     c_ = nullptr;
   }
-  void set_parameters(double t) {
-    for (const auto& v : fmu_->md.variables) {
-      if (v.causality != "parameter" || !params_.values().contains(v.name)) continue;
-      const json& val = params_.values()[v.name];
-      const fmi2ValueReference vr = v.value_reference;
-      switch (v.type) {
-        case VarType::real: {
-          const fmi2Real x = val.get<double>();
-          check(api_.set_real(c_, &vr, 1, &x), "fmi2SetReal", t);
-          break;
-        }
-        case VarType::integer:
-        case VarType::enumeration: {
-          const fmi2Integer x = fmi2Integer(val.get<long>());
-          check(api_.set_integer(c_, &vr, 1, &x), "fmi2SetInteger", t);
-          break;
-        }
-        case VarType::boolean: {
-          const fmi2Boolean x = val.get<bool>() ? fmi2True : fmi2False;
-          check(api_.set_boolean(c_, &vr, 1, &x), "fmi2SetBoolean", t);
-          break;
-        }
-        case VarType::string: {
-          const std::string s = val.get<std::string>();
-          const fmi2String x = s.c_str();
-          check(api_.set_string(c_, &vr, 1, &x), "fmi2SetString", t);
-          break;
-        }
+  void set_value(const Variable& v, std::size_t, const json& value, double t) override {
+    const fmi2ValueReference vr = v.value_reference;
+    switch (v.type) {
+      case VarType::float64: {
+        const fmi2Real x = value.get<double>();
+        check(api_.set_real(c_, &vr, 1, &x), "fmi2SetReal", t);
+        break;
+      }
+      case VarType::boolean: {
+        const fmi2Boolean x = json_values<bool>(value, 1)[0] ? fmi2True : fmi2False;
+        check(api_.set_boolean(c_, &vr, 1, &x), "fmi2SetBoolean", t);
+        break;
+      }
+      case VarType::string: {
+        const std::string text = value.get<std::string>();
+        const fmi2String x = text.c_str();
+        check(api_.set_string(c_, &vr, 1, &x), "fmi2SetString", t);
+        break;
+      }
+      default: {
+        const fmi2Integer x = fmi2Integer(value.get<long long>());
+        check(api_.set_integer(c_, &vr, 1, &x), "fmi2SetInteger", t);
+        break;
       }
     }
   }

@@ -1,8 +1,11 @@
 // FMI 3.0 instances, co-simulation or model exchange, behind Instance (instance.hpp).
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <type_traits>
 
 #include "fmi/instance.hpp"
+#include "fmi/values.hpp"
 
 namespace stride::host::fmi {
 
@@ -20,6 +23,7 @@ class Fmi3Instance final : public Instance {
   Fmi3Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
       : Instance(std::move(fmu), model_exchange, p, name), api_(me_ ? fmu_->me3 : fmu_->cs3) {
     resources_ = (fmu_->folder->path() / "resources").string() + "/";
+    std::apply([&](auto&... v) { (v.resize(io_.scratch_size), ...); }, buffers_);
     instantiate();
   }
   ~Fmi3Instance() override { release(); }
@@ -30,57 +34,70 @@ class Fmi3Instance final : public Instance {
       instantiate();
     }
     started_ = true;
-    check(api_.enter_initialization(c_, false, 0.0, t0, false, 0.0), "fmi3EnterInitializationMode", t0);
-    set_parameters(t0);
+    configure(t0);
+    const auto tolerance = fmu_->md.experiment.tolerance;  // the FMU's own solver's (co-simulation)
+    check(api_.enter_initialization(c_, tolerance.has_value(), tolerance.value_or(0.0), t0, false, 0.0),
+          "fmi3EnterInitializationMode", t0);
+    set_parameters(false, t0);
     check(api_.exit_initialization(c_), "fmi3ExitInitializationMode", t0);
   }
 
-  void set_inputs(Inputs& inputs, double t) override {
-    for (std::size_t k = 0; k < io_.in.size(); ++k) {
-      const std::span<const double> value = to_fmu(io_.in[k], inputs.at(k, t), scratch_);
-      const fmi3ValueReference vr = io_.in[k].vr;
-      const std::size_t n = value.size();
-      switch (io_.in[k].type) {
-        case VarType::real: check(api_.set_float64(c_, &vr, 1, value.data(), n), "fmi3SetFloat64", t); break;
-        case VarType::integer:
-        case VarType::enumeration:
-          for (std::size_t i = 0; i < n; ++i)
-            int_scratch_[i] = fmi3Int32(std::lround(std::clamp(value[i], -2147483648.0, 2147483647.0)));
-          check(api_.set_int32(c_, &vr, 1, int_scratch_.data(), n), "fmi3SetInt32", t);
-          break;
-        case VarType::boolean:
-          for (std::size_t i = 0; i < n; ++i) bool_scratch_[i] = value[i] > 0.5;
-          check(api_.set_boolean(c_, &vr, 1, bool_scratch_.get(), n), "fmi3SetBoolean", t);
-          break;
-        case VarType::string: break;
-      }
+  void set_numbers(const Io& io, std::span<const double> u, double t) override {
+    switch (io.type) {
+      case VarType::float64: check(api_.set_float64(c_, &io.vr, 1, u.data(), u.size()), "fmi3SetFloat64", t); break;
+      case VarType::float32: set_as<fmi3Float32>(api_.set_float32, "fmi3SetFloat32", io, u, t); break;
+      case VarType::int8: set_as<fmi3Int8>(api_.set_int8, "fmi3SetInt8", io, u, t); break;
+      case VarType::uint8: set_as<fmi3UInt8>(api_.set_uint8, "fmi3SetUInt8", io, u, t); break;
+      case VarType::int16: set_as<fmi3Int16>(api_.set_int16, "fmi3SetInt16", io, u, t); break;
+      case VarType::uint16: set_as<fmi3UInt16>(api_.set_uint16, "fmi3SetUInt16", io, u, t); break;
+      case VarType::int32: set_as<fmi3Int32>(api_.set_int32, "fmi3SetInt32", io, u, t); break;
+      case VarType::uint32: set_as<fmi3UInt32>(api_.set_uint32, "fmi3SetUInt32", io, u, t); break;
+      case VarType::int64:
+      case VarType::enumeration: set_as<fmi3Int64>(api_.set_int64, "fmi3SetInt64", io, u, t); break;
+      case VarType::uint64: set_as<fmi3UInt64>(api_.set_uint64, "fmi3SetUInt64", io, u, t); break;
+      case VarType::boolean:
+        for (std::size_t i = 0; i < u.size(); ++i) bools_[i] = u[i] > 0.5;
+        check(api_.set_boolean(c_, &io.vr, 1, bools_.get(), u.size()), "fmi3SetBoolean", t);
+        break;
+      default: throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a number");
     }
   }
-
-  void get_outputs(std::span<double> y, double t) override {
-    for (std::size_t k = 0; k < io_.out.size(); ++k) {
-      const fmi3ValueReference vr = io_.out[k].vr;
-      const std::size_t at = io_.out[k].offset;
-      const std::size_t n = io_.out[k].size;
-      switch (io_.out[k].type) {
-        case VarType::real:
-          check(api_.get_float64(c_, &vr, 1, &y[at], n), "fmi3GetFloat64", t);
-          from_fmu(io_.out[k], y);
-          break;
-        case VarType::integer:
-        case VarType::enumeration:
-          check(api_.get_int32(c_, &vr, 1, int_scratch_.data(), n), "fmi3GetInt32", t);
-          for (std::size_t i = 0; i < n; ++i) y[at + i] = double(int_scratch_[i]);
-          break;
-        case VarType::boolean:
-          check(api_.get_boolean(c_, &vr, 1, bool_scratch_.get(), n), "fmi3GetBoolean", t);
-          for (std::size_t i = 0; i < n; ++i) y[at + i] = bool_scratch_[i] ? 1.0 : 0.0;
-          break;
-        case VarType::string:
-          for (std::size_t i = 0; i < n; ++i) y[at + i] = 0.0;
-          break;
-      }
+  void get_numbers(const Io& io, std::span<double> y, double t) override {
+    switch (io.type) {
+      case VarType::float64: check(api_.get_float64(c_, &io.vr, 1, y.data(), y.size()), "fmi3GetFloat64", t); break;
+      case VarType::float32: get_as<fmi3Float32>(api_.get_float32, "fmi3GetFloat32", io, y, t); break;
+      case VarType::int8: get_as<fmi3Int8>(api_.get_int8, "fmi3GetInt8", io, y, t); break;
+      case VarType::uint8: get_as<fmi3UInt8>(api_.get_uint8, "fmi3GetUInt8", io, y, t); break;
+      case VarType::int16: get_as<fmi3Int16>(api_.get_int16, "fmi3GetInt16", io, y, t); break;
+      case VarType::uint16: get_as<fmi3UInt16>(api_.get_uint16, "fmi3GetUInt16", io, y, t); break;
+      case VarType::int32: get_as<fmi3Int32>(api_.get_int32, "fmi3GetInt32", io, y, t); break;
+      case VarType::uint32: get_as<fmi3UInt32>(api_.get_uint32, "fmi3GetUInt32", io, y, t); break;
+      case VarType::int64:
+      case VarType::enumeration: get_as<fmi3Int64>(api_.get_int64, "fmi3GetInt64", io, y, t); break;
+      case VarType::uint64: get_as<fmi3UInt64>(api_.get_uint64, "fmi3GetUInt64", io, y, t); break;
+      case VarType::boolean:
+        check(api_.get_boolean(c_, &io.vr, 1, bools_.get(), y.size()), "fmi3GetBoolean", t);
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = bools_[i] ? 1.0 : 0.0;
+        break;
+      default: throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a number");
     }
+  }
+  std::vector<std::string> get_strings(const Io& io, double t) override {
+    need(api_.get_string, "fmi3GetString", io);
+    std::vector<fmi3String> texts(io.size, nullptr);
+    check(api_.get_string(c_, &io.vr, 1, texts.data(), texts.size()), "fmi3GetString", t);
+    std::vector<std::string> out;
+    for (fmi3String s : texts) out.emplace_back(s ? s : "");
+    return out;
+  }
+  std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double t) override {
+    need(api_.get_binary, "fmi3GetBinary", io);
+    std::vector<fmi3Binary> data(io.size, nullptr);
+    std::vector<std::size_t> sizes(io.size, 0);
+    check(api_.get_binary(c_, &io.vr, 1, sizes.data(), data.data(), data.size()), "fmi3GetBinary", t);
+    std::vector<std::vector<std::uint8_t>> out;
+    for (std::size_t i = 0; i < data.size(); ++i) out.emplace_back(data[i], data[i] + (data[i] ? sizes[i] : 0));
+    return out;
   }
 
   CsStep do_step(double t, double h) override {
@@ -123,6 +140,16 @@ class Fmi3Instance final : public Instance {
   void enter_continuous_time_mode(double t) override {
     check(api_.enter_continuous_time_mode(c_), "fmi3EnterContinuousTimeMode", t);
   }
+  std::size_t reported_states() override {
+    std::size_t n = shape_.states;
+    if (api_.number_of_states) check(api_.number_of_states(c_, &n), "fmi3GetNumberOfContinuousStates", 0.0);
+    return n;
+  }
+  std::size_t reported_indicators() override {
+    std::size_t n = shape_.indicators;
+    if (api_.number_of_indicators) check(api_.number_of_indicators(c_, &n), "fmi3GetNumberOfEventIndicators", 0.0);
+    return n;
+  }
 
   void save(FmuState& s, double t) override {
     s.adopt(release_state_);
@@ -135,6 +162,20 @@ class Fmi3Instance final : public Instance {
   }
 
  private:
+  // Structural parameters the manifest gives are set in configuration mode.
+  void configure(double t) {
+    const auto& given = params_.values();
+    const bool any = std::any_of(fmu_->md.variables.begin(), fmu_->md.variables.end(), [&](const Variable& v) {
+      return v.causality == "structuralParameter" && given.contains(v.name) && given[v.name] != v.start;
+    });
+    if (!any) return;
+    if (!api_.enter_configuration || !api_.exit_configuration)
+      throw PluginError(fmu_->label, "the binary lacks fmi3EnterConfigurationMode, needed to set structural parameters");
+    check(api_.enter_configuration(c_), "fmi3EnterConfigurationMode", t);
+    set_parameters(true, t);
+    check(api_.exit_configuration(c_), "fmi3ExitConfigurationMode", t);
+  }
+
   // Throws on fmi3Error / fmi3Fatal with the FMU's own messages; returns the status otherwise.
   fmi3Status check(fmi3Status s, const char* fn, double t) {
     if (s == fmi3Error || s == fmi3Fatal || s < fmi3OK || s > fmi3Fatal) {
@@ -162,49 +203,88 @@ class Fmi3Instance final : public Instance {
     if (c_ && !fatal_) api_.free_instance(c_);  // after fmi3Fatal no function may be called
     c_ = nullptr;
   }
-  void set_parameters(double t) {
-    for (const auto& v : fmu_->md.variables) {
-      if (v.causality != "parameter" || !params_.values().contains(v.name)) continue;
-      set_parameter(v, params_.values()[v.name], t);
+  // A function the FMU must have for the variable `io`.
+  template <class F>
+  void need(F* fn, const char* name, const Io& io) const {
+    if (!fn) throw PluginError(fmu_->label, std::string("the binary lacks ") + name + ", needed for variable \"" + io.name() + "\"");
+  }
+  template <class T, class F>
+  void set_as(F* fn, const char* name, const Io& io, std::span<const double> u, double t) {
+    need(fn, name, io);
+    T* buf = std::get<std::vector<T>>(buffers_).data();
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) buf[i] = static_cast<T>(u[i]);
+      else buf[i] = to_integer<T>(u[i], fmu_->label, io.name());
+    }
+    check(fn(c_, &io.vr, 1, buf, u.size()), name, t);
+  }
+  template <class T, class F>
+  void get_as(F* fn, const char* name, const Io& io, std::span<double> y, double t) {
+    need(fn, name, io);
+    T* buf = std::get<std::vector<T>>(buffers_).data();
+    check(fn(c_, &io.vr, 1, buf, y.size()), name, t);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) y[i] = static_cast<double>(buf[i]);
+      else y[i] = from_integer<T>(buf[i], fmu_->label, io.name());
     }
   }
-  void set_parameter(const Variable& v, const json& val, double t) {
-    const fmi3ValueReference vr = v.value_reference;
+  // A parameter's or start value's elements, set with the type's function.
+  template <class T, class F>
+  void set_list(F* fn, const char* name, const Variable& v, std::size_t n, const json& value, double t) {
+    const Io io = io_of(v, n);
+    need(fn, name, io);
+    const std::vector<T> xs = json_values<T>(value, n);
+    check(fn(c_, &v.value_reference, 1, xs.data(), xs.size()), name, t);
+  }
+  void set_value(const Variable& v, std::size_t n, const json& value, double t) override {
     switch (v.type) {
-      case VarType::real: {
-        if (val.is_array()) {
-          const std::vector<double> xs = val.get<std::vector<double>>();
-          check(api_.set_float64(c_, &vr, 1, xs.data(), xs.size()), "fmi3SetFloat64", t);
-          break;
-        }
-        const fmi3Float64 x = val.get<double>();
-        check(api_.set_float64(c_, &vr, 1, &x, 1), "fmi3SetFloat64", t);
-        break;
-      }
-      case VarType::integer:
-      case VarType::enumeration: {
-        const fmi3Int32 x = fmi3Int32(val.get<long>());
-        check(api_.set_int32(c_, &vr, 1, &x, 1), "fmi3SetInt32", t);
-        break;
-      }
+      case VarType::float64: set_list<fmi3Float64>(api_.set_float64, "fmi3SetFloat64", v, n, value, t); break;
+      case VarType::float32: set_list<fmi3Float32>(api_.set_float32, "fmi3SetFloat32", v, n, value, t); break;
+      case VarType::int8: set_list<fmi3Int8>(api_.set_int8, "fmi3SetInt8", v, n, value, t); break;
+      case VarType::uint8: set_list<fmi3UInt8>(api_.set_uint8, "fmi3SetUInt8", v, n, value, t); break;
+      case VarType::int16: set_list<fmi3Int16>(api_.set_int16, "fmi3SetInt16", v, n, value, t); break;
+      case VarType::uint16: set_list<fmi3UInt16>(api_.set_uint16, "fmi3SetUInt16", v, n, value, t); break;
+      case VarType::int32: set_list<fmi3Int32>(api_.set_int32, "fmi3SetInt32", v, n, value, t); break;
+      case VarType::uint32: set_list<fmi3UInt32>(api_.set_uint32, "fmi3SetUInt32", v, n, value, t); break;
+      case VarType::int64:
+      case VarType::enumeration: set_list<fmi3Int64>(api_.set_int64, "fmi3SetInt64", v, n, value, t); break;
+      case VarType::uint64: set_list<fmi3UInt64>(api_.set_uint64, "fmi3SetUInt64", v, n, value, t); break;
       case VarType::boolean: {
-        const fmi3Boolean x = val.get<bool>();
-        check(api_.set_boolean(c_, &vr, 1, &x, 1), "fmi3SetBoolean", t);
+        const std::vector<bool> xs = json_values<bool>(value, n);
+        const std::unique_ptr<fmi3Boolean[]> b = std::make_unique<fmi3Boolean[]>(xs.size() + 1);
+        std::copy(xs.begin(), xs.end(), b.get());
+        check(api_.set_boolean(c_, &v.value_reference, 1, b.get(), xs.size()), "fmi3SetBoolean", t);
         break;
       }
-      case VarType::string: {
-        if (!api_.set_string) throw PluginError(fmu_->label, "the binary lacks fmi3SetString, needed for parameter \"" + v.name + "\"");
-        const std::string text = val.get<std::string>();
-        const fmi3String x = text.c_str();
-        check(api_.set_string(c_, &vr, 1, &x, 1), "fmi3SetString", t);
-        break;
-      }
+      case VarType::string: set_strings(v, n, value, t); break;
+      case VarType::binary: set_binaries(v, n, value, t); break;
+      case VarType::clock: throw PluginError(fmu_->label, "clock \"" + v.name + "\" cannot be set");
     }
+  }
+  void set_strings(const Variable& v, std::size_t n, const json& value, double t) {
+    need(api_.set_string, "fmi3SetString", io_of(v, n));
+    const std::vector<std::string> texts = json_values<std::string>(value, n);
+    std::vector<fmi3String> ptrs;
+    for (const auto& s : texts) ptrs.push_back(s.c_str());
+    check(api_.set_string(c_, &v.value_reference, 1, ptrs.data(), ptrs.size()), "fmi3SetString", t);
+  }
+  void set_binaries(const Variable& v, std::size_t n, const json& value, double t) {
+    need(api_.set_binary, "fmi3SetBinary", io_of(v, n));
+    std::vector<std::vector<std::uint8_t>> data;
+    for (const auto& hex : json_values<std::string>(value, n)) data.push_back(from_hex(hex));
+    std::vector<fmi3Binary> ptrs;
+    std::vector<std::size_t> sizes;
+    for (const auto& d : data) ptrs.push_back(d.data()), sizes.push_back(d.size());
+    check(api_.set_binary(c_, &v.value_reference, 1, sizes.data(), ptrs.data(), ptrs.size()), "fmi3SetBinary", t);
   }
 
   const Fmi3Api& api_;
-  std::vector<fmi3Int32> int_scratch_ = std::vector<fmi3Int32>(io_.scratch_size);
-  std::unique_ptr<fmi3Boolean[]> bool_scratch_ = std::make_unique<fmi3Boolean[]>(io_.scratch_size);
+  // Retyped values of one port.
+  std::tuple<std::vector<fmi3Float32>, std::vector<fmi3Int8>, std::vector<fmi3UInt8>, std::vector<fmi3Int16>,
+             std::vector<fmi3UInt16>, std::vector<fmi3Int32>, std::vector<fmi3UInt32>, std::vector<fmi3Int64>,
+             std::vector<fmi3UInt64>>
+      buffers_;
+  std::unique_ptr<fmi3Boolean[]> bools_ = std::make_unique<fmi3Boolean[]>(io_.scratch_size);
   std::string resources_;
   fmi3Instance c_ = nullptr;
 };

@@ -6,9 +6,11 @@
 
 #include "fmi/binary.hpp"
 #include "fmi/co_simulation.hpp"
+#include "fmi/instance.hpp"
 #include "fmi/model_exchange.hpp"
 #include "fmi/probe.hpp"
 #include "fmi/unpack.hpp"
+#include "fmi/values.hpp"  // from_hex
 #include "stride/host/load/registry.hpp"  // PluginError
 #include "stride/host/input/json_input.hpp"
 #include "input/units.hpp"
@@ -18,55 +20,101 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The ParamType of a parameter or start value, none when Stride cannot set it.
+std::optional<ParamType> param_type(const Variable& v) {
+  const bool array = !v.dimensions.empty();
+  switch (v.type) {
+    case VarType::float64:
+    case VarType::float32: return array ? ParamType::real_list : ParamType::real;
+    case VarType::boolean: return array ? ParamType::integer_list : ParamType::boolean;  // lists: 0 or 1 each
+    case VarType::string:
+    case VarType::binary: return array ? std::nullopt : std::optional(ParamType::string);
+    case VarType::clock: return std::nullopt;
+    default: return array ? ParamType::integer_list : ParamType::integer;
+  }
+}
+
+// The range of an integer type (bounds of parameters).
+std::pair<double, double> integer_bounds(VarType t) {
+  switch (t) {
+    case VarType::int8: return {-128.0, 127.0};
+    case VarType::uint8: return {0.0, 255.0};
+    case VarType::int16: return {-32768.0, 32767.0};
+    case VarType::uint16: return {0.0, 65535.0};
+    case VarType::int32: return {-2147483648.0, 2147483647.0};
+    case VarType::uint32: return {0.0, 4294967295.0};
+    case VarType::uint64: return {0.0, 18446744073709551615.0};
+    case VarType::boolean: return {0.0, 1.0};
+    default: return {-9223372036854775808.0, 9223372036854775807.0};
+  }
+}
+
+std::string role_of(const Variable& v) {
+  if (v.causality == "structuralParameter") return "structural parameter: sizes arrays";
+  if (v.is_parameter()) return "parameter";
+  if (v.causality == "input") return "start value of an input";
+  return v.causality == "output" ? "start value of an output" : "start value";
+}
+
+// What the manifest's "parameters" may set: parameters, structural parameters, and the start
+// values of inputs, states and outputs that take one.
 std::vector<ParamSpec> parameter_specs(const ModelDescription& md) {
   std::vector<ParamSpec> out;
   for (const auto& v : md.variables) {
-    if (v.causality != "parameter") continue;
+    const auto type = param_type(v);
+    if (!(v.is_parameter() || v.has_settable_start()) || !type || v.start.is_null()) continue;
     ParamSpec s;
     s.name = v.name;
-    switch (v.type) {
-      case VarType::real: s.type = v.size > 1 ? ParamType::real_list : ParamType::real; break;
-      case VarType::integer:
-      case VarType::enumeration: s.type = ParamType::integer; break;
-      case VarType::boolean: s.type = ParamType::boolean; break;
-      case VarType::string: s.type = ParamType::string; break;
-    }
+    s.type = *type;
     s.default_value = v.start;
-    s.unit = v.type == VarType::real ? (v.unit.empty() ? "1" : v.unit) : "";
+    s.unit = is_real(v.type) ? (v.unit.empty() ? "1" : v.unit) : "";
     s.min = v.min;
     s.max = v.max;
-    s.doc = (v.description.empty() ? std::string("FMU parameter") : v.description) + " (" + v.variability +
+    if (is_numeric(v.type) && !is_real(v.type)) {
+      const auto [lo, hi] = integer_bounds(v.type);
+      s.min = std::max(lo, s.min.value_or(lo));
+      s.max = std::min(hi, s.max.value_or(hi));
+    }
+    if (v.causality == "structuralParameter") s.min = std::max(0.0, *s.min), s.max = std::min(1e6, *s.max);
+    s.doc = (v.description.empty() ? "FMU " + role_of(v) : v.description + " (" + role_of(v) + ")") + "; " +
+            type_name(v.type, md.version) + (v.type == VarType::binary ? " as hexadecimal text" : "") + ", " + v.variability +
             ", value reference " + std::to_string(v.value_reference) +
-            (v.size > 1 ? ", " + std::to_string(v.size) + " values" : std::string()) + ")";
+            (!v.dimensions.empty() ? ", " + std::to_string(v.size) + " values" : std::string()) +
+            (v.items.empty() ? std::string() : "; " + v.items);
     out.push_back(std::move(s));
   }
   return out;
 }
 
-std::string port_doc(const Variable& v) {
-  const char* type = v.type == VarType::real ? "real" : v.type == VarType::boolean ? "boolean (0 or 1)" : "integer";
-  std::string d =
-      (v.description.empty() ? std::string() : v.description + "; ") + type + ", value reference " + std::to_string(v.value_reference);
-  if (!v.fmu_unit.empty())
-    d += "; in the FMU: " + v.fmu_unit + " = " + number_text(v.unit_factor) + " " + v.unit +
-         (v.unit_offset != 0.0 ? " + " + number_text(v.unit_offset) : std::string()) + ", converted";
-  return d;
+// Array values the manifest gives have the arrays' lengths (which structural parameters set).
+void check_arrays(const ModelDescription& md, const json& given) {
+  const Shape s = shape(md, given);
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    auto it = given.find(v.name);
+    if (v.dimensions.empty() || it == given.end() || !it->is_array() || it->size() == s.size[i] || *it == v.start) continue;
+    throw ParameterError("/" + pointer_escape(v.name), "expected a list of " + std::to_string(s.size[i]) +
+                                                           " values (the FMU's array), found " + std::to_string(it->size()));
+  }
 }
 
-std::vector<PortSpec> port_specs(const ModelDescription& md) {
-  std::vector<PortSpec> out;
-  auto unit = [](const Variable& v) { return v.type == VarType::real ? (v.unit.empty() ? "1" : v.unit) : "1"; };
-  for (const auto& v : md.variables)
-    if (v.causality == "input") {
-      if (v.type == VarType::string) throw FmuError("input \"" + v.name + "\" is a String: Stride exchanges numbers only");
-      out.push_back(input(v.name, v.size, unit(v), port_doc(v)));
-    }
-  for (const auto& v : md.variables)
-    if (v.causality == "output") {
-      if (v.type == VarType::string) throw FmuError("output \"" + v.name + "\" is a String: Stride exchanges numbers only");
-      out.push_back(output(v.name, v.size, unit(v), port_doc(v), v.feedthrough));
-    }
-  return out;
+// String and Binary values the manifest gives reach the FMU whole: a String holds no NUL (the
+// C string would end there), a Binary is hexadecimal text.
+void check_texts(const ModelDescription& md, const json& given) {
+  for (const Variable& v : md.variables) {
+    auto it = given.find(v.name);
+    if (it == given.end() || !it->is_string() || *it == v.start) continue;
+    const std::string& text = it->get_ref<const std::string&>();
+    if (v.type == VarType::string && text.find('\0') != std::string::npos)
+      throw ParameterError("/" + pointer_escape(v.name), "expected a String without NUL characters (the FMU reads a C string, "
+                                                         "which would end at the first one), found one at offset " +
+                                                             std::to_string(text.find('\0')));
+    if (v.type == VarType::binary) try {
+        from_hex(text);
+      } catch (const std::invalid_argument& e) {
+        throw ParameterError("/" + pointer_escape(v.name), std::string("expected a Binary as hexadecimal text: ") + e.what());
+      }
+  }
 }
 
 std::unique_ptr<Subsystem> make_subsystem(const std::shared_ptr<const Fmu>& fmu, std::vector<PortSpec> ports, const Params& p,
@@ -91,28 +139,25 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
   if (md.description.empty()) info_.description += ")";
   info_.parameters = parameter_specs(md);
   info_.process_per_run = md.only_once_per_process;  // a sweep gives each run a fresh process
-  (void)port_specs(md);  // String ports are refused at load time
 }
 FmuPlugin::~FmuPlugin() = default;
 
 const ModelDescription& FmuPlugin::description() const { return fmu_->md; }
-std::vector<PortSpec> FmuPlugin::ports() const { return port_specs(fmu_->md); }
+std::vector<PortSpec> FmuPlugin::ports(const json& parameters, const std::vector<std::string>& observed) const {
+  return port_specs(fmu_->md, shape(fmu_->md, parameters.is_object() ? parameters : json::object()), observed);
+}
 
 std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
   return create(p, fmu_->md.model_name, nullptr);
 }
 
-std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name,
-                                             std::shared_ptr<Integrator> integrator) const {
+std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name, std::shared_ptr<Integrator> integrator,
+                                             const std::vector<std::string>& observed) const {
   const auto& md = fmu_->md;
   const bool model_exchange = integrator || !md.has_cs;
   if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
-  for (const auto& v : md.variables)
-    if (v.causality == "parameter" && v.size > 1 && p.values().contains(v.name) && p.values()[v.name].is_array() &&
-        p.values()[v.name].size() != v.size)
-      throw ParameterError("/" + pointer_escape(v.name), "expected a list of " + std::to_string(v.size) +
-                                                         " numbers (the FMU's array), found " +
-                                                         std::to_string(p.values()[v.name].size()));
+  check_arrays(md, p.values());
+  check_texts(md, p.values());
   if (md.only_once_per_process)
     if (const std::string other = fmu_->instances.first(); !other.empty())
       throw PluginError(fmu_->label, "the FMU declares canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"" + other +
@@ -120,7 +165,18 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
                                          "of them can use this FMU");
   // Every instantiation: a binary may crash on the second one only.
   probe_instantiation(fmu_, model_exchange);
-  return make_subsystem(fmu_, ports(), p, name, std::move(integrator), model_exchange);
+  return make_subsystem(fmu_, ports(p.values(), observed), p, name, std::move(integrator), model_exchange);
+}
+
+std::vector<double> FmuPlugin::input_start(const std::string& port, const json& parameters) const {
+  const Variable* v = fmu_->md.find(port);
+  const Shape s = shape(fmu_->md, parameters.is_object() ? parameters : json::object());
+  const std::size_t n = v ? s.size[std::size_t(v - fmu_->md.variables.data())] : 1;
+  std::vector<double> out(n, 0.0);
+  const json& value = parameters.is_object() && parameters.contains(port) ? parameters[port] : v ? v->start : json();
+  auto number = [](const json& x) { return x.is_boolean() ? double(x.get<bool>()) : x.is_number() ? x.get<double>() : 0.0; };
+  for (std::size_t i = 0; i < n; ++i) out[i] = number(value.is_array() ? (i < value.size() ? value[i] : json()) : value);
+  return out;
 }
 
 std::shared_ptr<boost::dll::shared_library> FmuPlugin::library(bool model_exchange) const {

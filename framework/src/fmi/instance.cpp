@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "fmi/limits.hpp"
+#include "fmi/values.hpp"
+#include "stride/host/input/json_input.hpp"
 
 namespace stride::host::fmi {
 
@@ -55,31 +57,123 @@ std::string LogSink::tail() const {
   return s;
 }
 
-Interface::Interface(const ModelDescription& md) {
-  for (const auto& v : md.variables)
-    if (v.causality == "input") {
-      in.push_back({v.value_reference, v.type, v.size, 0, v.unit_factor, v.unit_offset});
-      scratch_size = std::max(scratch_size, v.size);
-    }
+Io io_of(const Variable& v, std::size_t size) {
+  return {&v, v.value_reference, v.type, size, 0, v.unit_factor, v.unit_offset, {}, v.feedthrough};
+}
+
+Interface::Interface(const ModelDescription& md, const Shape& shape) {
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    if (v.causality != "input" || !is_numeric(v.type) || shape.size[i] == 0) continue;
+    in.push_back(io_of(v, shape.size[i]));
+    scratch_size = std::max(scratch_size, shape.size[i]);
+  }
   std::size_t offset = 0;
-  for (const auto& v : md.variables)
-    if (v.causality == "output") {
-      out.push_back({v.value_reference, v.type, v.size, offset, v.unit_factor, v.unit_offset});
-      offset += v.size;
-      scratch_size = std::max(scratch_size, v.size);
-      any_feedthrough = any_feedthrough || v.feedthrough;
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    if (v.causality != "output" || !is_numeric(v.type) || shape.size[i] == 0) continue;
+    out.push_back(io_of(v, shape.size[i]));
+    out.back().offset = offset;
+    offset += shape.size[i];
+    scratch_size = std::max(scratch_size, shape.size[i]);
+    any_feedthrough = any_feedthrough || v.feedthrough;
+  }
+}
+
+void Interface::observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names) {
+  std::vector<char> state(md.variables.size(), 0);
+  for (std::size_t d : md.derivatives)
+    if (md.variables[d].derivative_of >= 0) state[std::size_t(md.variables[d].derivative_of)] = 1;
+  std::size_t offset = out.empty() ? 0 : out.back().offset + out.back().size;
+  for (const std::string& name : names) {
+    const Variable* v = md.find(name);
+    if (!v || !is_numeric(v->type) || v->causality == "input" || v->causality == "output") continue;
+    const std::size_t i = std::size_t(v - md.variables.data());
+    if (shape.size[i] == 0) continue;
+    Io io = io_of(*v, shape.size[i]);
+    io.label = name == v->name ? std::string() : name;
+    io.offset = offset;
+    // Unknown dependencies: depends on the inputs at once, unless a parameter or a state.
+    io.feedthrough = !v->is_parameter() && !state[i] && !in.empty();
+    offset += io.size;
+    scratch_size = std::max(scratch_size, io.size);
+    any_feedthrough = any_feedthrough || io.feedthrough;
+    out.push_back(std::move(io));
+  }
+}
+
+namespace {
+
+std::string port_doc(const Variable& v, int version) {
+  std::string d = (v.description.empty() ? std::string() : v.description + "; ") + type_name(v.type, version) +
+                  (v.type == VarType::boolean ? " (0 or 1)" : "") + ", value reference " + std::to_string(v.value_reference);
+  if (!v.items.empty()) d += "; " + v.items;
+  if (!v.fmu_unit.empty())
+    d += "; in the FMU: " + v.fmu_unit + " = " + number_text(v.unit_factor) + " " + v.unit +
+         (v.unit_offset != 0.0 ? " + " + number_text(v.unit_offset) : std::string()) + ", converted";
+  return d;
+}
+
+}  // namespace
+
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed) {
+  Interface io(md, shape);
+  io.observe(md, shape, observed);
+  auto unit = [](const Variable& v) { return is_real(v.type) && !v.unit.empty() ? v.unit : std::string("1"); };
+  std::vector<PortSpec> out;
+  for (const Io& p : io.in) out.push_back(input(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version)));
+  for (const Io& p : io.out) out.push_back(output(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version), p.feedthrough));
+  return out;
+}
+
+Instance::Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
+    : fmu_(std::move(fmu)), me_(model_exchange), shape_(fmi::shape(fmu_->md, p.values())), io_(fmu_->md, shape_), params_(p) {
+  log_.instance = name;
+  fmu_->instances.add(name);
+}
+
+void Instance::observe(const std::vector<PortSpec>& ports) {
+  std::vector<std::string> names;
+  for (const PortSpec& p : ports)
+    if (p.direction == Direction::output &&
+        std::none_of(io_.out.begin(), io_.out.end(), [&](const Io& io) { return io.name() == p.name; }))
+      names.push_back(p.name);
+  io_.observe(fmu_->md, shape_, names);
+  scratch_.resize(io_.scratch_size);
+  bytes_.resize(io_.scratch_size);
+}
+
+void Instance::set_inputs(Inputs& inputs, double t) {
+  for (std::size_t k = 0; k < io_.in.size(); ++k) {
+    const Io& io = io_.in[k];
+    std::span<const double> u = inputs.at(k, t);
+    if (io.converted()) {
+      for (std::size_t i = 0; i < u.size(); ++i) scratch_[i] = (u[i] - io.shift) / io.factor;
+      u = {scratch_.data(), u.size()};
     }
+    set_numbers(io, u, t);
+  }
 }
 
-std::span<const double> to_fmu(const Io& io, std::span<const double> u, std::vector<double>& buf) {
-  if (!io.converted()) return u;
-  for (std::size_t i = 0; i < u.size(); ++i) buf[i] = (u[i] - io.shift) / io.factor;
-  return {buf.data(), u.size()};
+void Instance::get_outputs(std::span<double> y, double t) {
+  for (const Io& io : io_.out) {
+    const std::span<double> part = y.subspan(io.offset, io.size);
+    get_numbers(io, part, t);
+    if (io.converted())
+      for (double& x : part) x = x * io.factor + io.shift;
+  }
 }
 
-void from_fmu(const Io& io, std::span<double> y) {
-  if (!io.converted()) return;
-  for (std::size_t i = 0; i < io.size; ++i) y[io.offset + i] = y[io.offset + i] * io.factor + io.shift;
+void Instance::set_parameters(bool structural, double t) {
+  const auto& given = params_.values();
+  const auto& vars = fmu_->md.variables;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    const Variable& v = vars[i];
+    if ((v.causality == "structuralParameter") != structural || !(v.is_parameter() || v.has_settable_start())) continue;
+    auto it = given.find(v.name);
+    if (it == given.end() || *it == v.start) continue;  // the FMU starts from its own start values
+    set_value(v, shape_.size[i], *it, t);
+  }
 }
 
 std::string fmt_time(double t) {
@@ -93,6 +187,32 @@ std::unique_ptr<Instance> make_instance(std::shared_ptr<const Fmu> fmu, bool mod
                                         const std::string& name) {
   if (fmu->md.version == 3) return make_fmi3_instance(std::move(fmu), model_exchange, p, name);
   return make_fmi2_instance(std::move(fmu), model_exchange, p, name);
+}
+
+}  // namespace stride::host::fmi
+
+namespace stride::host::fmi {
+
+std::vector<std::uint8_t> from_hex(const std::string& text) {
+  auto digit = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    throw std::invalid_argument("\"" + text + "\" is not hexadecimal (two digits 0-9, a-f per byte)");
+  };
+  const std::size_t from = text.rfind("0x", 0) == 0 ? 2 : 0;
+  if ((text.size() - from) % 2) throw std::invalid_argument("\"" + text + "\" has an odd number of hexadecimal digits");
+  std::vector<std::uint8_t> out;
+  for (std::size_t i = from; i < text.size(); i += 2) out.push_back(std::uint8_t(digit(text[i]) * 16 + digit(text[i + 1])));
+  return out;
+}
+
+std::string to_hex(const std::uint8_t* data, std::size_t size) {
+  static const char* const digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * size);
+  for (std::size_t i = 0; i < size; ++i) out += digits[data[i] >> 4], out += digits[data[i] & 15];
+  return out;
 }
 
 }  // namespace stride::host::fmi

@@ -7,12 +7,15 @@
 //   co-simulation: do_step()* ; model exchange: set_time(), set_states(), derivatives(),
 //   indicators(), completed_step(), enter_event_mode(), update_discrete()*,
 //   enter_continuous_time_mode(), states() }
-// start() again instantiates afresh. Every call checks the FMU's status: fmi*Error and
-// fmi*Fatal throw PluginError with the FMU's last messages (after fmi*Fatal nothing more is
-// called, not even fmi*FreeInstance). One thread at a time; the instance owns its FMU instance
-// and frees it when destroyed.
+// start() instantiates afresh when called again: FMI 3 structural parameters in configuration
+// mode, then the parameters and start values the manifest gives, then initialization at t0.
+// Every call checks the FMU's status: fmi*Error and fmi*Fatal throw PluginError with the FMU's
+// last messages (after fmi*Fatal nothing more is called, not even fmi*FreeInstance). One thread
+// at a time; the instance owns its FMU instance and frees it when destroyed. The port calls
+// (set_inputs, get_outputs) do not allocate.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -37,28 +40,34 @@ struct LogSink {
   std::string tail() const;
 };
 
-// Where each port's value lives in the FMU: inputs and outputs in port order.
+// Where a port's (or a recorded variable's) values live in the FMU.
 struct Io {
+  const Variable* var = nullptr;
   unsigned vr = 0;
-  VarType type = VarType::real;
-  std::size_t size = 1;    // elements (FMI 3 arrays)
+  VarType type = VarType::float64;
+  std::size_t size = 1;    // elements
   std::size_t offset = 0;  // outputs: first element in the subsystem's outputs
   double factor = 1.0, shift = 0.0;  // port value = FMU value * factor + shift (unit conversion)
+  std::string label;        // the name it is read by when not var->name (an FMI 3 alias)
+  bool feedthrough = false;  // outputs: depends on inputs at the same time
   bool converted() const { return factor != 1.0 || shift != 0.0; }
+  const std::string& name() const { return label.empty() ? var->name : label; }
 };
+Io io_of(const Variable& v, std::size_t size);
 
-// The FMU's ports, shared by every instance kind.
+// The FMU's ports for one subsystem's shape: numeric inputs and outputs of at least one element,
+// in the order of the model description.
 struct Interface {
   std::vector<Io> in, out;
   bool any_feedthrough = false;
   std::size_t scratch_size = 1;  // the widest port (converted or retyped values are written there)
-  explicit Interface(const ModelDescription& md);
+  Interface(const ModelDescription& md, const Shape& shape);
+  // Variables read like outputs after them (recorded or connected): numeric variables that are
+  // no input or output, by name or FMI 3 alias; the others named are left out.
+  void observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names);
 };
-
-// An input in the FMU's unit: `u` itself when no conversion applies, else converted into `buf`.
-std::span<const double> to_fmu(const Io& io, std::span<const double> u, std::vector<double>& buf);
-// Outputs read in the FMU's unit, converted in place.
-void from_fmu(const Io& io, std::span<double> y);
+// The ports: inputs, outputs, then the observed variables (Interface::observe) as outputs.
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed = {});
 
 // A time in messages (12 significant digits).
 std::string fmt_time(double t);
@@ -109,11 +118,18 @@ class Instance {
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
-  // A fresh instance with the parameters set, through initialization mode at t0 (a
-  // model-exchange instance is then in event mode).
+  // A fresh instance with the structural parameters, parameters and start values set, through
+  // initialization mode at t0 (a model-exchange instance is then in event mode).
   virtual void start(double t0) = 0;
-  virtual void set_inputs(Inputs& inputs, double t) = 0;
-  virtual void get_outputs(std::span<double> y, double t) = 0;
+  void set_inputs(Inputs& inputs, double t);
+  void get_outputs(std::span<double> y, double t);
+
+  // The elements of one variable as numbers (see values.hpp), in the FMU's unit.
+  virtual void set_numbers(const Io& io, std::span<const double> values, double t) = 0;
+  virtual void get_numbers(const Io& io, std::span<double> values, double t) = 0;
+  // Strings (FMI 2 and 3) and Binary values (FMI 3), element by element.
+  virtual std::vector<std::string> get_strings(const Io& io, double t) = 0;
+  virtual std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double t) = 0;
 
   // Co-simulation: one doStep from t by h.
   virtual CsStep do_step(double t, double h) = 0;
@@ -121,7 +137,8 @@ class Instance {
   virtual const char* do_step_name() const = 0;
   virtual const char* last_time_name() const = 0;
 
-  // Model exchange.
+  // Model exchange. The numbers of states and indicators the FMU reports (FMI 3, after
+  // initialization; FMI 2: the description's).
   virtual void set_time(double t) = 0;
   virtual void set_states(std::span<const double> x, double t) = 0;
   virtual void derivatives(std::span<double> dx, double t) = 0;
@@ -131,6 +148,8 @@ class Instance {
   virtual void enter_event_mode(double t) = 0;
   virtual Discrete update_discrete(double t) = 0;
   virtual void enter_continuous_time_mode(double t) = 0;
+  virtual std::size_t reported_states() = 0;
+  virtual std::size_t reported_indicators() = 0;
 
   // FMU state save and restore (canGetAndSetFMUstate of the interface).
   bool can_save_state() const { return me_ ? fmu_->md.me_can_get_set_state : fmu_->md.cs_can_get_set_state; }
@@ -140,21 +159,28 @@ class Instance {
   bool no_earlier_state() const { return !may_restore_; }
 
   const Fmu& fmu() const { return *fmu_; }
+  const Shape& shape() const { return shape_; }
   const Interface& io() const { return io_; }
+  // Reads the output ports beyond the FMU's outputs (port_specs' observed variables) too.
+  void observe(const std::vector<PortSpec>& ports);
   LogSink& log() { return log_; }
   const LogSink& log() const { return log_; }
 
  protected:
-  Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
-      : fmu_(std::move(fmu)), me_(model_exchange), io_(fmu_->md), params_(p) {
-    log_.instance = name;
-    fmu_->instances.add(name);
-  }
+  Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name);
+
+  // The manifest's value of a parameter or start value (set when it differs from the start).
+  virtual void set_value(const Variable& v, std::size_t size, const json& value, double t) = 0;
+  // Sets what the manifest gives: structural parameters (true) or the others (false).
+  void set_parameters(bool structural, double t);
 
   std::shared_ptr<const Fmu> fmu_;
   bool me_;
+  Shape shape_;
   Interface io_;
   std::vector<double> scratch_ = std::vector<double>(io_.scratch_size);
+  // Retyped values of one port (the widest element is 8 bytes).
+  std::vector<std::uint64_t> bytes_ = std::vector<std::uint64_t>(io_.scratch_size);
   Params params_;
   LogSink log_;
   bool started_ = false, fatal_ = false, may_restore_ = false;

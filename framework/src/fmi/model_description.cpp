@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "fmi/limits.hpp"
 #include "input/units.hpp"
+#include "stride/host/input/json_input.hpp"
 
 namespace stride::host::fmi {
 namespace fs = std::filesystem;
@@ -47,27 +49,66 @@ std::optional<double> attr_number(const pugi::xml_node& n, const char* name, con
   return x;
 }
 
+// The type of an FMI 2 <ScalarVariable>'s child or an FMI 3 variable element.
+std::optional<VarType> type_of(const std::string& element, int version) {
+  static const std::map<std::string, VarType> v2 = {{"Real", VarType::float64},      {"Integer", VarType::int32},
+                                                    {"Boolean", VarType::boolean},   {"String", VarType::string},
+                                                    {"Enumeration", VarType::enumeration}};
+  static const std::map<std::string, VarType> v3 = {
+      {"Float64", VarType::float64}, {"Float32", VarType::float32}, {"Int8", VarType::int8},       {"UInt8", VarType::uint8},
+      {"Int16", VarType::int16},     {"UInt16", VarType::uint16},   {"Int32", VarType::int32},     {"UInt32", VarType::uint32},
+      {"Int64", VarType::int64},     {"UInt64", VarType::uint64},   {"Boolean", VarType::boolean}, {"String", VarType::string},
+      {"Binary", VarType::binary},   {"Enumeration", VarType::enumeration}, {"Clock", VarType::clock}};
+  const auto& table = version == 2 ? v2 : v3;
+  auto it = table.find(element);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+// The range of an integer type, as doubles (bounds of parameters).
+std::pair<double, double> integer_range(VarType t) {
+  switch (t) {
+    case VarType::int8: return {-128.0, 127.0};
+    case VarType::uint8: return {0.0, 255.0};
+    case VarType::int16: return {-32768.0, 32767.0};
+    case VarType::uint16: return {0.0, 65535.0};
+    case VarType::int32: return {-2147483648.0, 2147483647.0};
+    case VarType::uint32: return {0.0, 4294967295.0};
+    case VarType::uint64: return {0.0, 18446744073709551615.0};
+    default: return {-9223372036854775808.0, 9223372036854775807.0};
+  }
+}
+
+// One start value of type t from its text.
 json start_value(VarType t, const std::string& v, const std::string& where) {
   try {
+    std::size_t used = 0;
     switch (t) {
-      case VarType::real: {
-        std::size_t used = 0;
-        double x = std::stod(v, &used);
-        if (used != v.size()) break;
-        return x;
+      case VarType::float64:
+      case VarType::float32: {
+        const double x = std::stod(v, &used);
+        if (used == v.size()) return x;
+        break;
       }
-      case VarType::integer:
-      case VarType::enumeration: {
-        std::size_t used = 0;
-        long x = std::stol(v, &used);
-        if (used != v.size()) break;
-        return x;
+      case VarType::uint64: {
+        if (v.empty() || v[0] == '-') break;
+        const unsigned long long x = std::stoull(v, &used);
+        if (used == v.size()) return x;
+        break;
       }
       case VarType::boolean:
         if (v == "true" || v == "1") return true;
         if (v == "false" || v == "0") return false;
         break;
-      case VarType::string: return v;
+      case VarType::string:
+      case VarType::binary: return v;
+      case VarType::clock: break;
+      default: {
+        const long long x = std::stoll(v, &used);
+        const auto [lo, hi] = integer_range(t);
+        if (used == v.size() && double(x) >= lo && double(x) <= hi) return x;
+        break;
+      }
     }
   } catch (const std::exception&) {
   }
@@ -81,9 +122,9 @@ std::vector<long> index_list(const char* text) {
   return out;
 }
 
-// Declared types: unit, min and max a variable inherits.
+// Declared types: unit, min and max a variable inherits; an enumeration's items.
 struct TypeDef {
-  std::string unit;
+  std::string unit, items;
   std::optional<double> min, max;
 };
 // Unit definitions: the SI unit name Stride has for it, factor and offset.
@@ -91,6 +132,26 @@ struct UnitDef {
   std::string si;
   double factor = 1.0, offset = 0.0;
 };
+
+}  // namespace
+
+const char* type_name(VarType t, int version) {
+  static const char* const v3[] = {"Float64", "Float32", "Int8",    "UInt8",  "Int16",  "UInt16",      "Int32", "UInt32",
+                                   "Int64",   "UInt64",  "Boolean", "String", "Binary", "Enumeration", "Clock"};
+  if (version == 2) {
+    if (t == VarType::float64) return "Real";
+    if (t == VarType::int32) return "Integer";
+  }
+  return v3[static_cast<int>(t)];
+}
+
+const Variable* ModelDescription::find(const std::string& name) const {
+  for (const auto& v : variables)
+    if (v.name == name || std::find(v.aliases.begin(), v.aliases.end(), name) != v.aliases.end()) return &v;
+  return nullptr;
+}
+
+namespace {
 
 // The reader of one modelDescription.xml: the document, what earlier sections declared, and the
 // description filled section by section.
@@ -112,6 +173,7 @@ class Reader {
     read_interfaces();
     read_unit_definitions();
     read_type_definitions();
+    read_default_experiment();
     read_model_variables();
     check_columns();
     if (md_.version == 2) read_model_structure2();
@@ -133,7 +195,7 @@ class Reader {
     if (md_.model_name.empty()) throw FmuError(file_ + ": <fmiModelDescription> has no modelName");
   }
 
-  // <CoSimulation> and <ModelExchange>: identifiers and capabilities.
+  // <CoSimulation>, <ModelExchange> and <ScheduledExecution>: identifiers and capabilities.
   void read_interfaces() {
     const char* state_flag = md_.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState";
     if (auto cs = root_.child("CoSimulation")) {
@@ -149,6 +211,10 @@ class Reader {
       md_.me_can_get_set_state = attr_bool(me, state_flag, false);
       md_.only_once_per_process |= attr_bool(me, "canBeInstantiatedOnlyOncePerProcess", false);
     }
+    md_.has_se = md_.version == 3 && root_.child("ScheduledExecution");
+    if (!md_.has_cs && !md_.has_me && md_.has_se)
+      throw FmuError(file_ + ": the FMU is for scheduled execution only (<ScheduledExecution>, its model partitions "
+                             "activated by clocks); Stride runs co-simulation and model-exchange FMUs");
     if (!md_.has_cs && !md_.has_me) throw FmuError(file_ + ": neither <CoSimulation> nor <ModelExchange> is declared");
   }
 
@@ -177,33 +243,39 @@ class Reader {
     }
   }
 
-  // <TypeDefinitions>: FMI 2 puts the attributes on a child element, FMI 3 on the type itself.
+  // <TypeDefinitions>: FMI 2 puts the attributes on a child element, FMI 3 on the type itself;
+  // enumerations list their items.
   void read_type_definitions() {
     for (auto t : root_.child("TypeDefinitions").children()) {
       pugi::xml_node v = md_.version == 2 ? t.first_child() : t;
-      types_[t.attribute("name").value()] = {v.attribute("unit").value(), attr_number(v, "min", file_),
-                                             attr_number(v, "max", file_)};
+      TypeDef def{v.attribute("unit").value(), "", attr_number(v, "min", file_), attr_number(v, "max", file_)};
+      for (auto item : v.children("Item"))
+        def.items += (def.items.empty() ? "" : ", ") + std::string(item.attribute("value").value()) + " = " +
+                     item.attribute("name").value();
+      types_[t.attribute("name").value()] = def;
     }
   }
 
-  // <ModelVariables>: every variable Stride exchanges; others are skipped (and refused where
-  // they would be an input, output or parameter).
+  // <DefaultExperiment>: start, stop, step and tolerance where given.
+  void read_default_experiment() {
+    const pugi::xml_node e = root_.child("DefaultExperiment");
+    const std::string where = file_ + ": <DefaultExperiment>";
+    md_.experiment = {attr_number(e, "startTime", where), attr_number(e, "stopTime", where), attr_number(e, "stepSize", where),
+                      attr_number(e, "tolerance", where)};
+  }
+
+  // <ModelVariables>: every variable, whatever its type.
   void read_model_variables() {
-    // FMI 3 structural parameters (array sizes) by value reference: their start values. Stride
-    // sizes ports when the FMU is loaded, so they keep their start values.
-    if (md_.version == 3)
-      for (auto sv : root_.child("ModelVariables").children())
-        if (std::string(sv.attribute("causality").value()) == "structuralParameter" && sv.attribute("start"))
-          structural_[sv.attribute("valueReference").as_uint()] = sv.attribute("start").as_llong();
     if (md_.version == 3) check_value_references();
     std::size_t k = 0;
     for (auto sv : root_.child("ModelVariables").children()) {
       ++k;
       if (md_.version == 2 && std::string(sv.name()) != "ScalarVariable") continue;
       Variable v;
-      if (!read_variable(sv, k, v)) continue;
+      read_variable(sv, k, v);
       md_.variables.push_back(std::move(v));
     }
+    if (md_.version == 3) resolve_dimensions();
   }
 
   // FMI 3: every variable has its own value reference (aliases are <Alias> elements).
@@ -227,18 +299,18 @@ class Reader {
   void check_columns() const {
     std::map<std::string, const Variable*> scalars;
     for (const auto& v : md_.variables) {
-      if (v.size == 1) scalars.emplace(v.name, &v);
+      if (v.dimensions.empty()) scalars.emplace(v.name, &v);
       for (const auto& a : v.aliases)
         if (!scalars.emplace(a, &v).second)
           throw FmuError(file_ + ": alias \"" + a + "\" of variable \"" + v.name + "\" is the name of another variable");
     }
     for (const auto& v : md_.variables) {
-      if (v.size == 1) continue;
+      if (v.dimensions.empty()) continue;
       const std::string prefix = v.name + ".";
       for (auto it = scalars.lower_bound(prefix); it != scalars.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
         const std::string index = it->first.substr(prefix.size());
         if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos ||
-            (index.size() > 1 && index[0] == '0') || std::stoul(index) >= v.size)
+            (index.size() > 1 && index[0] == '0'))
           continue;
         throw FmuError(file_ + ": variable \"" + it->first + "\" and element " + index + " of array \"" + v.name +
                        "\" would both be recorded as column \"" + it->first + "\"");
@@ -250,73 +322,77 @@ class Reader {
     return file_ + ": variable " + std::to_string(k) + " \"" + name + "\"";
   }
 
-  // One variable (element k of <ModelVariables>); false for a type Stride skips.
-  bool read_variable(pugi::xml_node sv, std::size_t k, Variable& v) {
+  // One variable (element k of <ModelVariables>).
+  void read_variable(pugi::xml_node sv, std::size_t k, Variable& v) {
     pugi::xml_node tn = md_.version == 2 ? sv.first_child() : sv;  // the element with start/unit
-    const std::string type_name = tn.name();
     v.name = sv.attribute("name").value();
     const std::string at = where(k, v.name);
     if (v.name.empty()) throw FmuError(file_ + ": variable " + std::to_string(k) + " has no name");
     if (!names_.insert(v.name).second) throw FmuError(at + ": declared twice");
+    const auto type = type_of(tn.name(), md_.version);
+    if (!type) throw FmuError(at + ": unknown type <" + std::string(tn.name()) + ">");
+    v.type = *type;
     auto vr = sv.attribute("valueReference");
     if (!vr) throw FmuError(at + ": no valueReference");
     v.value_reference = vr.as_uint();
     v.causality = sv.attribute("causality") ? sv.attribute("causality").value() : "local";
-    const bool real = type_name == "Real" || type_name == "Float64" || type_name == "Float32";
-    v.variability = sv.attribute("variability") ? sv.attribute("variability").value() : (real ? "continuous" : "discrete");
+    v.variability = sv.attribute("variability") ? sv.attribute("variability").value()
+                                                 : (is_real(v.type) ? "continuous" : "discrete");
+    v.initial = sv.attribute("initial").value();
     v.description = sv.attribute("description").value();
-    if (type_name == "Real" || type_name == "Float64") v.type = VarType::real;
-    else if (type_name == "Integer" || type_name == "Int32") v.type = VarType::integer;
-    else if (type_name == "Boolean") v.type = VarType::boolean;
-    else if (type_name == "String") v.type = VarType::string;
-    else if (type_name == "Enumeration") v.type = VarType::enumeration;
-    else {
-      // Types Stride does not exchange (Float32, Int8..UInt64, Binary, Clock): such a variable
-      // may not be an input, output or parameter.
-      if (v.causality == "input" || v.causality == "output" || v.causality == "parameter")
-        throw FmuError(at + ": type " + type_name + " is not supported as " + v.causality +
-                       " (Stride exchanges Float64/Real, Int32/Integer, Boolean, String and Enumeration)");
-      return false;
-    }
-    if (md_.version == 3 && sv.child("Dimension")) read_dimensions(sv, v, at);
-    if (md_.version == 3)
-      for (auto a : sv.children("Alias")) v.aliases.push_back(a.attribute("name").value());
+    if (auto d = tn.attribute("derivative")) v.derivative_of = long(d.as_llong()) - (md_.version == 2 ? 1 : 0);  // resolved later
+    for (auto dim : sv.children("Dimension")) read_dimension(dim, v, at);
+    for (auto a : sv.children("Alias")) v.aliases.push_back(a.attribute("name").value());
     read_unit(tn, v, at);
     read_start(sv, tn, v, at);
-    return true;
   }
 
-  // An FMI 3 array: a port (or a list parameter) of that many elements. A dimension is a fixed
-  // start or the start value of a structural parameter.
-  void read_dimensions(pugi::xml_node sv, Variable& v, const std::string& at) const {
-    for (auto dim : sv.children("Dimension")) {
-      long long n = 0;
-      std::string text;
-      if (dim.attribute("start")) {
-        n = dim.attribute("start").as_llong();
-        text = std::string("start=\"") + dim.attribute("start").value() + "\"";
-      } else if (dim.attribute("valueReference")) {
-        const unsigned ref = dim.attribute("valueReference").as_uint();
-        auto it = structural_.find(ref);
-        if (it == structural_.end())
-          throw FmuError(at + ": array dimension valueReference=\"" + std::to_string(ref) +
-                         "\" names no structural parameter with a start value");
-        n = it->second;
-        text = "structural parameter " + std::to_string(ref) + " = " + std::to_string(n);
-      } else {
-        throw FmuError(at + ": a <Dimension> needs start or valueReference");
-      }
-      if (n < 1 || n > 1000000 || v.size * std::size_t(n) > 1000000)
-        throw FmuError(at + ": array dimension " + text + " (expected arrays of 1 to 1000000 elements)");
-      v.size *= std::size_t(n);
+  // An FMI 3 array dimension: a fixed start, or a structural parameter's value reference
+  // (resolved when all variables are read).
+  void read_dimension(pugi::xml_node dim, Variable& v, const std::string& at) {
+    Dimension d;
+    if (auto s = dim.attribute("start")) {
+      const long long n = s.as_llong(-1);
+      if (n < 0 || n > 1000000)
+        throw FmuError(at + ": array dimension start=\"" + s.value() + "\" (expected 0 to 1000000 elements)");
+      d.start = std::size_t(n);
+    } else if (auto r = dim.attribute("valueReference")) {
+      d.structural = -2 - long(r.as_uint());  // a value reference, until resolved
+    } else {
+      throw FmuError(at + ": a <Dimension> needs start or valueReference");
     }
-    if (v.causality == "parameter" && v.type != VarType::real)
-      throw FmuError(at + ": array parameters must be Float64 (Stride's list parameters are real numbers)");
-    if (v.type == VarType::string && (v.causality == "input" || v.causality == "output"))
-      throw FmuError(at + ": String arrays are not exchanged (Stride exchanges numbers only)");
+    v.dimensions.push_back(d);
   }
 
-  // Unit, min and max from the declared type, then from the variable itself.
+  // Dimensions by value reference become indices of structural parameters; sizes follow from
+  // their start values.
+  void resolve_dimensions() {
+    std::map<unsigned, std::size_t> by_vr;
+    for (std::size_t i = 0; i < md_.variables.size(); ++i) by_vr.emplace(md_.variables[i].value_reference, i);
+    for (auto& v : md_.variables)
+      for (auto& d : v.dimensions) {
+        if (d.structural >= -1) continue;
+        const unsigned ref = unsigned(-2 - d.structural);
+        auto it = by_vr.find(ref);
+        if (it == by_vr.end() || md_.variables[it->second].causality != "structuralParameter" ||
+            !md_.variables[it->second].start.is_number_integer())
+          throw FmuError(file_ + ": variable \"" + v.name + "\": array dimension valueReference=\"" + std::to_string(ref) +
+                         "\" names no structural parameter with an integer start value");
+        d.structural = long(it->second);
+      }
+    const Shape s = shape(md_, json::object());
+    for (std::size_t i = 0; i < md_.variables.size(); ++i) {
+      Variable& v = md_.variables[i];
+      v.size = s.size[i];
+      if (!v.start.is_array() || v.start.size() == v.size) continue;
+      if (v.start.size() != 1)
+        throw FmuError(file_ + ": variable \"" + v.name + "\": start has " + std::to_string(v.start.size()) +
+                       " values for an array of " + std::to_string(v.size) + " elements");
+      v.start = json(std::vector<json>(v.size, v.start[0]));  // one value: every element
+    }
+  }
+
+  // Unit, min, max and enumeration items from the declared type, then from the variable.
   void read_unit(pugi::xml_node tn, Variable& v, const std::string& at) const {
     std::string declared = tn.attribute("declaredType").value();
     if (!declared.empty()) {
@@ -325,13 +401,14 @@ class Reader {
       v.unit = it->second.unit;
       v.min = it->second.min;
       v.max = it->second.max;
+      v.items = it->second.items;
     }
     if (tn.attribute("unit")) v.unit = tn.attribute("unit").value();
     // A port in a unit the FMU defines from SI base units (<BaseUnit m="1" factor="0.0254"/>):
     // the FMU's definition is what it computes in, whatever UDUNITS-2 means by the name, so the
     // port is offered in the SI unit and converted at the FMU's boundary. Other units are
     // converted at connections (UDUNITS-2).
-    if (v.type == VarType::real && (v.causality == "input" || v.causality == "output") && !v.unit.empty()) {
+    if (is_real(v.type) && (v.causality == "input" || v.causality == "output") && !v.unit.empty()) {
       auto u = units_.find(v.unit);
       if (u != units_.end() && !u->second.si.empty() && u->second.si != v.unit && u->second.factor != 0.0) {
         v.fmu_unit = v.unit;
@@ -344,72 +421,85 @@ class Reader {
     if (auto x = attr_number(tn, "max", at)) v.max = x;
   }
 
-  // The start value: a scalar, an FMI 3 String's <Start value=.../>, or an array's elements
-  // separated by white space (one value: every element).
+  // The start value: an attribute (an array's elements separated by white space; one value:
+  // every element), or FMI 3 String and Binary <Start value="..."/> elements.
   void read_start(pugi::xml_node sv, pugi::xml_node tn, Variable& v, const std::string& at) const {
-    if (md_.version == 3 && v.type == VarType::string && sv.child("Start")) v.start = sv.child("Start").attribute("value").value();
-    auto s = tn.attribute("start");
-    if (s && v.size == 1) {
-      v.start = start_value(v.type, s.value(), at);
-    } else if (s && v.type == VarType::real) {
-      json list = json::array();
-      std::stringstream words(s.value());
-      for (std::string w; words >> w;) list.push_back(start_value(v.type, w, at));
-      if (list.size() == 1) list = json(std::vector<double>(v.size, list[0].get<double>()));
-      if (list.size() != v.size)
-        throw FmuError(at + ": start has " + std::to_string(list.size()) + " values for an array of " + std::to_string(v.size) +
-                       " elements");
-      v.start = list;
+    std::vector<json> values;
+    if (md_.version == 3 && (v.type == VarType::string || v.type == VarType::binary)) {
+      for (auto s : sv.children("Start")) values.push_back(start_value(v.type, s.attribute("value").value(), at));
+    } else if (auto s = tn.attribute("start")) {
+      if (v.type == VarType::string || v.dimensions.empty()) {
+        values.push_back(start_value(v.type, s.value(), at));
+      } else {
+        std::stringstream words(s.value());
+        for (std::string w; words >> w;) values.push_back(start_value(v.type, w, at));
+      }
     }
+    if (values.empty()) return;
+    if (v.dimensions.empty()) v.start = values.front();
+    else v.start = json(values);
   }
 
   bool is_input(std::size_t i) const { return i < md_.variables.size() && md_.variables[i].causality == "input"; }
   bool any_input() const {
     return std::any_of(md_.variables.begin(), md_.variables.end(), [](const Variable& v) { return v.causality == "input"; });
   }
+  // An output's feedthrough from its <Unknown>/<Output> element; `to_index` maps a dependency.
+  template <class ToIndex>
+  void read_dependencies(pugi::xml_node u, Variable& out, ToIndex to_index) {
+    if (!u.attribute("dependencies")) {
+      out.feedthrough = any_input();  // no list: depends on everything
+      return;
+    }
+    for (long d : index_list(u.attribute("dependencies").value()))
+      if (auto j = to_index(d); j && is_input(*j)) out.feedthrough = true;
+  }
+  void derivative(std::size_t i, std::optional<std::size_t> state) {
+    if (!state) throw FmuError(file_ + ": the derivative \"" + md_.variables[i].name + "\" names no state variable");
+    md_.variables[i].derivative_of = long(*state);
+    md_.derivatives.push_back(i);
+  }
 
-  // FMI 2 <ModelStructure>: outputs' dependencies by ScalarVariable index (counting the ones
-  // skipped above), derivatives, and the event indicators from the root's attribute.
+  // FMI 2 <ModelStructure>: outputs and derivatives by ScalarVariable index (from 1).
   void read_model_structure2() {
-    std::map<long, std::size_t> index_to_var;
-    long idx = 0;
-    std::size_t kept = 0;
-    for (auto sv : root_.child("ModelVariables").children("ScalarVariable")) {
-      ++idx;
-      if (kept < md_.variables.size() && md_.variables[kept].name == sv.attribute("name").value()) index_to_var[idx] = kept++;
-    }
+    auto by_index = [&](long index) -> std::optional<std::size_t> {
+      if (index < 1 || std::size_t(index) > md_.variables.size()) return std::nullopt;
+      return std::size_t(index - 1);
+    };
     const pugi::xml_node ms = root_.child("ModelStructure");
-    const bool inputs = any_input();
-    for (auto u : ms.child("Outputs").children("Unknown")) {
-      auto it = index_to_var.find(u.attribute("index").as_int());
-      if (it == index_to_var.end()) continue;
-      Variable& out = md_.variables[it->second];
-      if (!u.attribute("dependencies")) out.feedthrough = inputs;  // no list: depends on everything
-      else
-        for (long d : index_list(u.attribute("dependencies").value()))
-          if (auto j = index_to_var.find(d); j != index_to_var.end() && is_input(j->second)) out.feedthrough = true;
+    for (auto u : ms.child("Outputs").children("Unknown"))
+      if (auto i = by_index(u.attribute("index").as_int())) read_dependencies(u, md_.variables[*i], by_index);
+    for (auto u : ms.child("Derivatives").children("Unknown")) {
+      const auto i = by_index(u.attribute("index").as_int());
+      if (!i) throw FmuError(file_ + ": <Derivatives> names no variable at index " + u.attribute("index").value());
+      derivative(*i, by_index(md_.variables[*i].derivative_of + 1));
     }
-    for (auto u : ms.child("Derivatives").children("Unknown")) (void)u, ++md_.state_count;
     md_.event_indicator_count = root_.attribute("numberOfEventIndicators").as_uint();
   }
 
-  // FMI 3 <ModelStructure>: outputs' dependencies by value reference, derivatives, indicators.
+  // FMI 3 <ModelStructure>: outputs, derivatives and event indicators by value reference.
   void read_model_structure3() {
     std::map<unsigned, std::size_t> vr_to_var;
     for (std::size_t i = 0; i < md_.variables.size(); ++i) vr_to_var.emplace(md_.variables[i].value_reference, i);
+    auto by_vr = [&](long vr) -> std::optional<std::size_t> {
+      auto it = vr_to_var.find(unsigned(vr));
+      if (vr < 0 || it == vr_to_var.end()) return std::nullopt;
+      return it->second;
+    };
     const pugi::xml_node ms = root_.child("ModelStructure");
-    const bool inputs = any_input();
-    for (auto u : ms.children("Output")) {
-      auto it = vr_to_var.find(u.attribute("valueReference").as_uint());
-      if (it == vr_to_var.end()) continue;
-      Variable& out = md_.variables[it->second];
-      if (!u.attribute("dependencies")) out.feedthrough = inputs;
-      else
-        for (long d : index_list(u.attribute("dependencies").value()))
-          if (auto j = vr_to_var.find(unsigned(d)); j != vr_to_var.end() && is_input(j->second)) out.feedthrough = true;
+    for (auto u : ms.children("Output"))
+      if (auto i = by_vr(u.attribute("valueReference").as_llong(-1))) read_dependencies(u, md_.variables[*i], by_vr);
+    for (auto u : ms.children("ContinuousStateDerivative")) {
+      const auto i = by_vr(u.attribute("valueReference").as_llong(-1));
+      if (!i) throw FmuError(file_ + ": <ContinuousStateDerivative> names no variable: valueReference=\"" +
+                             u.attribute("valueReference").value() + "\"");
+      derivative(*i, by_vr(md_.variables[*i].derivative_of));
     }
-    for (auto u : ms.children("ContinuousStateDerivative")) (void)u, ++md_.state_count;
-    for (auto u : ms.children("EventIndicator")) (void)u, ++md_.event_indicator_count;
+    for (auto u : ms.children("EventIndicator")) {
+      const auto i = by_vr(u.attribute("valueReference").as_llong(-1));
+      if (!i) throw FmuError(file_ + ": <EventIndicator> names no variable");
+      md_.indicators.push_back(*i);
+    }
   }
 
   const fs::path& xml_;
@@ -419,12 +509,46 @@ class Reader {
   pugi::xml_node root_;
   std::map<std::string, TypeDef> types_;
   std::map<std::string, UnitDef> units_;
-  std::map<unsigned, long long> structural_;
   std::set<std::string> names_;
   ModelDescription md_;
 };
 
+// A structural parameter's value for a subsystem: from the manifest's parameters, else its start.
+long long structural_value(const Variable& p, const json& parameters) {
+  const json& v = parameters.contains(p.name) ? parameters[p.name] : p.start;
+  if (v.is_number_unsigned()) return v.get<unsigned long long>() > 1000000 ? 1000001 : v.get<long long>();
+  return v.is_number_integer() ? v.get<long long>() : -1;
+}
+
 }  // namespace
+
+Shape shape(const ModelDescription& md, const json& parameters) {
+  Shape s;
+  s.size.resize(md.variables.size(), 1);
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    std::size_t n = 1;
+    for (const auto& d : v.dimensions) {
+      std::size_t k = d.start;
+      if (d.structural >= 0) {
+        const Variable& p = md.variables[std::size_t(d.structural)];
+        const long long value = structural_value(p, parameters);
+        if (value < 0 || value > 1000000)
+          throw ParameterError("/" + pointer_escape(p.name), "expected an array size of 0 to 1000000 (structural parameter of \"" +
+                                                                 v.name + "\"), found " + std::to_string(value));
+        k = std::size_t(value);
+      }
+      n *= k;
+      if (n > 1000000)
+        throw ParameterError("/" + pointer_escape(v.name), "array \"" + v.name + "\" would have more than 1000000 elements");
+    }
+    s.size[i] = n;
+  }
+  for (std::size_t i : md.derivatives) s.states += s.size[i];
+  for (std::size_t i : md.indicators) s.indicators += s.size[i];
+  if (md.version == 2) s.indicators = md.event_indicator_count;
+  return s;
+}
 
 std::string platform_folder(int version) {
 #if defined(__x86_64__) && defined(__linux__)

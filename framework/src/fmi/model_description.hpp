@@ -2,9 +2,14 @@
 // the host.
 //
 // read_model_description() reads the sections in the order the standard declares them:
-// the root element (version, names, token), the interfaces (<CoSimulation>, <ModelExchange>),
-// <UnitDefinitions>, <TypeDefinitions>, <ModelVariables> and <ModelStructure>. Each is read by
-// its own function; a problem throws FmuError naming the FMU, the file and the variable.
+// the root element (version, names, token), the interfaces (<CoSimulation>, <ModelExchange>,
+// <ScheduledExecution>), <UnitDefinitions>, <TypeDefinitions>, <DefaultExperiment>,
+// <ModelVariables> and <ModelStructure>. Each is read by its own function; a problem throws
+// FmuError naming the FMU, the file and the variable. Every variable is kept, whatever its type:
+// one that Stride cannot exchange is refused only where a manifest names it.
+//
+// Arrays (FMI 3) may be sized by structural parameters; shape() gives every variable's size for
+// the structural parameters' values of one subsystem (their start values by default).
 #pragma once
 
 #include <cstddef>
@@ -24,39 +29,87 @@ class FmuError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class VarType { real, integer, boolean, string, enumeration };
+// FMI 3's types; FMI 2's Real, Integer, Boolean, String and Enumeration are float64, int32,
+// boolean, string and enumeration.
+enum class VarType { float64, float32, int8, uint8, int16, uint16, int32, uint32, int64, uint64, boolean, string, binary, enumeration, clock };
+
+// The type's name in modelDescription.xml of `version` ("Real" / "Float64", ...).
+const char* type_name(VarType t, int version);
+// Exchanged as numbers on ports: every type but String, Binary and Clock.
+inline bool is_numeric(VarType t) { return t != VarType::string && t != VarType::binary && t != VarType::clock; }
+inline bool is_real(VarType t) { return t == VarType::float64 || t == VarType::float32; }
+
+// An FMI 3 array dimension: a fixed size, or the value of a structural parameter.
+struct Dimension {
+  std::size_t start = 0;
+  long structural = -1;  // index of the structural parameter in ModelDescription::variables
+};
 
 struct Variable {
   std::string name;
   unsigned value_reference = 0;
-  VarType type = VarType::real;
+  VarType type = VarType::float64;
   std::string causality = "local";
   std::string variability = "continuous";
+  std::string initial;  // "exact", "approx", "calculated" or "" (not given)
   std::string description;
   std::string unit;  // after the declared type, "" when none; SI for ports when converted (below)
   // Ports whose unit Stride does not know but the FMU defines with a <BaseUnit>: the port is in
   // the SI unit and value_SI = value_FMU * unit_factor + unit_offset; fmu_unit is the FMU's name.
   std::string fmu_unit;
   double unit_factor = 1.0, unit_offset = 0.0;
-  json start;        // null when none
+  // null when none; a number, bool or string, a list of them for an array; Binary values as
+  // hexadecimal text.
+  json start;
   std::optional<double> min, max;
-  std::size_t size = 1;  // FMI 3 arrays: the product of the fixed dimensions
+  std::vector<Dimension> dimensions;  // FMI 3 arrays
+  std::size_t size = 1;               // elements with the structural parameters' start values
   // Outputs only: depends on inputs at the same time (ModelStructure).
   bool feedthrough = false;
   std::vector<std::string> aliases;  // FMI 3 <Alias> names (FMI 2 aliases are variables of their own)
+  long derivative_of = -1;           // a state's derivative: index of the state variable
+  std::string items;                 // enumerations: "1 = low, 2 = high"
+
+  bool is_parameter() const { return causality == "parameter" || causality == "structuralParameter"; }
+  // A value the importer may set before initialization other than a parameter: the start of
+  // an input, or of a state or output declared with initial="exact" / "approx".
+  bool has_settable_start() const {
+    return !is_parameter() && causality != "independent" && causality != "calculatedParameter" && type != VarType::clock &&
+           (causality == "input" || initial == "exact" || initial == "approx");
+  }
+};
+
+struct DefaultExperiment {
+  std::optional<double> start, stop, step, tolerance;
 };
 
 struct ModelDescription {
   int version = 2;  // 2 or 3
   std::string fmi_version, model_name, token, description, generation_tool;
-  bool has_cs = false, has_me = false;
+  bool has_cs = false, has_me = false, has_se = false;
   std::string cs_identifier, me_identifier;
   bool can_variable_step = true;
   bool cs_can_get_set_state = false, me_can_get_set_state = false;  // canGetAndSetFMUstate per interface
   bool only_once_per_process = false;  // canBeInstantiatedOnlyOncePerProcess (either interface)
-  std::size_t state_count = 0, event_indicator_count = 0;
+  DefaultExperiment experiment;
   std::vector<Variable> variables;
+  // Model exchange: the continuous states' derivatives in state order (indices into
+  // variables), FMI 3 event indicators (indices), FMI 2 numberOfEventIndicators.
+  std::vector<std::size_t> derivatives, indicators;
+  std::size_t event_indicator_count = 0;
+
+  // The variable named `name` (or one of its FMI 3 aliases), null when none.
+  const Variable* find(const std::string& name) const;
 };
+
+// Every variable's size for one subsystem's structural parameters (values by name in
+// `parameters`; the start values for the others); the numbers of continuous states and event
+// indicators that follow. Throws ParameterError for a size out of range.
+struct Shape {
+  std::vector<std::size_t> size;  // per variable
+  std::size_t states = 0, indicators = 0;
+};
+Shape shape(const ModelDescription& md, const json& parameters);
 
 // Reads and checks modelDescription.xml (throws FmuError naming `label`).
 ModelDescription read_model_description(const std::filesystem::path& xml, const std::string& label);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "fmi/instance.hpp"
+#include "run/event_outputs.hpp"
 
 namespace stride::host::fmi {
 
@@ -17,7 +18,7 @@ class MeOde final : public OdeSystem {
  public:
   MeOde(Instance& me, std::vector<PortSpec> ports) : me_(me), ports_(std::move(ports)) {}
   std::vector<PortSpec> ports() const override { return ports_; }
-  std::size_t state_size() const override { return me_.fmu().md.state_count; }
+  std::size_t state_size() const override { return me_.shape().states; }
   void initial_state(double, std::span<double>) override {}  // the subsystem sets it
   void derivatives(double t, std::span<const double> x, std::span<double> dxdt) override {
     at(t, x);
@@ -46,13 +47,16 @@ class MeOde final : public OdeSystem {
   long evaluations_ = 0;
 };
 
-class ModelExchange final : public Subsystem {
+class ModelExchange final : public Subsystem, public EventOutputs {
  public:
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
       : me_(make_instance(fmu, true, p, name)), ode_(*me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
-    const std::size_t n = fmu->md.state_count, m = fmu->md.event_indicator_count;
+    me_->observe(ports_);
+    const std::size_t n = me_->shape().states, m = me_->shape().indicators;
     x_.assign(n, 0.0);
+    for (const PortSpec& port : ports_)
+      if (port.direction == Direction::output) y_before_event_.resize(y_before_event_.size() + port.size);
     x0_.assign(n, 0.0);
     xt_.assign(n, 0.0);
     z_.assign(m, 0.0);
@@ -69,17 +73,23 @@ class ModelExchange final : public Subsystem {
     ode_.bind(in);
   }
   void initialize(double t0) override {
-    if (!integ_) throw std::logic_error("a model-exchange FMU needs an integrator");
+    if (!integ_ && !x_.empty()) throw std::logic_error("a model-exchange FMU with continuous states needs an integrator");
     me_->start(t0);  // the FMU is in event mode after initialization
+    check_sizes();
     t_ = t0;
+    end_.clear();
     event_iteration(t0);
     get_states(t0);
     started_ = false;
   }
-  void equilibrate(double t0) override { restart(t0); }
+  void equilibrate(double t0) override {
+    if (end_.empty()) restart(t0);
+  }
   double step(double t, double h) override {
+    if (!end_.empty()) throw EndOfSimulation(end_);
     if (!started_) restart(t);
     handle_due_time_events(t);
+    if (!end_.empty()) throw EndOfSimulation(end_);
     // The step ends at the next time event inside it, or at t + h; an event within round-off
     // of t + h is handled there, at its own time.
     double t_end = t + h;
@@ -89,7 +99,7 @@ class ModelExchange final : public Subsystem {
       if (*next_event_ < t_end - tolerance(t_end)) t_end = *next_event_;
     }
     std::copy(x_.begin(), x_.end(), x0_.begin());
-    double t_new = integ_->step(ode_, t, t_end - t, x_);
+    double t_new = advance(t, t_end);
     if (std::abs(t_new - t_end) <= tolerance(t_end)) t_new = t_end;
     bool state_event = false;
     if (!z_.empty()) {
@@ -101,9 +111,16 @@ class ModelExchange final : public Subsystem {
     ode_.at(t_new, x_);
     bool enter = false, terminate = false;
     me_->completed_step(t_new, enter, terminate);
-    if (terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t_new) + me_->log().tail());
     t_ = t_new;
+    event_at_end_ = false;
+    if (terminate) {
+      end_ = "the FMU asked to end the simulation at t = " + fmt_time(t_new) + " (completedIntegratorStep: terminateSimulation)" +
+             me_->log().tail();
+      return t_;
+    }
     if (time_event || state_event || enter) {
+      ode_.outputs(t_new, x_, y_before_event_);  // continuous-time mode: the values before the event
+      event_at_end_ = true;
       time_events_ += time_event;
       step_events_ += enter;
       handle_event(time_event ? *next_event_ : t_new, t_new);
@@ -112,7 +129,14 @@ class ModelExchange final : public Subsystem {
     }
     return t_;
   }
-  void outputs(std::span<double> y) override { ode_.outputs(t_, x_, y); }
+  void outputs(std::span<double> y) override {
+    if (in_event_mode_) me_->get_outputs(y, t_);  // after the FMU asked to terminate: as it left them
+    else ode_.outputs(t_, x_, y);
+  }
+  bool outputs_before_event(std::span<double> y) const override {
+    if (event_at_end_) std::copy(y_before_event_.begin(), y_before_event_.end(), y.begin());
+    return event_at_end_;
+  }
   json statistics() const override {
     return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
             {"step_events", step_events_}, {"bisection_steps", bisections_}, {"integrator", integ_ ? integ_->statistics() : json()}};
@@ -136,6 +160,8 @@ class ModelExchange final : public Subsystem {
     s->z = z_;
     s->next_event = next_event_;
     s->t = t_;
+    s->end = end_;
+    s->in_event_mode = in_event_mode_;
     started_ = false;
   }
   void restore_state(const SavedState& state) override {
@@ -145,6 +171,8 @@ class ModelExchange final : public Subsystem {
     z_ = s.z;
     next_event_ = s.next_event;
     t_ = s.t;
+    end_ = s.end;
+    in_event_mode_ = s.in_event_mode;
     started_ = false;
   }
 
@@ -164,8 +192,8 @@ class ModelExchange final : public Subsystem {
     while (hi - lo > tol) {
       const double mid = 0.5 * (lo + hi);
       std::copy(x0_.begin(), x0_.end(), x_.begin());
-      integ_->reset(ode_, t, x_);
-      const double reached = integ_->step(ode_, t, mid - t, x_);
+      if (integ_) integ_->reset(ode_, t, x_);
+      const double reached = advance(t, mid);
       ode_.indicators(reached, x_, zt_);
       ++bisections_;
       if (crossed(z_, zt_)) {
@@ -181,13 +209,22 @@ class ModelExchange final : public Subsystem {
     if (event_times_.size() < kKeptEventTimes) event_times_.push_back(hi);
     return hi;
   }
+  // The numbers of states and indicators the FMU reports (FMI 3) are those of its description.
+  void check_sizes() {
+    const std::size_t n = me_->reported_states(), m = me_->reported_indicators();
+    if (n != x_.size() || m != z_.size())
+      throw PluginError(me_->fmu().label, "the FMU reports " + std::to_string(n) + " continuous states and " + std::to_string(m) +
+                                              " event indicators, its model description " + std::to_string(x_.size()) + " and " +
+                                              std::to_string(z_.size()));
+  }
+
   // Time events are "at" a time up to this much (relative round-off of communication points).
   static double tolerance(double t) { return event_tolerance * std::max(1.0, std::abs(t)); }
 
   // A time event at or before t (scheduled in the past, or within round-off ahead) is handled
   // before stepping on, at its own time; the FMU may schedule the next at once.
   void handle_due_time_events(double t) {
-    for (int n = 0; next_event_ && *next_event_ <= t + tolerance(t); ++n) {
+    for (int n = 0; end_.empty() && next_event_ && *next_event_ <= t + tolerance(t); ++n) {
       if (n == 1000) throw StepFailure("the FMU schedules time event after time event at t = " + fmt_time(t));
       ++time_events_;
       handle_event(std::max(t, *next_event_), t);
@@ -201,28 +238,39 @@ class ModelExchange final : public Subsystem {
     me_->enter_event_mode(at);
     event_iteration(at);
     get_states(at);
-    restart(t);
+    if (end_.empty()) restart(t);
   }
 
-  // Event mode: new discrete states until the FMU is done, then continuous-time mode.
+  // Event mode: new discrete states until the FMU is done, then continuous-time mode; an FMU
+  // that asks to terminate stays in event mode and the next step ends the run.
   void event_iteration(double t) {
+    in_event_mode_ = true;
     Discrete d;
     d.again = true;
     int rounds = 0;
     while (d.again) {
       if (++rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
       d = me_->update_discrete(t);
-      if (d.terminate) throw StepFailure("the FMU requested the end of the simulation at t = " + fmt_time(t) + me_->log().tail());
+      if (d.terminate) {
+        end_ = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + me_->log().tail();
+        return;
+      }
     }
     next_event_.reset();
     if (d.next_defined) next_event_ = d.next;
     me_->enter_continuous_time_mode(t);
+    in_event_mode_ = false;
+  }
+  // Integrates from t towards `to` (an FMU without continuous states has nothing to integrate).
+  double advance(double t, double to) {
+    if (x_.empty()) return to;
+    return integ_->step(ode_, t, to - t, x_);
   }
   void get_states(double t) {
     if (!x_.empty()) me_->states(x_, t);
   }
   void restart(double t) {
-    integ_->reset(ode_, t, x_);
+    if (integ_) integ_->reset(ode_, t, x_);
     if (!z_.empty()) ode_.indicators(t, x_, z_);
     started_ = true;
   }
@@ -232,6 +280,8 @@ class ModelExchange final : public Subsystem {
     std::vector<double> x, z;
     std::optional<double> next_event;
     double t = 0.0;
+    std::string end;
+    bool in_event_mode = false;
   };
 
   std::unique_ptr<Instance> me_;
@@ -241,7 +291,10 @@ class ModelExchange final : public Subsystem {
   std::vector<double> x_, x0_, xt_, z_, zt_;
   std::optional<double> next_event_;
   double t_ = 0.0;
-  bool started_ = false;
+  bool started_ = false, in_event_mode_ = false;
+  bool event_at_end_ = false;            // the last step ended at an event
+  std::vector<double> y_before_event_;  // the outputs just before it
+  std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
   static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json
   std::vector<double> event_times_;

@@ -86,6 +86,8 @@ class FileSizeSignalIgnored {
 };
 
 zip_t* open_archive(const fs::path& file, const std::string& label) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw FmuError(label + ": no such file");
   int err = 0;
   zip_t* z = zip_open(file.c_str(), ZIP_RDONLY, &err);
   if (z) return z;
@@ -139,7 +141,7 @@ void write_entry(zip_t* z, zip_uint64_t i, std::uint64_t size, const fs::path& d
 
 }  // namespace
 
-void unpack(const fs::path& file, const fs::path& into, const std::string& label) {
+void unpack(const fs::path& file, const fs::path& into, const std::string& label, const std::string& only) {
   zip_t* z = open_archive(file, label);
   struct Closer {
     zip_t* z;
@@ -157,6 +159,7 @@ void unpack(const fs::path& file, const fs::path& into, const std::string& label
     if (zip_stat_index(z, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
       throw FmuError(label + ": entry " + std::to_string(i) + " of the archive cannot be read");
     const std::string name = st.name;
+    if (!only.empty() && name != only) continue;
     const fs::path dest = into / entry_path(z, i, name, label);
     if (name.back() == '/') {
       fs::create_directories(dest);

@@ -29,8 +29,10 @@ class TempFolder {
   pid_t owner_ = 0;
 };
 
-// Unpacks the zip archive `file` into `into`; throws FmuError naming `label`.
-void unpack(const std::filesystem::path& file, const std::filesystem::path& into, const std::string& label);
+// Unpacks the zip archive `file` into `into` (only the entry `only` when given); throws
+// FmuError naming `label`.
+void unpack(const std::filesystem::path& file, const std::filesystem::path& into, const std::string& label,
+            const std::string& only = "");
 
 // Removes every TempFolder of this process (for _exit paths).
 void remove_temporary_folders() noexcept;

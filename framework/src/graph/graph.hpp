@@ -96,6 +96,7 @@ struct Node {
   std::string name;
   std::string plugin;  // plugin(s) for error reports
   std::string pointer;
+  bool fmu = false;  // an FMU: its unconnected inputs keep their start values
   double step = 0.0;
   std::shared_ptr<Subsystem> sub;                                              // the plugin object
   std::unique_ptr<NodeInputs> plugin_inputs = std::make_unique<NodeInputs>();  // bound to sub
@@ -104,6 +105,7 @@ struct Node {
   std::vector<std::size_t> output_offset;  // per port index (outputs only)
   std::size_t output_width = 0;
   std::vector<std::vector<const Link*>> in_links;  // per input index: the links feeding its elements
+  std::vector<std::vector<double>> input_start;    // per input index: its value where no link feeds it
   std::vector<const Link*> out_links;
   std::vector<Bond> bonds;
   std::vector<Bound> bounds;             // divergence monitors on outputs
@@ -150,6 +152,7 @@ struct Graph {
   std::vector<std::string> conversions;    // connections that convert units, for `validate`
   std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
   std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
+  std::vector<std::string> unconnected;    // FMU inputs kept at their start values, for `validate`
   Graph();
   ~Graph();
   Graph(const Graph&) = delete;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fmi/fmu.hpp"
+#include "fmi/instance.hpp"  // fmt_time
 #include "input/plugin_version.hpp"
 #include "input/units.hpp"
 #include "run/run_log.hpp"
@@ -241,8 +242,9 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   node.step = sc.step;
   const Form form = p->info().form;
   bool made = false;
+  json fmu_params;  // an FMU's parameters and start values, checked
   if (fmu) {
-    made = create_fmu_subsystem(node, sc, *p, *fmu);
+    made = create_fmu_subsystem(node, sc, *p, *fmu, fmu_params);
   } else if (form == Form::ode) {
     made = create_ode_subsystem(node, sc);
   } else if (form == Form::multibody) {
@@ -261,6 +263,10 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   // Adapters (ODE, multibody) bound their parts above; an FMU routes its messages here.
   if (fmu || form == Form::stepper) node.sub->bind_logger(logger_for(node));
   if (!declare_ports(node, sc, fmu != nullptr)) return false;
+  // An FMU input no connection feeds keeps its start value (or the manifest's).
+  for (std::size_t k : node.inputs)
+    node.input_start.push_back(fmu ? fmu->input_start(node.ports[k].name, fmu_params)
+                                   : std::vector<double>(node.ports[k].size, 0.0));
   std::vector<Bond> bonded = bonded_inputs(node, sc);
   check_through(node, sc);
   check_snapshots(node, sc);
@@ -278,7 +284,7 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
 }
 
 bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p,
-                                        const fmi::FmuPlugin& fmu) {
+                                        const fmi::FmuPlugin& fmu, json& fmu_params) {
   // Co-simulation FMUs step themselves; with an integrator, the model-exchange interface.
   if (sc.formulation) error(sc.formulation->pointer, "an FMU takes no formulation");
   const auto& md = fmu.description();
@@ -287,17 +293,25 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
           "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
     return false;
   }
-  if (!sc.integrator && !md.has_cs) {
-    error(sc.pointer + "/integrator",
-          "the FMU is for model exchange only: name an integrator; available: " + list(names_of(Kind::integrator)));
+  if (!sc.integrator && !md.has_cs && !md.derivatives.empty()) {
+    error(sc.pointer + "/integrator", "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
+                                          list(names_of(Kind::integrator)));
     return false;
   }
   if (sc.integrator) {
     if (!resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer)) return false;
     node.plugin += " + " + sc.integrator->plugin;
   }
+  node.fmu = true;
+  if (!sc.integrator && !md.can_variable_step && !fixed_step_ok(sc)) return false;
+  // Variables the record names beside the FMU's outputs: read like outputs.
+  std::vector<std::string> observed;
+  for (const std::string& v : manifest_.record.variables)
+    if (v.size() > sc.name.size() + 1 && v.compare(0, sc.name.size() + 1, sc.name + ".") == 0)
+      observed.push_back(v.substr(sc.name.size() + 1));
   node.sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
     const Params prm = reg_.make_params(p, sc.plugin.parameters);
+    fmu_params = prm.values();
     std::shared_ptr<Integrator> integ;
     if (sc.integrator) {
       integ = reg_.create_integrator(sc.integrator->plugin, in_manifest(*sc.integrator));
@@ -307,7 +321,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     auto lib = fmu.library(bool(integ));
     std::unique_ptr<Subsystem> made;
     try {
-      made = fmu.create(prm, sc.name, integ);
+      made = fmu.create(prm, sc.name, integ, observed);
     } catch (const ParameterError& e) {
       error(sc.pointer + "/parameters" + e.pointer(), e.what());  // where the user wrote the value
       return nullptr;
@@ -319,6 +333,33 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     return std::shared_ptr<Subsystem>(made.release(), [keep, lib](Subsystem* o) { delete o; });
   });
   return node.sub != nullptr;
+}
+
+// A co-simulation FMU that cannot change its step size (canHandleVariableCommunicationStepSize
+// false) is refused here, not at the step that would change it: every step it is given has one
+// length when macro steps are fixed, a multiple of the (aligned) step, and fill the span.
+bool GraphBuilder::fixed_step_ok(const SubsystemConfig& sc) {
+  const CouplingConfig& c = manifest_.coupling;
+  const std::string why = "the FMU cannot change its communication step size (canHandleVariableCommunicationStepSize=\"false\"), ";
+  auto multiple = [](double a, double b) { return std::abs(a / b - std::round(a / b)) <= 1e-9 * std::max(1.0, a / b); };
+  if (c.step_control.enabled) {
+    error("/coupling/step_control", why + "but an adaptive macro step changes it; use a fixed macro step");
+    return false;
+  }
+  const double macro = c.macro_step, span = c.end - c.start;
+  const double h = c.align && sc.step > 0 ? std::min(sc.step, macro) : sc.step > 0 ? sc.step : macro;
+  if (c.align && !multiple(macro, h)) {
+    error(sc.pointer + "/step", why + "but steps of " + number_text(h) + " s in macro steps of " + number_text(macro) +
+                                    " s end with a step of " + fmi::fmt_time(macro - std::floor(macro / h) * h) +
+                                    " s; make the macro step a multiple of the subsystem's step");
+    return false;
+  }
+  if (!multiple(span, h)) {
+    error("/coupling/end", why + "but steps of " + number_text(h) + " s from " + number_text(c.start) + " to " +
+                               number_text(c.end) + " s end with a shorter one; make the span a multiple of the step");
+    return false;
+  }
+  return true;
 }
 
 bool GraphBuilder::create_ode_subsystem(Node& node, const SubsystemConfig& sc) {
@@ -612,6 +653,11 @@ void GraphBuilder::check_unconnected_inputs() {
       if (n.in_links[k].size() == 1)
         graph_->links[static_cast<std::size_t>(n.in_links[k][0]->index)].whole_port = fed == in.size;
       if (fed == in.size) continue;
+      if (n.fmu) {
+        graph_->unconnected.push_back(n.name + "." + in.name + " = " + json(n.input_start[k]).dump() +
+                                      (fed ? " where no connection feeds it" : ""));
+        continue;
+      }
       error("/connections",
             "input \"" + n.name + "." + in.name + "\" (" + describe_port(in) + ") is " +
                 (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"

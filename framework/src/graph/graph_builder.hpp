@@ -90,9 +90,11 @@ class GraphBuilder {
 
   // add_subsystems, one subsystem: false when it could not be made.
   bool add_subsystem(SubsystemConfig sc);
-  bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const fmi::FmuPlugin& fmu);
+  bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const fmi::FmuPlugin& fmu,
+                            json& fmu_params);
   bool create_ode_subsystem(Node& node, const SubsystemConfig& sc);
   bool create_multibody_subsystem(Node& node, const SubsystemConfig& sc);
+  bool fixed_step_ok(const SubsystemConfig& sc);
   bool declare_ports(Node& node, const SubsystemConfig& sc, bool fmu);
   std::vector<Bond> bonded_inputs(const Node& node, const SubsystemConfig& sc);
   void check_through(const Node& node, const SubsystemConfig& sc);

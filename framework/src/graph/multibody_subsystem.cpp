@@ -20,6 +20,7 @@ class MultibodySubsystem final : public Subsystem {
     M_eff_.setZero(p, p);
     f_eff_.setZero(p);
     lambda_i_.setZero(p);
+    needs_dynamics_ = model_->outputs_need_dynamics();
   }
 
   std::vector<PortSpec> ports() const override { return model_->ports(); }
@@ -46,8 +47,10 @@ class MultibodySubsystem final : public Subsystem {
     if (!restart_) form_->input_discontinuity(t);
   }
   void outputs(std::span<double> y) override {
-    form_->effective(*model_, t_, q_, v_, M_eff_, f_eff_);
-    form_->acceleration(*model_, t_, q_, v_, v_dot_);
+    if (needs_dynamics_) {
+      form_->effective(*model_, t_, q_, v_, M_eff_, f_eff_);
+      form_->acceleration(*model_, t_, q_, v_, v_dot_);
+    }
     model_->interface_forces(t_, q_, v_, lambda_i_);
     model_->outputs(MultibodyState{t_, q_, v_, v_dot_, M_eff_, f_eff_, lambda_i_}, y);
   }
@@ -63,6 +66,10 @@ class MultibodySubsystem final : public Subsystem {
     return r;
   }
   double energy() const override { return model_->energy_at(t_, q_, v_); }
+  Accuracy accuracy() const override {
+    Accuracy a = model_->accuracy();
+    return a.within ? form_->accuracy() : a;
+  }
 
   // A model keeps no state between evaluations (MultibodyModel's contract): (t, q, v) is the
   // state. The formulation restarts from the saved point in every repetition of the macro
@@ -85,6 +92,7 @@ class MultibodySubsystem final : public Subsystem {
   Eigen::MatrixXd M_eff_;
   double t_ = 0.0;
   bool restart_ = false;
+  bool needs_dynamics_ = true;  // the model's outputs read v_dot, M_eff or f_eff
   struct Snapshot {
     Eigen::VectorXd q, v;
     double t;

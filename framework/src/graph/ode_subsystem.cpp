@@ -5,10 +5,28 @@
 namespace stride::host {
 namespace {
 
+// An OdeSystem stepped by an Integrator. A system with event indicators (OdeSystem::
+// event_indicators) has each step split at its events:
+//   x0 = x; integrate [t, t_end]; if an indicator changed domain:
+//     bisection on the event time, re-integrating from (t, x0) with a restarted integrator,
+//     to event_tolerance; x = x at the first time found on the far side;
+//     handle_event(t_e, x); reset the integrator at t_e; read the indicators again;
+//     continue from t_e to t_end.
+// The step still ends at t + h, so the subsystem's grid is kept.
 class OdeSubsystem final : public Subsystem {
  public:
   OdeSubsystem(std::shared_ptr<OdeSystem> sys, std::shared_ptr<Integrator> integ)
-      : sys_(std::move(sys)), integ_(std::move(integ)), x_(sys_->state_size()) {}
+      : sys_(std::move(sys)), integ_(std::move(integ)), x_(sys_->state_size()) {
+    const std::size_t m = sys_->event_indicator_count();
+    z_.assign(m, 0.0);
+    zt_.assign(m, 0.0);
+    x0_.assign(x_.size(), 0.0);
+    xt_.assign(x_.size(), 0.0);
+    event_times_.reserve(kKeptEventTimes);  // step() does not allocate
+  }
+
+  // Event times are located to this fraction of max(1, |t|) seconds (as for FMUs).
+  static constexpr double event_tolerance = 1e-12;
 
   std::vector<PortSpec> ports() const override { return sys_->ports(); }
   void bind(Inputs& in) override {
@@ -24,16 +42,30 @@ class OdeSubsystem final : public Subsystem {
   // exist only once every subsystem has produced its initial outputs.
   void equilibrate(double t0) override {
     sys_->equilibrate(t0, x_);
-    integ_->reset(*sys_, t0, x_);
-    started_ = true;
+    restart(t0);
   }
   double step(double t, double h) override {
-    if (!started_) {
-      integ_->reset(*sys_, t, x_);
-      started_ = true;
+    if (!started_) restart(t);
+    if (z_.empty()) return t_ = integ_->step(*sys_, t, h, x_);
+    const double t_end = t + h;
+    double tc = t;
+    while (tc < t_end) {
+      std::copy(x_.begin(), x_.end(), x0_.begin());
+      const double reached = integ_->step(*sys_, tc, t_end - tc, x_);
+      sys_->event_indicators(reached, x_, zt_);
+      if (!crossed()) {
+        z_ = zt_;
+        tc = reached;
+        if (reached < t_end) break;  // an adaptive integrator stopped short: the host steps on
+        continue;
+      }
+      tc = locate(tc, reached);
+      sys_->handle_event(tc, x_);
+      ++events_;
+      if (event_times_.size() < kKeptEventTimes) event_times_.push_back(tc);
+      restart(tc);
     }
-    t_ = integ_->step(*sys_, t, h, x_);
-    return t_;
+    return t_ = tc;
   }
   // A reset() just before restarts the integrator anyway.
   void input_discontinuity(double t) override {
@@ -43,9 +75,11 @@ class OdeSubsystem final : public Subsystem {
   json statistics() const override {
     json s = sys_->statistics();
     s["integrator"] = integ_->statistics();
+    if (!z_.empty()) s["events"] = {{"count", events_}, {"bisection_steps", bisections_}, {"first_times", event_times_}};
     return s;
   }
   json report() const override { return sys_->report(); }
+  Accuracy accuracy() const override { return sys_->accuracy(); }
   double energy() const override { return sys_->energy_at(t_, x_); }
 
   // x, the time and the system's own state; the integrator restarts from the saved point in
@@ -69,6 +103,44 @@ class OdeSubsystem final : public Subsystem {
   }
 
  private:
+  static constexpr std::size_t kKeptEventTimes = 20;
+
+  void restart(double t) {
+    integ_->reset(*sys_, t, x_);
+    if (!z_.empty()) sys_->event_indicators(t, x_, z_);
+    started_ = true;
+  }
+  // An indicator left its domain (z > 0 or z <= 0) between z_ and zt_.
+  bool crossed() const {
+    for (std::size_t i = 0; i < z_.size(); ++i)
+      if ((z_[i] > 0) != (zt_[i] > 0)) return true;
+    return false;
+  }
+  // The first event in (t0, t1], x0_ holding x(t0) and x_ x(t1): bisection re-integrating from
+  // t0; leaves x_ at the time returned, the earliest reached on the far side of the event.
+  double locate(double t0, double t1) {
+    double lo = t0, hi = t1;
+    std::copy(x_.begin(), x_.end(), xt_.begin());
+    const double tol = event_tolerance * std::max(1.0, std::abs(t0));
+    while (hi - lo > tol) {
+      const double mid = 0.5 * (lo + hi);
+      std::copy(x0_.begin(), x0_.end(), x_.begin());
+      integ_->reset(*sys_, t0, x_);
+      const double reached = integ_->step(*sys_, t0, mid - t0, x_);
+      sys_->event_indicators(reached, x_, zt_);
+      ++bisections_;
+      if (crossed()) {
+        hi = reached;
+        std::copy(x_.begin(), x_.end(), xt_.begin());
+      } else {
+        lo = reached;
+      }
+      if (reached <= lo && reached < mid) break;  // the integrator cannot reach closer
+    }
+    std::copy(xt_.begin(), xt_.end(), x_.begin());
+    return hi;
+  }
+
   struct Snapshot final : SavedState {
     std::vector<double> x;
     double t = 0.0;
@@ -79,6 +151,9 @@ class OdeSubsystem final : public Subsystem {
   std::vector<double> x_;
   double t_ = 0.0;
   bool started_ = false;
+  std::vector<double> z_, zt_, x0_, xt_;  // event indicators at t_ and at a trial time; x at the step start and past the event
+  long events_ = 0, bisections_ = 0;
+  std::vector<double> event_times_;
 };
 
 }  // namespace

@@ -165,6 +165,10 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
+    // A plugin's or FMU's "parameters" object is created for its first value.
+    if (!jp.empty() && !parent.empty() && parent.back() == "parameters" && !doc.contains(parent) &&
+        doc.contains(parent.parent_pointer()) && doc[parent.parent_pointer()].is_object())
+      doc[parent] = json::object();
     if (!jp.empty() && !doc.contains(parent)) {
       chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
       return;
@@ -601,8 +605,11 @@ void read_output(Checker& chk, const json& d, const fs::path& file, Manifest& m)
 
 // The document with the --set overrides applied and the variables substituted; throws
 // ManifestError when it cannot be read at all.
+DocumentCompletion g_completion = nullptr;
+
+// What the manifest leaves out and a later stage knows is filled in (`filled`).
 json read_document(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides,
-                   Checker& chk, std::map<std::string, std::string>& variable_uses) {
+                   Checker& chk, std::map<std::string, std::string>& variable_uses, std::vector<std::string>& filled) {
   const JsonLimits limits;
   auto document = parse_json(text, file.string(), chk.diags, limits);
   if (!document) throw ManifestError(chk.diags);
@@ -611,6 +618,7 @@ json read_document(const std::string& text, const fs::path& file, const std::vec
   for (const auto& o : overrides) apply_override(*document, o, chk, limits);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
   substitute_variables(*document, chk, variable_uses);
+  if (g_completion) g_completion(*document, file.parent_path(), filled);
   return std::move(*document);
 }
 
@@ -618,7 +626,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   Checker chk{file.string(), {}};
   Manifest m;
   m.file = file;
-  m.document = read_document(text, file, overrides, chk, m.variable_uses);
+  m.document = read_document(text, file, overrides, chk, m.variable_uses, m.from_fmus);
   const json& d = m.document;
   chk.object(d, "",
              {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections", "coupling",
@@ -644,6 +652,8 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
 }
 
 }  // namespace
+
+void set_document_completion(DocumentCompletion completion) { g_completion = completion; }
 
 Manifest read_manifest_text(const std::string& text, const fs::path& file, const std::vector<std::string>& overrides) {
   return parse_document(text, file, overrides);

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 namespace stride::host {
 namespace {
@@ -36,16 +38,24 @@ struct Database {
   std::string problem;  // why the database could not be read
 };
 
+// The database a program named (set_unit_database), "" for UDUNITS-2's own choice.
+std::string& database_path() {
+  static std::string path;
+  return path;
+}
+
 Database& database() {
   static Database db;
   static std::once_flag once;
   std::call_once(once, [] {
     ut_set_error_message_handler(ut_ignore);  // reasons are reported by Stride, with the unit
     ut_status status = UT_SUCCESS;
-    const char* path = ut_get_path_xml(nullptr, &status);
+    const std::string& named = database_path();
+    const char* path = named.empty() ? ut_get_path_xml(nullptr, &status) : named.c_str();
     const std::string where = std::string(path ? path : "(none)") +
-                              (status == UT_OPEN_ENV ? " from UDUNITS2_XML_PATH" : " (the default)");
-    db.system = ut_read_xml(nullptr);
+                              (!named.empty() ? " (named by the program)"
+                               : status == UT_OPEN_ENV ? " from UDUNITS2_XML_PATH" : " (the default)");
+    db.system = ut_read_xml(named.empty() ? nullptr : named.c_str());
     if (!db.system) {
       db.problem = "UDUNITS-2 could not read its unit database " + where +
                    " (install the Debian package libudunits2-data, or set UDUNITS2_XML_PATH to udunits2.xml)";
@@ -174,6 +184,8 @@ bool is_temperature(Database& db, const ut_unit* unit) {
 
 }  // namespace
 
+void set_unit_database(const std::string& xml) { database_path() = xml; }
+
 std::string unit_problem(const std::string& unit) {
   if (is_dimensionless(trimmed(unit))) return "";  // needs no database
   Database& db = database();
@@ -289,6 +301,66 @@ std::string si_unit_name(const std::map<std::string, int>& exponents) {
     if (v != 0) e[k] = v;
   auto it = names.find(e);
   return it == names.end() ? "" : it->second;
+}
+
+namespace {
+
+// The base units and their exponents in UDUNITS-2's definition of a unit ("100000 m-1.kg.s-2",
+// "K @ 273.15", "0.10471975511966 s-1.rad"); false for anything else. The number in front is
+// rounded by the formatting, so the factor is computed apart (unit_definition).
+bool base_exponents(const std::string& definition, std::map<std::string, int>& out) {
+  static const std::set<std::string> bases = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
+  std::string text = definition.substr(0, definition.find(" @ "));
+  if (const auto space = text.rfind(' '); space != std::string::npos) text = text.substr(space + 1);
+  if (text == "1") return true;
+  std::stringstream factors(text);
+  for (std::string f; std::getline(factors, f, '.');) {
+    const auto digits = f.find_first_of("-0123456789");
+    const std::string name = f.substr(0, digits);
+    int exponent = 1;
+    if (digits != std::string::npos) {
+      const auto r = std::from_chars(f.data() + digits, f.data() + f.size(), exponent);
+      if (r.ec != std::errc() || r.ptr != f.data() + f.size()) return false;
+    }
+    if (!bases.count(name)) return false;
+    out[name] += exponent;
+  }
+  std::erase_if(out, [](const auto& e) { return e.second == 0; });
+  return true;
+}
+
+}  // namespace
+
+std::string si_product(const std::map<std::string, int>& exponents) {
+  std::string s;
+  for (const auto& [name, e] : exponents)
+    if (e != 0) s += (s.empty() ? "" : ".") + name + (e == 1 ? "" : std::to_string(e));
+  return s.empty() ? "1" : s;
+}
+
+std::optional<UnitDefinition> unit_definition(const std::string& unit, std::string* why) {
+  std::string reason;
+  UnitDefinition d;
+  if (is_dimensionless(trimmed(unit))) return d;
+  Database& db = database();
+  std::lock_guard<std::mutex> hold(db.lock);
+  Unit u = parse(db, unit, reason);
+  char text[256];
+  if (u) {
+    const int n = ut_format(u.get(), text, sizeof text, UT_ASCII | UT_DEFINITION);
+    if (n <= 0 || n >= static_cast<int>(sizeof text) || !base_exponents(text, d.exponents))
+      reason = "not a product of powers of SI base units";
+  }
+  Unit si = reason.empty() ? parse(db, si_product(d.exponents), reason) : nullptr;
+  std::optional<UnitConversion> c;
+  if (si) c = affine(u.get(), si.get(), reason);
+  if (!c) {
+    if (why) *why = "\"" + unit + "\": " + reason;
+    return std::nullopt;
+  }
+  d.factor = c->scale;
+  d.offset = c->offset;
+  return d;
 }
 
 }  // namespace stride::host

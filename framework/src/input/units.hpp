@@ -19,6 +19,10 @@ struct UnitConversion {
   bool identity() const { return scale == 1.0 && offset == 0.0; }
 };
 
+// The database to read instead of UDUNITS-2's default (a host inside an exported FMU reads the
+// copy the FMU carries). Call before the first unit is read; later calls change nothing.
+void set_unit_database(const std::string& xml);
+
 // "" when `unit` is a unit Stride understands: UDUNITS-2 syntax and names ("kN", "kg*m/s^2",
 // "m^3/s", "N.m", "degC", "rpm", "deg"), or dimensionless written "", "1" or "-" (known without
 // the database); otherwise why not, "not a unit (UDUNITS-2 knows no unit of that name)", for a
@@ -40,5 +44,21 @@ std::optional<double> quantity_in(const std::string& text, const std::string& to
 // The SI unit name for exponents of the base units kg, m, s, A, K, mol, cd, rad (as in an FMU's
 // <BaseUnit>), e.g. {kg 1, m -1, s -2} -> "Pa"; "" when Stride has no name for it.
 std::string si_unit_name(const std::map<std::string, int>& exponents);
+
+// The product of powers of SI base units in UDUNITS-2's syntax ({kg 1, m -1, s -2} ->
+// "kg.m-1.s-2"), "1" for none: a unit text for exponents Stride has no name for.
+std::string si_product(const std::map<std::string, int>& exponents);
+
+// A unit as the FMI and SSP standards define one (<BaseUnit>): exponents of the SI base units
+// kg, m, s, A, K, mol, cd and of rad, with value_SI = factor * value + offset. "bar" ->
+// {kg 1, m -1, s -2}, factor 1e5; "degC" -> {K 1}, offset 273.15; "rpm" -> {rad 1, s -1},
+// factor pi/30. Dimensionless ("", "1", "-") -> no exponents, factor 1.
+struct UnitDefinition {
+  std::map<std::string, int> exponents;  // nonzero ones only
+  double factor = 1.0, offset = 0.0;
+};
+// nullopt, with the reason in `why`, when the unit is not understood or is not a product of
+// powers of those base units (a logarithmic unit, a time origin).
+std::optional<UnitDefinition> unit_definition(const std::string& unit, std::string* why = nullptr);
 
 }  // namespace stride::host

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "stride/host/input/json_input.hpp"  // number_text
+
 namespace stride::host {
 
 Master::Master(RunState& state, const CouplingConfig& coupling, double residual_limit, const volatile int* stop,
@@ -72,7 +74,7 @@ void Master::initialize() {
 // Between communication points no sample arrives, so outputs() at the time reached gives what
 // it gave right after the step.
 bool Master::lazy_outputs(const NodeState& n) {
-  if (!n.bonds.empty() || !n.bounds.empty()) return false;
+  if (!n.bonds.empty() || !n.bounds.empty() || n.events) return false;  // events: outputs before each
   if (!n.out_links.empty()) return true;
   bool connected = false;
   for (const auto& links : n.in_links) connected = connected || !links.empty();
@@ -181,7 +183,7 @@ void Master::save(NodeState& n, Snapshot& s) {
   guarded(n, [&] { n.sub->save_state(s.state); });
   if (!s.state)
     throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin +
-                                      ") saved no state at t = " + std::to_string(n.t) + " s"};
+                                      ") saved no state at t = " + number_text(n.t) + " s"};
 }
 
 void Master::restore(NodeState& n, const Snapshot& s) {
@@ -203,9 +205,13 @@ void Master::failed(const NodeState& n) const {
     throw;
   } catch (const StepFailure& e) {
     throw Stop{RunStatus::diverged,
-               "subsystem \"" + name + "\" (" + plugin + ") failed at t = " + std::to_string(n.t) + " s: " + e.what()};
+               "subsystem \"" + name + "\" (" + plugin + ") failed at t = " + number_text(n.t) + " s: " + e.what()};
   } catch (const PluginError& e) {
     throw Stop{RunStatus::failed, "subsystem \"" + name + "\": " + e.what()};
+  } catch (const EndOfSimulation& e) {
+    // The model came to its end (an FMU asked to terminate): a normal end where it stopped.
+    throw Stop{RunStatus::completed,
+               "subsystem \"" + name + "\" ended the simulation at t = " + number_text(n.t) + " s: " + e.what()};
   } catch (const Stop&) {
     throw;
   } catch (const std::bad_alloc&) {
@@ -239,8 +245,8 @@ void Master::stop_by_signal() const {
 
 void Master::bad_step_time(const NodeState& n, double t_new, double h) const {
   throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin + ") returned time " +
-                                    std::to_string(t_new) + " from a step at t = " + std::to_string(n.t) +
-                                    " of at most " + std::to_string(h) + " s"};
+                                    number_text(t_new) + " from a step at t = " + number_text(n.t) +
+                                    " of at most " + number_text(h) + " s"};
 }
 
 void Master::not_finite(const NodeState& n, std::size_t element) const {
@@ -248,19 +254,19 @@ void Master::not_finite(const NodeState& n, std::size_t element) const {
   const std::size_t p = d.output_port_at(element);
   const std::string port = p < d.ports.size() ? d.ports[p].name : "";
   throw Stop{RunStatus::diverged, "subsystem \"" + d.name + "\": output \"" + port +
-                                      "\" is not finite at t = " + std::to_string(n.t) + " s"};
+                                      "\" is not finite at t = " + number_text(n.t) + " s"};
 }
 
 void Master::out_of_bounds(const NodeState& n, const Node::Bound& b, double v) const {
-  throw Stop{RunStatus::diverged, "output " + b.label + " = " + std::to_string(v) + " left its declared bounds [" +
-                                      std::to_string(b.min) + ", " + std::to_string(b.max) +
-                                      "] at t = " + std::to_string(n.t) + " s"};
+  throw Stop{RunStatus::diverged, "output " + b.label + " = " + number_text(v) + " left its declared bounds [" +
+                                      number_text(b.min) + ", " + number_text(b.max) +
+                                      "] at t = " + number_text(n.t) + " s"};
 }
 
 void Master::residual_over_limit(const PairState& p, double r) const {
-  throw Stop{RunStatus::diverged, "energy residual of power bond " + p.pair->name() + " is " + std::to_string(r) +
-                                      " J, beyond the limit " + std::to_string(residual_limit_) +
-                                      " J at t = " + std::to_string(time_reached()) + " s"};
+  throw Stop{RunStatus::diverged, "energy residual of power bond " + p.pair->name() + " is " + number_text(r) +
+                                      " J, beyond the limit " + number_text(residual_limit_) +
+                                      " J at t = " + number_text(time_reached()) + " s"};
 }
 
 }  // namespace stride::host

@@ -69,6 +69,7 @@ class Master {
     }
     n.y_stale = false;
     read_outputs(n);
+    if (n.events) guarded(n, [&] { n.event_at_end = n.events->outputs_before_event(n.y_before_event); });
     if (!defer_monitors_) {
       check_monitors(n);
     } else if (!violation_) {
@@ -124,7 +125,10 @@ class Master {
   }
 
   void push(LinkState& l, double t) {
-    if (t > l.last_push) guarded(l, [&] { l.push_now(t); });
+    if (t > l.last_push) guarded(l, [&] {
+        s_.coupling_errors.before_push(l, t, eps_);
+        l.push_now(t);
+      });
   }
   // n's outputs into every connection they feed.
   void push_outputs(NodeState& n) {
@@ -138,6 +142,7 @@ class Master {
   void reached(double T) {
     beacon_->time_reached.store(T, std::memory_order_relaxed);
     check_residuals();
+    s_.coupling_errors.reached(s_);
     for (Observer* o : at_points_) o->reached(s_, T);
   }
 

@@ -26,11 +26,15 @@ void Recorder::passed(NodeState& n) {
     if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
     if (k >= formatted_ + rows_.size()) grow();
     Row& r = rows_[k % rows_.size()];
+    // Linear between the step's start and its end; a step that ended at an event ends, for the
+    // times before it, at the values just before the event (the row at its time: those after).
     const double span = n.t - n.t_prev;
     const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+    const bool before_event = n.event_at_end && tk < n.t - 1e-9 * dt_;
+    const std::vector<double>& end = before_event ? n.y_before_event : n.y;
     for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
       const std::size_t e = d.record_elem[i];
-      r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * n.y[e];
+      r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
     }
     ++r.filled;
     ++n.next_record;

@@ -31,6 +31,7 @@ const char* to_string(RunStatus s) {
     case RunStatus::diverged: return "diverged";
     case RunStatus::failed: return "failed";
     case RunStatus::interrupted: return "interrupted";
+    case RunStatus::inaccurate: return "inaccurate";
   }
   return "?";
 }
@@ -87,9 +88,22 @@ void note_end(RunResult& res) {
   }
 }
 
-// Everything the run wrote reaches its files; a refusal fails a completed run.
+// A run that reached its end is completed only when every subsystem vouches for its answer
+// (Component::accuracy()): the first that does not makes it inaccurate, with its reason.
+void judge_accuracy(const RunState& state, RunResult& res) {
+  for (const NodeState& n : state.nodes) {
+    const Accuracy a = accuracy_of(n);
+    if (a.within) continue;
+    res.status = RunStatus::inaccurate;
+    res.message = "subsystem \"" + n.node->name + "\" (" + n.node->plugin + "): " + a.reason;
+    return;
+  }
+}
+
+// Everything the run wrote reaches its files; a refusal fails a run that reached its end.
 void finish_files(RunResult& res, std::optional<Recorder>& rec, std::optional<RowFile>& macro_log) {
-  if (rec && res.status != RunStatus::completed) {
+  const bool reached_end = res.status == RunStatus::completed || res.status == RunStatus::inaccurate;
+  if (rec && !reached_end) {
     try {
       rec->finish();
     } catch (const Stop& s) {
@@ -101,6 +115,7 @@ void finish_files(RunResult& res, std::optional<Recorder>& rec, std::optional<Ro
       macro_log->commit();
     } catch (const Stop& s) {
       if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
+      else if (res.status == RunStatus::inaccurate) res.status = RunStatus::failed, res.message = s.message + "; " + res.message;
       else res.message += "; " + s.message;
     }
   }
@@ -152,8 +167,17 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     res.stepping_time = seconds_since(step0);
     rec->finish();
     res.status = RunStatus::completed;
+    judge_accuracy(sim->state(), res);
   } catch (...) {
     note_end(res);
+    // A model's request to end the simulation ends the run normally: every row up to the time
+    // it stopped at is complete and kept.
+    if (res.status == RunStatus::completed && rec && sim) try {
+        rec->accepted(sim->time());
+        rec->finish();
+      } catch (...) {
+        note_end(res);
+      }
   }
   finish_files(res, rec, macro_log);
   if (beacon) beacon->phase.store(3);

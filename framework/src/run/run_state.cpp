@@ -107,10 +107,12 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     n.plugin_inputs = d.plugin_inputs.get();
     n.y.assign(d.output_width, 0.0);
     n.y_prev.assign(d.output_width, 0.0);
+    n.events = dynamic_cast<const EventOutputs*>(n.sub);
+    if (n.events) n.y_before_event.assign(d.output_width, 0.0);
     n.bounds = d.bounds;
     n.known.assign(d.inputs.size(), NodeInputs::Known{});
     n.in_links.resize(d.in_links.size());
-    for (std::size_t k : d.inputs) n.input_value.emplace_back(d.ports[k].size, 0.0);
+    n.input_value = d.input_start;
     for (const Bond& b : d.bonds) n.bonds.push_back({b.input, b.element, b.output_offset, b.width, b.sign});
   }
   for (const Link& d : g.links) {
@@ -142,6 +144,7 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
   for (const BondPair& p : g.bond_pairs)
     pairs.push_back({&p, &nodes[static_cast<std::size_t>(p.a->index)].bonds[p.bond_a].energy,
                      &nodes[static_cast<std::size_t>(p.b->index)].bonds[p.bond_b].energy});
+  coupling_errors.size_for(*this);
   std::size_t attached = 0;
   try {
     for (; attached < nodes.size(); ++attached) nodes[attached].plugin_inputs->attach(nodes[attached]);

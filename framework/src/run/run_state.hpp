@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "run/coupling_error.hpp"
+#include "run/event_outputs.hpp"
 
 namespace stride::host {
 
@@ -60,6 +62,11 @@ struct alignas(64) NodeState {
   // asking the host (a held sample, the value just evaluated).
   std::vector<NodeInputs::Known> known;
   std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
+  // A subsystem whose outputs jump at events (an FMU): after a step that ended at one,
+  // `event_at_end` and the outputs just before it, which recording interpolates to instead of y.
+  const EventOutputs* events = nullptr;
+  bool event_at_end = false;
+  std::vector<double> y_before_event;
   const Node* node = nullptr;
   NodeInputs* plugin_inputs = nullptr;
   std::vector<std::vector<LinkState*>> in_links;              // per input index
@@ -139,6 +146,7 @@ struct RunState {
   std::vector<LinkState> links;   // as Graph::links
   std::vector<NodeState*> order;  // as Graph::order
   std::vector<PairState> pairs;   // as Graph::bond_pairs
+  CouplingErrors coupling_errors;  // the run's estimate of its coupling error (summary.json "accuracy")
 
   // The time every subsystem has reached (at most `end`).
   double time_reached(double end) const {

@@ -33,7 +33,7 @@ void Simulation::advance_to(double t) {
   if (!scheme_) throw std::logic_error("advance_to() before initialize()");
   if (stopped_) throw std::logic_error("advance_to() after the run stopped");
   if (!(t <= c.end))
-    throw std::invalid_argument("time " + std::to_string(t) + " s is past the end " + std::to_string(c.end) + " s");
+    throw std::invalid_argument("time " + number_text(t) + " s is past the end " + number_text(c.end) + " s");
   try {
     scheme_->advance(t);
     // Outputs() and the caller read every subsystem's outputs at the time reached.

@@ -16,6 +16,18 @@ json statistics_of(const NodeState& n) {
   }
 }
 
+}  // namespace
+
+Accuracy accuracy_of(const NodeState& n) {
+  try {
+    return n.sub->accuracy();
+  } catch (...) {
+    return {false, "its accuracy could not be judged (accuracy() threw)"};
+  }
+}
+
+namespace {
+
 json message_counts(const RunLog::Counts& said) {
   return {{"warnings", said.warnings}, {"errors", said.errors}, {"left_out", said.suppressed}};
 }
@@ -71,6 +83,7 @@ json subsystems(const RunState& state, EnergyTotals& total) {
     j["steps"] = n.steps;
     j["time_reached"] = n.t;
     j["statistics"] = statistics_of(n);
+    if (const Accuracy a = accuracy_of(n); !a.within) j["accuracy"] = {{"within", false}, {"reason", a.reason}};
     add_energy(j, n, total);
     j["messages"] = message_counts(state.graph.log->counts(d.name));
     if (!n.bonds.empty()) {
@@ -163,6 +176,7 @@ json run_summary(const Experiment& ex, const RunState* run, const RunResult& res
   }
   s["power_bonds"] = pairs;
   if (!state.pairs.empty()) s["energy_residual_J"] = total_residual;
+  s["accuracy"] = state.coupling_errors.summary(state);
   return s;
 }
 

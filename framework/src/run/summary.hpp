@@ -12,6 +12,10 @@
 
 namespace stride::host {
 
+// What a subsystem says of its answer (Component::accuracy()); one that throws is judged
+// outside its bounds.
+Accuracy accuracy_of(const NodeState& n);
+
 // The summary of a run that ended with `result` (status, message, end_time_reached,
 // wall_time), `rows` rows of results.csv written; `state` null when the run could not even
 // make its state (out of memory, another run of the experiment under way).

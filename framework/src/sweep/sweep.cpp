@@ -76,8 +76,10 @@ struct SweepReader {
   fs::path path_of(const std::string& p) const { return fs::path(p).is_absolute() ? fs::path(p) : base / p; }
 
   void reference(const json& r, SweepSpec& s) {
-    if (!chk.object(r, "/reference", {"manifest", "columns", "set"}, {"manifest", "columns"})) return;
+    if (!chk.object(r, "/reference", {"manifest", "columns", "set", "error_scale", "error_unit"}, {"manifest", "columns"})) return;
     if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
+    if (auto e = chk.number(r, "/reference", "error_scale", "a positive scale of the errors", true)) s.error_scale = *e;
+    if (auto u = chk.string(r, "/reference", "error_unit")) s.error_unit = *u;
     if (r.contains("set")) s.reference_sets = sets_of(chk, r["set"], "/reference/set");
     if (!r.contains("columns")) return;
     const json& c = r["columns"];
@@ -160,6 +162,65 @@ struct SweepReader {
     s.axes.push_back(std::move(ax));
   }
 
+  // "histories": each names a PNG in the output folder, a column and its curves; a curve picks
+  // one run by a label of every axis with more than one value, or is "reference".
+  void histories(const json& h, SweepSpec& s) {
+    if (!h.is_array()) return chk.error("/histories", "expected an array of time histories, found " + type_name(h));
+    std::set<std::string> files;
+    for (std::size_t k = 0; k < h.size(); ++k) {
+      const std::string p = "/histories/" + std::to_string(k);
+      if (!chk.object(h[k], p, {"file", "title", "column", "scale", "ylabel", "difference", "runs"}, {"file", "column", "runs"})) continue;
+      SweepHistory hi;
+      hi.file = chk.string(h[k], p, "file").value_or("");
+      if (hi.file.size() < 5 || hi.file.find('/') != std::string::npos || hi.file.substr(hi.file.size() - 4) != ".png" ||
+          !files.insert(hi.file).second)
+        chk.error(p + "/file", "expected a file name of its own ending in .png (no folders), found \"" + hi.file + "\"");
+      hi.title = chk.string(h[k], p, "title").value_or("");
+      hi.column = chk.string(h[k], p, "column").value_or("");
+      hi.ylabel = chk.string(h[k], p, "ylabel").value_or(hi.column);
+      if (auto v = chk.number(h[k], p, "scale", "a non-zero scale", false)) {
+        hi.scale = *v;
+        if (hi.scale == 0.0) chk.error(p + "/scale", "expected a non-zero scale, found 0");
+      }
+      if (h[k].contains("difference")) {
+        if (!h[k]["difference"].is_boolean()) chk.error(p + "/difference", "expected true or false, found " + type_name(h[k]["difference"]));
+        else hi.difference = h[k]["difference"].get<bool>();
+      }
+      if (hi.difference && s.reference.empty()) chk.error(p + "/difference", "a difference needs the sweep's \"reference\"");
+      const json& rs = h[k]["runs"];
+      if (!rs.is_array() || rs.empty()) chk.error(p + "/runs", "expected a non-empty array of runs, found " + type_name(rs));
+      else
+        for (std::size_t c = 0; c < rs.size(); ++c) history_curve(rs[c], p + "/runs/" + std::to_string(c), s, hi);
+      s.histories.push_back(std::move(hi));
+    }
+  }
+  void history_curve(const json& r, const std::string& p, const SweepSpec& s, SweepHistory& hi) {
+    if (r == "reference") {
+      if (s.reference.empty()) chk.error(p, "the sweep has no reference run");
+      else if (hi.difference) chk.error(p, "the reference less itself is zero; leave it out of a difference");
+      hi.curves.emplace_back();
+      return;
+    }
+    if (!r.is_object()) return chk.error(p, "expected \"reference\" or {\"axis\": \"label\", ...}, found " + type_name(r));
+    std::vector<std::pair<std::size_t, std::size_t>> pick;
+    for (std::size_t a = 0; a < s.axes.size(); ++a) {
+      const SweepAxis& ax = s.axes[a];
+      if (!r.contains(ax.name)) {
+        if (ax.values.size() > 1) chk.error(p, "name a value of axis \"" + ax.name + "\" (it has " + std::to_string(ax.values.size()) + ")");
+        else pick.emplace_back(a, 0);
+        continue;
+      }
+      const std::string label = value_label(r[ax.name]);
+      auto v = std::find_if(ax.values.begin(), ax.values.end(), [&](const SweepAxisValue& x) { return x.label == label; });
+      if (v == ax.values.end()) chk.error(p + "/" + pointer_escape(ax.name), "axis \"" + ax.name + "\" has no value \"" + label + "\"");
+      else pick.emplace_back(a, std::size_t(v - ax.values.begin()));
+    }
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (std::none_of(s.axes.begin(), s.axes.end(), [&](const SweepAxis& ax) { return ax.name == it.key(); }))
+        chk.error(p + "/" + pointer_escape(it.key()), "no axis is named \"" + it.key() + "\"");
+    hi.curves.push_back(std::move(pick));
+  }
+
   // "step_axis" (default: the first axis); its values must be numbers.
   void step_axis(const json& d, SweepSpec& s) {
     std::string name;
@@ -194,7 +255,7 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   SweepSpec s;
   s.file = file;
   SweepReader read{chk, file.parent_path()};
-  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "output"},
+  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "histories", "output"},
              {"manifest", "axes"});
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
@@ -227,6 +288,7 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
       for (std::size_t i = 0; i < axes.size(); ++i) read.axis(axes[i], "/axes/" + std::to_string(i), s);
   }
   read.step_axis(d, s);
+  if (d.contains("histories")) read.histories(d["histories"], s);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
   return s;
 }
@@ -241,6 +303,9 @@ struct Point {
   fs::path out;
   std::string status = "not run", message;
   double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");
+  // The run's own accuracy estimate (summary.json "accuracy"): the largest relative local
+  // coupling error over its connections (max and RMS) and the largest relative energy residual.
+  double coupling_error = std::nan(""), coupling_error_rms = std::nan(""), residual_relative = std::nan("");
   bool reference = false;  // the sweep's reference run, not a point of the grid
   json summary;            // as concluded
   bool quiet = false;      // no progress line (a worker's job)
@@ -350,6 +415,15 @@ void take_summary(Point& p, std::size_t total, std::size_t& done) {
   p.end_time = s.value("end_time_reached", std::nan(""));
   p.wall = s.value("wall_time_s", std::nan(""));
   p.residual = s.value("energy_residual_J", std::nan(""));
+  if (const auto a = s.find("accuracy"); a != s.end() && a->is_object()) {
+    auto number = [&](const char* key) {
+      const auto v = a->find(key);
+      return v != a->end() && v->is_number() ? v->get<double>() : std::nan("");
+    };
+    p.coupling_error = number("max_relative_coupling_error");
+    p.coupling_error_rms = number("rms_relative_coupling_error");
+    p.residual_relative = number("max_relative_energy_residual");
+  }
   if (p.quiet) return;
   if (p.reference) {
     std::fprintf(stderr, "reference: %s\n", p.status.c_str());
@@ -894,7 +968,7 @@ void measure_errors(const SweepSpec& spec, const Point& rr, std::vector<Point>& 
       for (auto& [a, b] : spec.columns)
         if (row.count(a) && it->second.count(b)) e = std::max(e, std::abs(row[a] - it->second[b])), ++n;
     }
-    r.error = n ? e : std::nan("");
+    r.error = n ? spec.error_scale * e : std::nan("");
   }
 }
 
@@ -904,12 +978,13 @@ std::string sweep_csv(const SweepSpec& spec, const std::vector<Point>& points) {
   std::ostringstream csv;
   csv << "run";
   for (const auto& ax : axes) csv << "," << csv_escape(ax.name);
-  csv << ",status,end_time_reached,error,energy_residual_J,wall_time_s,message\n";
+  csv << ",status,end_time_reached,error,energy_residual_J,coupling_error_max_relative,coupling_error_rms_relative,"
+         "energy_residual_relative,wall_time_s,message\n";
   for (const auto& r : points) {
     csv << r.index;
     for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
-    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.wall << ","
-        << csv_escape(r.message) << "\n";
+    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.coupling_error << ","
+        << r.coupling_error_rms << "," << r.residual_relative << "," << r.wall << "," << csv_escape(r.message) << "\n";
   }
   return csv.str();
 }
@@ -921,9 +996,10 @@ struct StabilityReport {
   std::vector<std::string> labels;
 };
 
-// One configuration's row: the largest step such that every run with a step up to it
-// completed (and, with stable_error, stayed within it). A configuration with a run that did
-// not finish (interrupted, not run) is incomplete beyond it.
+// One configuration's row: the largest step such that every run with a step up to it reached
+// its end (completed, or inaccurate: its own accuracy bounds passed) and, with stable_error,
+// stayed within it; usable only while every run also completed. A configuration with a run
+// that did not finish (interrupted, not run) is incomplete beyond it.
 void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, std::vector<const Point*>& rs,
                    std::ostringstream& md, std::ostringstream& plotdata, StabilityReport& out) {
   const std::vector<SweepAxis>& axes = spec.axes;
@@ -937,6 +1013,7 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
   if (label.empty()) label = "all";
   out.labels.push_back(label);
   double best = std::nan(""), best_err = std::nan(""), usable = std::nan("");
+  const Point* best_run = nullptr;
   bool usable_so_far = true;
   std::string first_bad;
   for (const Point* r : rs) {
@@ -945,13 +1022,15 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
       first_bad = "incomplete (run " + std::to_string(r->index) + " " + r->status + ")";
       break;
     }
-    if (r->status != "completed" || r->error > spec.stable_error) {
+    const bool reached_end = r->status == "completed" || r->status == "inaccurate";
+    if (!reached_end || r->error > spec.stable_error) {
       first_bad = num(h);
       break;
     }
     best = h;
     best_err = r->error;
-    usable_so_far = usable_so_far && r->error <= spec.usable_error;
+    best_run = r;
+    usable_so_far = usable_so_far && r->status == "completed" && r->error <= spec.usable_error;
     if (usable_so_far) usable = h;
   }
   md << "| ";
@@ -960,10 +1039,12 @@ void stability_row(const SweepSpec& spec, const std::vector<std::size_t>& key, s
   md << num(best) << " | " << (first_bad.empty() ? "none up to " + num(axes[si].values.back().number) : first_bad)
      << " | " << num(best_err) << " |";
   if (!std::isnan(spec.usable_error)) md << " " << (std::isnan(usable) ? std::string("none") : num(usable)) << " |";
-  md << "\n";
+  // How accurate the largest stable run says it is, without a reference.
+  md << " " << num(best_run ? best_run->coupling_error_rms : std::nan("")) << " | "
+     << num(best_run ? best_run->residual_relative : std::nan("")) << " |\n";
   plotdata << "# " << label << "\n";
   for (const Point* r : rs)
-    if (r->status == "completed" && !std::isnan(r->error))
+    if ((r->status == "completed" || r->status == "inaccurate") && !std::isnan(r->error))
       plotdata << axes[si].values[r->choice[si]].number << " " << r->error << "\n";
   plotdata << "\n\n";
 }
@@ -984,12 +1065,15 @@ StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>
     if (a != si) md << axes[a].name << " | ";
   // Not diverging is not enough: with an accuracy, a run is usable only within it.
   const bool usable_column = !std::isnan(spec.usable_error);
-  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable |";
+  const std::string unit = spec.error_unit.empty() ? "" : " (" + spec.error_unit + ")";
+  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable" << unit << " |";
   if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
+  // RMS, not max: at a discontinuity (a valve switching) the local error is the jump, at any H.
+  md << " its estimated coupling error (RMS relative) | its energy residual (relative) |";
   md << "\n|";
   for (std::size_t a = 0; a < axes.size(); ++a)
     if (a != si) md << "---|";
-  md << (usable_column ? "---|---|---|---|\n" : "---|---|---|\n");
+  md << (usable_column ? "---|---|---|---|---|---|\n" : "---|---|---|---|---|\n");
   StabilityReport out;
   for (auto& [key, rs] : configs) stability_row(spec, key, rs, md, plotdata, out);
   if (!finished) md << "\nThe sweep was interrupted: " << done << " of " << points.size() << " runs finished.\n";
@@ -998,18 +1082,37 @@ StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>
   return out;
 }
 
-// Report: error.png with gnuplot when it is on the PATH (run without a shell: the folder name
-// is the user's); else a note where the plot data is.
+// A gnuplot single-quoted string.
+std::string gnuplot_quoted(const fs::path& p) {
+  std::string s = "'";
+  for (char c : p.string()) s += c == '\'' ? std::string("''") : std::string(1, c);
+  return s + "'";
+}
+
+// Runs gnuplot on a script without a shell (the folder name is the user's); true when it ran
+// and exited with 0.
+bool run_gnuplot(const fs::path& script_file) {
+  const std::string script = script_file.string();
+  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int st = 1;
+  if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+// Report: error.png with gnuplot when it is on the PATH; else a note where the plot data is.
 void plot_errors(const SweepSpec& spec, const std::vector<std::string>& labels) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+  if (!have_gnuplot()) {
     std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
     return;
   }
-  auto quoted = [](const fs::path& p) {  // a gnuplot single-quoted string
-    std::string s = "'";
-    for (char c : p.string()) s += c == '\'' ? std::string("''") : std::string(1, c);
-    return s + "'";
-  };
+  const auto quoted = gnuplot_quoted;
   std::ofstream gp(spec.output / "plot.gp");
   const int rows = static_cast<int>((labels.size() + 2) / 3);
   gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
@@ -1022,16 +1125,56 @@ void plot_errors(const SweepSpec& spec, const std::vector<std::string>& labels) 
        << quoted(labels[i]);
   gp << "\n";
   gp.close();
-  const std::string script = (spec.output / "plot.gp").string();
-  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int st = 1;
-  if (posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ) == 0) ::waitpid(pid, &st, 0);
-  posix_spawn_file_actions_destroy(&fa);
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  if (run_gnuplot(spec.output / "plot.gp")) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+}
+
+// Report: the time histories (SweepHistory), each as <file>.dat (one block per curve: time,
+// value) and, with gnuplot, <file>.
+void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Point>& points) {
+  for (const SweepHistory& h : spec.histories) {
+    const fs::path stem = spec.output / fs::path(h.file).stem();
+    std::map<long long, std::map<std::string, double>> ref;
+    if (h.difference) ref = read_csv(rr.out / "results.csv", {h.column});
+    std::ostringstream dat;
+    std::vector<std::string> titles;
+    for (const auto& pick : h.curves) {
+      const Point* run = &rr;
+      std::string title = "reference";
+      if (!pick.empty()) {
+        title.clear();
+        for (const auto& [a, v] : pick)  // the axes that vary
+          if (spec.axes[a].values.size() > 1) title += (title.empty() ? "" : ", ") + spec.axes[a].name + " = " + spec.axes[a].values[v].label;
+        auto it = std::find_if(points.begin(), points.end(), [&](const Point& p) {
+          return std::all_of(pick.begin(), pick.end(), [&](const auto& av) { return p.choice[av.first] == av.second; });
+        });
+        run = it == points.end() ? nullptr : &*it;
+      }
+      if (!run || run->status != "completed") continue;
+      titles.push_back(title);
+      dat << "# " << title << "\n";
+      for (const auto& [t, row] : read_csv(run->out / "results.csv", {h.column})) {
+        auto r = ref.find(t);
+        if (!row.count(h.column) || (h.difference && (r == ref.end() || !r->second.count(h.column)))) continue;
+        const double y = row.at(h.column) - (h.difference ? r->second.at(h.column) : 0.0);
+        dat << double(t) * 1e-9 << " " << h.scale * y << "\n";
+      }
+      dat << "\n\n";
+    }
+    if (auto err = write_file_atomically(fs::path(stem.string() + ".dat"), dat.str()); !err.empty()) {
+      std::cerr << "error: " << err << "\n";
+      continue;
+    }
+    if (titles.empty() || !have_gnuplot()) continue;
+    std::ofstream gp(stem.string() + ".gp");
+    gp << "set terminal pngcairo noenhanced size 1200,500 font ',10'\nset output " << gnuplot_quoted(spec.output / h.file) << "\n"
+       << "set title " << gnuplot_quoted(h.title) << "\nset xlabel 'time (s)'\nset ylabel " << gnuplot_quoted(h.ylabel)
+       << "\nset grid\nset key outside below\nplot ";
+    for (std::size_t i = 0; i < titles.size(); ++i)
+      gp << (i ? ", " : "") << gnuplot_quoted(stem.string() + ".dat") << " index " << i << " with lines title " << gnuplot_quoted(titles[i]);
+    gp << "\n";
+    gp.close();
+    if (run_gnuplot(stem.string() + ".gp")) std::cerr << "plot: " << (spec.output / h.file).string() << "\n";
+  }
 }
 
 // Report: the tables into the sweep's folder, the stability table on stdout, the plot.
@@ -1076,6 +1219,9 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
   // Tables of an earlier sweep must not outlive this one's start.
   for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
+  for (const auto& h : spec.histories)
+    for (const std::string& f : {h.file, fs::path(h.file).stem().string() + ".dat", fs::path(h.file).stem().string() + ".gp"})
+      fs::remove(spec.output / f);
   std::cerr << "sweep: " << points.size() << " runs, " << std::max(1, opt.jobs) << " at a time, results in "
             << spec.output.string() << "\n";
 
@@ -1084,6 +1230,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   if (!run_reference_and_points(spec, opt, reference_sets, reg, points, rr, done, outcome)) return outcome;
   measure_errors(spec, rr, points);
   report(spec, points, outcome.finished, done, outcome);
+  if (outcome.finished && outcome.error.empty()) plot_histories(spec, rr, points);
   return outcome;
 }
 

@@ -139,7 +139,7 @@ class ReducedInterfaceModel final : public Subsystem {
     }
     ldlt_.compute(M_eff_);
     if (ldlt_.info() != Eigen::Success || !(ldlt_.vectorD().minCoeff() > 0))
-      throw StepFailure("effective mass is not positive definite at t = " + std::to_string(t));
+      throw StepFailure(format_text("effective mass is not positive definite at t = {} s", t));
     // M̃ is held until the next synchronization: invert it once (p is the number of actuators).
     M_inv_.setIdentity();
     ldlt_.solveInPlace(M_inv_);

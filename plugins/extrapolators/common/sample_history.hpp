@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <stride/log.hpp>
+
 namespace stride_extrapolation {
 
 class SampleHistory {
@@ -131,8 +133,7 @@ class SampleHistory {
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(double t, std::size_t width) const {
     if (width != width_)
       throw std::invalid_argument("sample of width " + std::to_string(width) + ", expected " + std::to_string(width_));
-    throw std::invalid_argument("sample times must increase strictly (" + std::to_string(t) + " after " +
-                                std::to_string(times_[tail_]) + ")");
+    throw std::invalid_argument(stride::format_text("sample times must increase strictly ({} after {})", t, times_[tail_]));
   }
   // i < 2 capacity: a comparison instead of a division.
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }

@@ -11,7 +11,9 @@
 // Then the projections, with W = M + h/2 C + h²/4 K (so T = W + h²/4 Φ_qᵀ α Φ_q):
 //   T q̇ = W q̇* − h²/4 Φ_qᵀ α Φ_t,     T q̈ = W q̈* − h²/4 Φ_qᵀ α (Φ̇_q q̇ + Φ̇_t).
 // Interface forces are read at t_{n+1}. Without constraints it is the implicit trapezoidal rule.
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "../common/constrained_dynamics.hpp"
 #include "../common/sparse_lu.hpp"
@@ -34,13 +36,14 @@ class Ali3p final : public Formulation {
         real_param("tolerance", 1e-10, "1", "Newton tolerance on max|dq| relative to max(1, max|q|)", 1e-16, 1.0),
         integer_param("max_iterations", 30, "Newton iterations per step before the step fails", 1, 10000),
     };
+    formulations::ConstraintResiduals::declare(i.parameters);
     return i;
   }
   explicit Ali3p(const Params& p)
-      : alpha_(p.real("alpha")), tol_(p.real("tolerance")), max_it_(p.integer("max_iterations")) {}
+      : alpha_(p.real("alpha")), tol_(p.real("tolerance")), max_it_(p.integer("max_iterations")), residuals_(p) {}
 
   void reset(MultibodyModel& model, double, VectorRef, VectorRef) override {
-    dyn_.reset(model);
+    dyn_.reset(model, "ali3p", 5);
     const auto n = Eigen::Index(dyn_.size.n), m = Eigen::Index(dyn_.size.m), p = Eigen::Index(dyn_.size.p);
     K_.setZero(n, n);
     C_.setZero(n, n);
@@ -68,6 +71,7 @@ class Ali3p final : public Formulation {
     at_v_.setZero(n);
     at_valid_ = configured_ = false;
     started_ = false;
+    residuals_.reset(model);
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
@@ -88,11 +92,12 @@ class Ali3p final : public Formulation {
     long it = 0;
     bool refresh = true;  // form and factorize the tangent in this iteration
     double last_norm = 0.0;
+    smallest_step_ = std::numeric_limits<double>::infinity();
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
       dyn_.evaluate(model, t1, q, vt_, false);
-      if (it == 0) force_derivatives(model, t1, q, vt_);
+      if (it == 0) force_derivatives(model, t1, q, vt_), note_masses();
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
       if (constrained) {
@@ -103,7 +108,7 @@ class Ali3p final : public Formulation {
       if (refresh) {
         T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
         if (constrained) dyn_.add_constraint_gram(T_, k2 * alpha_);
-        factorize(t1);
+        factorize(t1, h, it, last_norm);
       }
       dq_ = r_;
       lu_.solveInPlace(dq_);
@@ -114,16 +119,13 @@ class Ali3p final : public Formulation {
         lambda_ += alpha_ * dyn_.phi;
       }
       const double step_norm = dq_.lpNorm<Eigen::Infinity>();
-      if (!std::isfinite(step_norm))
-        throw StepFailure("ali3p: Newton iteration produced a non-finite update at t = " + std::to_string(t1));
+      if (!std::isfinite(step_norm)) throw StepFailure(newton_failure(t1, h, it, last_norm, kNonFinite));
       if (step_norm <= tol_ * std::max(1.0, q.lpNorm<Eigen::Infinity>())) break;
       // The factorized tangent serves the next iteration while the steps shrink tenfold.
       refresh = it > 1 && step_norm > 0.1 * last_norm;
       last_norm = step_norm;
-      if (it >= max_it_)
-        throw StepFailure("ali3p: Newton iteration did not converge in " + std::to_string(max_it_) +
-                          " iterations at t = " + std::to_string(t1) + " (last |dq| = " + std::to_string(step_norm) +
-                          "); reduce the step or adjust alpha");
+      smallest_step_ = std::min(smallest_step_, step_norm);
+      if (it >= max_it_) throw StepFailure(newton_failure(t1, h, it, step_norm, kNoConvergence));
     }
     vt_ = (2.0 / h) * q - qhat_d_;
     at_ = (4.0 / (h * h)) * q - qhat_dd_;
@@ -136,7 +138,7 @@ class Ali3p final : public Formulation {
       W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
       T_ = W_;
       dyn_.add_constraint_gram(T_, k2 * alpha_);
-      factorize(t1);
+      factorize(t1, h, -1, 0.0);
       r_.noalias() = W_ * vt_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.phi_t, r_);
       lu_.solveInPlace(r_);
@@ -149,6 +151,7 @@ class Ali3p final : public Formulation {
       dyn_.Phi_q_times(v, e_);
       e_ += dyn_.phi_t;
       stats_.record(it, dyn_.phi.norm(), e_.norm());
+      residuals_.record(t1, dyn_.phi, e_);
     } else {
       v = vt_;
       a_ = at_;
@@ -168,7 +171,16 @@ class Ali3p final : public Formulation {
     dyn_.effective(a_c_, M_eff, f_eff);
   }
 
-  json statistics() const override { return stats_.to_json(); }
+  json statistics() const override {
+    json s = stats_.to_json();
+    s["constraint_residuals"] = residuals_.to_json();
+    return s;
+  }
+  Accuracy accuracy() const override {
+    return residuals_.accuracy(
+        "the Newton iteration holds Phi to its tolerance and the projections hold Phi_q v to about the masses over "
+        "alpha h^2/4; tighten tolerance, raise alpha or reduce the step");
+  }
 
  private:
   // Constrained dynamics at (t, q, v) with the exact constraint acceleration Φ_q v̇ = −Ḋ v.
@@ -191,8 +203,49 @@ class Ali3p final : public Formulation {
     at_valid_ = true;
   }
 
-  void factorize(double t) {
-    if (!lu_.compute(T_)) throw StepFailure("ali3p: the iteration matrix is singular at t = " + std::to_string(t));
+  // Factorizes the tangent T_ after `it` Newton iterations of the step to t1 (0: at the
+  // predictor; -1: for the projections, after convergence).
+  void factorize(double t1, double h, long it, double last_step) {
+    if (lu_.compute(T_)) return;
+    if (it > 0) throw StepFailure(newton_failure(t1, h, it, last_step, kSingular));
+    if (it < 0)
+      throw StepFailure(format_text("ali3p: the projection matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular "
+                                    "at t = {} s, at the configuration the Newton iteration converged to",
+                                    t1));
+    throw StepFailure(format_text(
+        "ali3p: the iteration matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular at t = {} s before any "
+        "Newton step (a mass matrix or stiffness that is singular where the constraints leave freedom)",
+        t1));
+  }
+
+  // The range of M's diagonal at the predictor, for messages.
+  void note_masses() {
+    mass_lo_ = std::numeric_limits<double>::infinity(), mass_hi_ = 0.0;
+    for (Eigen::Index k = 0; k < dyn_.M.rows(); ++k) mass_lo_ = std::min(mass_lo_, dyn_.M(k, k)), mass_hi_ = std::max(mass_hi_, dyn_.M(k, k));
+  }
+
+  static constexpr std::string_view kNonFinite = "an update that is not finite", kNoConvergence = "no convergence",
+                                    kSingular = "a singular iteration matrix";
+  // Why the Newton iteration of the step to t1 stopped after `it` iterations (`what`: what the
+  // last one produced), named as what it is: steps that grew are a divergence, from too large a
+  // step or too stiff a penalty; steps that shrank too slowly are not.
+  std::string newton_failure(double t1, double h, long it, double last_step, std::string_view what) const {
+    const std::string scale =
+        format_text(" (h = {} s; alpha h^2/4 = {} against mass-matrix diagonal entries from {} to {} at the predictor)", h,
+                    alpha_ * h * h / 4, mass_lo_, mass_hi_);
+    const bool non_finite = what == kNonFinite;
+    const bool grew = std::isfinite(smallest_step_) && (non_finite || last_step > 2.0 * smallest_step_);
+    if (grew)
+      return format_text("ali3p: the Newton iteration diverges at t = {} s: its steps |dq| grew from {} to {} in {} "
+                         "iterations{}{}; reduce the step or alpha",
+                         t1, smallest_step_, last_step, it, what == kNoConvergence ? "" : ", then it produced ",
+                         what == kNoConvergence ? "" : what) + scale;
+    if (what != kNoConvergence)
+      return format_text("ali3p: the Newton iteration produced {} at t = {} s in iteration {}; reduce the step or alpha", what,
+                         t1, it) + scale;
+    return format_text("ali3p: the Newton iteration did not converge in {} iterations at t = {} s (last |dq| = {}, "
+                       "tolerance {} relative to max(1, |q|)); raise max_iterations or tolerance, or reduce the step",
+                       it, t1, last_step, tol_) + scale;
   }
 
   // Q(q, v) = f + D_iᵀ λ_i − c into out (allocation-free work: fw_, cw_, lw_, Dw_).
@@ -234,6 +287,9 @@ class Ali3p final : public Formulation {
   double at_t_ = 0.0;
   formulations::ConstrainedDynamics dyn_;
   formulations::FormulationStats stats_;
+  formulations::ConstraintResiduals residuals_;
+  double smallest_step_ = 0.0;         // the smallest Newton step of the step under way
+  double mass_lo_ = 0.0, mass_hi_ = 0.0;  // the range of M's diagonal at its predictor
   Eigen::MatrixXd K_, C_, T_, W_, Dw_;
   formulations::SparseLU lu_;
   Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;

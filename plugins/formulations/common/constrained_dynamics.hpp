@@ -3,9 +3,15 @@
 // acceleration Φ_q v̇ = a_c, and the reduced interface model of Peiret 2018 Eq. 12-13 / 17-19.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -100,14 +106,26 @@ class BlockCholesky {
 
 // Call order: reset(model) -> { evaluate(model, t, q, v) -> factorize() ->
 // acceleration(a_c, v_dot) | effective(a_c, M_eff, f_eff) }*. Only reset() allocates.
+//
+// Redundant constraints (rows of Φ_q that depend on the others: a planar mechanism described
+// with spatial joints, a joint given twice) make S = Φ_q M⁻¹ Φ_qᵀ singular. The solution uses the
+// independent rows then, as Adams and Chrono do: when the Cholesky of S fails, the rows are
+// taken in order and a row whose Schur complement in S is below 1e-12 of its diagonal (its
+// M⁻¹-weighted part outside the span of the rows before it) is left out; its multiplier is
+// zero. The set found first is kept while S over it stays factorizable, and chosen again when
+// it does not; a choice with fewer rows than before is a configuration where the mechanism
+// loses rank (a lock-up or bifurcation), and is an error naming the rows' sources.
 class ConstrainedDynamics {
  public:
   MultibodySizes size;
   Eigen::MatrixXd M, Phi_q, D_i;
   Eigen::VectorXd c, f, lambda_i, b_i, phi, phi_t, bias, Q;
 
-  void reset(MultibodyModel& model) {
+  // `formulation` and `own_square`: the caller's name and how many dense n × n matrices it
+  // holds besides these, for refusing a model too large for this machine before allocating.
+  void reset(MultibodyModel& model, std::string_view formulation, int own_square) {
     size = model.sizes();
+    check_memory(size, formulation, own_square);
     const auto n = Eigen::Index(size.n), m = Eigen::Index(size.m), p = Eigen::Index(size.p);
     M.setZero(n, n);
     Phi_q.setZero(m, n);
@@ -124,6 +142,11 @@ class ConstrainedDynamics {
     chol_M_.reset(n);
     blocked_ = false;
     llt_S_ = Eigen::LLT<Eigen::MatrixXd>(m);
+    labels_ = m > 0 ? model.constraint_labels() : std::vector<ConstraintLabel>{};
+    dependent_.assign(std::size_t(m), 0);
+    redundant_ = 0;
+    rank_ = -1;
+    L_.setZero(m, m);
     ldlt_Me_ = Eigen::LDLT<Eigen::MatrixXd>(p);
     Y_.setZero(n, m);
     S_.setZero(m, m);
@@ -142,6 +165,22 @@ class ConstrainedDynamics {
     row_start_.assign(std::size_t(m) + 1, 0);
     col_.assign(std::size_t(m * n), 0);
     val_.assign(std::size_t(m * n), 0.0);
+  }
+
+  // The dense work of a formulation over this model: n × n matrices (M, its two factors, and the
+  // caller's), n × m (Y) and m × m (S, its factors), 8 bytes a number. More than the machine's
+  // memory (or more numbers than an index holds) is refused with the sizes, instead of a
+  // std::bad_alloc, or an out-of-memory kill while the matrices are cleared.
+  static void check_memory(const MultibodySizes& s, std::string_view formulation, int own_square) {
+    const double n = double(s.n), m = double(s.m);
+    const double bytes = 8.0 * ((3.0 + own_square) * n * n + n * m + 3.0 * m * m);
+    const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGE_SIZE));
+    const double memory = pages > 0 && page > 0 ? pages * page : 0.0;
+    if ((memory > 0.0 && bytes > memory) || n * n > 9e18)
+      throw std::invalid_argument(format_text("the model has n = {} coordinates and m = {} constraints: {} holds dense "
+                                              "n x n and m x m matrices, {} GB here, more than this machine's {} GB of "
+                                              "memory; a mechanism this large needs a sparse formulation",
+                                              s.n, s.m, formulation, bytes / 1e9, memory / 1e9));
   }
 
   // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c. Without `biases`, b_i
@@ -231,26 +270,24 @@ class ConstrainedDynamics {
     }
     if (size.m > 0) {
       if (!sparse_current) sparsify();  // Φ_q may have been re-read since evaluate()
-      Y_ = Phi_q.transpose();
-      if (blocked_) {
-        constraint_gram_by_blocks();
-      } else {
-        solve_M(Y_);
-        S_.noalias() = Phi_q * Y_;
+      form_S();
+      if (redundant_ > 0) leave_out_dependent(S_);
+      if (factorize_S()) {
+        if (rank_ < 0) rank_ = size_m() - redundant_;  // the rank every later configuration must keep
+        return;
       }
-      // S is symmetric positive definite when Φ_q has full rank: Cholesky (blocked, no
-      // pivoting). Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii /
-      // min L_ii)², a bound that costs nothing, in place of an iterative condition estimate.
-      llt_S_.compute(S_);
-      bool ok = llt_S_.info() == Eigen::Success;
-      if (ok && size.m > 0) {
-        const auto d = llt_S_.matrixLLT().diagonal().cwiseAbs();
-        const double lo = d.minCoeff(), hi = d.maxCoeff();
-        ok = lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
-      }
-      if (!ok) throw StepFailure("multibody: constraint Jacobian is rank deficient (singular configuration)");
+      form_S();  // the whole S again, to choose the independent rows from
+      choose_independent();
+      leave_out_dependent(S_);
+      if (!factorize_S())
+        throw StepFailure("multibody: the constraint Jacobian is nearly rank deficient (a near-singular configuration); "
+                          "the equation closest to depending on the others: " +
+                          weakest_row());
     }
   }
+
+  // Rows of Φ_q left out as dependent on the others (0 when Φ_q has full rank).
+  Eigen::Index redundant_rows() const { return redundant_; }
 
   // v̇ = M⁻¹ Q − Y S⁻¹ (Φ_q M⁻¹ Q − a_c): the acceleration with Φ_q v̇ = a_c.
   void acceleration(ConstVectorRef a_c, VectorRef v_dot) {
@@ -259,6 +296,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
+      if (redundant_ > 0) zero_dependent(mu_);
       llt_S_.solveInPlace(mu_);
       subtract_Y(mu_, x_, w_);
     }
@@ -275,6 +313,7 @@ class ConstrainedDynamics {
     solve_M(T_);
     if (size.m > 0) {
       Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
+      if (redundant_ > 0) zero_dependent(Z_);
       llt_S_.solveInPlace(Z_);
       subtract_Y(Z_, T_, Tw_);
     }
@@ -290,6 +329,7 @@ class ConstrainedDynamics {
     r_ += b_i;
     if (size.m > 0) {
       mu_ = a_c;
+      if (redundant_ > 0) zero_dependent(mu_);
       llt_S_.solveInPlace(mu_);
       x_.setZero();
       subtract_Y(mu_, x_, w_);
@@ -299,6 +339,98 @@ class ConstrainedDynamics {
   }
 
  private:
+  // S = Φ_q M⁻¹ Φ_qᵀ (lower triangle at least), with Y = M⁻¹ Φ_qᵀ in the dense path.
+  void form_S() {
+    Y_ = Phi_q.transpose();
+    if (blocked_) {
+      constraint_gram_by_blocks();
+    } else {
+      solve_M(Y_);
+      S_.noalias() = Phi_q * Y_;
+    }
+  }
+
+  // S is symmetric positive definite when Φ_q has full rank: Cholesky (blocked, no pivoting).
+  // Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii / min L_ii)², a
+  // bound that costs nothing, in place of an iterative condition estimate.
+  bool factorize_S() {
+    llt_S_.compute(S_);
+    if (llt_S_.info() != Eigen::Success) return false;
+    const auto d = llt_S_.matrixLLT().diagonal().cwiseAbs();
+    const double lo = d.minCoeff(), hi = d.maxCoeff();
+    return lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
+  }
+
+  // Marks the rows of Φ_q that depend on the rows before them (in S's lower triangle: an
+  // ordered Cholesky that skips a row whose pivot falls below 1e-12 of its diagonal). Throws
+  // when fewer rows are independent than at the first choice.
+  void choose_independent() {
+    const Eigen::Index m = S_.rows();
+    Eigen::Index kept = 0;
+    for (Eigen::Index k = 0; k < m; ++k) {
+      double d = S_(k, k);
+      for (Eigen::Index j = 0; j < k; ++j)
+        if (!dependent_[std::size_t(j)]) d -= L_(k, j) * L_(k, j);
+      dependent_[std::size_t(k)] = !(d > 1e-12 * S_(k, k));
+      if (dependent_[std::size_t(k)]) continue;
+      ++kept;
+      L_(k, k) = std::sqrt(d);
+      for (Eigen::Index i = k + 1; i < m; ++i) {
+        double x = S_(i, k);
+        for (Eigen::Index j = 0; j < k; ++j)
+          if (!dependent_[std::size_t(j)]) x -= L_(i, j) * L_(k, j);
+        L_(i, k) = x / L_(k, k);
+      }
+    }
+    if (rank_ >= 0 && kept < rank_) {
+      std::string which;
+      for (Eigen::Index k = 0; k < m; ++k)
+        if (dependent_[std::size_t(k)] && std::size_t(k) < labels_.size() &&
+            which.find(labels_[std::size_t(k)].source) == std::string::npos)
+          which += (which.empty() ? "" : ", ") + labels_[std::size_t(k)].source;
+      throw StepFailure(format_text("multibody: the constraint Jacobian lost rank ({} independent equations of {}, {} "
+                                    "before): a singular configuration (a lock-up or a bifurcation); dependent now: ",
+                                    kept, m, rank_) +
+                        which);
+    }
+    if (rank_ < 0) rank_ = kept;
+    redundant_ = m - kept;
+  }
+
+  // The source of the kept row whose pivot in choose_independent() is smallest against its
+  // diagonal: the equation nearest to depending on the rows before it.
+  std::string weakest_row() const {
+    Eigen::Index worst = -1;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (Eigen::Index k = 0; k < S_.rows(); ++k)
+      if (!dependent_[std::size_t(k)] && S_(k, k) > 0.0 && L_(k, k) * L_(k, k) / S_(k, k) < lowest)
+        lowest = L_(k, k) * L_(k, k) / S_(k, k), worst = k;
+    if (worst < 0) return "none found";
+    const std::string source =
+        std::size_t(worst) < labels_.size() ? labels_[std::size_t(worst)].source : "constraint row " + std::to_string(worst);
+    return format_text("{} (row {}, pivot {} of its diagonal)", source, worst, lowest);
+  }
+
+  // S restricted to the independent rows: each dependent row and column zero, its diagonal 1
+  // (its multiplier then solves to the zero its right-hand side is given).
+  void leave_out_dependent(Eigen::MatrixXd& S) const {
+    double diagonal = 0.0;  // the largest kept one: the unit rows must not spoil the pivot-ratio test
+    for (Eigen::Index k = 0; k < S.rows(); ++k)
+      if (!dependent_[std::size_t(k)]) diagonal = std::max(diagonal, S(k, k));
+    for (Eigen::Index k = 0; k < S.rows(); ++k)
+      if (dependent_[std::size_t(k)]) {
+        S.row(k).setZero();
+        S.col(k).setZero();
+        S(k, k) = diagonal > 0.0 ? diagonal : 1.0;
+      }
+  }
+  Eigen::Index size_m() const { return Eigen::Index(size.m); }
+  template <class X>
+  void zero_dependent(X& x) const {
+    for (Eigen::Index k = 0; k < x.rows(); ++k)
+      if (dependent_[std::size_t(k)]) x.row(k).setZero();
+  }
+
   // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path.
   template <class A, class B, class C>
   void subtract_Y(const A& U, B& X, C& work) const {
@@ -371,6 +503,11 @@ class ConstrainedDynamics {
   std::vector<double> val_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
   Eigen::LLT<Eigen::MatrixXd> llt_S_;
+  std::vector<ConstraintLabel> labels_;
+  std::vector<char> dependent_;     // per row of Φ_q: left out as dependent on the others
+  Eigen::Index redundant_ = 0;      // rows left out
+  Eigen::Index rank_ = -1;          // independent rows at the first choice (-1: none made yet)
+  Eigen::MatrixXd L_;               // choose_independent()'s factor
   Eigen::MatrixXd Y_, S_, Z_, T_, Minv_eff_;
   Eigen::VectorXd x_, mu_, r_;
 };
@@ -398,6 +535,89 @@ struct FormulationStats {
             {"last_velocity_constraint_violation", last_phi_dot},
             {"max_velocity_constraint_violation", max_phi_dot}};
   }
+};
+
+// The constraint residuals of a run against their bounds: the accuracy a formulation vouches
+// for (Formulation::accuracy()). Three residuals, each the largest row (∞-norm) over the steps
+// with its time and source (MultibodyModel::constraint_labels()):
+//   position       |Φ| over the geometric rows (m for points, 1 for directions, the rows' units),
+//   normalization  |pᵀp − 1| over the Euler-parameter rows (a body scaled by 1 + that),
+//   velocity       |Φ_q v + Φ_t| over every row.
+// Call order: declare() in describe(), the constructor from the parameters, reset(model) ->
+// record(t, Φ, Φ_q v + Φ_t) after every step. Only reset() allocates.
+class ConstraintResiduals {
+ public:
+  static void declare(std::vector<ParamSpec>& params) {
+    params.push_back(real_param("max_position_residual", 1e-4, "1",
+                                "accuracy bound on |Phi| of the joint rows (in their units: m for points, 1 for "
+                                "directions); a run past it ends inaccurate",
+                                0.0, 1e300));
+    params.push_back(real_param("max_velocity_residual", 0.1, "1",
+                                "accuracy bound on |Phi_q v + Phi_t| (m/s for points, 1/s for directions)", 0.0, 1e300));
+    params.push_back(real_param("max_normalization_residual", 1e-4, "1",
+                                "accuracy bound on |p^T p - 1| of the Euler parameters", 0.0, 1e300));
+  }
+  explicit ConstraintResiduals(const Params& p)
+      : bound_{p.real("max_position_residual"), p.real("max_normalization_residual"), p.real("max_velocity_residual")} {}
+
+  void reset(const MultibodyModel& model) {
+    const std::size_t m = model.sizes().m;
+    labels_ = m > 0 ? model.constraint_labels() : std::vector<ConstraintLabel>{};
+    if (labels_.size() != m) {
+      labels_.assign(m, ConstraintLabel{});
+      for (std::size_t r = 0; r < m; ++r) labels_[r].source = "constraint row " + std::to_string(r);
+    }
+    worst_ = {};
+  }
+
+  void record(double t, const Eigen::VectorXd& phi, const Eigen::VectorXd& phi_dot) {
+    for (Eigen::Index r = 0; r < phi.size(); ++r) {
+      const bool norm = labels_[std::size_t(r)].kind == ConstraintKind::normalization;
+      worst_[norm ? 1 : 0].take(std::abs(phi[r]), t, r);
+      worst_[2].take(std::abs(phi_dot[r]), t, r);
+    }
+  }
+
+  json to_json() const {
+    json j = json::object();
+    for (std::size_t k = 0; k < 3; ++k) {
+      const Worst& w = worst_[k];
+      json e{{"max", w.value}, {"bound", bound_[k]}};
+      if (w.row >= 0) e["at_time"] = w.t, e["source"] = labels_[std::size_t(w.row)].source;
+      j[kName[k]] = e;
+    }
+    return j;
+  }
+
+  // Within when no residual passed its bound; else which did, where and when, then `advice`
+  // (how this formulation's answer gets within them).
+  Accuracy accuracy(std::string_view advice) const {
+    Accuracy a;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const Worst& w = worst_[k];
+      if (!(w.value > bound_[k])) continue;  // NaN is caught by the step that made it
+      a.within = false;
+      a.reason += format_text("{}the {} constraint residual reached {} at t = {} s ({}), above its bound {} ({})",
+                              a.reason.empty() ? "" : "; ", kName[k], w.value, w.t, labels_[std::size_t(w.row)].source,
+                              bound_[k], kParam[k]);
+    }
+    if (!a.within) a.reason += ": " + std::string(advice);
+    return a;
+  }
+
+ private:
+  struct Worst {
+    double value = 0.0, t = 0.0;
+    Eigen::Index row = -1;
+    void take(double x, double at, Eigen::Index r) {
+      if (x > value) value = x, t = at, row = r;
+    }
+  };
+  static constexpr const char* kName[3] = {"position", "normalization", "velocity"};
+  static constexpr const char* kParam[3] = {"max_position_residual", "max_normalization_residual", "max_velocity_residual"};
+  double bound_[3];
+  std::array<Worst, 3> worst_{};
+  std::vector<ConstraintLabel> labels_;
 };
 
 }  // namespace stride::formulations

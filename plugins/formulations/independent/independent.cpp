@@ -26,7 +26,7 @@ class Independent final : public Formulation {
     if (model.sizes().m != 0)
       throw std::invalid_argument("formulation 'independent' needs a model in independent coordinates, but this one has " +
                                   std::to_string(model.sizes().m) + " constraints: use 'ali1' or 'ali3p'");
-    dyn_.reset(model);
+    dyn_.reset(model, "independent", 0);
     v_dot_.setZero(Eigen::Index(dyn_.size.n));
     at_q_.setZero(Eigen::Index(dyn_.size.n));
     at_v_.setZero(Eigen::Index(dyn_.size.n));

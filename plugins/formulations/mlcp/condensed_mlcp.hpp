@@ -54,7 +54,7 @@ class CondensedMlcp {
     bil_ = b;
     ns_ = ns;
     rows_ = rows;
-    dyn_.reset(model);
+    dyn_.reset(model, "mlcp", 0);
     n_ = Eigen::Index(dyn_.size.n), m_ = Eigen::Index(dyn_.size.m), p_ = Eigen::Index(dyn_.size.p);
     nc_ = Eigen::Index(rows_.size());
     r_ = m_ + nc_;
@@ -140,8 +140,7 @@ class CondensedMlcp {
       iterations = solve_.solve(prob_, lambda_c_, warm_c_, xc_, pgs_, bpp_, t, [this] { return recover(); });
     } else if (const double res = recover(); !(res <= solve_.tol)) {  // bilateral rows only: nothing to iterate
       ++solve_.failed;
-      throw StepFailure("mlcp: the bilateral rows miss the residual tolerance at t = " + std::to_string(t) +
-                        " s (residual " + std::to_string(res) + " m/s)");
+      throw StepFailure(format_text("mlcp: the bilateral rows miss the residual tolerance at t = {} s (residual {} m/s)", t, res));
     }
     classify();
     warm_c_ = lambda_c_;
@@ -158,7 +157,8 @@ class CondensedMlcp {
       assemble(model, t + h, q, v, h);
       phi_norm = dyn_.phi.norm();
       times_A(v, xr_);
-      phi_dot = (xr_.head(m_) + dyn_.phi_t).norm();
+      e_ = xr_.head(m_) + dyn_.phi_t;
+      phi_dot = e_.norm();
     }
     stats_.record(iterations, phi_norm, phi_dot);
     return t + h;
@@ -209,6 +209,10 @@ class CondensedMlcp {
     rp_.noalias() += E_.transpose() * xr_;
     f_eff.noalias() = M_eff * rp_;
   }
+
+  // Φ and Φ_q v + Φ_t at the point the last step reached (bilateral rows; valid after step()).
+  const Eigen::VectorXd& phi() const { return dyn_.phi; }
+  const Eigen::VectorXd& phi_rate() const { return e_; }
 
   json statistics() const {
     json s = stats_.to_json();
@@ -442,7 +446,7 @@ class CondensedMlcp {
   BlockCholesky chol_M_;
   Eigen::MatrixXd J_, W_, H_, Y_, Ya_, S_, Sa_, WD_, MD_, E_, Er_, Minv_eff_;
   Eigen::VectorXd gap_, mu_, C_, phi_, vfree_, vplus_, x_n_, y_n_, Qt_, b_, lambda_, w_, diag_, ac_, g_, xr_, yb_, xb_,
-      xc_, lambda_c_, warm_c_, wc_, dc_, rp_;
+      xc_, lambda_c_, warm_c_, wc_, dc_, rp_, e_;
   Eigen::LLT<Eigen::MatrixXd> llt_bb_, llt_S_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_Me_;
   std::vector<std::size_t> row_start_, block_rows_start_, block_rows_, mark_, fill_;

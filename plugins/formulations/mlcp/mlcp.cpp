@@ -72,6 +72,7 @@ class Mlcp final : public Formulation {
             "eliminated (Schur complement), M factorized by blocks, A by its nonzeros, the MLCP on the contact "
             "rows only (condensed_mlcp.hpp; same step, for mechanisms of many bodies)"),
     };
+    formulations::ConstraintResiduals::declare(i.parameters);
     return i;
   }
 
@@ -79,7 +80,8 @@ class Mlcp final : public Formulation {
       : k_bil_(p.real("stiffness")),
         tau_bil_(p.real("relaxation")),
         h0_(p.real("initial_step")),
-        condensed_(p.string("linear_algebra") == "condensed") {
+        condensed_(p.string("linear_algebra") == "condensed"),
+        residuals_(p) {
     solve_.direct_first = p.string("solver") != "pgs";
     solve_.coupled = p.string("solver") == "bpp_coupled";
     solve_.sweeps = p.integer("iterations");
@@ -89,6 +91,7 @@ class Mlcp final : public Formulation {
 
   void reset(MultibodyModel& model, double t0, VectorRef q, VectorRef v) override {
     ns_ = dynamic_cast<NonsmoothModel*>(&model);
+    residuals_.reset(model);
     if (condensed_) {
       rows_.clear();
       if (ns_) rows_ = ns_->contact_rows();
@@ -96,7 +99,7 @@ class Mlcp final : public Formulation {
       condensed_step_.reset(model, ns_, rows_, solve_, {k_bil_, tau_bil_, h0_}, t0, q, v);
       return;
     }
-    dyn_.reset(model);
+    dyn_.reset(model, "mlcp", 2);
     const MultibodySizes s = dyn_.size;
     n_ = Eigen::Index(s.n), m_ = Eigen::Index(s.m), np_ = Eigen::Index(s.p);
     rows_.clear();
@@ -164,7 +167,11 @@ class Mlcp final : public Formulation {
   }
 
   double step(MultibodyModel& model, double t, double h, VectorRef q, VectorRef v) override {
-    if (condensed_) return condensed_step_.step(model, t, h, q, v);
+    if (condensed_) {
+      const double t1 = condensed_step_.step(model, t, h, q, v);
+      if (condensed_step_.phi().size() > 0) residuals_.record(t1, condensed_step_.phi(), condensed_step_.phi_rate());
+      return t1;
+    }
     evaluate(model, t, q, v, h);
     // Condensed MLCP: v⁺ = v_free + Y λ̂, Y = M⁻¹ Aᵀ.
     pv_.noalias() = dyn_.M * v;
@@ -193,6 +200,7 @@ class Mlcp final : public Formulation {
       e_.noalias() = dyn_.Phi_q * v;
       e_ += dyn_.phi_t;
       phi_dot = e_.norm();
+      residuals_.record(t + h, dyn_.phi, e_);
     }
     for (Eigen::Index k = 0; k < nc_; ++k)
       if (rows_[std::size_t(k)].kind == ContactKind::normal)
@@ -231,12 +239,22 @@ class Mlcp final : public Formulation {
   }
 
   json statistics() const override {
-    if (condensed_) return condensed_step_.statistics();
+    if (condensed_) {
+      json s = condensed_step_.statistics();
+      s["constraint_residuals"] = residuals_.to_json();
+      return s;
+    }
     json s = stats_.to_json();
     Eigen::Index active = 0;
     for (Eigen::Index k = m_; k < r_; ++k) active += status_[std::size_t(k)] == RowStatus::free;
     solve_.to_json(s, nc_, active);
+    s["constraint_residuals"] = residuals_.to_json();
     return s;
+  }
+  Accuracy accuracy() const override {
+    return residuals_.accuracy(
+        "the bilateral rows are springs of the parameter stiffness (and the step is first order); raise stiffness or "
+        "reduce the step");
   }
 
  private:
@@ -337,6 +355,7 @@ class Mlcp final : public Formulation {
   double h_last_ = 0.0;
 
   formulations::FormulationStats stats_;
+  formulations::ConstraintResiduals residuals_;
 };
 
 }  // namespace

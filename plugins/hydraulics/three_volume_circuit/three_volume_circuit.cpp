@@ -166,8 +166,8 @@ class ThreeVolumeCircuit final : public stride::OdeSystem {
     // At rest: p1 A1 − p2 A2 + F_d(s, 0) = f_required.
     p1_0_ = (f_required_ + p2_0_ * A2_ - damper(s, 0.0)) / A1_;
     if (!(p1_0_ > 0.0 && p1_0_ < pP_))
-      throw stride::StepFailure("three_volume_circuit: no static equilibrium with p2 = p2_0 (p1 would be " +
-                                std::to_string(p1_0_) + " Pa)");
+      throw stride::StepFailure(
+          stride::format_text("three_volume_circuit: no static equilibrium with p2 = p2_0 (p1 would be {} Pa)", p1_0_));
     x[0] = x[2] = p1_0_;
     x[1] = p2_0_;
   }

@@ -75,7 +75,7 @@ struct Bridge {
       error = nullptr;
       std::rethrow_exception(e);
     }
-    throw stride::StepFailure(std::string(solver) + " failed at t = " + std::to_string(t) +
+    throw stride::StepFailure(std::string(solver) + " failed at t = " + stride::format_text("{}", t) + " s" +
                               " (flag " + std::to_string(flag) + "): " + message);
   }
 };

@@ -82,8 +82,7 @@ class Trapezoidal final : public stride::Integrator {
       }
     }
     ++failures_;
-    throw stride::StepFailure("trapezoidal: Newton did not converge at t = " + std::to_string(t) +
-                              " with h = " + std::to_string(h));
+    throw stride::StepFailure(stride::format_text("trapezoidal: Newton did not converge at t = {} s with h = {} s", t, h));
   }
 
   stride::json statistics() const override {

@@ -128,17 +128,26 @@ class DescriptionReader {
   DescriptionReader(const json& d, const std::string& base) : d_(d), base_(base) {}
 
   Description read() {
-    if (!chk_.object(d_, base_, {"gravity", "bodies", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "static_equilibrium", "doc"}, {"bodies"}))
+    if (!chk_.object(d_, base_, {"gravity", "bodies", "rotors", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "drives", "motions", "sensors", "static_equilibrium", "planar", "size", "doc"}, {"bodies"}))
       chk_.raise();
     read_settings();
+    read_extent();
     read_bodies();
     if (!chk_.ok()) chk_.raise();
+    read_rotors();  // before anything converts points to body coordinates: rotors move centres
+    if (!chk_.ok()) chk_.raise();
     read_joints();
+    if (planar_) add_body_planes();
+    warn_duplicate_joints();
     read_couplers();
     read_forces();
     read_actuators();
     read_contacts();
     read_points();
+    read_drives();
+    read_motions();
+    read_sensors();
+    check_geometry(d_, base_);
     if (!chk_.ok()) chk_.raise();
     return std::move(out_);
   }
@@ -149,7 +158,13 @@ class DescriptionReader {
   Checker chk_;
   Description out_;
   std::map<std::string, int> body_index_{{"ground", kGround}};
+  // Ports named so far: the fixed ones, then output points and sensors.
+  std::vector<std::string> port_names_{"s", "s_dot", "s_ddot", "M_eff", "f_eff", "energy", "poses", "f_h", "p1", "p2",
+                                       "flow1", "flow2", "joint_efforts", "drive_torque", "drive_speed"};
   std::map<std::string, int> joint_index_;
+  std::map<std::string, int> rotor_index_;
+  bool planar_ = false;
+  double size_ = 1e4;  // m: every point of the description lies within this distance of the origin
 
   // A list section: absent is empty, anything else but a list is an error.
   json list(const std::string& key, const std::string& what) {
@@ -159,6 +174,7 @@ class DescriptionReader {
   }
 
   void read_settings() {
+    read_planar();
     out_.gravity = chk_.vec3(d_, base_, "gravity", Vec3::Zero()).value_or(Vec3::Zero());
     out_.pressure = chk_.string(d_, base_, "coupling", {"force", "pressure"}).value_or("force") == "pressure";
     if (d_.contains("static_equilibrium")) {
@@ -296,6 +312,64 @@ class DescriptionReader {
     return PointPair{point_on(bs->first, *x0), point_on(bs->second, *x1)};
   }
 
+  void read_rotors() {
+    const json rs = list("rotors", "rotors");
+    for (std::size_t k = 0; k < rs.size(); ++k) read_rotor(rs[k], base_ + "/rotors/" + std::to_string(k));
+  }
+
+  void read_rotor(const json& o, const std::string& p) {
+    if (!chk_.object(o, p, {"name", "body", "point", "axis", "mass", "inertia", "spin_rate", "doc"},
+                     {"name", "body", "point", "axis", "mass", "inertia"}))
+      return;
+    Rotor r;
+    r.name = chk_.string(o, p, "name").value_or("");
+    if (r.name.empty() || body_index_.count(r.name) || !rotor_index_.emplace(r.name, int(out_.rotors.size())).second)
+      chk_.error(p + "/name", "expected a rotor name used by no body or other rotor, found " + found(o["name"]));
+    auto b = body_of(o["body"], p + "/body");
+    auto x = chk_.vec3(o, p, "point", std::nullopt);
+    auto a = chk_.vec3(o, p, "axis", std::nullopt, true);
+    r.mass = chk_.number(o, p, "mass", 0.0, 0.0, 1e12).value_or(0.0);
+    r.rate0 = chk_.number(o, p, "spin_rate", 0.0).value_or(0.0);
+    const json& I = o["inertia"];
+    if (!I.is_array() || I.size() != 2 || !I[0].is_number() || !I[1].is_number() || !(I[0].get<double>() >= 0.0) ||
+        !(I[1].get<double>() > 0.0) || I[0].get<double>() > 1e12 || I[1].get<double>() > 1e12) {
+      chk_.error(p + "/inertia", "expected [across the axis, about the axis] in kg*m^2, the second positive, found " + found(I));
+      return;
+    }
+    r.transverse = I[0].get<double>();
+    r.spin = I[1].get<double>();
+    if (r.spin > 2.0 * r.transverse * (1.0 + 1e-9) && r.transverse > 0.0)
+      chk_.error(p + "/inertia", "an axisymmetric body has I_axis <= 2 I_across (a thin disc has equality), found " + found(I));
+    if (!b || !x || !a) return;
+    if (*b == kGround) return chk_.error(p + "/body", "a rotor turns on a moving body, found \"ground\"");
+    r.body = *b;
+    merge_into_carrier(r, *x, *a);
+    out_.rotors.push_back(r);
+  }
+
+  // The carrier takes the rotor's mass and its inertia across the axis: centre of mass and
+  // inertia of the pair (parallel axes), in the carrier's axes; then the rotor's centre and
+  // axis in those axes about the new centre.
+  void merge_into_carrier(Rotor& r, const Vec3& x, const Vec3& a) {
+    Body& B = out_.bodies[std::size_t(r.body)];
+    const Mat3 A0t = rotation(B.p0).transpose();
+    const double M = B.mass + r.mass;
+    const Vec3 c = (B.mass * B.r0 + r.mass * x) / M;
+    const Vec3 db = A0t * (B.r0 - c), dr = A0t * (x - c), ab = A0t * a;
+    auto shift = [](double m, const Vec3& d) { return Mat3(m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose())); };
+    B.inertia = B.inertia + shift(B.mass, db) + r.transverse * (Mat3::Identity() - ab * ab.transpose()) + shift(r.mass, dr);
+    B.mass = M;
+    B.r0 = c;
+    r.axis_b = ab;
+    r.centre_b = dr;
+  }
+
+  std::optional<int> rotor_named(const json& v) const {
+    if (!v.is_string()) return std::nullopt;
+    auto it = rotor_index_.find(v.get<std::string>());
+    return it == rotor_index_.end() ? std::nullopt : std::optional<int>(it->second);
+  }
+
   void read_joints() {
     if (d_.contains("joints") && !d_["joints"].is_array()) chk_.error(base_ + "/joints", "expected a list of joints, found " + found(d_["joints"]));
     const json joints = d_.contains("joints") && d_["joints"].is_array() ? d_["joints"] : json::array();
@@ -324,6 +398,7 @@ class DescriptionReader {
     j.body_i = bs->first;
     j.body_j = bs->second;
     joint_rows(j, o, p, *P, *Pj, *a, aj);
+    if (planar_) planar_rows(j, p, *a);
     out_.joints.push_back(std::move(j));
   }
 
@@ -375,6 +450,135 @@ class DescriptionReader {
     j.has_angle = j.type == JointType::revolute || j.type == JointType::cylindrical;
     j.has_displacement = j.type == JointType::prismatic || j.type == JointType::cylindrical;
     j.displacement = {diff(Pjp, Pi), single(ai), (Pj - P).dot(a)};
+  }
+
+  // "planar": true: every body moves in a plane normal to z (its own, through where it is
+  // placed), held by three equations per body (add_body_planes), and the joints keep only their
+  // in-plane equations, so a planar mechanism has no redundant ones.
+  void read_planar() {
+    if (!d_.contains("planar")) return;
+    if (!d_["planar"].is_boolean()) chk_.error(base_ + "/planar", "expected true or false, found " + found(d_["planar"]));
+    else planar_ = d_["planar"].get<bool>();
+  }
+
+  // A joint's in-plane equations (its rows from joint_rows replaced): a pin gives two, a slider
+  // two (across its axis, and no turn), a fixed joint three, a distance one.
+  void planar_rows(Joint& j, const std::string& p, const Vec3& a) {
+    const Vec3 z = Vec3::UnitZ(), x = Vec3::UnitX(), y = Vec3::UnitY();
+    const bool along_z = a.cross(z).norm() < 1e-9, in_plane = std::abs(a.dot(z)) < 1e-9;
+    auto pin = [&] { j.rows.resize(2); };  // the x and y rows of the point coincidence come first
+    switch (j.type) {
+      case JointType::revolute:
+        if (!along_z) chk_.error(p + "/axis", "a revolute of a planar mechanism turns about the plane's normal [0, 0, 1], found " + Checker::fmt(a.x()) + ", " + Checker::fmt(a.y()) + ", " + Checker::fmt(a.z()));
+        pin();
+        break;
+      case JointType::spherical: pin(); break;
+      case JointType::fixed:
+        pin();
+        j.rows.push_back({single(direction_on(j.body_i, x)), single(direction_on(j.body_j, y)), 0.0});
+        break;
+      case JointType::prismatic: {
+        if (!in_plane) chk_.error(p + "/axis", "a prismatic joint of a planar mechanism slides in the plane (an axis normal to [0, 0, 1])");
+        const Vec3 c = z.cross(a).normalized();
+        const Probe cj = direction_on(j.body_j, c);
+        const Difference d_ij = j.rows[2].d1;  // the on_line rows' P_i − P_j
+        j.rows = {{d_ij, single(cj), 0.0}, {single(direction_on(j.body_i, a)), single(cj), 0.0}};
+        break;
+      }
+      case JointType::distance: break;
+      case JointType::point_on_plane:
+        if (!in_plane) chk_.error(p + "/axis", "a point_on_plane joint of a planar mechanism needs a normal in the plane (normal to [0, 0, 1])");
+        break;
+      default:
+        chk_.error(p + "/type", "a planar mechanism takes revolute (about [0, 0, 1]), prismatic (in the plane), spherical, fixed, point_on_plane and distance joints");
+    }
+  }
+
+  // Per body: its centre of mass keeps its z, and its z axis stays along z (two rows).
+  void add_body_planes() {
+    for (std::size_t b = 0; b < out_.bodies.size(); ++b) {
+      Joint j;
+      j.name = "plane of " + out_.bodies[b].name;
+      j.pointer = base_ + "/planar";
+      j.type = JointType::fixed;  // no joint coordinate
+      j.body_i = kGround;
+      j.body_j = int(b);
+      const Vec3 r0 = out_.bodies[b].r0;
+      const Probe up = direction_on(int(b), Vec3::UnitZ());
+      j.rows.push_back({diff(point_on(int(b), r0), Probe{kGround, r0, true}), single(Probe{kGround, Vec3::UnitZ(), false}), 0.0});
+      j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitX(), false}), 0.0});
+      j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitY(), false}), 0.0});
+      out_.joints.push_back(std::move(j));
+    }
+  }
+
+  // Two joints of one type between the same bodies at the same point (and axis) are one joint
+  // given twice: valid (its equations are redundant, the formulations leave them out) but
+  // almost never meant.
+  void warn_duplicate_joints() {
+    const json joints = d_.contains("joints") && d_["joints"].is_array() ? d_["joints"] : json::array();
+    std::map<std::string, std::size_t> seen;  // a joint's type, bodies, points and axes as text -> its index
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      const json& o = joints[k];
+      if (!o.is_object() || !o.contains("bodies") || !o["bodies"].is_array() || o["bodies"].size() != 2) continue;
+      json b = o["bodies"];
+      if (b[1] < b[0]) std::swap(b[0], b[1]);
+      const std::string key = o.value("type", json()).dump() + b.dump() + o.value("point", json()).dump() +
+                              o.value("point_j", o.value("point", json())).dump() + o.value("axis", json()).dump() +
+                              o.value("axis_j", json()).dump();
+      const auto [it, fresh] = seen.emplace(key, k);
+      if (fresh) continue;
+      const json& first = joints[it->second];
+      out_.warnings.push_back("joints \"" + first.value("name", std::string("?")) + "\" (" + base_ + "/joints/" +
+                              std::to_string(it->second) + ") and \"" + o.value("name", std::string("?")) + "\" (" + base_ +
+                              "/joints/" + std::to_string(k) +
+                              ") are one joint given twice (same type, bodies, point and axis): its equations are "
+                              "redundant, and the formulations use one copy");
+    }
+  }
+
+  // "size": the distance from the origin (m) that every point of the description lies within.
+  void read_extent() { size_ = chk_.number(d_, base_, "size", 1e4, 0.0, 1e12, true).value_or(1e4); }
+
+  // Geometry that cannot be meant: a point beyond the mechanism's size (where round-off of the
+  // coordinates exceeds the joints' tolerances), a direction of huge length. Every key of the
+  // description that holds a point or a direction, at any depth.
+  void check_geometry(const json& v, const std::string& p) {
+    static const std::vector<std::string> points{"position", "point", "point_j", "points", "plane_point"};
+    static const std::vector<std::string> directions{"axis", "axis_j", "normal"};
+    if (v.is_array()) {
+      for (std::size_t k = 0; k < v.size(); ++k) check_geometry(v[k], p + "/" + std::to_string(k));
+      return;
+    }
+    if (!v.is_object()) return;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string key = it.key(), at = p + "/" + key;
+      if (key == "parameters") continue;  // a force element's own, checked by it
+      const bool is_point = std::find(points.begin(), points.end(), key) != points.end();
+      const bool is_direction = std::find(directions.begin(), directions.end(), key) != directions.end();
+      if (is_point) check_points(it.value(), at);
+      else if (is_direction) check_direction(it.value(), at);
+      else check_geometry(it.value(), at);
+    }
+  }
+  void check_points(const json& v, const std::string& p) {
+    if (v.is_array() && !v.empty() && v[0].is_array()) {
+      for (std::size_t k = 0; k < v.size(); ++k) check_points(v[k], p + "/" + std::to_string(k));
+      return;
+    }
+    if (v.is_array() && !v.empty() && v[0].is_object()) return check_geometry(v, p);  // the output points
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
+    if (x.allFinite() && x.stableNorm() > size_)
+      chk_.error(p, "expected a point within " + Checker::fmt(size_) + " m of the origin (the mechanism's \"size\"), found " +
+                        found(v) + " at " + Checker::fmt(x.stableNorm()) + " m");
+  }
+  void check_direction(const json& v, const std::string& p) {
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
+    if (x.allFinite() && !(x.stableNorm() <= 1e6))
+      chk_.error(p, "expected a direction of length at most 1e6 (any length gives the same direction; one this long is a "
+                    "typing error), found " + found(v));
   }
 
   std::optional<int> joint_of(const json& v, const std::string& ptr) {
@@ -466,7 +670,7 @@ class DescriptionReader {
   void read_joint_effort(const json& o, const std::string& p, bool sd) {
     if (!chk_.object(o, p,
                      sd ? std::vector<std::string>{"type", "name", "joint", "stiffness", "damping", "position", "preload", "doc"}
-                        : std::vector<std::string>{"type", "name", "joint", "table", "input", "doc"},
+                        : std::vector<std::string>{"type", "name", "joint", "value", "table", "input", "doc"},
                      {"joint"}))
       return;
     auto j = joint_of(o["joint"], p + "/joint");
@@ -480,9 +684,15 @@ class DescriptionReader {
       e.damping = chk_.number(o, p, "damping", 0.0, 0.0).value_or(0.0);
       e.position = chk_.number(o, p, "position", 0.0).value_or(0.0);
       e.preload = chk_.number(o, p, "preload", 0.0).value_or(0.0);
-    } else if (o.contains("table") == o.contains("input")) {
-      chk_.error(p, "a joint_effort needs exactly one of \"table\" ({\"t\": [...], \"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
+    } else if (int(o.contains("value")) + int(o.contains("table")) + int(o.contains("input")) != 1) {
+      chk_.error(p, "a joint_effort needs exactly one of \"value\" (a constant, N*m or N), \"table\" ({\"t\": [...], \"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
       return;
+    } else if (o.contains("value")) {
+      e.law = JointEffort::Law::table;  // a table of one row holds its value at every time
+      const auto v = chk_.number(o, p, "value", std::nullopt);
+      if (!v) return;
+      e.times = {0.0};
+      e.values = {*v};
     } else if (o.contains("table")) {
       e.law = JointEffort::Law::table;
       if (!read_effort_table(o["table"], p + "/table", e)) return;
@@ -525,7 +735,11 @@ class DescriptionReader {
     f.pointer = p;
     f.plugin = chk_.string(o, p, "plugin").value_or("");
     f.name = o.value("name", f.plugin + std::to_string(k));
-    auto b = body_of(o["body"], p + "/body");
+    if (auto r = rotor_named(o["body"])) {  // on a rotor: attached to its carrier, seeing its spin
+      f.rotor = *r;
+      f.body = out_.rotors[std::size_t(*r)].body;
+    }
+    auto b = f.rotor >= 0 ? std::optional<int>(f.body) : body_of(o["body"], p + "/body");
     auto x = chk_.vec3(o, p, "point", std::nullopt);
     f.parameters = o.value("parameters", json::object());
     if (!f.parameters.is_object()) chk_.error(p + "/parameters", "expected an object, found " + found(f.parameters));
@@ -638,7 +852,7 @@ class DescriptionReader {
 
   void read_points() {
     const json pts = list("points", "output points");
-    std::vector<std::string> port_names{"s", "s_dot", "s_ddot", "M_eff", "f_eff", "energy", "poses", "f_h", "p1", "p2", "flow1", "flow2", "joint_efforts"};
+    std::vector<std::string>& port_names = port_names_;
     for (std::size_t k = 0; k < pts.size(); ++k) {
       const std::string p = base_ + "/points/" + std::to_string(k);
       const json& o = pts[k];
@@ -655,6 +869,115 @@ class DescriptionReader {
       port_names.push_back(*name + "_dot");
       out_.points.push_back({*name, point_on(*b, *x), *frame});
     }
+  }
+
+  void read_drives() {
+    const json ds = list("drives", "drives");
+    for (std::size_t k = 0; k < ds.size(); ++k) {
+      const std::string p = base_ + "/drives/" + std::to_string(k);
+      const json& o = ds[k];
+      if (!chk_.object(o, p, {"name", "joint", "rotor", "reaction", "ratio", "doc"}, {})) continue;
+      Drive dr;
+      dr.name = o.value("name", "drive" + std::to_string(k));
+      dr.ratio = chk_.number(o, p, "ratio", 1.0, 0.0, 1e6, true).value_or(1.0);
+      if (o.contains("joint") == o.contains("rotor")) {
+        chk_.error(p, "a drive turns exactly one of \"joint\" (a revolute joint) and \"rotor\"");
+        continue;
+      }
+      if (o.contains("rotor")) {
+        auto r = rotor_named(o["rotor"]);
+        if (!r) {
+          chk_.error(p + "/rotor", "expected a rotor name, found " + found(o["rotor"]));
+          continue;
+        }
+        dr.rotor = *r;
+        dr.reaction = out_.rotors[std::size_t(*r)].body;
+        if (o.contains("reaction"))
+          if (auto b = body_of(o["reaction"], p + "/reaction")) dr.reaction = *b;
+        out_.drives.push_back(dr);
+        continue;
+      }
+      if (o.contains("reaction")) chk_.error(p + "/reaction", "a joint drive reacts on the joint's first body; \"reaction\" is for rotor drives");
+      auto j = joint_of(o["joint"], p + "/joint");
+      if (!j) continue;
+      const Joint& jt = out_.joints[std::size_t(*j)];
+      if (jt.type != JointType::revolute) {
+        chk_.error(p + "/joint", "a drive turns a revolute joint; joint \"" + jt.name + "\" is not one");
+        continue;
+      }
+      dr.joint = *j;
+      out_.drives.push_back(dr);
+    }
+  }
+
+  void read_motions() {
+    const json ms = list("motions", "prescribed motions");
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      const std::string p = base_ + "/motions/" + std::to_string(k);
+      const json& o = ms[k];
+      if (!chk_.object(o, p, {"name", "joint", "table", "doc"}, {"joint", "table"})) continue;
+      Motion m;
+      m.pointer = p;
+      m.name = o.value("name", "motion" + std::to_string(k));
+      auto j = joint_of(o["joint"], p + "/joint");
+      if (!j) continue;
+      coordinate_joint(*j, p + "/joint");
+      for (const auto& other : out_.motions)
+        if (other.joint == *j) chk_.error(p + "/joint", "joint \"" + out_.joints[std::size_t(*j)].name + "\" has a motion already");
+      m.joint = *j;
+      JointEffort e;  // the same table reader as a joint effort's
+      if (!read_effort_table(o["table"], p + "/table", e)) continue;
+      m.times = std::move(e.times);
+      m.values = std::move(e.values);
+      out_.motions.push_back(std::move(m));
+    }
+  }
+
+  void read_sensors() {
+    const json ss = list("sensors", "sensors");
+    for (std::size_t k = 0; k < ss.size(); ++k) read_sensor(ss[k], base_ + "/sensors/" + std::to_string(k));
+  }
+
+  void read_sensor(const json& o, const std::string& p) {
+    static const std::vector<std::string> kinds{"joint_position", "joint_velocity", "roll", "pitch", "yaw"};
+    if (!chk_.object(o, p, {"name", "type", "joint", "rotor", "body", "forward", "up", "doc"}, {"name", "type"})) return;
+    Sensor s;
+    auto name = chk_.string(o, p, "name");
+    auto type = chk_.string(o, p, "type", kinds);
+    if (!name || !type) return;
+    s.name = *name;
+    if (s.name.empty() || std::find(port_names_.begin(), port_names_.end(), s.name) != port_names_.end())
+      chk_.error(p + "/name", "sensor name \"" + s.name + "\" is empty or clashes with a port name");
+    port_names_.push_back(s.name);
+    s.kind = Sensor::Kind(std::find(kinds.begin(), kinds.end(), *type) - kinds.begin());
+    if (s.kind == Sensor::Kind::joint_position || s.kind == Sensor::Kind::joint_velocity) {
+      if (o.contains("rotor")) {
+        if (auto r = rotor_named(o["rotor"])) s.rotor = *r;
+        else chk_.error(p + "/rotor", "expected a rotor name, found " + found(o["rotor"]));
+        out_.sensors.push_back(s);
+        return;
+      }
+      if (!o.contains("joint")) return chk_.error(p + "/joint", "a " + *type + " sensor needs a joint or a rotor");
+      if (auto j = joint_of(o["joint"], p + "/joint")) {
+        coordinate_joint(*j, p + "/joint");
+        s.joint = *j;
+      }
+      out_.sensors.push_back(s);
+      return;
+    }
+    if (!o.contains("body")) return chk_.error(p + "/body", "an attitude sensor needs a body");
+    auto b = body_of(o["body"], p + "/body");
+    auto f = chk_.vec3(o, p, "forward", Vec3::UnitX(), true);
+    auto u = chk_.vec3(o, p, "up", Vec3::UnitY(), true);
+    if (!b || !f || !u) return;
+    if (*b == kGround) return chk_.error(p + "/body", "an attitude sensor needs a moving body, found \"ground\"");
+    if (std::abs(f->dot(*u)) > 1e-9) return chk_.error(p + "/up", "expected a direction perpendicular to forward");
+    s.ground_forward = *f;
+    s.ground_up = *u;
+    s.forward = direction_on(*b, *f);
+    s.left = direction_on(*b, u->cross(*f));
+    s.up = direction_on(*b, *u);
+    out_.sensors.push_back(s);
   }
 };
 

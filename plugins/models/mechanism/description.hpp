@@ -1,6 +1,8 @@
 // A spatial mechanism as data: bodies, joints, couplers, force elements, actuators and output
 // points, read from the JSON description of the `mechanism` plugin (format in README.md,
-// "Mechanisms from a description"). Every geometric quantity is written in global coordinates
+// "Mechanisms from a description"). With "planar": true every body gets three equations that
+// hold it in its plane (joints named "plane of <body>", after the described ones) and the
+// joints keep their in-plane equations only. Every geometric quantity is written in global coordinates
 // in the configuration the bodies are placed in; read_description converts them to body
 // coordinates. Problems throw stride::ParameterError with the JSON pointer of the value,
 // relative to the plugin's parameters.
@@ -23,6 +25,21 @@ struct Body {
   Mat3 inertia = Mat3::Zero();  // at the centre of mass, body axes
   Vec3 r0 = Vec3::Zero(), v0 = Vec3::Zero(), w0 = Vec3::Zero();  // w0: global angular velocity
   Vec4 p0 = Vec4(1, 0, 0, 0);
+};
+
+// An axisymmetric rotor (a wheel, an axle with its wheels, a flywheel) turning on a body, its
+// carrier, about an axis through a point. Its spin angle θ is a coordinate of its own (after
+// the bodies' 7 each), so a fast rotor turns no body's Euler parameters: a wheel at 200 rad/s
+// and a step of 10 ms. Its mass and its inertia across the spin axis are merged into the
+// carrier (whose centre of mass and inertia become those of the pair); the spin inertia I_s
+// enters the kinetic energy as ½ I_s s², s = θ̇ + a·ω_carrier the rotor's absolute spin rate.
+struct Rotor {
+  std::string name;
+  int body = 0;                  // carrier
+  Vec3 axis_b = Vec3::UnitZ();   // spin axis in carrier body coordinates (unit)
+  Vec3 centre_b = Vec3::Zero();  // centre in carrier body coordinates
+  double mass = 0.0, transverse = 0.0, spin = 0.0;  // kg, kg m² across and about the axis
+  double rate0 = 0.0;            // θ̇ at the start (rad/s, relative to the carrier)
 };
 
 // A point (r + A s) or a direction (A s) fixed to a body; on the ground s is global.
@@ -77,7 +94,8 @@ struct SpringDamper {
 };
 
 // A joint force or torque: spring-damper on the joint coordinate, a time table (linear
-// interpolation, held outside), or one element of the input port "joint_efforts".
+// interpolation, held outside; a constant "value" is a table of one row), or one element of the
+// input port "joint_efforts".
 struct JointEffort {
   int joint = 0;
   enum class Law { spring_damper, table, input } law = Law::spring_damper;
@@ -90,6 +108,7 @@ struct JointEffort {
 struct ExternalForce {
   std::string plugin, name, pointer;
   int body = 0;
+  int rotor = -1;         // >= 0: on this rotor (body is its carrier): it sees the rotor's spin
   Vec3 s = Vec3::Zero();  // attachment point in body coordinates
   json parameters;
 };
@@ -132,8 +151,44 @@ struct OutputPoint {
   int frame = kGround;
 };
 
+// A drive of a revolute joint through a ratio (a final drive, a reduction gear): the torque
+// τ at the drive's input shaft (element of the input port drive_torque) turns the joint with
+// ratio·τ, and the input shaft turns at ratio·(joint rate) (output port drive_speed); the two
+// ports are one power bond, "drive".
+// A drive may turn a rotor instead (rotor >= 0): the torque acts about the rotor's axis, its
+// reaction on the `reaction` body (the rotor's carrier unless said otherwise: where the motor
+// or engine is mounted).
+struct Drive {
+  std::string name;
+  int joint = -1, rotor = -1, reaction = kGround;
+  double ratio = 1.0;
+};
+
+// A prescribed joint coordinate x(t) (a steering input, a driven slider): the constraint
+// x − f(t) = 0, f linear between the table's nodes and held outside (its rate jumps at the
+// nodes; Φ_tt is zero between them).
+struct Motion {
+  std::string name, pointer;
+  int joint = 0;
+  std::vector<double> times, values;
+};
+
+// A measured quantity as a one-element output port named after the sensor: a joint
+// coordinate or its rate (revolute: rad in (−π, π], rad/s; prismatic: m, m/s), or an attitude
+// angle of a body relative to the ground frame (forward, left = up × forward, up), as the
+// z-y-x (yaw, pitch, roll) angles of ISO 8855: pitch positive nose down, roll positive right
+// side down, yaw positive to the left.
+struct Sensor {
+  enum class Kind { joint_position, joint_velocity, roll, pitch, yaw } kind = Kind::joint_position;
+  std::string name;
+  int joint = 0, rotor = -1;  // rotor >= 0: its spin angle or rate relative to the carrier
+  Probe forward, left, up;  // body axes (directions on the body) for the attitude angles
+  Vec3 ground_forward = Vec3::UnitX(), ground_up = Vec3::UnitY();
+};
+
 struct Description {
   std::vector<Body> bodies;
+  std::vector<Rotor> rotors;
   std::vector<Joint> joints;
   std::vector<Coupler> couplers;
   std::vector<SpringDamper> springs;
@@ -142,12 +197,17 @@ struct Description {
   std::vector<Actuator> actuators;
   std::vector<OutputPoint> points;
   std::vector<Contact> contacts;
+  std::vector<Drive> drives;
+  std::vector<Motion> motions;
+  std::vector<Sensor> sensors;
   std::vector<std::string> effort_inputs;  // element names of the "joint_efforts" input port
   Vec3 gravity = Vec3::Zero();
   bool pressure = false;  // velocity-pressure coupling
   // Start from static equilibrium with the actuators locked at their lengths (Newton on the
   // force balance; the actuator forces that hold it are reported).
   bool static_equilibrium = false;
+  // What is valid but probably not meant (a joint given twice), each naming its pointers.
+  std::vector<std::string> warnings;
 };
 
 // `d` is the value of the "description" parameter; `base` its JSON pointer ("/description").

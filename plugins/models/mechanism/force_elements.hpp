@@ -41,7 +41,7 @@ inline std::string check(const ParamSpec& s, const json& v) {
   auto in = [&](double x) { return (!s.min || x >= *s.min) && (!s.max || x <= *s.max); };
   auto range = [&] {
     std::ostringstream o;
-    if (s.min || s.max) o << " in [" << (s.min ? std::to_string(*s.min) : "-inf") << ", " << (s.max ? std::to_string(*s.max) : "inf") << "]";
+    if (s.min || s.max) o << " in [" << (s.min ? format_text("{}", *s.min) : "-inf") << ", " << (s.max ? format_text("{}", *s.max) : "inf") << "]";
     return o.str();
   };
   switch (s.type) {

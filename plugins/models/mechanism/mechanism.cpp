@@ -18,6 +18,7 @@
 
 #include <stride/nonsmooth.hpp>
 
+#include "assembly.hpp"
 #include "description.hpp"
 #include "force_elements.hpp"
 
@@ -48,6 +49,10 @@ class Mechanism final : public NonsmoothModel {
                    "a JSON file holding the description instead (absolute, or relative to the manifest's folder); errors name this file"),
         real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
         integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
+        real_param("assembly_move_tolerance", 1e-6, "1",
+                   "a warning names the joint with the largest initial residual when the assembly moves a body by more "
+                   "than this (m) or turns it by more (rad)",
+                   0.0, 1e300),
     };
     return i;
   }
@@ -66,10 +71,17 @@ class Mechanism final : public NonsmoothModel {
  private:
   void build(const Params& prm) {
     nb_ = d_.bodies.size();
-    n_ = 7 * nb_;
+    nr_ = d_.rotors.size();
+    n_ = 7 * nb_ + nr_;  // rotor spin angles after the bodies' coordinates
     m_ = nb_;
     for (const auto& j : d_.joints) m_ += j.rows.size();
     m_ += d_.couplers.size();
+    m_ += d_.motions.size();
+    for (const auto& dr : d_.drives) {
+      JointEffort e;
+      e.joint = dr.joint;
+      drive_efforts_.push_back(e);
+    }
     p_ = d_.actuators.size();
     kappa_.resize(nb_);
     for (std::size_t b = 0; b < nb_; ++b) kappa_[b] = 4.0 * d_.bodies[b].inertia.trace() / 3.0;
@@ -93,7 +105,7 @@ class Mechanism final : public NonsmoothModel {
         same_d1_.back()[k] = same(x.a, y.a) && x.has_b == y.has_b && (!x.has_b || same(x.b, y.b));
       }
     }
-    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")));
+    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")), prm.real("assembly_move_tolerance"));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
       settle(int(prm.integer("assembly_iterations")));
@@ -151,6 +163,10 @@ class Mechanism final : public NonsmoothModel {
     }
     if (!d_.effort_inputs.empty())
       ps.push_back(with(input("joint_efforts", d_.effort_inputs.size(), "1", "joint torques (N*m) or forces (N) of the joint_effort elements"), d_.effort_inputs));
+    std::vector<std::string> drives;
+    for (const auto& dr : d_.drives) drives.push_back(dr.name);
+    if (!d_.drives.empty())
+      ps.push_back(with(bonded(input("drive_torque", d_.drives.size(), "N*m", "torque at each drive's input shaft"), BondRole::effort, "drive"), drives));
     if (p_ > 0) {
       ps.push_back(with(output("s", p_, "m", "actuator lengths"), names("")));
       PortSpec sd = with(output("s_dot", p_, "m/s", "actuator elongation rates (interface velocities)"), names("_dot"));
@@ -180,10 +196,15 @@ class Mechanism final : public NonsmoothModel {
       ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"), names("_flow1")));
       ps.push_back(with(bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate into chamber 2"), BondRole::flow, "chamber2"), names("_flow2")));
     }
+    if (!d_.drives.empty())
+      ps.push_back(with(bonded(output("drive_speed", d_.drives.size(), "rad/s", "speed of each drive's input shaft: ratio * joint rate"), BondRole::flow, "drive"), drives));
+    for (const auto& sn : d_.sensors) ps.push_back(sensor_port(sn));
     return ps;
   }
 
   MultibodySizes sizes() const override { return {n_, m_, p_}; }
+  // v_dot enters s_ddot only; M_eff and f_eff are the actuators'.
+  bool outputs_need_dynamics() const override { return p_ > 0; }
   void initial_state(double, VectorRef q, VectorRef v) override {
     q = q0_;
     v = v0_;
@@ -199,6 +220,16 @@ class Mechanism final : public NonsmoothModel {
       M.block<3, 3>(o, o).diagonal().setConstant(d_.bodies[b].mass);
       M.block<4, 4>(o + 3, o + 3) = 4.0 * G.transpose() * d_.bodies[b].inertia * G + kappa_[b] * p * p.transpose();
     }
+    // Rotor k: ½ I_s s², s = θ̇ + gᵀ ṗ_carrier, g = 2 G(p)ᵀ a.
+    for (std::size_t k = 0; k < nr_; ++k) {
+      const Rotor& r = d_.rotors[k];
+      const auto o = Eigen::Index(7 * std::size_t(r.body) + 3), i = rotor_index(k);
+      const Vec4 g = 2.0 * G_matrix(q.segment<4>(o)).transpose() * r.axis_b;
+      M.block<4, 4>(o, o) += r.spin * g * g.transpose();
+      M.block<4, 1>(o, i) += r.spin * g;
+      M.block<1, 4>(i, o) += r.spin * g.transpose();
+      M(i, i) += r.spin;
+    }
   }
   void coriolis(ConstVectorRef q, ConstVectorRef v, VectorRef c) override {
     for (std::size_t b = 0; b < nb_; ++b) {
@@ -206,13 +237,21 @@ class Mechanism final : public NonsmoothModel {
       c.segment<3>(o).setZero();
       c.segment<4>(o + 3) = body_coriolis(b, q, v);
     }
+    // Rotor k (Lagrange's equations of ½ I_s s²): 4 I_s s G(ṗ)ᵀ a on the carrier, none on θ.
+    for (std::size_t k = 0; k < nr_; ++k) {
+      const Rotor& r = d_.rotors[k];
+      const auto o = Eigen::Index(7 * std::size_t(r.body) + 3);
+      c[rotor_index(k)] = 0.0;
+      c.segment<4>(o) += 4.0 * r.spin * rotor_spin(k, q, v) * (H_matrix(r.axis_b) * v.segment<4>(o));
+    }
   }
   void applied_forces(double t, ConstVectorRef q, ConstVectorRef v, VectorRef f) override {
     f.setZero();
     for (std::size_t b = 0; b < nb_; ++b) f.segment<3>(Eigen::Index(7 * b)) = d_.bodies[b].mass * d_.gravity;
     for (const auto& s : d_.springs) spring_force(s, q, v, f);
     for (const auto& e : d_.efforts) effort_force(e, effort_law(e, t, q, v), q, v, f);
-    for (auto& fe : forces_) f.segment<7>(Eigen::Index(7 * std::size_t(d_.external[fe.index].body))) += element_force(fe, t, q, v);
+    for (auto& fe : forces_) add_element_force(fe, t, q, v, f);
+    for (std::size_t k = 0; k < d_.drives.size(); ++k) drive_force(k, drive_torque(k, t), q, f);
   }
 
   // K = −∂Q/∂q, C = −∂Q/∂v: every force term by forward differences over the coordinates of
@@ -233,9 +272,8 @@ class Mechanism final : public NonsmoothModel {
       K.block<4, 4>(o, o) -= 8.0 * Gd.transpose() * GdJ;
       C.block<4, 4>(o, o) += 8.0 * (H + GdJ.transpose() * G_matrix(p));
     }
-    for (const auto& s : d_.springs)
-      differentiate(bodies(s.at), s.damping != 0.0, q, v, K, C,
-                    [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { spring_force(s, qq, vv, f); });
+    rotor_coriolis_derivatives(q, v, K, C);
+    for (const auto& s : d_.springs) spring_derivatives(s, q, v, K, C);
     for (const auto& e : d_.efforts) {
       const bool by_state = e.law == JointEffort::Law::spring_damper;
       const double tau = by_state ? 0.0 : effort_law(e, t, q, v);
@@ -245,10 +283,18 @@ class Mechanism final : public NonsmoothModel {
                     });
     }
     for (auto& fe : forces_) {
-      const int body = d_.external[fe.index].body;
-      differentiate(Bodies{body}, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
-        f.segment<7>(Eigen::Index(7 * std::size_t(body))) += element_force(fe, t, qq, vv);
-      });
+      const ExternalForce& x = d_.external[fe.index];
+      Bodies B{x.body};
+      if (x.rotor >= 0) B.spin = rotor_index(std::size_t(x.rotor));
+      differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
+    }
+    for (std::size_t k = 0; k < d_.drives.size(); ++k) {
+      const Drive& dr = d_.drives[k];
+      const double tau = drive_torque(k, t);
+      Bodies B;
+      if (dr.rotor >= 0) B.add(d_.rotors[std::size_t(dr.rotor)].body), B.add(dr.reaction);
+      else B = bodies(d_.joints[std::size_t(dr.joint)]);
+      differentiate(B, false, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef, VectorRef f) { drive_force(k, tau, qq, f); });
     }
     // D_iᵀ λ_i: λ_i from the inputs, with pressures less the friction on ṡ.
     if (p_ > 0) interface_forces(t, q, v, lam_);
@@ -300,7 +346,7 @@ class Mechanism final : public NonsmoothModel {
   }
 
   // ---- Constraints: normalization per body, joint rows, couplers ----------------------------
-  void constraints(double, ConstVectorRef q, VectorRef phi) override {
+  void constraints(double t, ConstVectorRef q, VectorRef phi) override {
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b) phi[r++] = q.segment<4>(Eigen::Index(7 * b + 3)).squaredNorm() - 1.0;
     for (std::size_t i = 0; i < d_.joints.size(); ++i) {
@@ -317,6 +363,17 @@ class Mechanism final : public NonsmoothModel {
       }
       phi[r++] = s;
     }
+    for (const auto& mo : d_.motions) {
+      double x, xd;
+      coordinate(d_.joints[std::size_t(mo.joint)], q, q, x, xd, nullptr, nullptr);
+      phi[r++] = x - motion_value(mo, t);
+    }
+  }
+  // Φ_t: only the prescribed motions depend on t.
+  void constraint_rate(double t, ConstVectorRef, VectorRef phi_t) override {
+    phi_t.setZero();
+    Eigen::Index r = phi_t.size() - Eigen::Index(d_.motions.size());
+    for (const auto& mo : d_.motions) phi_t[r++] = -motion_rate(mo, t);
   }
   void constraint_jacobian(double, ConstVectorRef q, MatrixRef phi_q) override {
     phi_q.setZero();
@@ -333,6 +390,10 @@ class Mechanism final : public NonsmoothModel {
         coordinate(d_.joints[std::size_t(c.joints[k])], q, q, x, xd, nullptr, nullptr, c.coefficients[k], &phi_q, r);
       }
       ++r;
+    }
+    for (const auto& mo : d_.motions) {
+      double x, xd;
+      coordinate(d_.joints[std::size_t(mo.joint)], q, q, x, xd, nullptr, nullptr, 1.0, &phi_q, r++);
     }
   }
   void constraint_bias(double, ConstVectorRef q, ConstVectorRef v, VectorRef b) override {
@@ -354,6 +415,13 @@ class Mechanism final : public NonsmoothModel {
         s += c.coefficients[k] * bias;
       }
       b[r++] = s;
+    }
+    // x − f(t): f is linear between nodes, so Φ_tt = 0 and Φ_qt = 0 (the joint coordinate does
+    // not depend on t).
+    for (const auto& mo : d_.motions) {
+      double x, xd, bias;
+      coordinate(d_.joints[std::size_t(mo.joint)], q, v, x, xd, nullptr, &bias);
+      b[r++] = bias;
     }
   }
 
@@ -377,7 +445,7 @@ class Mechanism final : public NonsmoothModel {
       for (std::size_t k = 0; k < p_; ++k) y[o++] = st.f_eff[Eigen::Index(k)];
     }
     y[o++] = energy_at(st.t, st.q, st.v);
-    for (std::size_t k = 0; k < n_; ++k) y[o++] = st.q[Eigen::Index(k)];
+    for (std::size_t k = 0; k < 7 * nb_; ++k) y[o++] = st.q[Eigen::Index(k)];
     for (const auto& pt : d_.points) {
       const ProbeValue P = eval(pt.at, st.q, st.v);
       Vec3 x = P.x, xd = P.xd;
@@ -389,6 +457,13 @@ class Mechanism final : public NonsmoothModel {
       for (std::size_t k = 0; k < p_; ++k) y[o++] = -d_.actuators[k].area * sd_[Eigen::Index(k)];
       for (std::size_t k = 0; k < p_; ++k) y[o++] = d_.actuators[k].area * sd_[Eigen::Index(k)];
     }
+    for (const auto& dr : d_.drives) {
+      double x, xd;
+      if (dr.rotor >= 0) xd = st.v[rotor_index(std::size_t(dr.rotor))];
+      else coordinate(d_.joints[std::size_t(dr.joint)], st.q, st.v, x, xd, nullptr, nullptr);
+      y[o++] = dr.ratio * xd;
+    }
+    for (const auto& sn : d_.sensors) y[o++] = sensor_value(sn, st.q, st.v);
   }
 
   double energy_at(double, ConstVectorRef q, ConstVectorRef v) const override {
@@ -398,6 +473,10 @@ class Mechanism final : public NonsmoothModel {
       const Body& B = d_.bodies[b];
       const Vec3 w = 2.0 * G_matrix(q.segment<4>(o + 3)) * v.segment<4>(o + 3);
       e += 0.5 * B.mass * v.segment<3>(o).squaredNorm() + 0.5 * w.dot(B.inertia * w) - B.mass * d_.gravity.dot(q.segment<3>(o));
+    }
+    for (std::size_t k = 0; k < nr_; ++k) {
+      const double sr = rotor_spin(k, q, v);
+      e += 0.5 * d_.rotors[k].spin * sr * sr;
     }
     for (const auto& s : d_.springs) {
       double len, rate;
@@ -414,6 +493,26 @@ class Mechanism final : public NonsmoothModel {
   }
 
   json report() const override { return report_; }
+
+  // What the description and the assembly found worth a warning is said here, once the host has
+  // bound the logger (validate does too), so it reaches stderr and log.txt.
+  void bind_logger(Logger& logger) override {
+    NonsmoothModel::bind_logger(logger);
+    for (const auto& w : d_.warnings) log_warning("{}", w);
+    for (const auto& w : warnings_) log_warning("{}", w);
+  }
+
+  // Rows of Φ in order: one normalization per body, the joints' rows, one per coupler, one per
+  // prescribed motion.
+  std::vector<ConstraintLabel> constraint_labels() const override {
+    std::vector<ConstraintLabel> l;
+    l.reserve(m_);
+    for (const auto& b : d_.bodies) l.push_back({"body \"" + b.name + "\"", ConstraintKind::normalization});
+    for (const auto& j : d_.joints) l.insert(l.end(), j.rows.size(), {"joint \"" + j.name + "\"", ConstraintKind::position});
+    for (const auto& c : d_.couplers) l.push_back({"coupler \"" + c.name + "\"", ConstraintKind::position});
+    for (const auto& mo : d_.motions) l.push_back({"motion \"" + mo.name + "\"", ConstraintKind::position});
+    return l;
+  }
 
   // ---- Unilateral contacts (mlcp): per contact a normal row and two friction rows ------------
   std::vector<ContactRow> contact_rows() const override {
@@ -668,6 +767,58 @@ class Mechanism final : public NonsmoothModel {
     const double F = s.preload - s.stiffness * (len - s.length) - s.damping * rate;
     pair(s.at, q, v, len, rate, &f, nullptr, F);
   }
+  // K += −∂Q/∂q, C += −∂Q/∂v of a spring-damper, in closed form. With d = x_to − x_from,
+  // s = |d|, u = d/s, P = I − u uᵀ, F = preload − k (s − L) − c u·ḋ and f = F u on `to`
+  // (−f on `from`):
+  //   ∂f/∂d = −k u uᵀ + (F/s) P − (c/s) u (P ḋ)ᵀ,   ∂f/∂ḋ = −c u uᵀ;
+  //   Q = Gᵀ f with G = ∂d/∂q (the ends' Jacobians [I, Jp(p)], `from` negated); ḋ = G v, and
+  //   ∂ḋ/∂q = [0, Jp(ṗ)] since Jp is linear in p; ∂(Jp(p)ᵀ f)/∂p has columns Jp(e_j)ᵀ f.
+  //   K −= Gᵀ (∂f/∂d G + ∂f/∂ḋ Ġ) + Σ ±[Jp(e_j)ᵀ f]_j,   C −= Gᵀ ∂f/∂ḋ G.
+  void spring_derivatives(const SpringDamper& sd, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) const {
+    struct End {
+      int body;
+      double sign;
+      Vec3 s;
+      bool point;
+      Eigen::Matrix<double, 3, 7> J, Jd;  // ∂x/∂q_b and ∂ẋ/∂q_b
+    };
+    std::array<End, 2> ends{End{sd.at.to.body, 1.0, sd.at.to.s, sd.at.to.point, {}, {}},
+                            End{sd.at.from.body, -1.0, sd.at.from.s, sd.at.from.point, {}, {}}};
+    Vec3 d = Vec3::Zero(), dd = Vec3::Zero();
+    for (End& e : ends) {
+      const ProbeValue P = eval(Probe{e.body, e.s, e.point}, q, v);
+      d += e.sign * P.x;
+      dd += e.sign * P.xd;
+      if (e.body == kGround) continue;
+      const auto o = Eigen::Index(7 * std::size_t(e.body));
+      e.J.setZero();
+      e.Jd.setZero();
+      if (e.point) e.J.leftCols<3>().setIdentity();
+      e.J.rightCols<4>() = P.Jp;
+      e.Jd.rightCols<4>() = rotation_jacobian(Vec4(v.segment<4>(o + 3)), e.s);
+    }
+    const double len = d.norm();
+    const Vec3 u = d / len;
+    const Mat3 Pu = Mat3::Identity() - u * u.transpose();
+    const double F = sd.preload - sd.stiffness * (len - sd.length) - sd.damping * u.dot(dd);
+    const Mat3 Ad = -sd.stiffness * u * u.transpose() + (F / len) * Pu - (sd.damping / len) * u * (Pu * dd).transpose();
+    const Mat3 Bd = -sd.damping * u * u.transpose();
+    const Vec3 f = F * u;
+    for (const End& a : ends) {
+      if (a.body == kGround) continue;
+      const auto oa = Eigen::Index(7 * std::size_t(a.body));
+      for (const End& b : ends) {
+        if (b.body == kGround) continue;
+        const auto ob = Eigen::Index(7 * std::size_t(b.body));
+        const double sab = a.sign * b.sign;
+        K.block<7, 7>(oa, ob) -= sab * a.J.transpose() * (Ad * b.J + Bd * b.Jd);
+        C.block<7, 7>(oa, ob) -= sab * a.J.transpose() * Bd * b.J;
+      }
+      for (int j = 0; j < 4; ++j)
+        K.block<4, 1>(oa + 3, oa + 3 + j) -= a.sign * rotation_jacobian(Vec4::Unit(j), a.s).transpose() * f;
+    }
+  }
+
   // The joint effort's torque or force at (t, q, v).
   double effort_law(const JointEffort& e, double t, ConstVectorRef q, ConstVectorRef v) {
     switch (e.law) {
@@ -696,32 +847,92 @@ class Mechanism final : public NonsmoothModel {
       f.segment<4>(o) += tau * (sign * 2.0 * a.transpose() * E_matrix(q.segment<4>(o))).transpose();
     }
   }
-  // Generalized force of a force element on its body: [F; J_pᵀ F + 2 Eᵀ τ].
-  // A force element depends only on its body's state: its last value is kept for the same
-  // (t, q_b, v_b) (the forces are asked again at a point just evaluated).
-  const Eigen::Matrix<double, 7, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
+  // Generalized force of a force element on its body: [F; J_pᵀ F + 2 Eᵀ τ], and on a rotor's
+  // spin angle τ·a (the element sees the rotor's angular velocity ω + θ̇ a).
+  // A force element depends only on its body's (and rotor's) state: its last value is kept for
+  // the same (t, q_b, v_b, θ̇) (the forces are asked again at a point just evaluated).
+  const Eigen::Matrix<double, 8, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
     const ExternalForce& x = d_.external[fe.index];
     const auto o = Eigen::Index(7 * std::size_t(x.body));
+    const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     Memo& memo = memo_[fe.index];
-    if (memo.valid && memo.t == t && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
+    if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
     const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const Mat34 E = E_matrix(p);
-    ForceState st{t, P.x, P.xd, body_rotation(x.body, p), 2.0 * E * pd};
+    const Mat3& A = body_rotation(x.body, p);
+    const Vec3 a = x.rotor >= 0 ? Vec3(A * d_.rotors[std::size_t(x.rotor)].axis_b) : Vec3::Zero();
+    ForceState st{t, P.x, P.xd, A, 2.0 * E * pd + spin * a};
     Wrench w;
     fe.element->evaluate(st, w);
     if (!w.force.allFinite() || !w.torque.allFinite())
-      throw StepFailure("force element \"" + x.name + "\" returned a non-finite wrench at t = " + std::to_string(t));
+      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench at t = {} s", x.name, t));
     memo.f.head<3>() = w.force;
-    memo.f.tail<4>() = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
-    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.valid = true;
+    memo.f.segment<4>(3) = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
+    memo.f[7] = w.torque.dot(a);
+    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.spin = spin, memo.valid = true;
     return memo.f;
+  }
+  void add_element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, VectorRef f) const {
+    const ExternalForce& x = d_.external[fe.index];
+    const auto& g = element_force(fe, t, q, v);
+    f.segment<7>(Eigen::Index(7 * std::size_t(x.body))) += g.head<7>();
+    if (x.rotor >= 0) f[rotor_index(std::size_t(x.rotor))] += g[7];
+  }
+
+  // ---- Rotors ---------------------------------------------------------------------------------
+  Eigen::Index rotor_index(std::size_t k) const { return Eigen::Index(7 * nb_ + k); }
+  // G(x)ᵀ w = H(w) x.
+  static Eigen::Matrix4d H_matrix(const Vec3& w) {
+    Eigen::Matrix4d H;
+    H << 0.0, -w.transpose(), w, -skew(w);
+    return H;
+  }
+  // s = θ̇ + a·ω_carrier (body axes: ω' = 2 G(p) ṗ).
+  double rotor_spin(std::size_t k, ConstVectorRef q, ConstVectorRef v) const {
+    const Rotor& r = d_.rotors[k];
+    const auto o = Eigen::Index(7 * std::size_t(r.body) + 3);
+    return v[rotor_index(k)] + 2.0 * r.axis_b.dot(G_matrix(q.segment<4>(o)) * v.segment<4>(o));
+  }
+  // −∂/∂q, −∂/∂v of −c for the rotors' c_p = 4 I_s s H(a) ṗ, s = θ̇ + gᵀṗ, g = 2 G(p)ᵀ a,
+  // ∂s/∂p = −2 aᵀ G(ṗ): C_pp = 4 I_s (H ṗ gᵀ + s H), C_pθ = 4 I_s H ṗ, K_pp = −8 I_s H ṗ aᵀ G(ṗ).
+  void rotor_coriolis_derivatives(ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) const {
+    for (std::size_t k = 0; k < nr_; ++k) {
+      const Rotor& r = d_.rotors[k];
+      const auto o = Eigen::Index(7 * std::size_t(r.body) + 3), i = rotor_index(k);
+      const Vec4 pd = v.segment<4>(o);
+      const Eigen::Matrix4d H = H_matrix(r.axis_b);
+      const Vec4 Hpd = H * pd, g = 2.0 * G_matrix(q.segment<4>(o)).transpose() * r.axis_b;
+      const double s_r = rotor_spin(k, q, v);
+      C.block<4, 4>(o, o) += 4.0 * r.spin * (Hpd * g.transpose() + s_r * H);
+      C.block<4, 1>(o, i) += 4.0 * r.spin * Hpd;
+      K.block<4, 4>(o, o) -= 8.0 * r.spin * Hpd * (r.axis_b.transpose() * G_matrix(pd));
+    }
+  }
+  // A drive's torque on its joint, or on its rotor with the reaction on the mounting body.
+  void drive_force(std::size_t k, double tau, ConstVectorRef q, VectorRef f) const {
+    const Drive& dr = d_.drives[k];
+    if (dr.rotor < 0) {
+      effort_force(drive_efforts_[k], tau, q, q, f);
+      return;
+    }
+    const Rotor& r = d_.rotors[std::size_t(dr.rotor)];
+    f[rotor_index(std::size_t(dr.rotor))] += tau;
+    if (dr.reaction == r.body) return;  // the carrier's share and the reaction cancel
+    const auto oc = Eigen::Index(7 * std::size_t(r.body) + 3);
+    const Vec4 pc = q.segment<4>(oc);
+    const Vec3 a = rotation(pc) * r.axis_b;
+    f.segment<4>(oc) += 2.0 * E_matrix(pc).transpose() * (tau * a);
+    if (dr.reaction == kGround) return;
+    const auto orr = Eigen::Index(7 * std::size_t(dr.reaction) + 3);
+    f.segment<4>(orr) -= 2.0 * E_matrix(Vec4(q.segment<4>(orr))).transpose() * (tau * a);
   }
 
   // The bodies a force term acts on (ground left out, each once).
   struct Bodies {
     std::array<int, 6> b{};
     int n = 0;
+    Eigen::Index spin = -1;  // a rotor's coordinate the term depends on through its rate
     Bodies() = default;
     explicit Bodies(int body) { add(body); }
     void add(int body) {
@@ -756,6 +967,7 @@ class Mechanism final : public NonsmoothModel {
                      Term&& term) {
     auto clear = [&](Eigen::VectorXd& f) {
       for (int i = 0; i < B.n; ++i) f.segment<7>(Eigen::Index(7 * B.b[std::size_t(i)])).setZero();
+      if (B.spin >= 0) f[B.spin] = 0.0;
     };
     clear(f0_);
     term(q, v, f0_);
@@ -766,7 +978,15 @@ class Mechanism final : public NonsmoothModel {
         const auto o = Eigen::Index(7 * B.b[std::size_t(i)]);
         J.block<7, 1>(o, col) += (f0_.segment<7>(o) - fp_.segment<7>(o)) / d;
       }
+      if (B.spin >= 0) J(B.spin, col) += (f0_[B.spin] - fp_[B.spin]) / d;
     };
+    // The spin angle enters no force (the forces see the rotor's rate, not its angle).
+    if (velocity_dependent && B.spin >= 0) {
+      const double dv = 1e-7 * std::max(1.0, std::abs(v[B.spin]));
+      vw_[B.spin] = v[B.spin] + dv;
+      column(C, B.spin, dv);
+      vw_[B.spin] = v[B.spin];
+    }
     for (int i = 0; i < B.n; ++i)
       for (Eigen::Index j = 7 * B.b[std::size_t(i)], e = j + 7; j < e; ++j) {
         const double d = 1e-7 * std::max(1.0, std::abs(q[j]));
@@ -790,9 +1010,68 @@ class Mechanism final : public NonsmoothModel {
     return t1 > t0 ? e.values[k - 1] + (e.values[k] - e.values[k - 1]) * (t - t0) / (t1 - t0) : e.values[k];
   }
   std::size_t effort_port() const { return p_ == 0 ? 0 : (d_.pressure ? 2 : 1); }
+  std::size_t drive_port() const { return effort_port() + (d_.effort_inputs.empty() ? 0 : 1); }
+
+  // ---- Drives, prescribed motions, sensors ----------------------------------------------------
+  // The torque a drive puts on its joint: ratio times the input shaft's (none while settling).
+  double drive_torque(std::size_t k, double t) {
+    return static_solve_ ? 0.0 : d_.drives[k].ratio * inputs().at(drive_port(), t)[k];
+  }
+  static double motion_value(const Motion& m, double t) {
+    if (t <= m.times.front()) return m.values.front();
+    if (t >= m.times.back()) return m.values.back();
+    const std::size_t k = std::size_t(std::upper_bound(m.times.begin(), m.times.end(), t) - m.times.begin());
+    const double t0 = m.times[k - 1], t1 = m.times[k];
+    return t1 > t0 ? m.values[k - 1] + (m.values[k] - m.values[k - 1]) * (t - t0) / (t1 - t0) : m.values[k];
+  }
+  // df/dt of the piecewise-linear table: the slope of the segment t lies in (0 outside; at a
+  // node, the slope of the segment that starts there).
+  static double motion_rate(const Motion& m, double t) {
+    if (t < m.times.front() || t >= m.times.back()) return 0.0;
+    const std::size_t k = std::size_t(std::upper_bound(m.times.begin(), m.times.end(), t) - m.times.begin());
+    const double t0 = m.times[k - 1], t1 = m.times[k];
+    return t1 > t0 ? (m.values[k] - m.values[k - 1]) / (t1 - t0) : 0.0;
+  }
+  PortSpec sensor_port(const Sensor& sn) const {
+    using K = Sensor::Kind;
+    const bool linear = (sn.kind == K::joint_position || sn.kind == K::joint_velocity) && sn.rotor < 0 &&
+                        !d_.joints[std::size_t(sn.joint)].has_angle;
+    switch (sn.kind) {
+      case K::joint_position: return output(sn.name, 1, linear ? "m" : "rad", "joint coordinate (sensor)");
+      case K::joint_velocity: return output(sn.name, 1, linear ? "m/s" : "rad/s", "joint rate (sensor)");
+      case K::roll: return output(sn.name, 1, "rad", "roll angle, ISO 8855 z-y-x, right side down positive (sensor)");
+      case K::pitch: return output(sn.name, 1, "rad", "pitch angle, ISO 8855 z-y-x, nose down positive (sensor)");
+      case K::yaw: return output(sn.name, 1, "rad", "yaw angle, ISO 8855 z-y-x, to the left positive (sensor)");
+    }
+    return output(sn.name, 1, "1");
+  }
+  // R = Rz(yaw) Ry(pitch) Rx(roll) in the ground frame (F, L = U x F, U): the body's forward
+  // axis f has f·U = −sin(pitch), f·L / f·F = tan(yaw); its left and up axes l, u give
+  // tan(roll) = l·U / u·U.
+  double sensor_value(const Sensor& sn, ConstVectorRef q, ConstVectorRef v) const {
+    using K = Sensor::Kind;
+    if (sn.kind == K::joint_position || sn.kind == K::joint_velocity) {
+      if (sn.rotor >= 0) {
+        const Eigen::Index i = rotor_index(std::size_t(sn.rotor));
+        return sn.kind == K::joint_position ? q[i] : v[i];
+      }
+      double x, xd;
+      coordinate(d_.joints[std::size_t(sn.joint)], q, v, x, xd, nullptr, nullptr);
+      return sn.kind == K::joint_position ? x : xd;
+    }
+    const Vec3 f = eval(sn.forward, q, v, value).x, U = sn.ground_up, F = sn.ground_forward;
+    switch (sn.kind) {
+      case K::pitch: return std::asin(std::clamp(-f.dot(U), -1.0, 1.0));
+      case K::yaw: return std::atan2(f.dot(U.cross(F)), f.dot(F));
+      default: return std::atan2(eval(sn.left, q, v, value).x.dot(U), eval(sn.up, q, v, value).x.dot(U));
+    }
+  }
 
   // ---- Consistent initial conditions: Newton projection onto Φ = 0, then Φ_q v = 0 -----------
-  void assemble(double tol, int max_it) {
+  // Minimum-norm Newton steps over the independent rows of the sparse Φ_q (assembly.hpp); the
+  // rows that depend on others are found there and named (report and a warning), and so is a
+  // projection that moves a body by more than `move_tolerance`.
+  void assemble(double tol, int max_it, double move_tolerance) {
     const auto n = Eigen::Index(n_), m = Eigen::Index(m_);
     q0_.setZero(n);
     v0_.setZero(n);
@@ -804,65 +1083,167 @@ class Mechanism final : public NonsmoothModel {
       v0_.segment<3>(o) = B.v0;
       v0_.segment<4>(o + 3) = 0.5 * E_matrix(B.p0).transpose() * B.w0;
     }
-    Eigen::VectorXd phi(m), dq(n), start = q0_;
-    Eigen::MatrixXd J(m, n);
+    for (std::size_t k = 0; k < nr_; ++k) v0_[rotor_index(k)] = d_.rotors[k].rate0;
+    Eigen::VectorXd phi(m);
+    const Eigen::VectorXd start = q0_;
     constraints(0.0, q0_, phi);
+    const Eigen::VectorXd phi_start = phi;
     const double phi0 = phi.cwiseAbs().maxCoeff();
     int it = 0;
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    ConstraintRank rank;
     for (; it < max_it && phi.cwiseAbs().maxCoeff() > tol; ++it) {
-      constraint_jacobian(0.0, q0_, J);
-      cod.setThreshold(1e-10);
-      cod.compute(J);
-      dq = cod.solve(phi);  // minimum-norm correction
-      q0_ -= dq;
+      factorize_jacobian(q0_, rank);
+      q0_ -= rank.solve(phi);
       constraints(0.0, q0_, phi);
     }
     const double phi1 = phi.cwiseAbs().maxCoeff();
     if (!(phi1 <= tol)) {
-      // Name the joint (or coupler) with the largest residual; the normalization rows only
-      // follow the others.
-      std::string where = base_ + "/joints", what = "the joints";
-      double worst = -1.0;
-      Eigen::Index r = Eigen::Index(nb_);
-      for (const auto& j : d_.joints)
-        for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
-          if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
-      for (const auto& c : d_.couplers) {
-        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
-        ++r;
+      const auto [where, what] = largest_residual(phi);
+      throw ParameterError(where, format_text("the assembly cannot close: after {} Newton iterations the constraint "
+                                              "residual is {}, largest at {} (expected at most {}); check the joint "
+                                              "points and axes",
+                                              it, phi1, what, tol));
+    }
+    factorize_jacobian(q0_, rank);
+    // Φ_q v + Φ_t = 0: the prescribed motions' rates are part of the consistent velocities.
+    Eigen::VectorXd phi_t(m);
+    constraint_rate(0.0, q0_, phi_t);
+    const Eigen::VectorXd vin = v0_, Jv_in = rank.jacobian() * v0_ + phi_t;
+    v0_ -= rank.solve(Jv_in);
+    report_assembly(rank, start, phi_start, phi0, phi1, it, vin, Jv_in, phi_t, move_tolerance);
+  }
+
+  // Φ_q at q, factorized; its triplets are gathered row block by row block over the bodies each
+  // row touches (a dense Φ_q of a long chain would not fit).
+  void factorize_jacobian(ConstVectorRef q, ConstraintRank& rank) {
+    std::vector<Eigen::Triplet<double>> t;
+    t.reserve(std::size_t(15 * m_));
+    Eigen::Index r = 0;
+    for (std::size_t b = 0; b < nb_; ++b, ++r)
+      for (Eigen::Index k = 0; k < 4; ++k) t.emplace_back(r, Eigen::Index(7 * b + 3) + k, 2.0 * q[Eigen::Index(7 * b + 3) + k]);
+    std::size_t rows = 1;
+    for (const auto& j : d_.joints) rows = std::max(rows, j.rows.size());
+    Eigen::MatrixXd block = Eigen::MatrixXd::Zero(Eigen::Index(rows), Eigen::Index(n_));
+    MatrixRef J(block);
+    // Moves the rows of `block` into the triplets as rows r, r + 1, ... over the bodies' columns.
+    auto gather = [&](const std::vector<int>& bs, std::size_t count) {
+      for (std::size_t k = 0; k < count; ++k)
+        for (int b : bs)
+          for (Eigen::Index c = 7 * b, e = c + 7; c < e; ++c)
+            if (double& x = block(Eigen::Index(k), c); x != 0.0) t.emplace_back(r + Eigen::Index(k), c, x), x = 0.0;
+      r += Eigen::Index(count);
+    };
+    auto bodies_of = [](const Bodies& B) { return std::vector<int>(B.b.begin(), B.b.begin() + B.n); };
+    for (std::size_t i = 0; i < d_.joints.size(); ++i) {
+      DiffValue a;
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k)
+        dot(d_.joints[i].rows[k], q, q, &J, Eigen::Index(k), nullptr, &a, same_d1_[i][k]);
+      gather(bodies_of(bodies(d_.joints[i])), d_.joints[i].rows.size());
+    }
+    for (const auto& c : d_.couplers) {
+      std::vector<int> bs;
+      for (std::size_t k = 0; k < c.joints.size(); ++k) {
+        const Joint& j = d_.joints[std::size_t(c.joints[k])];
+        double x, xd;
+        coordinate(j, q, q, x, xd, nullptr, nullptr, c.coefficients[k], &J, 0);
+        for (int b : bodies_of(bodies(j)))
+          if (std::find(bs.begin(), bs.end(), b) == bs.end()) bs.push_back(b);
       }
-      throw ParameterError(where, "the assembly cannot close: after " + std::to_string(it) +
-                                      " Newton iterations the constraint residual is " + std::to_string(phi1) + ", largest at " + what +
-                                      " (expected at most " + std::to_string(tol) + "); check the joint points and axes");
+      gather(bs, 1);
     }
-    constraint_jacobian(0.0, q0_, J);
-    cod.compute(J);
-    const Eigen::Index rank = cod.rank();
-    const Eigen::VectorXd vin = v0_;
-    v0_ -= cod.solve(J * v0_);
-    double max_dr = 0.0, max_dp = 0.0;
+    for (const auto& mo : d_.motions) {
+      const Joint& j = d_.joints[std::size_t(mo.joint)];
+      double x, xd;
+      coordinate(j, q, q, x, xd, nullptr, nullptr, 1.0, &J, 0);
+      gather(bodies_of(bodies(j)), 1);
+    }
+    if (!rank.compute(Eigen::Index(m_), Eigen::Index(n_), t))
+      throw ParameterError(base_ + "/joints", "the constraint Jacobian could not be factorized (a number in it is not finite)");
+  }
+
+  // The pointer and name of the joint (or coupler) with the largest |Φ|; the normalization
+  // rows only follow the others.
+  std::pair<std::string, std::string> largest_residual(const Eigen::VectorXd& phi) const {
+    std::string where = base_ + "/joints", what = "the joints";
+    double worst = -1.0;
+    Eigen::Index r = Eigen::Index(nb_);
+    for (const auto& j : d_.joints)
+      for (std::size_t k = 0; k < j.rows.size(); ++k, ++r)
+        if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = j.pointer, what = "joint \"" + j.name + "\"";
+    for (const auto& c : d_.couplers) {
+      if (std::abs(phi[r]) > worst) worst = std::abs(phi[r]), where = c.pointer, what = "coupler \"" + c.name + "\"";
+      ++r;
+    }
+    return {where, what};
+  }
+
+  // report_ and the warnings of the assembly: rows that depend on others (by joint), and bodies
+  // the projection moved further than `move_tolerance` (m, or rad for a turn).
+  void report_assembly(const ConstraintRank& rank, const Eigen::VectorXd& start, const Eigen::VectorXd& phi_start,
+                       double phi0, double phi1, int it, const Eigen::VectorXd& vin, const Eigen::VectorXd& Jv_in,
+                       const Eigen::VectorXd& phi_t, double move_tolerance) {
+    const Eigen::Index r = rank.rank(), n = Eigen::Index(n_);
+    double max_dr = 0.0, max_dp = 0.0, max_turn = 0.0;
+    std::size_t moved = 0, turned = 0;
     for (std::size_t b = 0; b < nb_; ++b) {
-      max_dr = std::max(max_dr, (q0_ - start).segment<3>(Eigen::Index(7 * b)).norm());
-      max_dp = std::max(max_dp, (q0_ - start).segment<4>(Eigen::Index(7 * b + 3)).norm());
+      const auto o = Eigen::Index(7 * b);
+      const double dr = (q0_ - start).segment<3>(o).norm(), dp = (q0_ - start).segment<4>(o + 3).norm();
+      const double turn = 4.0 * std::asin(std::min(1.0, 0.5 * dp));  // the chord of unit 4-vectors, twice the angle
+      if (dr > max_dr) max_dr = dr, moved = b;
+      if (turn > max_turn) max_turn = turn, turned = b;
+      max_dp = std::max(max_dp, dp);
     }
+    const std::vector<ConstraintLabel> labels = constraint_labels();
+    json redundant = json::array();
+    std::string listed;
+    for (Eigen::Index row : rank.dependent()) {
+      const std::string& source = labels[std::size_t(row)].source;
+      if (!redundant.empty() && redundant.back()["source"] == source) {
+        redundant.back()["rows"] = redundant.back()["rows"].get<int>() + 1;
+        continue;
+      }
+      redundant.push_back({{"source", source}, {"rows", 1}});
+    }
+    for (const auto& x : redundant)
+      listed += (listed.empty() ? "" : ", ") + x["source"].get<std::string>() + " (" + std::to_string(x["rows"].get<int>()) + ")";
     json bodies = json::array();
     for (const auto& b : d_.bodies) bodies.push_back(b.name);
     report_ = {{"bodies", bodies},
                {"coordinates", n_},
                {"constraints", m_},
-               {"constraint_rank", rank},
-               {"redundant_constraints", Eigen::Index(m_) - rank},
-               {"degrees_of_freedom", n - rank},
+               {"constraint_rank", r},
+               {"redundant_constraints", Eigen::Index(m_) - r},
+               {"degrees_of_freedom", n - r},
                {"initial_assembly",
                 {{"newton_iterations", it},
                  {"residual_before", phi0},
                  {"residual_after", phi1},
                  {"max_position_change", max_dr},
                  {"max_euler_parameter_change", max_dp},
-                 {"velocity_residual_before", (J * vin).cwiseAbs().maxCoeff()},
-                 {"velocity_residual_after", (J * v0_).cwiseAbs().maxCoeff()},
+                 {"velocity_residual_before", Jv_in.size() ? Jv_in.cwiseAbs().maxCoeff() : 0.0},
+                 {"velocity_residual_after", m_ ? (rank.jacobian() * v0_ + phi_t).cwiseAbs().maxCoeff() : 0.0},
                  {"velocity_change", (v0_ - vin).norm()}}}};
+    if (!redundant.empty()) {
+      report_["redundant_rows"] = redundant;
+      warnings_.push_back(format_text("{} of the {} constraint equations depend on the others and are left out of the "
+                                      "solution (equations per source: ",
+                                      m_ - std::size_t(r), m_) +
+                          listed +
+                          "): a joint given twice, or a planar mechanism described with spatial joints "
+                          "(\"planar\": true gives it no out-of-plane equations)");
+    }
+    if (max_dr > move_tolerance || max_turn > move_tolerance) {
+      const auto [where, what] = largest_residual(phi_start);
+      double worst = 0.0;
+      for (Eigen::Index k = Eigen::Index(nb_); k < phi_start.size(); ++k) worst = std::max(worst, std::abs(phi_start[k]));
+      warnings_.push_back(format_text("the initial assembly moved body \"{}\" by {} m and turned body \"{}\" by {} rad, "
+                                      "more than assembly_move_tolerance = {}: the description does not close where its "
+                                      "bodies are placed; the largest initial residual, {}, is at {} ({}): check its "
+                                      "points and axes",
+                                      d_.bodies[moved].name, max_dr, d_.bodies[turned].name, max_turn, move_tolerance, worst,
+                                      what, where));
+      report_["initial_assembly"]["max_turn"] = max_turn;
+    }
     json fe = json::array();
     for (const auto& f : forces_) fe.push_back({{"name", d_.external[f.index].name}, {"plugin", d_.external[f.index].plugin}, {"report", f.element->report()}});
     if (!fe.empty()) report_["force_elements"] = fe;
@@ -932,20 +1313,41 @@ class Mechanism final : public NonsmoothModel {
     }
     static_solve_ = false;
     if (!(res < 1e-8))
-      throw ParameterError(base_ + "/static_equilibrium", "no static equilibrium found: after " + std::to_string(it) +
-                                                                    " Newton iterations the relative force residual is " + std::to_string(res));
+      throw ParameterError(base_ + "/static_equilibrium", format_text("no static equilibrium found: after {} Newton iterations the relative force residual is {}", it, res));
     q0_ = q;
-    v0_.setZero();
+    settled_velocities();
     static_report_ = {{"newton_iterations", it}, {"relative_residual", res},
                       {"actuator_forces", std::vector<double>(mu.data(), mu.data() + p)},
                       {"max_position_change", (q - q_assembled_).cwiseAbs().maxCoeff()}};
   }
 
+  // The description's velocities at the settled configuration (its rotation rates through the
+  // settled Euler parameters), projected onto Φ_q v + Φ_t = 0: a vehicle can settle on its
+  // suspension and start rolling.
+  void settled_velocities() {
+    const auto m = Eigen::Index(m_);
+    for (std::size_t b = 0; b < nb_; ++b) {
+      const auto o = Eigen::Index(7 * b);
+      v0_.segment<3>(o) = d_.bodies[b].v0;
+      v0_.segment<4>(o + 3) = 0.5 * E_matrix(Vec4(q0_.segment<4>(o + 3))).transpose() * d_.bodies[b].w0;
+    }
+    for (std::size_t k = 0; k < nr_; ++k) v0_[rotor_index(k)] = d_.rotors[k].rate0;
+    Eigen::MatrixXd J(m, Eigen::Index(n_));
+    Eigen::VectorXd phi_t(m);
+    constraint_jacobian(0.0, q0_, J);
+    constraint_rate(0.0, q0_, phi_t);
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-10);
+    cod.compute(J);
+    v0_ -= cod.solve(J * v0_ + phi_t);
+  }
+
   // Last evaluation of each force element (a pure function of t and its body's q, v).
   struct Memo {
     bool valid = false;
-    double t = 0.0;
-    Eigen::Matrix<double, 7, 1> q, v, f;
+    double t = 0.0, spin = 0.0;
+    Eigen::Matrix<double, 7, 1> q, v;
+    Eigen::Matrix<double, 8, 1> f;
   };
   mutable std::vector<Memo> memo_;
   struct RotationMemo {
@@ -959,12 +1361,14 @@ class Mechanism final : public NonsmoothModel {
   std::string file_, base_;  // description file ("" when inline) and the pointer prefix
   bool static_solve_ = false;
   Eigen::VectorXd q_assembled_;
+  std::vector<std::string> warnings_;  // of the description and the assembly, said once a logger is bound
   json static_report_;
 
   Description d_;
-  std::size_t nb_ = 0, n_ = 0, m_ = 0, p_ = 0;
+  std::size_t nb_ = 0, nr_ = 0, n_ = 0, m_ = 0, p_ = 0;
   std::vector<double> kappa_;
   std::vector<LoadedForce> forces_;
+  std::vector<JointEffort> drive_efforts_;  // per drive: its joint, for effort_force()
   Eigen::VectorXd q0_, v0_;
   Eigen::VectorXd qw_, vw_, f0_, fp_, lam_;  // force_derivatives() work
   Eigen::MatrixXd D_;

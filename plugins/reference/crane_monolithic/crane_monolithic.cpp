@@ -206,7 +206,7 @@ class CraneMonolithic final : public stride::Subsystem {
       }
     }
     throw stride::StepFailure("crane_monolithic: Newton-Raphson did not converge in " + std::to_string(max_iter_) +
-                              " iterations at t = " + std::to_string(t1));
+                              " iterations at t = " + stride::format_text("{}", t1) + " s");
   }
 
   void outputs(std::span<double> y) override {

@@ -28,7 +28,11 @@
 //    OdeSystem::states(), Extrapolator::timing(), Plugin::implements().
 // 6: PluginInfo::process_per_run (sweeps run many points in one process),
 //    MultibodyModel::force_derivatives().
-#define STRIDE_ABI_VERSION 6
+// 7: accuracy verdicts (Component::accuracy, Formulation::accuracy; a run whose subsystem
+//    answers outside its bounds ends "inaccurate"), MultibodyModel::constraint_labels().
+//    Events of ODE systems (OdeSystem::event_indicator_count, event_indicators, handle_event),
+//    MultibodyModel::outputs_need_dynamics().
+#define STRIDE_ABI_VERSION 7
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)

@@ -30,6 +30,17 @@ struct MultibodyState {
   const Eigen::VectorXd& lambda_i;  // interface forces at t
 };
 
+// What a row of Φ is, for messages and for the bounds a formulation checks
+// (MultibodyModel::constraint_labels()).
+enum class ConstraintKind {
+  position,       // a geometric constraint between bodies (a joint, a coupler)
+  normalization,  // the unit length of a body's Euler parameters, pᵀp − 1 = 0
+};
+struct ConstraintLabel {
+  std::string source;  // where the row comes from, for messages: "joint \"O\"", "body \"boom\""
+  ConstraintKind kind = ConstraintKind::position;
+};
+
 // Equations of motion  M(q) v̇ + c(q, v) = f(t, q, v) + D_iᵀ λ_i + Φ_qᵀ λ,  Φ(q, t) = 0,
 // interface velocities w_i = D_i v, so ẇ_i = D_i v̇ + Ḋ_i v.
 // Call order: bind(inputs) -> sizes() -> initial_state(t0) -> any evaluation, in any order.
@@ -64,8 +75,15 @@ class MultibodyModel : public Component {
                                  MatrixRef /*C*/) {
     return false;
   }
+  // One label per row of Φ (m of them), read once by a formulation's reset(); empty (the
+  // default): every row is a position constraint without a name.
+  virtual std::vector<ConstraintLabel> constraint_labels() const { return {}; }
   // All outputs, concatenated in port declaration order.
   virtual void outputs(const MultibodyState& state, std::span<double> y) = 0;
+  // Whether outputs() reads the state's v_dot, M_eff or f_eff. When false the host skips the
+  // formulation's effective() and acceleration() after each step (each costs a factorization
+  // of the constrained dynamics) and passes zeros there.
+  virtual bool outputs_need_dynamics() const { return true; }
   // Mechanical energy (kinetic + potential) in J.
   virtual double energy_at(double t, ConstVectorRef q, ConstVectorRef v) const = 0;
   virtual json report() const { return json::object(); }
@@ -96,9 +114,13 @@ class Formulation : public LogSource {
   // Reduced interface model M̃ ẇ_i = f̃ + λ_i at (t, q, v): Eq. 12-13 (m = 0) or 17-19.
   virtual void effective(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v,
                          MatrixRef M_eff, VectorRef f_eff) = 0;
-  // steps, iterations, max_iterations_per_step, constraint violations (last/max ‖Φ‖, ‖Φ_q v + Φ_t‖).
+  // steps, iterations, max_iterations_per_step, constraint violations (last/max ‖Φ‖, ‖Φ_q v + Φ_t‖)
+  // and the constraint residuals over the run against their bounds.
   virtual json statistics() const { return json::object(); }
   virtual json report() const { return json::object(); }
+  // Whether the answer so far is within the bounds this formulation checks (its constraint
+  // residuals); see Component::accuracy(). Must not throw.
+  virtual Accuracy accuracy() const { return {}; }
 };
 
 }  // namespace stride

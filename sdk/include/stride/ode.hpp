@@ -45,6 +45,20 @@ class OdeSystem : public Component {
   // Extra summary entries.
   virtual json report() const { return json::object(); }
 
+  // Events the system causes itself (a gear shift, an intake stroke, a valve that switches):
+  // event_indicators() gives z(t, x), continuous in (t, x) while the discrete state stays
+  // the same; an event happens where an indicator changes domain between z > 0 and z <= 0
+  // (the rule of FMI's event indicators). The host locates the first one inside a step by
+  // bisection (re-integrating from the step's start), stops the integration there, calls
+  // handle_event(t, x) — which updates the discrete state (gear, latched values) and may
+  // change x — restarts the integrator (reset()) at the event and integrates the rest of the
+  // step, so that no integrator step spans a discontinuity of f. After handle_event() the
+  // indicators are read again: an event that leaves its indicator where it was does not
+  // repeat. A system with events that also saves its state (below) saves its discrete state.
+  virtual std::size_t event_indicator_count() const { return 0; }
+  virtual void event_indicators(double /*t*/, std::span<const double> /*x*/, std::span<double> /*z*/) {}
+  virtual void handle_event(double /*t*/, std::span<double> /*x*/) {}
+
   // Optional capability, for iterative coupling (see Subsystem::save_state): the host saves
   // and restores x and restarts the integrator (reset()) at the restored time itself; the
   // system saves only what steps change beyond x (a latch, a counter that enters the

@@ -223,6 +223,16 @@ class Inputs {
   std::size_t known_count_ = 0;
 };
 
+// What a component or formulation says about the accuracy of its answer so far, against bounds
+// it checks itself (constraint residuals, an error estimate). A run that ends with any
+// subsystem's answer outside them ends with status "inaccurate" (exit 1), never "completed".
+struct Accuracy {
+  bool within = true;
+  // When not within: what was bounded, the largest value reached, where and when, the bound
+  // and how to stay within it, in one sentence.
+  std::string reason;
+};
+
 // Behaviour shared by everything that has ports. Messages: LogSource (log.hpp).
 class Component : public LogSource {
  public:
@@ -235,6 +245,10 @@ class Component : public LogSource {
   virtual json statistics() const { return json::object(); }
   // Energy stored in the component (J) for whole-system balances; NaN when not modelled.
   virtual double energy() const { return std::numeric_limits<double>::quiet_NaN(); }
+  // Whether the answer so far is within the bounds the component checks; asked by the host
+  // after the last step (and whenever it writes a summary). Must not throw. Default: nothing
+  // is checked.
+  virtual Accuracy accuracy() const { return {}; }
 
  protected:
   Inputs& inputs() const {
@@ -276,6 +290,15 @@ const T& saved_value(const SavedState& s) {
 // Unrecoverable failure of a step (Newton did not converge, state left its domain, ...).
 // The host ends the run with status "diverged" and the message.
 class StepFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What a subsystem models has come to its end (an FMU that asks to terminate the simulation):
+// thrown by step() (or initialize()) when called at the time the subsystem reached, after it
+// returned that time from its previous step. The host ends the run there with status
+// "completed", the message and that time in summary.json, every row up to it kept.
+class EndOfSimulation : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -23,11 +23,25 @@ namespace stride::host {
 // libraries are reported on stderr.
 void load_plugins(PluginRegistry& reg, const std::vector<std::filesystem::path>& extra, bool warn);
 
+// Manifests take what they leave out (end time, steps) from their FMUs' default experiments.
+// Called once by each program at startup (`stride`, the Python module).
+void use_fmu_default_experiments();
+
 // The experiment of a manifest with only the plugins it names, found through the index of the
 // plugin folders. A name the index does not find, or any problem in the manifest, loads every
 // plugin and builds again: the diagnostics then list everything that is available. Throws
 // ManifestError.
 std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m);
+
+// The manifest in `path`: a manifest (JSON); an FMU (*.fmu) as the manifest of its default
+// experiment run alone, recording every output (like fmusim); or an SSP system (an .ssp
+// package, or an .ssd beside its FMUs; ssp/ssp.hpp) read as one. Throws ManifestError; a problem of an SSP names
+// the XML element it comes from.
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides);
+// build_experiment(manifest_of(path)), with the same naming of an SSP's elements in every
+// problem the experiment finds.
+std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
+                                          const std::vector<std::string>& overrides);
 
 // `validate`'s list of every manifest value written with a unit and what it became: times and
 // energies (Manifest::converted), then plugin parameters (converted_parameters).

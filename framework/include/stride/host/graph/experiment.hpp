@@ -46,6 +46,8 @@ class Experiment {
   // Connections between different units of one quantity, converted on the way
   // ("a.f -> b.f: kN to N (x 1000)").
   std::vector<std::string> unit_conversions() const;
+  // FMU inputs no connection feeds, kept at their start values ("ss.u = [2]").
+  std::vector<std::string> unconnected_inputs() const;
   // Power bonds that found no partner subsystem (their energy is not checked against another).
   std::vector<std::string> bond_warnings() const;
   // For each paired power bond, the communication delay its two paths add under the scheme.

@@ -153,10 +153,19 @@ struct Manifest {
   // Values written with a unit ("100 ms") and what they became (times, energies; parameters
   // are converted with their plugin's units, see accept_param).
   std::vector<ConvertedValue> converted;
+  // What the manifest left out and the document completion filled in, for `validate`
+  // ("/coupling/end = 10 (from the default experiment of ball.fmu)").
+  std::vector<std::string> from_fmus;
   // Pointers where "$name" was replaced by a variable's value -> the variable's name.
   std::map<std::string, std::string> variable_uses;
   // Every subsystem name written, valid or not (so a bad subsystem is not also "unknown").
   std::vector<std::string> declared_subsystems;
+  // A manifest made from another format (an SSP): where its values come from there (pointer ->
+  // "file: line N: path", shown with the diagnostics), what was ignored or chosen (listed by
+  // `validate`), and what must stay alive while it runs (the unpacked package).
+  std::map<std::string, std::string> origins;
+  std::vector<std::string> notes;
+  std::shared_ptr<const void> keep;
   // The structure of subsystems and connections is sound: graph-wide checks (unconnected
   // inputs, algebraic loops) can trust it.
   bool graph_complete = true;
@@ -173,6 +182,12 @@ Manifest read_manifest(const std::filesystem::path& file, const std::vector<std:
 // The same from text (`file` labels the diagnostics; relative paths are resolved against its folder).
 Manifest read_manifest_text(const std::string& text, const std::filesystem::path& file,
                             const std::vector<std::string>& overrides = {});
+
+// A later stage may fill in what a manifest's document leaves out, after the --set overrides and
+// before any check (fmi: the FMUs' default experiments), listing each value in `filled`. Set
+// once at startup by the program (cli: use_fmu_default_experiments()); none by default.
+using DocumentCompletion = void (*)(json& document, const std::filesystem::path& base, std::vector<std::string>& filled);
+void set_document_completion(DocumentCompletion completion);
 
 // Every plugin the manifest names (subsystems, integrators, formulations, extrapolators,
 // including the default extrapolator), each once.

@@ -12,7 +12,9 @@
 
 namespace stride::host {
 
-enum class RunStatus { completed, diverged, failed, interrupted };
+// inaccurate: the run reached its end, but a subsystem's answer lies outside the accuracy bounds
+// it checks (Component::accuracy(), e.g. a formulation's constraint residuals); exit code 1.
+enum class RunStatus { completed, diverged, failed, interrupted, inaccurate };
 const char* to_string(RunStatus s);
 
 class OutputFolder;

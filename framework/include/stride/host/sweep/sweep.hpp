@@ -8,7 +8,9 @@
 //   "manifest": "crane1_zoh.json",                 // relative to the sweep file
 //   "reference": {"manifest": "crane1_monolithic.json",
 //                 "columns": {"crane.s": "reference.s"},    // run column -> reference column
-//                 "set": {"/variables/h_M": 0.0005}},       // optional: applied to the reference
+//                 "set": {"/variables/h_M": 0.0005},        // optional: applied to the reference
+//                 "error_scale": 57.29577951308232,         // optional: errors in another unit
+//                 "error_unit": "deg"},                     //   (here radians -> degrees)
 //   "axes": [
 //     {"name": "H", "pointers": ["/coupling/macro_step", "/subsystems/crane/step"],
 //      "values": [0.005, 0.01, 0.015]},
@@ -20,10 +22,15 @@
 //   "usable_error": 0.002,                         // optional (with a reference): the accuracy
 //                                                  // a run must keep to count as usable
 //   "set": {"/coupling/end": 10},                  // optional: applied to every run
+//   "histories": [                                 // optional: time histories to plot
+//     {"file": "s1.png", "column": "crane.s", "scale": 1000, "ylabel": "s1 - s1_ref (mm)",
+//      "difference": true,                         // the run's column less the reference's
+//      "runs": [{"H": "0.01"}, "reference"]}       // per curve: a label of every axis that
+//   ],                                             //   has more than one, or the reference run
 //   "output": "out/sweep_crane1"
 // }
 // Writes <output>/sweep.csv (one row per run), <output>/stability.md and, when gnuplot is on
-// the PATH, <output>/error.png.
+// the PATH, <output>/error.png and each history's PNG (its data beside it, .dat).
 //
 // The runs go to `jobs` worker processes, forked from the sweep after the plugins are loaded;
 // a worker runs points one after another in-process. A run that crashes takes only its
@@ -58,12 +65,23 @@ struct SweepAxis {
   std::string name;
   std::vector<SweepAxisValue> values;
 };
+// A time history plotted after the sweep: per curve one run's column (or its difference from
+// the reference run's at the same record times) times `scale`, against time.
+struct SweepHistory {
+  std::string file, title, column, ylabel;
+  double scale = 1.0;
+  bool difference = false;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> curves;  // per curve: (axis, value) pairs; empty: the reference
+};
 struct SweepSpec {
   std::filesystem::path file;
   std::filesystem::path manifest;                  // absolute or relative to the working folder
   std::filesystem::path reference;                 // empty: no reference run
   std::vector<std::pair<std::string, std::string>> columns;  // run column -> reference column
   std::vector<std::pair<std::string, json>> reference_sets;  // applied to the reference run
+  double error_scale = 1.0;                        // errors are error_scale * |run - reference|
+  std::string error_unit;                          // their unit when scaled ("" otherwise)
+  std::vector<SweepHistory> histories;
   std::vector<SweepAxis> axes;
   std::size_t step_axis = 0;
   double stable_error = std::numeric_limits<double>::infinity();

@@ -1,0 +1,57 @@
+// System Structure and Parameterization (SSP 1.0) packages as Stride manifests, both ways.
+//
+// Reading: read_ssp(file) takes an .ssp archive (unpacked into a private temporary folder that
+// lives as long as the process needs it) or an .ssd file beside its FMUs and turns the
+// SystemStructure.ssd into a manifest document: components (FMUs, and as a Stride extension
+// plugins: type "application/x-stride-plugin", source the plugin's name), connectors,
+// connections with linear transformations and unit conversion (or its suppression), parameter
+// bindings from .ssv files and .ssm mappings (inline or referenced, with prefixes, at system and
+// component level), the default experiment, and the co-simulation step from the annotations
+// Stride, OMSimulator and libcosim write. Everything else that would change the result is
+// refused, naming the element's path and line in the XML; what is only ignored (graphics,
+// names a binding sets on no parameter) is listed as a note.
+//
+// Writing: write_ssp() (export/export.hpp) writes a manifest whose subsystems are FMUs as an SSP.
+//
+// Threading: one call at a time per document; different documents may be read concurrently.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stride/host/input/json_input.hpp"
+
+namespace stride::host::ssp {
+
+// The namespaces of SSP 1.0.
+inline constexpr const char* kSsd = "http://ssp-standard.org/SSP1/SystemStructureDescription";
+inline constexpr const char* kSsc = "http://ssp-standard.org/SSP1/SystemStructureCommon";
+inline constexpr const char* kSsv = "http://ssp-standard.org/SSP1/SystemStructureParameterValues";
+inline constexpr const char* kSsm = "http://ssp-standard.org/SSP1/SystemStructureParameterMapping";
+// The annotation type of Stride's own settings (a JSON object as the annotation's text).
+inline constexpr const char* kStrideAnnotation = "org.stride.manifest";
+// The component type of a Stride plugin (an extension of the standard's types).
+inline constexpr const char* kStridePluginType = "application/x-stride-plugin";
+
+struct SspManifest {
+  std::string text;  // the manifest document (JSON)
+  // Manifest pointers and where in the XML they come from ("SystemStructure.ssd:12:
+  // /System[root]/Elements/Component[gain]"), longest match first when looked up.
+  std::map<std::string, std::string> origins;
+  std::vector<std::string> notes;  // what was ignored or chosen, for `validate`
+  std::shared_ptr<const void> keep;  // the unpacked archive, alive while the run needs it
+};
+
+bool is_ssp_file(const std::filesystem::path& file);  // .ssp or .ssd
+
+// Reads and checks the system (throws ManifestError: each diagnostic names the XML file and the
+// element's path and line).
+SspManifest read_ssp(const std::filesystem::path& file);
+
+// Adds to each diagnostic whose pointer comes from the SSP the element it was read from.
+void attribute_to_ssp(std::vector<Diagnostic>& diagnostics, const std::map<std::string, std::string>& origins);
+
+}  // namespace stride::host::ssp

@@ -1,0 +1,188 @@
+// The FMI 3.0 co-simulation entry points of an exported experiment (the binary `stride export
+// --fmi 3` packs as binaries/x86_64-linux/<modelIdentifier>.so): the state machine of
+// fmi_component.hpp, as in fmi2_binary.cpp.
+//
+//   fmi3InstantiateCoSimulation   resources -> ExportedInstance (NULL and a logged reason)
+//   fmi3EnterInitializationMode   start time (the experiment's), stop time (<= its end)
+//   fmi3ExitInitializationMode    Simulation::initialize
+//   fmi3DoStep(t, h)              Simulation::advance_to(t + h); never returns early
+//   fmi3GetFloat64                output ports, each an array of its elements
+// Every other type, setting a variable, FMU state, event mode: fmi3Error with the reason.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "export/fmi_component.hpp"
+#include "stride/fmi/fmi3.h"
+
+#define STRIDE_FMI_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using Component = stride::host::fmu_export::Component<fmi3Status, fmi3OK, fmi3Error>;
+using stride::host::fmu_export::Phase;
+
+Component* as_component(fmi3Instance c) { return static_cast<Component*>(c); }
+
+fmi3Status unsupported(fmi3Instance c, const char* call, const char* why) {
+  if (!c) return fmi3Error;
+  return as_component(c)->error(call, why);
+}
+
+}  // namespace
+
+STRIDE_FMI_EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
+
+STRIDE_FMI_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean on, size_t, const fmi3String[]) {
+  if (!c) return fmi3Error;
+  as_component(c)->logging = on;
+  return fmi3OK;
+}
+
+STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String resources,
+                                                           fmi3Boolean, fmi3Boolean logging, fmi3Boolean event_mode,
+                                                           fmi3Boolean, const fmi3ValueReference[],
+                                                           size_t n_intermediate, fmi3InstanceEnvironment env,
+                                                           fmi3LogMessageCallback log, fmi3IntermediateUpdateCallback) {
+  try {
+    auto c = std::make_unique<Component>();
+    c->name = name ? name : "";
+    if (log)
+      c->sink = [env, log](bool is_error, const char* category, const std::string& message) {
+        log(env, is_error ? fmi3Error : fmi3OK, category, message.c_str());
+      };
+    c->logging = logging;
+    if (event_mode || n_intermediate > 0) {
+      c->error("fmi3InstantiateCoSimulation", "event mode and intermediate variables are not supported");
+      return nullptr;
+    }
+    if (!token || !resources) {
+      c->error("fmi3InstantiateCoSimulation", "no instantiation token or no resource path given");
+      return nullptr;
+    }
+    c->token = token;
+    c->resources = resources;
+    if (!c->make("fmi3InstantiateCoSimulation")) return nullptr;
+    return c.release();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+STRIDE_FMI_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String, fmi3String, fmi3String, fmi3Boolean,
+                                                            fmi3Boolean, fmi3InstanceEnvironment env,
+                                                            fmi3LogMessageCallback log) {
+  if (log) log(env, fmi3Error, "logStatusError", "fmi3InstantiateModelExchange: this FMU is for co-simulation only");
+  return nullptr;
+}
+
+STRIDE_FMI_EXPORT void fmi3FreeInstance(fmi3Instance c) {
+  try {
+    delete as_component(c);
+  } catch (...) {
+  }
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean, fmi3Float64, fmi3Float64 start,
+                                                         fmi3Boolean stop_defined, fmi3Float64 stop) {
+  if (!c) return fmi3Error;
+  Component& m = *as_component(c);
+  if (!m.in("fmi3EnterInitializationMode", {Phase::instantiated})) return fmi3Error;
+  const fmi3Status s = m.setup("fmi3EnterInitializationMode", start, stop_defined, stop);
+  if (s == fmi3OK) m.phase = Phase::initializing;
+  return s;
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
+  return c ? as_component(c)->exit_initialization("fmi3ExitInitializationMode") : fmi3Error;
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3Boolean, fmi3Boolean* event,
+                                        fmi3Boolean* terminate, fmi3Boolean* early, fmi3Float64* last) {
+  if (!c) return fmi3Error;
+  Component& m = *as_component(c);
+  const fmi3Status s = m.do_step("fmi3DoStep", t, h);
+  if (event) *event = false;
+  if (terminate) *terminate = s != fmi3OK;
+  if (early) *early = false;
+  if (last && m.x) *last = m.x->time();
+  return s;
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3Terminate(fmi3Instance c) {
+  return c ? as_component(c)->terminate("fmi3Terminate") : fmi3Error;
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3Reset(fmi3Instance c) { return c ? as_component(c)->reset("fmi3Reset") : fmi3Error; }
+
+STRIDE_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
+                                            fmi3Float64 value[], size_t n_values) {
+  if (!c) return fmi3Error;
+  Component& m = *as_component(c);
+  if (n > 0 && (!vr || !value)) return m.error("fmi3GetFloat64", "null array");
+  if (!m.x) return m.error("fmi3GetFloat64", "the instance could not be reset");
+  return m.guarded("fmi3GetFloat64", [&] {
+    std::vector<double> all;
+    for (size_t i = 0; i < n; ++i) m.x->get_all(vr[i], all);
+    if (all.size() != n_values)
+      return m.error("fmi3GetFloat64", "nValues is " + std::to_string(n_values) + ", the variables hold " +
+                                           std::to_string(all.size()) + " values");
+    std::copy(all.begin(), all.end(), value);
+    return fmi3OK;
+  });
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
+                                            const fmi3Float64[], size_t) {
+  if (!c) return fmi3Error;
+  if (n == 0) return fmi3OK;
+  return as_component(c)->error("fmi3SetFloat64",
+                                "value reference " + std::to_string(vr ? vr[0] : 0) +
+                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
+}
+
+STRIDE_FMI_EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Int32[], size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3GetInt32", "the FMU has no Int32 variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3SetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Int32[],
+                                          size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3SetInt32", "the FMU has no Int32 variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Boolean[],
+                                            size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3GetBoolean", "the FMU has no Boolean variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3Boolean[],
+                                            size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3SetBoolean", "the FMU has no Boolean variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3GetString(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3String[], size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3GetString", "the FMU has no String variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueReference[], size_t n, const fmi3String[],
+                                           size_t) {
+  return n == 0 ? fmi3OK : unsupported(c, "fmi3SetString", "the FMU has no String variables");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState*) {
+  return unsupported(c, "fmi3GetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState) {
+  return unsupported(c, "fmi3SetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState*) {
+  return unsupported(c, "fmi3FreeFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) {
+  return unsupported(c, "fmi3EnterEventMode", "not supported (hasEventMode=\"false\")");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance c) {
+  return unsupported(c, "fmi3EnterStepMode", "not supported (hasEventMode=\"false\")");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3EnterConfigurationMode(fmi3Instance c) {
+  return unsupported(c, "fmi3EnterConfigurationMode", "the FMU has no structural parameters");
+}
+STRIDE_FMI_EXPORT fmi3Status fmi3ExitConfigurationMode(fmi3Instance c) {
+  return unsupported(c, "fmi3ExitConfigurationMode", "the FMU has no structural parameters");
+}

@@ -1,0 +1,161 @@
+// One instance of an exported experiment (see instance.hpp).
+#include "export/instance.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "run/simulation.hpp"
+#include "run/stop.hpp"
+#include "stride/host/input/manifest.hpp"
+
+namespace stride::host::fmu_export {
+namespace fs = std::filesystem;
+
+namespace {
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string() + " (the FMU's resources are incomplete)");
+  try {
+    return json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+std::string problems_text(const ManifestError& e) {
+  std::string s = "the packed manifest is not valid:";
+  for (const auto& d : e.diagnostics()) s += "\n  " + d.str();
+  return s;
+}
+
+// A run that ends early (run/stop.hpp) as the error an FMI call reports.
+template <class F>
+void reporting_stop(F&& f) {
+  try {
+    f();
+  } catch (const Stop& s) {
+    throw std::runtime_error(std::string("the experiment stopped (") + to_string(s.status) + "): " + s.message);
+  }
+}
+
+}  // namespace
+
+fs::path folder_of_uri(const std::string& uri) {
+  std::string path = uri;
+  if (uri.rfind("file:", 0) == 0) {
+    path = uri.substr(5);
+    if (path.rfind("///", 0) == 0) path = path.substr(2);
+    else if (path.rfind("//localhost/", 0) == 0) path = path.substr(11);
+    else if (path.rfind("//", 0) == 0) throw std::runtime_error("resource location " + uri + " names another host");
+  } else if (uri.find("://") != std::string::npos) {
+    throw std::runtime_error("resource location " + uri + " is not a file URI");
+  }
+  std::string decoded;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%' && i + 2 < path.size() && std::isxdigit(static_cast<unsigned char>(path[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
+      decoded += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      decoded += path[i];
+    }
+  }
+  return decoded;
+}
+
+ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token) {
+  std::error_code ec;
+  if (!fs::is_directory(resources, ec))
+    throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
+  const json iface = read_json(resources / "stride_export.json");
+  if (iface.value("token", std::string()) != token)
+    throw std::runtime_error("the token \"" + token + "\" is not this FMU's (" + iface.value("token", std::string()) +
+                             "): the modelDescription.xml and the binary's resources do not belong together");
+  for (const PortBinding& b : bindings_of(iface)) bindings_[b.value_reference] = b;
+  const fs::path plugins = resources / "plugins";
+  if (!fs::is_directory(plugins, ec)) throw std::runtime_error("the FMU has no plugin folder " + plugins.string());
+  registry_.scan({plugins});
+  if (!registry_.refusals().empty())
+    throw std::runtime_error("plugin library " + registry_.refusals().front().file.string() +
+                             " refused: " + registry_.refusals().front().reason);
+  try {
+    Manifest m = read_manifest(resources / "manifest.json", {});
+    m.plugin_paths.clear();
+    experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
+  } catch (const ManifestError& e) {
+    throw std::runtime_error(problems_text(e));
+  }
+  for (const auto& [vr, b] : bindings_) {
+    const Node* node = nullptr;
+    for (const Node& n : experiment_->graph().nodes)
+      if (b.port.rfind(n.name + ".", 0) == 0) node = &n;
+    if (!node) throw std::runtime_error("value reference " + std::to_string(vr) + ": no subsystem for " + b.port);
+  }
+}
+
+ExportedInstance::~ExportedInstance() = default;
+
+double ExportedInstance::start() const { return experiment_->manifest().coupling.start; }
+double ExportedInstance::end() const { return experiment_->manifest().coupling.end; }
+double ExportedInstance::time() const { return sim_ ? sim_->time() : start(); }
+
+void ExportedInstance::initialize(double start_time) {
+  if (sim_) throw std::logic_error("initialized already");
+  if (std::abs(start_time - start()) > 1e-12 * std::max(1.0, std::abs(start())))
+    throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
+                             number_text(start()) + " s");
+  sim_ = std::make_unique<Simulation>(*experiment_);
+  reporting_stop([&] { sim_->initialize(); });
+  for (const auto& [vr, b] : bindings_) (void)sim_->outputs(b.port);  // every binding names an output
+}
+
+void ExportedInstance::do_step(double t, double h) {
+  if (!sim_) throw std::logic_error("doStep before the end of initialization");
+  const CouplingConfig& c = experiment_->manifest().coupling;
+  const double eps = 1e-9 * std::max({1.0, std::abs(t), std::abs(c.end)});
+  if (!(h > 0)) throw std::runtime_error("communication step size " + number_text(h) + " s (expected > 0)");
+  if (std::abs(t - sim_->time()) > eps)
+    throw std::runtime_error("doStep from " + number_text(t) + " s, but the FMU is at " + number_text(sim_->time()) +
+                             " s");
+  // The importer's own sum t + h lands within round-off of the experiment's grid: take the grid
+  // point, as the experiment run alone would.
+  double target = t + h;
+  if (c.macro_step > 0) {
+    const double k = std::round((target - c.start) / c.macro_step);
+    const double grid = c.start + k * c.macro_step;
+    if (std::abs(grid - target) <= eps) target = grid;
+  }
+  if (target > c.end && target - c.end <= eps) target = c.end;
+  if (target > c.end)
+    throw std::runtime_error("doStep to " + number_text(target) + " s is past the experiment's end " +
+                             number_text(c.end) + " s");
+  reporting_stop([&] { sim_->advance_to(target); });
+}
+
+const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
+  const auto it = bindings_.find(vr);
+  if (it == bindings_.end())
+    throw std::out_of_range("value reference " + std::to_string(vr) + " is not one of this FMU's");
+  return it->second;
+}
+
+double ExportedInstance::get(std::uint32_t vr) const {
+  const PortBinding& b = binding(vr);
+  if (!sim_) throw std::logic_error("outputs are known from the end of initialization on");
+  return sim_->outputs(b.port)[b.element];
+}
+
+void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) const {
+  const PortBinding& b = binding(vr);
+  if (!sim_) throw std::logic_error("outputs are known from the end of initialization on");
+  const auto y = sim_->outputs(b.port);
+  out.insert(out.end(), y.begin() + static_cast<std::ptrdiff_t>(b.element),
+             y.begin() + static_cast<std::ptrdiff_t>(b.element + b.size));
+}
+
+}  // namespace stride::host::fmu_export

@@ -1,0 +1,61 @@
+// One instance of an exported experiment inside an importing process: the FMU's resources
+// folder (manifest.json, stride_export.json, plugins/) made into an Experiment stepped by a
+// Simulation (run/simulation.hpp). The FMI entry points (fmi2_binary.cpp) are a state machine
+// around it. Internal to the host.
+//
+//   ExportedInstance x(resources, token);  // reads, checks the token, loads the plugins, builds
+//   x.initialize(start);                   // Simulation::initialize at the experiment's start
+//   x.do_step(t, h);                       // Simulation::advance_to(t + h), on the grid when
+//                                          // t + h is within round-off of a grid point
+//   x.get(vr);                             // an output element at time()
+//
+// Throws std::runtime_error (or ManifestError, Stop) with the reason; after a failed step the
+// caller refuses further steps. Each instance has its own registry, plugin objects and run
+// state: instances in one process share nothing but the loaded libraries' code. One thread per
+// instance.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "export/interface.hpp"
+#include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
+
+namespace stride::host {
+class Simulation;
+}
+
+namespace stride::host::fmu_export {
+
+class ExportedInstance {
+ public:
+  ExportedInstance(const std::filesystem::path& resources, const std::string& token);
+  ~ExportedInstance();
+  void initialize(double start);
+  void do_step(double t, double h);
+  double time() const;
+  double start() const;
+  double end() const;
+  bool initialized() const { return sim_ != nullptr; }
+  // Throws std::out_of_range naming the value reference when it is none of the FMU's.
+  double get(std::uint32_t vr) const;
+  // FMI 3 arrays: every element of the port behind vr, appended.
+  void get_all(std::uint32_t vr, std::vector<double>& out) const;
+
+ private:
+  const PortBinding& binding(std::uint32_t vr) const;
+  PluginRegistry registry_;
+  std::unique_ptr<Experiment> experiment_;
+  std::unique_ptr<Simulation> sim_;
+  std::map<std::uint32_t, PortBinding> bindings_;
+};
+
+// The folder of a resourceLocation URI ("file:///a/b/resources/" or "file:/a/b", FMI 2; a plain
+// path, FMI 3); percent escapes decoded. Throws std::runtime_error for another scheme.
+std::filesystem::path folder_of_uri(const std::string& uri);
+
+}  // namespace stride::host::fmu_export

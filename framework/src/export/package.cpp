@@ -1,0 +1,133 @@
+// `stride export` of a whole experiment (see stride/host/export/export.hpp).
+#include <zip.h>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <fstream>
+#include <list>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "export/fmi_rules.hpp"
+#include "export/interface.hpp"
+#include "stride/host/cli/commands.hpp"
+#include "stride/host/export/export.hpp"
+
+namespace stride::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The model identifier: the manifest's file name as a C identifier.
+std::string identifier_of(const fs::path& manifest) {
+  std::string id;
+  for (char c : manifest.stem().string()) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "m_" + id;
+  return id;
+}
+
+fs::path fmu_binary(int fmi_version) {
+  const std::string name = "stride_fmu" + std::to_string(fmi_version) + ".so";
+  std::error_code ec;
+  const fs::path beside =
+      boost::dll::program_location(ec).parent_path().parent_path() / "lib" / "stride" / "fmu" / name;
+  if (!ec && fs::exists(beside)) return beside;
+  const fs::path build = fs::path(STRIDE_BUILD_PLUGIN_DIR).parent_path() / "fmu" / name;
+  if (fs::exists(build)) return build;
+  throw std::runtime_error("the FMU binary " + name + " is in neither " + beside.string() + " nor " + build.string());
+}
+
+// The manifest as written, keys in their order (the subsystems' order is the graph's).
+nlohmann::ordered_json packed_manifest(const fs::path& manifest) {
+  std::ifstream in(manifest);
+  nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);
+  for (const auto& [name, s] : d["subsystems"].items())
+    if (s.contains("fmu"))
+      throw std::runtime_error(
+          manifest.string() + ": /subsystems/" + name +
+          "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
+  d.erase("output");
+  d.erase("plugin_paths");
+  return d;
+}
+
+// A zip archive written to `tmp`, renamed onto `out` by finish() (no torn FMU at `out`).
+class Archive {
+ public:
+  Archive(fs::path out) : out_(std::move(out)), tmp_(out_.string() + ".part") {
+    fs::remove(tmp_);
+    int err = 0;
+    z_ = zip_open(tmp_.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    if (!z_) throw std::runtime_error("cannot create " + tmp_.string() + " (libzip error " + std::to_string(err) + ")");
+  }
+  ~Archive() {
+    if (z_) zip_discard(z_);
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  }
+  void text(const std::string& name, const std::string& content) {
+    texts_.push_back(content);
+    zip_source_t* s = zip_source_buffer(z_, texts_.back().data(), texts_.back().size(), 0);
+    add(name, s);
+  }
+  void file(const std::string& name, const fs::path& f) { add(name, zip_source_file(z_, f.c_str(), 0, -1)); }
+  void finish() {
+    if (zip_close(z_) != 0) throw std::runtime_error("cannot write " + tmp_.string() + ": " + zip_strerror(z_));
+    z_ = nullptr;
+    fs::rename(tmp_, out_);
+  }
+
+ private:
+  void add(const std::string& name, zip_source_t* s) {
+    if (!s || zip_file_add(z_, name.c_str(), s, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
+      if (s) zip_source_free(s);
+      throw std::runtime_error("cannot add " + name + " to " + tmp_.string() + ": " + zip_strerror(z_));
+    }
+  }
+  fs::path out_, tmp_;
+  zip_t* z_ = nullptr;
+  std::list<std::string> texts_;  // alive until zip_close reads them
+};
+
+}  // namespace
+
+ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_version) {
+  if (fmi_version != 2 && fmi_version != 3)
+    throw std::runtime_error("FMI version " + std::to_string(fmi_version) + ": Stride exports FMI 2.0 and 3.0");
+  if (manifest.extension() != ".json")
+    throw std::runtime_error(manifest.string() +
+                             ": only a JSON manifest can be exported (an SSP system is not packed)");
+  PluginRegistry reg;
+  const std::unique_ptr<Experiment> ex = build_experiment(reg, read_manifest(manifest));
+  const nlohmann::ordered_json packed = packed_manifest(manifest);
+  ExportReport report;
+  report.model_identifier = identifier_of(manifest);
+  fmu_export::ExperimentInterface iface = fmu_export::experiment_interface(*ex, fmi_version, report.model_identifier);
+  iface.model.token = fmu_export::content_token(packed.dump() + fmu_export::interface_json(iface).dump());
+  const std::string xml = fmu_export::model_description_xml(iface.model);
+  const auto problems = fmu_export::model_description_problems(xml);
+  if (!problems.empty()) {
+    std::string s = "the model description breaks the FMI rules:";
+    for (const auto& p : problems) s += "\n  " + p;
+    throw std::runtime_error(s);
+  }
+  Archive a(out);
+  a.text("modelDescription.xml", xml);
+  const std::string platform = fmi_version == 2 ? "linux64" : "x86_64-linux";
+  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", fmu_binary(fmi_version));
+  a.text("resources/manifest.json", packed.dump(2) + "\n");
+  a.text("resources/stride_export.json", fmu_export::interface_json(iface).dump(2) + "\n");
+  std::set<fs::path> files;
+  for (const std::string& name : plugin_names(ex->manifest())) {
+    const LoadedPlugin* p = reg.find(name);
+    if (!p || p->fmu) throw std::runtime_error("plugin \"" + name + "\" has no library to pack");
+    files.insert(p->file);
+  }
+  for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
+  a.finish();
+  report.outputs = iface.bindings.size();
+  report.plugins = files.size();
+  return report;
+}
+
+}  // namespace stride::host

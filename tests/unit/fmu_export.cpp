@@ -1,0 +1,347 @@
+// `stride export` (stride/host/export/export.hpp): the two-mass test (manifests/two_mass.json,
+// 10 s) and the crane with ZOH and with RIM coupling packed as FMI 2.0 and 3.0 co-simulation FMUs.
+//  1. Round trip: the FMU imported back into Stride as one subsystem stepped at the experiment's
+//     macro step gives, at every communication point, the outputs of the experiment run alone,
+//     bit for bit (doStep(t, h) is Simulation::advance_to(t + h), on the experiment's grid).
+//  2. The binary loaded directly, as any importer would, from a copy of the unpacked FMU in
+//     another folder (relocatable, no STRIDE_PLUGIN_PATH): two instances in one process step
+//     apart and alike; every misuse is fmi2Error or a NULL instance with the reason through the
+//     logger (wrong GUID, missing resources, unknown value reference, setting an output, a step
+//     from the wrong time, past the end, doStep after fmi2Terminate and after a failed step).
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "run/simulation.hpp"
+#include "shipped_plugins.hpp"
+#include "stride/fmi/fmi2.h"
+#include "stride/fmi/fmi3.h"
+#include "stride_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace stride::host;
+using stride_test::json;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string stride_cmd(const std::string& args) { return std::string("'") + STRIDE_EXE + "' " + args; }
+
+// manifests/two_mass.json cut to 10 s, written to the scratch folder; exported once.
+struct Exported {
+  fs::path manifest, fmu, unpacked;
+  std::string guid;
+};
+
+const Exported& exported() {
+  static const Exported e = [] {
+    Exported x;
+    std::ifstream in(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "two_mass.json");
+    json d = json::parse(in);
+    d["coupling"]["end"] = 10.0;
+    d.erase("output");
+    fs::create_directories(stride_test::scratch());
+    x.manifest = stride_test::scratch() / "two_mass_export.json";
+    std::ofstream(x.manifest) << d.dump(2);
+    x.fmu = stride_test::scratch() / "two_mass_export.fmu";
+    const auto r =
+        stride_test::run_command(stride_cmd("export '" + x.manifest.string() + "' -o '" + x.fmu.string() + "'"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(fs::exists(x.fmu));
+    // Unpacked, then moved elsewhere: nothing may point back at the build or the first folder.
+    const fs::path first = stride_test::scratch() / "unpacked_first";
+    fs::create_directories(first);
+    REQUIRE(stride_test::run_command("cd '" + first.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" +
+                                     x.fmu.string() + "'")
+                .exit_code == 0);
+    x.unpacked = stride_test::scratch() / "moved" / "two mass%fmu";
+    fs::create_directories(x.unpacked.parent_path());
+    fs::rename(first, x.unpacked);
+    std::ifstream md(x.unpacked / "modelDescription.xml");
+    const std::string text((std::istreambuf_iterator<char>(md)), {});
+    const auto g = text.find("guid=\"");
+    REQUIRE(g != std::string::npos);
+    x.guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+    return x;
+  }();
+  return e;
+}
+
+std::string g_log;
+void logger(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String category, fmi2String format, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(buf, sizeof buf, format, ap);
+  va_end(ap);
+  g_log += std::string(category) + ": " + buf + "\n";
+}
+
+struct Api {
+  void* lib = nullptr;
+  fmi2InstantiateTYPE* instantiate;
+  fmi2FreeInstanceTYPE* free_instance;
+  fmi2SetupExperimentTYPE* setup;
+  fmi2EnterInitializationModeTYPE* enter;
+  fmi2ExitInitializationModeTYPE* exit;
+  fmi2DoStepTYPE* do_step;
+  fmi2GetRealTYPE* get_real;
+  fmi2SetRealTYPE* set_real;
+  fmi2TerminateTYPE* terminate;
+  template <class T>
+  void sym(T*& f, const char* name) {
+    void* p = dlsym(lib, name);
+    REQUIRE_MESSAGE(p != nullptr, name);
+    f = reinterpret_cast<T*>(p);
+  }
+  explicit Api(const fs::path& so) {
+    lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE_MESSAGE(lib != nullptr, dlerror());
+    sym(instantiate, "fmi2Instantiate");
+    sym(free_instance, "fmi2FreeInstance");
+    sym(setup, "fmi2SetupExperiment");
+    sym(enter, "fmi2EnterInitializationMode");
+    sym(exit, "fmi2ExitInitializationMode");
+    sym(do_step, "fmi2DoStep");
+    sym(get_real, "fmi2GetReal");
+    sym(set_real, "fmi2SetReal");
+    sym(terminate, "fmi2Terminate");
+  }
+};
+
+const fmi2CallbackFunctions kCallbacks{logger, std::calloc, std::free, nullptr, nullptr};
+
+std::string uri(const fs::path& p) {
+  std::string s = "file://";
+  for (char c : p.string()) {
+    if (c == ' ') s += "%20";
+    else if (c == '%') s += "%25";
+    else s += c;
+  }
+  return s;
+}
+
+}  // namespace
+
+// Exports `source`, imports the FMU as subsystem "exp" stepped at the
+// experiment's macro step H, and counts the outputs `ports` equal bit for bit to the experiment
+// run alone at every communication point up to `end`.
+void round_trip(const fs::path& source, int fmi, double H, double end, const std::vector<std::string>& ports,
+                std::size_t& compared, std::size_t& equal) {
+  const fs::path fmu = stride_test::scratch() / (source.stem().string() + "_fmi" + std::to_string(fmi) + ".fmu");
+  const auto r = stride_test::run_command(
+      stride_cmd("export '" + source.string() + "' -o '" + fmu.string() + "' --fmi " + std::to_string(fmi)));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  Experiment direct(read_manifest(source), stride_test::registry());
+  Simulation sim(direct);
+  sim.initialize();
+  const json importing = {{"format", 1},
+                          {"subsystems", {{"exp", {{"fmu", fmu.string()}, {"step", H}}}}},
+                          {"connections", json::array()},
+                          {"coupling", {{"scheme", "jacobi"}, {"macro_step", H}, {"start", 0.0}, {"end", end}}}};
+  const fs::path im = stride_test::scratch() / ("import_" + fmu.stem().string() + ".json");
+  std::ofstream(im) << importing.dump(2);
+  Experiment imported(read_manifest(im), stride_test::registry());
+  Simulation fmu_sim(imported);
+  fmu_sim.initialize();
+  const long steps = std::lround(end / H);
+  for (long k = 1; k <= steps; ++k) {
+    const double t = H * static_cast<double>(k);
+    sim.advance_to(t);
+    fmu_sim.advance_to(t);
+    for (const std::string& p : ports) {
+      const auto a = sim.outputs(p), b = fmu_sim.outputs("exp." + p);
+      ++compared;
+      equal += a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+    }
+  }
+}
+
+TEST_CASE("an exported experiment imported back reproduces the experiment bit for bit at every communication point") {
+  const Exported& e = exported();
+  for (int fmi : {2, 3}) {
+    CAPTURE(fmi);
+    std::size_t compared = 0, equal = 0;
+    round_trip(e.manifest, fmi, 0.1, 10.0, {"fast.x", "fast.v", "slow.x", "slow.v"}, compared, equal);
+    CHECK(compared == 400);
+    CHECK(equal == compared);
+    // The hydraulic crane (Peiret 2018 Sect. 5.1) with direct ZOH coupling at h_M = 10 ms, 2 s:
+    // the crane (multibody model with its formulation) and the cylinder as one FMU.
+    compared = equal = 0;
+    round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json", fmi, 0.01, 2.0,
+               {"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2"}, compared, equal);
+    CHECK(compared == 800);
+    CHECK(equal == compared);
+    // The same crane with the reduced interface model (macro step h_S = 0.2 ms inside the FMU,
+    // which the importer steps at 10 ms: 50 of the experiment's macro steps per doStep).
+    compared = equal = 0;
+    round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_rim.json", fmi, 0.01, 1.0,
+               {"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2"}, compared, equal);
+    CHECK(compared == 400);
+    CHECK(equal == compared);
+  }
+}
+
+TEST_CASE(
+    "the exported binary as any importer loads it: relocatable, instances apart, every misuse an error with its "
+    "reason") {
+  const Exported& e = exported();
+  const fs::path so = e.unpacked / "binaries" / "linux64" / "two_mass_export.so";
+  REQUIRE(fs::exists(so));
+  Api api(so);
+  const std::string res = uri(e.unpacked / "resources");
+
+  g_log.clear();
+  CHECK(api.instantiate("bad", fmi2CoSimulation, "{00000000-0000-0000-0000-000000000000}", res.c_str(), &kCallbacks, 0,
+                        0) == nullptr);
+  CHECK(contains(g_log, "is not this FMU's"));
+  g_log.clear();
+  CHECK(api.instantiate("gone", fmi2CoSimulation, e.guid.c_str(), uri(e.unpacked / "nowhere").c_str(), &kCallbacks, 0,
+                        0) == nullptr);
+  CHECK(contains(g_log, "does not exist"));
+  g_log.clear();
+  CHECK(api.instantiate("me", fmi2ModelExchange, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0) == nullptr);
+  CHECK(contains(g_log, "co-simulation only"));
+
+  // Two instances stepped interleaved with different step sizes end alike.
+  fmi2Component a = api.instantiate("a", fmi2CoSimulation, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0);
+  fmi2Component b = api.instantiate("b", fmi2CoSimulation, e.guid.c_str(), res.c_str(), &kCallbacks, 0, 0);
+  INFO(g_log);
+  REQUIRE(a);
+  REQUIRE(b);
+  for (fmi2Component c : {a, b}) {
+    CHECK(api.setup(c, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+    CHECK(api.enter(c) == fmi2OK);
+    CHECK(api.exit(c) == fmi2OK);
+  }
+  double ta = 0, tb = 0;
+  for (int k = 0; k < 20; ++k) {
+    CHECK(api.do_step(a, ta, 0.1, 1) == fmi2OK);
+    ta = 0.1 * (k + 1);
+    if (k % 2 == 1) {
+      CHECK(api.do_step(b, tb, 0.2, 1) == fmi2OK);
+      tb = 0.2 * ((k + 1) / 2);
+    }
+  }
+  const fmi2ValueReference vrs[] = {1, 2, 3, 4};
+  double ya[4], yb[4];
+  CHECK(api.get_real(a, vrs, 4, ya) == fmi2OK);
+  CHECK(api.get_real(b, vrs, 4, yb) == fmi2OK);
+  for (int i = 0; i < 4; ++i) CHECK(ya[i] == yb[i]);
+
+  g_log.clear();
+  const fmi2ValueReference wrong[] = {9999};
+  double y = 0;
+  CHECK(api.get_real(a, wrong, 1, &y) == fmi2Error);
+  CHECK(contains(g_log, "value reference 9999"));
+  CHECK(api.set_real(a, vrs, 1, ya) == fmi2Error);
+  CHECK(api.do_step(a, 5.0, 0.1, 1) == fmi2Error);  // a is at 2 s
+  CHECK(contains(g_log, "but the FMU is at"));
+  CHECK(api.do_step(a, ta, 0.1, 1) == fmi2Error);  // failed before: no more steps
+  CHECK(contains(g_log, "not allowed in state failed"));
+  CHECK(api.get_real(a, vrs, 4, ya) == fmi2OK);  // still readable
+
+  g_log.clear();
+  CHECK(api.do_step(b, tb, 9.0, 1) == fmi2Error);  // past the end (10 s)
+  CHECK(contains(g_log, "past the experiment's end"));
+  CHECK(api.terminate(b) == fmi2OK);
+  CHECK(api.do_step(b, tb, 0.1, 1) == fmi2Error);
+  CHECK(contains(g_log, "not allowed in state terminated"));
+  api.free_instance(a);
+  api.free_instance(b);
+
+  // Missing resources: the plugins removed from a copy.
+  const fs::path broken = stride_test::scratch() / "broken_copy";
+  fs::copy(e.unpacked, broken, fs::copy_options::recursive);
+  fs::remove_all(broken / "resources" / "plugins");
+  g_log.clear();
+  CHECK(api.instantiate("x", fmi2CoSimulation, e.guid.c_str(), uri(broken / "resources").c_str(), &kCallbacks, 0, 0) ==
+        nullptr);
+  CHECK(contains(g_log, "no plugin folder"));
+}
+
+TEST_CASE("what cannot be exported is refused with the reason and leaves no file") {
+  const fs::path out = stride_test::scratch() / "refused.fmu";
+  const auto r = stride_test::run_command(
+      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json").string() + "' -o '" +
+                 out.string() + "'"));
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.output, "/subsystems/slow/fmu"));
+  CHECK_FALSE(fs::exists(out));
+  const auto bad = stride_test::run_command(stride_cmd("export /no/such/manifest.json -o '" + out.string() + "'"));
+  CHECK(bad.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
+}
+
+namespace {
+std::string g_log3;
+void logger3(fmi3InstanceEnvironment, fmi3Status, fmi3String category, fmi3String message) {
+  g_log3 += std::string(category) + ": " + message + "\n";
+}
+}  // namespace
+
+TEST_CASE("the FMI 3 binary: arrays of the right length, every misuse an error with its reason") {
+  const Exported& e = exported();
+  const fs::path fmu = stride_test::scratch() / "two_mass_fmi3_direct.fmu";
+  REQUIRE(stride_test::run_command(stride_cmd("export '" + e.manifest.string() + "' -o '" + fmu.string() + "' --fmi 3")).exit_code == 0);
+  const fs::path dir = stride_test::scratch() / "fmi3 unpacked";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() + "'").exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  const auto g = text.find("instantiationToken=\"");
+  REQUIRE(g != std::string::npos);
+  const std::string token = text.substr(g + 20, text.find('"', g + 20) - g - 20);
+  void* lib = dlopen((dir / "binaries" / "x86_64-linux" / "two_mass_export.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(lib != nullptr, dlerror());
+  auto* instantiate = reinterpret_cast<fmi3InstantiateCoSimulationTYPE*>(dlsym(lib, "fmi3InstantiateCoSimulation"));
+  auto* enter = reinterpret_cast<fmi3EnterInitializationModeTYPE*>(dlsym(lib, "fmi3EnterInitializationMode"));
+  auto* exit = reinterpret_cast<fmi3ExitInitializationModeTYPE*>(dlsym(lib, "fmi3ExitInitializationMode"));
+  auto* do_step = reinterpret_cast<fmi3DoStepTYPE*>(dlsym(lib, "fmi3DoStep"));
+  auto* get = reinterpret_cast<fmi3GetFloat64TYPE*>(dlsym(lib, "fmi3GetFloat64"));
+  auto* terminate = reinterpret_cast<fmi3TerminateTYPE*>(dlsym(lib, "fmi3Terminate"));
+  auto* free_instance = reinterpret_cast<fmi3FreeInstanceTYPE*>(dlsym(lib, "fmi3FreeInstance"));
+  REQUIRE((instantiate && enter && exit && do_step && get && terminate && free_instance));
+  const std::string res = (dir / "resources").string() + "/";
+
+  g_log3.clear();
+  CHECK(instantiate("bad", "{wrong}", res.c_str(), false, false, false, false, nullptr, 0, nullptr, logger3, nullptr) == nullptr);
+  CHECK(contains(g_log3, "is not this FMU's"));
+  fmi3Instance c = instantiate("c", token.c_str(), res.c_str(), false, false, false, false, nullptr, 0, nullptr, logger3, nullptr);
+  INFO(g_log3);
+  REQUIRE(c != nullptr);
+  g_log3.clear();
+  CHECK(enter(c, false, 0, 1.0, false, 0) == fmi3Error);  // not the experiment's start
+  CHECK(contains(g_log3, "starts at"));
+  CHECK(enter(c, false, 0, 0.0, true, 10.0) == fmi3OK);
+  CHECK(exit(c) == fmi3OK);
+  fmi3Boolean event = true, stop = true, early = true;
+  double last = -1;
+  CHECK(do_step(c, 0.0, 0.5, true, &event, &stop, &early, &last) == fmi3OK);
+  CHECK(last == 0.5);
+  CHECK_FALSE(stop);
+  const fmi3ValueReference vrs[] = {1, 5};
+  double y[2] = {0, 0};
+  CHECK(get(c, vrs, 2, y, 2) == fmi3OK);
+  CHECK(y[0] != 0.0);
+  g_log3.clear();
+  CHECK(get(c, vrs, 2, y, 3) == fmi3Error);
+  CHECK(contains(g_log3, "nValues is 3"));
+  CHECK(terminate(c) == fmi3OK);
+  CHECK(do_step(c, 0.5, 0.5, true, &event, &stop, &early, &last) == fmi3Error);
+  CHECK(contains(g_log3, "not allowed in state terminated"));
+  CHECK(stop);
+  free_instance(c);
+}
