@@ -266,18 +266,49 @@ TEST_CASE("crane_monolithic: adaptive CVODE BDF and the trapezoidal rule integra
     CHECK(independent < 1e-7);
     // CVODE converges to its tightest solution as rtol shrinks, its global error in s staying
     // proportional to the tolerance (not monotone from one rtol to the next: the step
-    // sequences differ).
+    // sequences differ). Stepping freely past the 10-ms plugin steps, the double crane's global
+    // error is up to 49 rtol (1 m) over the 10 s (at most 4.7 rtol when CVODE stopped every 10 ms).
     std::vector<double> errors;
     json stats;
     for (double rtol : {1e-7, 1e-8, 1e-9, 1e-10}) {
       errors.push_back(max_difference(cvode(rtol, &stats), tightest));
-      CHECK(errors.back() < 20.0 * rtol * 1.0 /* m */);
+      CHECK(errors.back() < 100.0 * rtol * 1.0 /* m */);
       std::printf("crane %d: cvode_bdf rtol = atol = %.0e: %ld steps, %ld rhs, max|s - s(rtol 1e-12)| = %.3e m\n", na,
                   rtol, stats.at("steps").get<long>(), stats.at("rhs_evaluations").get<long>(), errors.back());
       // Stopped and restarted at 2 s, 2.001 s, 6 s, 6.002 s (actuator 2's node at 2 s is shared).
       CHECK(stats.at("restarts_at_valve_kinks").get<long>() == 4);
     }
     CHECK(errors.back() < 0.01 * errors.front());
+  }
+}
+
+TEST_CASE("crane_monolithic: CVODE steps past the plugin's steps, so their length changes neither its steps nor s") {
+  for (int na : {1, 2}) {
+    CAPTURE(na);
+    const json params{{"actuators", na}, {"method", "cvode_bdf"}, {"rtol", 1e-3}, {"atol", 1e-3}};
+    // The whole manoeuvre as one plugin step: CVODE alone, stopping only at the valve kinks.
+    auto whole = registry().create_subsystem("crane_monolithic", params);
+    ConstantInputs none({});
+    whole->bind(none);
+    whole->initialize(0.0);
+    CHECK(whole->step(0.0, 10.0) == 10.0);
+    std::vector<double> y(6 * static_cast<std::size_t>(na) + 4);
+    whole->outputs(y);
+    const long alone = whole->statistics().at("steps").get<long>();
+    json at_10ms, at_1ms;
+    const auto s10 = monolithic_s(params, 0.01, &at_10ms);
+    const auto s1 = monolithic_s(params, 0.001, &at_1ms);
+    const long steps10 = at_10ms.at("steps").get<long>();
+    std::printf("crane %d: cvode_bdf rtol 1e-3: %ld steps alone, %ld at 10-ms plugin steps, %ld at 1 ms\n", na, alone,
+                steps10, at_1ms.at("steps").get<long>());
+    // Stopping at every 10-ms step end took 1053 steps (single crane) instead of about 125.
+    // Only the first step after the last valve kink is estimated from the distance to t + h,
+    // so the step sequences differ at most slightly, and s within the tolerance.
+    CHECK(std::abs(steps10 - alone) <= alone / 20);
+    CHECK(std::abs(at_1ms.at("steps").get<long>() - alone) <= alone / 20);
+    CHECK(max_difference(s10, s1) < 1e-3 * 1.0 /* m */);
+    for (int k = 0; k < na; ++k)
+      CHECK(std::abs(s10[s10.size() - static_cast<std::size_t>(na - k)] - y[static_cast<std::size_t>(k)]) < 1e-3);
   }
 }
 

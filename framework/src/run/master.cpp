@@ -60,10 +60,28 @@ void Master::initialize() {
   }
   pushed_ = {};
   for (auto& n : s_.nodes) {
+    n.lazy_outputs = lazy_outputs(n);
     passed(n);
     guarded(n, [&] { n.energy0 = n.sub->energy(); });
   }
   beacon_->phase.store(2);
+}
+
+// Whether n's outputs are needed only at the end of its steps that observers watch, where its
+// connections push (advance_to, push_outputs) and where someone asks (fresh_outputs): no bond
+// (power every step), no bound (checked every step), and, for a subsystem whose outputs are
+// read late (it feeds no connection), no output that depends on inputs a later sample changes.
+// Between communication points no sample arrives, so outputs() at the time reached gives what
+// it gave right after the step.
+bool Master::lazy_outputs(const NodeState& n) {
+  if (!n.bonds.empty() || !n.bounds.empty() || n.events) return false;  // events: outputs before each
+  if (!n.out_links.empty()) return true;
+  bool connected = false;
+  for (const auto& links : n.in_links) connected = connected || !links.empty();
+  if (!connected) return true;
+  for (const auto& p : n.node->ports)
+    if (p.direction == Direction::output && p.feedthrough) return false;
+  return true;
 }
 
 void Master::outputs_at_start(NodeState& n, double t0) {
@@ -155,6 +173,7 @@ void Master::accept(double T) {
 }
 
 void Master::save(NodeState& n, Snapshot& s) {
+  fresh_outputs(n);
   s.t = n.t, s.t_prev = n.t_prev, s.steps = n.steps, s.next_record = n.next_record;
   s.y = n.y, s.y_prev = n.y_prev;
   s.bond_energy.resize(n.bonds.size());
@@ -174,6 +193,7 @@ void Master::restore(NodeState& n, const Snapshot& s) {
   n.next_record = s.next_record;
   n.t = s.t, n.t_prev = s.t_prev, n.steps = s.steps;
   n.y = s.y, n.y_prev = s.y_prev;
+  n.y_stale = false;
   for (std::size_t i = 0; i < n.bonds.size(); ++i)
     n.bonds[i].energy = s.bond_energy[i], n.bonds[i].power = s.bond_power[i];
 }

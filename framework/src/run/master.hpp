@@ -50,6 +50,8 @@ class Master {
   // energy through its bonds, the observers. Throws Stop.
   void step(NodeState& n, double h) {
     if (stop_ && *stop_) stop_by_signal();
+    // A step that wakes the observers interpolates from y_prev: the outputs at n.t.
+    if (n.y_stale && n.t + h * (1 + 1e-12) >= n.observe_at) fresh_outputs(n);
     n.t_prev = n.t;
     std::swap(n.y_prev, n.y);
     double t_new = n.t;
@@ -61,6 +63,11 @@ class Master {
     if (!(t_new > n.t) || t_new > n.t + h * (1 + 1e-12)) bad_step_time(n, t_new, h);
     n.t = on_grid(t_new, c_.start, n.step, t_new - n.t_prev);
     ++n.steps;
+    if (n.lazy_outputs && n.t < n.observe_at) {
+      n.y_stale = true;  // no one looks before the next fresh_outputs()
+      return;
+    }
+    n.y_stale = false;
     read_outputs(n);
     if (n.events) guarded(n, [&] { n.event_at_end = n.events->outputs_before_event(n.y_before_event); });
     if (!defer_monitors_) {
@@ -80,6 +87,13 @@ class Master {
     if (n.t >= n.observe_at) passed(n);
   }
 
+  // n's outputs at its time reached, read now if the last steps skipped them (lazy_outputs).
+  void fresh_outputs(NodeState& n) {
+    if (!n.y_stale) return;
+    n.y_stale = false;
+    read_outputs(n);
+  }
+
   // Advances n until it reaches `target` (Jacobi / Gauss–Seidel); false when it is there
   // already. With align, the last step is cut to land on the target.
   bool advance_to(NodeState& n, double target) {
@@ -92,6 +106,8 @@ class Master {
       step(n, h);
       if (std::abs(n.t - target) <= eps_) n.t = target;
     } while (n.t < target - eps_);
+    // Its connections read the outputs at the target, before anyone pushes new samples.
+    if (!n.out_links.empty()) fresh_outputs(n);
     return true;
   }
 
@@ -116,6 +132,8 @@ class Master {
   }
   // n's outputs into every connection they feed.
   void push_outputs(NodeState& n) {
+    if (n.out_links.empty()) return;
+    fresh_outputs(n);
     for (LinkState* l : n.out_links) push(*l, n.t);
   }
 
@@ -208,6 +226,7 @@ class Master {
   std::vector<std::vector<NodeState*>> feedthrough_passes() const;
   void push_initial(LinkState& l, double t);
   void outputs_at_start(NodeState& n, double t0);
+  static bool lazy_outputs(const NodeState& n);
 
   // The reports of what ends a run (cold).
   [[noreturn]] void failed(const NodeState& n) const;

@@ -49,6 +49,10 @@ struct alignas(64) NodeState {
   double observe_at = -std::numeric_limits<double>::infinity();
   Subsystem* sub = nullptr;
   bool inputs_renewed = false;  // a new sample arrived since the last step
+  // Nothing reads this subsystem's outputs after every step (Master::lazy_outputs): the
+  // master reads them where an observer wakes, a connection pushes or someone asks
+  // (Master::fresh_outputs). y_stale: y is not yet the outputs at t.
+  bool lazy_outputs = false, y_stale = false;
   int index = 0;                // in RunState::nodes and Graph::nodes
   std::vector<double> y, y_prev;
   std::vector<LinkState*> out_links;

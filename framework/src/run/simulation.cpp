@@ -36,6 +36,8 @@ void Simulation::advance_to(double t) {
     throw std::invalid_argument("time " + number_text(t) + " s is past the end " + number_text(c.end) + " s");
   try {
     scheme_->advance(t);
+    // Outputs() and the caller read every subsystem's outputs at the time reached.
+    for (NodeState& n : state_.nodes) master_.fresh_outputs(n);
   } catch (...) {
     stopped_ = true;
     throw;

@@ -1,6 +1,8 @@
 // SUNDIALS ARKODE (ARKStep, adaptive additive Runge-Kutta) as a Stride integrator. Each step()
 // integrates to exactly t + h (stop time + ARK_NORMAL), so the system and its inputs are never
-// evaluated beyond the communication point.
+// evaluated beyond the communication point; except, in explicit and implicit mode, for a system
+// without inputs (nothing ahead is unknown): ARKODE steps past t + h and answers t + h from its
+// dense output (ARK_NORMAL without a stop time), unless step_past_communication_points is false.
 //  explicit: ERK, fe = f (default 4th-order table). Non-stiff systems.
 //  implicit: DIRK, fi = f, Newton with a dense direct linear solver and the system's analytic
 //            Jacobian when it provides one (else forward differences). Stiff systems.
@@ -51,12 +53,16 @@ class Arkode final : public stride::Integrator {
                            "absorb the jump"),
         stride::integer_param("max_internal_steps", 100000,
                               "internal steps allowed within one step() call", 1),
+        stride::bool_param("step_past_communication_points", true,
+                           "explicit and implicit mode, for a system without inputs: let ARKODE step past "
+                           "t + h and interpolate there, instead of ending a step at every t + h"),
     };
     return i;
   }
   explicit Arkode(const stride::Params& p)
       : rtol_(p.real("rtol")), atol_(p.real("atol")), max_internal_(p.integer("max_internal_steps")),
-        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {
+        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")),
+        step_past_(p.boolean("step_past_communication_points")) {
     const auto m = p.string("method");
     mode_ = m == "explicit" ? Mode::explicit_rk : m == "implicit" ? Mode::implicit_rk : Mode::imex;
     bridge_.owner = this;
@@ -113,6 +119,11 @@ class Arkode final : public stride::Integrator {
     }
     t_ = t0;
     jump_ = false;
+    // Inputs are read at the times ARKODE evaluates: only without any, it may go beyond t + h.
+    const auto ports = sys.ports();
+    ahead_ = step_past_ && mode_ != Mode::imex &&
+             std::none_of(ports.begin(), ports.end(),
+                          [](const stride::PortSpec& q) { return q.direction == stride::Direction::input; });
   }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
@@ -136,6 +147,14 @@ class Arkode final : public stride::Integrator {
     jump_ = false;
     const double tout = t + h;
     double tret = t;
+    if (ahead_) {
+      // Past tout with ARKODE's own steps; y_ is the interpolant at tout.
+      check_step(ARKStepEvolve(mem_, tout, y_.get(), &tret, ARK_NORMAL), t);
+      auto y = sd::view(y_.get());
+      for (std::size_t i = 0; i < n_; ++i) x[i] = y[i];
+      t_ = tret;
+      return tret;
+    }
     int flag = ARKStepSetStopTime(mem_, tout);
     if (flag == ARK_SUCCESS) flag = ARKStepEvolve(mem_, tout, y_.get(), &tret, ARK_NORMAL);
     check_step(flag, t);
@@ -270,6 +289,8 @@ class Arkode final : public stride::Integrator {
   double rtol_, atol_;
   long max_internal_;
   bool restart_at_jumps_;
+  bool step_past_;
+  bool ahead_ = false;  // step past t + h: the system has no inputs (not in imex mode)
   bool jump_ = false;  // inputs jump at the next step's start
   long discontinuities_ = 0;
   std::size_t n_ = 0;

@@ -1,6 +1,9 @@
 // SUNDIALS CVODE (variable-order, variable-step BDF or Adams-Moulton) as a Stride integrator.
-// Each step() integrates to exactly t + h (stop time + CV_NORMAL), so CVODE never evaluates
-// the system (and its inputs) beyond the communication point. The solver keeps its history
+// A system with inputs: each step() integrates to exactly t + h (stop time + CV_NORMAL), so
+// CVODE never evaluates the system (and its inputs) beyond the communication point. A system
+// without inputs (nothing ahead is unknown): CVODE steps past t + h with its own steps and
+// answers t + h from its dense output (CV_NORMAL without a stop time interpolates), unless
+// step_past_communication_points is false. The solver keeps its history
 // (order, step size) across steps; it is reinitialized only after reset() or when the state
 // handed in differs from the one it returned last (someone modified x between steps).
 //  bdf:   Newton iteration, dense direct linear solver, the system's analytic Jacobian when it
@@ -43,6 +46,9 @@ class Cvode final : public stride::Integrator {
         stride::real_param("max_step", 0.0, "s", "largest internal step; 0 = unlimited", 0.0),
         stride::integer_param("max_internal_steps", 100000,
                               "internal steps allowed within one step() call", 1),
+        stride::bool_param("step_past_communication_points", true,
+                           "for a system without inputs: let CVODE step past t + h and interpolate there, "
+                           "instead of ending a step at every t + h"),
     };
     return i;
   }
@@ -52,7 +58,8 @@ class Cvode final : public stride::Integrator {
         atol_(p.real("atol")),
         max_step_(p.real("max_step")),
         max_internal_(p.integer("max_internal_steps")),
-        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")) {
+        restart_at_jumps_(p.boolean("restart_at_input_discontinuities")),
+        step_past_(p.boolean("step_past_communication_points")) {
     bridge_.owner = this;
     bridge_.warning = [](const void* self, const char* text) { static_cast<const Cvode*>(self)->log_warning("{}", text); };
   }
@@ -90,6 +97,10 @@ class Cvode final : public stride::Integrator {
     }
     t_ = t0;
     jump_ = false;
+    // Inputs are read at the times CVODE evaluates: only without any, it may go beyond t + h.
+    const auto ports = sys.ports();
+    ahead_ = step_past_ && std::none_of(ports.begin(), ports.end(),
+                                         [](const stride::PortSpec& q) { return q.direction == stride::Direction::input; });
   }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
@@ -105,6 +116,15 @@ class Cvode final : public stride::Integrator {
     jump_ = false;
     const double tout = t + h;
     double tret = t;
+    if (ahead_) {
+      // Past tout with CVODE's own steps; y_ is the interpolant at tout.
+      const int flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
+      if (flag < 0) bridge_.fail("CVODE", t, flag);
+      auto y = sd::view(y_.get());
+      for (std::size_t i = 0; i < n_; ++i) x[i] = y[i];
+      t_ = tret;
+      return tret;
+    }
     int flag = CVodeSetStopTime(mem_, tout);
     if (flag == CV_SUCCESS) flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
     if (flag < 0) bridge_.fail("CVODE", t, flag);
@@ -171,6 +191,8 @@ class Cvode final : public stride::Integrator {
   double rtol_, atol_, max_step_;
   long max_internal_;
   bool restart_at_jumps_;
+  bool step_past_;
+  bool ahead_ = false;  // step past t + h: the system has no inputs
   bool jump_ = false;  // inputs jump at the next step's start
   long discontinuities_ = 0;
   std::size_t n_ = 0;

@@ -8,9 +8,10 @@
 //    the full residual (forward-difference Jacobian of F, iteration matrix I − h/2 J);
 //  cvode_bdf: SUNDIALS CVODE, variable-order variable-step BDF with Newton and a dense
 //    forward-difference Jacobian, error-controlled by rtol and atol · (1 rad, 1 rad/s, p_P).
-//    CVODE keeps its history (order, step size) across the plugin's steps; each step(t, h)
-//    stops exactly at t + h and at every node of the valve tables inside, where the spool law
-//    kinks (κ̇ jumps), and restarts there at order 1 so no step straddles a kink.
+//    CVODE keeps its history (order, step size) across the plugin's steps and steps past
+//    their ends (the model has no inputs), answering each t + h from its dense output; it
+//    stops exactly only at the nodes of the valve tables, where the spool law kinks (κ̇
+//    jumps), and restarts there at order 1 so no step straddles a kink.
 // The crane comes from plugins/common/crane.hpp, the cylinder from plugins/common/hydraulics.hpp
 // (the same code the co-simulated cylinder plugin integrates), so the only difference between
 // this reference and a co-simulation is the coupling.
@@ -38,6 +39,8 @@ namespace cr = stride::crane;
 namespace sd = stride_sundials;
 
 constexpr int kMaxState = 8;
+// A stop time CVODE never reaches (SUNDIALS 6.4 has no CVodeClearStopTime).
+constexpr double kNoStop = 1e300;
 using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxState, 1>;
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxState, kMaxState>;
 
@@ -175,6 +178,7 @@ class CraneMonolithic final : public stride::Subsystem {
     // Generalized acceleration left at rest (zero when the equilibrium is exact).
     rhs(t0, z_, f0_);
     rest_residual_ = f0_.segment(2, 2).cwiseAbs().maxCoeff();
+    z_stale_ = false;
     if (cvode_) start_cvode(t0);
   }
 
@@ -206,6 +210,7 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   void outputs(std::span<double> y) override {
+    if (cvode_) solution_at_t();
     const Eigen::Vector2d q(z_[0], z_[1]), v(z_[2], z_[3]);
     const cr::Actuators a = cr::actuators(geo_, q, v);
     std::size_t i = 0;
@@ -333,43 +338,85 @@ class CraneMonolithic final : public stride::Subsystem {
     check(CVodeReInit(mem_, t, y_.get()), "CVodeReInit");
   }
 
+  // CVODE steps on past t + h: the model has no inputs, so nothing ahead is unknown. It stops
+  // only at the valve-table nodes (a tstop there, then a restart at order 1) and answers t + h
+  // from its dense output (CV_NORMAL interpolates with CVodeGetDky when it is already past).
   double step_cvode(double t, double h) {
     const double tout = t + h, eps = 1e-12 * std::max(1.0, std::abs(tout));
     // The host moved time (beyond the roundoff of its own t + h sums): the history is not this
     // solution's.
-    if (std::abs(t - t_) > eps) restart_cvode(t);
+    if (std::abs(t - t_) > eps) {
+      solution_at_t();
+      restart_cvode(t);
+    }
     double tnow = t;
-    while (tnow < tout - eps) {
-      // Stop at the first valve-table node ahead, or at t + h.
-      double stop = tout;
-      for (double k : kinks_)
-        if (k > tnow + eps) {
-          if (k < tout - eps) stop = k;
-          break;
-        }
-      double tret = tnow;
-      int flag = CVodeSetStopTime(mem_, stop);
-      if (flag == CV_SUCCESS) flag = CVode(mem_, stop, y_.get(), &tret, CV_NORMAL);
-      if (flag < 0) bridge_.fail("crane_monolithic: CVODE", tnow, flag);
-      // At the stop time SUNDIALS 6.4 may hand out an interpolated value; take the solver's own
-      // step solution when its last step ended there (see plugins/integrators/cvode).
-      double tcur = tret;
-      N_Vector ycur = nullptr;
-      if (CVodeGetCurrentTime(mem_, &tcur) == CV_SUCCESS && std::abs(tcur - stop) <= eps &&
-          CVodeGetCurrentState(mem_, &ycur) == CV_SUCCESS && ycur)
-        N_VScale(1.0, ycur, y_.get());
-      auto y = sd::view(y_.get());
-      for (int i = 0; i < n_; ++i) z_[i] = y[i];
-      tnow = stop;
-      t_ = stop;
-      const bool at_kink = std::any_of(kinks_.begin(), kinks_.end(), [&](double k) { return std::abs(k - stop) <= eps; });
-      if (at_kink) {
-        restart_cvode(stop);
-        ++restarts_;
+    for (;;) {
+      const double kink = next_kink(tnow, eps);
+      if (kink > tout + eps) {
+        step_past(tout, kink, tnow);
+        break;
       }
+      // A kink inside (tnow, tout]: end a step exactly there and restart at order 1.
+      cvode_to(kink, kink, tnow);
+      tnow = kink;
+      restart_cvode(kink);
+      ++restarts_;
+      if (kink >= tout - eps) break;
     }
     t_ = tout;
     return tout;
+  }
+
+  // The first valve-table node after t (beyond roundoff), or no stop (kNoStop).
+  double next_kink(double t, double eps) const {
+    for (double k : kinks_)
+      if (k > t + eps) return k;
+    return kNoStop;
+  }
+
+  // CVODE's own steps until it is at or past tout (not past tstop > tout); z_ follows when
+  // asked (solution_at_t), from the dense output.
+  void step_past(double tout, double tstop, double tnow) {
+    double tcur = tnow;
+    if (CVodeGetCurrentTime(mem_, &tcur) != CV_SUCCESS) tcur = tnow;
+    if (tcur < tout) {
+      int flag = CVodeSetStopTime(mem_, tstop);
+      // The next kink as CVODE's target where there is one: its first step after a restart is
+      // estimated from the distance to the target, which then does not depend on the step h.
+      const double target = tstop < kNoStop ? tstop : tout;
+      while (flag >= 0 && tcur < tout) flag = CVode(mem_, target, y_.get(), &tcur, CV_ONE_STEP);
+      if (flag < 0) bridge_.fail("crane_monolithic: CVODE", tnow, flag);
+    }
+    z_stale_ = true;
+  }
+
+  // z_ at t_ from CVODE's interpolating polynomial, when the last steps left it behind.
+  void solution_at_t() {
+    if (!z_stale_) return;
+    const int flag = CVodeGetDky(mem_, t_, 0, y_.get());
+    if (flag < 0) bridge_.fail("crane_monolithic: CVodeGetDky", t_, flag);
+    auto y = sd::view(y_.get());
+    for (int i = 0; i < n_; ++i) z_[i] = y[i];
+    z_stale_ = false;
+  }
+
+  // Solution at tout into z_, CVODE not stepping past tstop (>= tout).
+  void cvode_to(double tout, double tstop, double tnow) {
+    z_stale_ = false;
+    double tret = tnow;
+    int flag = CVodeSetStopTime(mem_, tstop);
+    if (flag == CV_SUCCESS) flag = CVode(mem_, tout, y_.get(), &tret, CV_NORMAL);
+    if (flag < 0) bridge_.fail("crane_monolithic: CVODE", tnow, flag);
+    // At the stop time SUNDIALS 6.4 may hand out an interpolated value; take the solver's own
+    // step solution when its last step ended there (see plugins/integrators/cvode).
+    double tcur = tret;
+    N_Vector ycur = nullptr;
+    const double eps = 1e-12 * std::max(1.0, std::abs(tout));
+    if (tstop == tout && CVodeGetCurrentTime(mem_, &tcur) == CV_SUCCESS && std::abs(tcur - tout) <= eps &&
+        CVodeGetCurrentState(mem_, &ycur) == CV_SUCCESS && ycur)
+      N_VScale(1.0, ycur, y_.get());
+    auto y = sd::view(y_.get());
+    for (int i = 0; i < n_; ++i) z_[i] = y[i];
   }
 
   static int cv_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
@@ -419,6 +466,7 @@ class CraneMonolithic final : public stride::Subsystem {
   double tol_;
   long max_iter_;
   bool cvode_;
+  bool z_stale_ = false;  // cvode_bdf: CVODE is past t_ and z_ not yet interpolated there
   double rtol_, atol_;
   std::vector<double> kinks_;
   Vec cv_z_, cv_f_;

@@ -89,7 +89,7 @@ inline void absolute_tolerances(const OdeSystem& sys, double atol, std::span<dou
 // manifest, or the remainder up to a communication point or the end of the run. The host keeps
 // t on the subsystem's grid (t0 + k h_step, without accumulated round-off) and hands in the
 // manifest's h exactly when the step ends on that grid.
-// step() may evaluate the system (and so read inputs) only at times in [t, t + h].
+// step() evaluates the system (and its inputs) only in [t, t + h]; one without inputs also later.
 // Between input_discontinuity() calls the inputs are smooth in t, so a method may carry values
 // from one step into the next (first-same-as-last, multistep history); across one it must not.
 // One integrator object serves one system; the host calls it from one thread at a time.
