@@ -276,7 +276,9 @@ TEST_CASE("cvode and arkode step past the communication points of a system witho
   // least 1000 steps; stepping past them, CVODE's own step size sets the count.
   const std::pair<const char*, const char*> cases[] = {
       {"cvode", "bdf"}, {"cvode", "adams"}, {"arkode", "explicit"}, {"arkode", "implicit"}};
-  for (const auto& [name, method] : cases) {
+  for (const auto& c : cases) {
+    const char* name = c.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const char* method = c.second;
     CAPTURE(name);
     CAPTURE(method);
     long steps[2];
