@@ -55,11 +55,13 @@ static const Var model_vars[] = {
 #define N_VARS (sizeof model_vars / sizeof model_vars[0])
 
 static size_t model_count(const Model* m, unsigned vr) { (void)m, (void)vr; return 1; }
+#if FMI_VERSION == 3
 static Bin bin_of(const char* bytes, size_t n) {
   Bin b = {(unsigned char*)malloc(n ? n : 1), n};
   if (b.data && n) memcpy(b.data, bytes, n);
   return b;
 }
+#endif
 /* The start values of modelDescription.xml (FMI 2: the first element). */
 #define SET2(name, a, b) m->p_##name[0] = a, m->p_##name[1] = b
 static void model_start(Model* m) {
@@ -72,10 +74,12 @@ static void model_start(Model* m) {
   m->s_q = fmu_strdup("");
   m->s_u = fmu_strdup("");
   m->s_y = fmu_strdup("");
+#if FMI_VERSION == 3  /* Binary variables exist in FMI 3 only (free_strings frees the declared ones) */
   m->b_p = bin_of("\x01\x02", 2);
   m->b_q = bin_of("", 0);
   m->b_u = bin_of("", 0);
   m->b_y = bin_of("", 0);
+#endif
 }
 static void model_initialize(Model* m, double t0) { (void)m, (void)t0; }
 static size_t model_nx(const Model* m) { (void)m; return 0; }
@@ -88,10 +92,12 @@ static void copy_text(char** to, const char* from) {
   free(*to);
   *to = fmu_strdup(from);
 }
+#if FMI_VERSION == 3
 static void copy_bin(Bin* to, const Bin* from) {
   free(to->data);
   *to = bin_of((const char*)from->data, from->size);
 }
+#endif
 #define COPY(name) memcpy(m->q_##name, m->p_##name, sizeof m->p_##name), memcpy(m->y_##name, m->u_##name, sizeof m->u_##name)
 static void model_outputs(Model* m, double t) {
   (void)t;
@@ -99,8 +105,10 @@ static void model_outputs(Model* m, double t) {
       COPY(enum64), COPY(enum32);
   copy_text(&m->s_q, m->s_p);
   copy_text(&m->s_y, m->s_u);
+#if FMI_VERSION == 3
   copy_bin(&m->b_q, &m->b_p);
   copy_bin(&m->b_y, &m->b_u);
+#endif
 }
 static void model_event(Model* m, double t, Event* e) { (void)m, (void)t, (void)e; }
 
