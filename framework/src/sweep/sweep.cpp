@@ -187,10 +187,12 @@ struct SweepReader {
         else hi.difference = h[k]["difference"].get<bool>();
       }
       if (hi.difference && s.reference.empty()) chk.error(p + "/difference", "a difference needs the sweep's \"reference\"");
-      const json& rs = h[k]["runs"];
-      if (!rs.is_array() || rs.empty()) chk.error(p + "/runs", "expected a non-empty array of runs, found " + type_name(rs));
-      else
-        for (std::size_t c = 0; c < rs.size(); ++c) history_curve(rs[c], p + "/runs/" + std::to_string(c), s, hi);
+      if (h[k].contains("runs")) {  // else chk.object has named it missing
+        const json& rs = h[k]["runs"];
+        if (!rs.is_array() || rs.empty()) chk.error(p + "/runs", "expected a non-empty array of runs, found " + type_name(rs));
+        else
+          for (std::size_t c = 0; c < rs.size(); ++c) history_curve(rs[c], p + "/runs/" + std::to_string(c), s, hi);
+      }
       s.histories.push_back(std::move(hi));
     }
   }
