@@ -149,7 +149,7 @@ std::string_view format(Line& out, std::string_view fmt, const A&... args) {
 
 }  // namespace log_detail
 
-// A message formatted as the log helpers format it ("{}" placeholders, numbers with 6
+// A message formatted as the log helpers format it (each "{}" takes the next argument, numbers with 6
 // significant digits as %g, at most 480 characters), for the text of an exception
 // (StepFailure, ParameterError), so that numbers read alike in log.txt and in a run's cause:
 //   throw StepFailure(format_text("Newton did not converge at t = {} s (|dq| = {})", t, dq));
