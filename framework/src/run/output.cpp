@@ -15,9 +15,6 @@
 namespace stride::host {
 namespace fs = std::filesystem;
 
-namespace {
-
-// write(2) until everything is written; false with errno on failure.
 bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd, data, size);
@@ -30,8 +27,6 @@ bool write_all(int fd, const char* data, std::size_t size) {
   }
   return true;
 }
-
-}  // namespace
 
 std::string write_file_atomically(const fs::path& file, const std::string& text) {
   const fs::path tmp = file.parent_path() / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()));

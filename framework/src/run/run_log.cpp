@@ -13,25 +13,12 @@
 #include <vector>
 
 #include "stride/host/input/json_input.hpp"
+#include "stride/host/run/output.hpp"
 
 namespace stride::host {
 namespace fs = std::filesystem;
 
 namespace {
-
-// write(2) until everything is written; false on failure (errno set).
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 std::string base_name(const char* file) {
   const std::string f = file ? file : "?";

@@ -7,6 +7,7 @@
 //  - summary.json is written whole or not at all (a temporary file renamed into place).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ class OutputError : public std::runtime_error {
 // Writes `text` to `file` through a temporary file in the same folder and a rename; returns
 // "" or what went wrong (the temporary file is removed, `file` keeps its old content).
 std::string write_file_atomically(const std::filesystem::path& file, const std::string& text);
+
+// write(2) until all `size` bytes are written (EINTR retried); false on failure, errno set.
+bool write_all(int fd, const char* data, std::size_t size);
 
 // An exclusive lock on a folder for as long as the object lives (flock(2) on
 // <dir>/.stride.lock, released by the kernel when the process ends however it ends; the file is
