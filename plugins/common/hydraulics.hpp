@@ -30,7 +30,9 @@ namespace stride::hydraulics {
 
 // f(t) from nodes {times, values}: linear between nodes, constant before the first and after
 // the last node. Two nodes at the same time make a jump (the later value holds after it).
-// Evaluation does not allocate.
+// Evaluation does not allocate. Integrators ask at nearly the same t again and again, so the
+// interval found last is tried first (the same interval a scan from the start finds, so the
+// same value to the bit); one object is not to be evaluated from two threads at once.
 class PiecewiseLinear {
  public:
   PiecewiseLinear() : t_{0.0}, v_{0.0} {}
@@ -43,18 +45,23 @@ class PiecewiseLinear {
   }
   double operator()(double t) const {
     if (t <= t_.front()) return v_.front();
-    for (std::size_t i = 1; i < t_.size(); ++i) {
-      if (t <= t_[i]) {
-        const double dt = t_[i] - t_[i - 1];
-        if (dt <= 0.0) return v_[i];
-        return v_[i - 1] + (v_[i] - v_[i - 1]) * (t - t_[i - 1]) / dt;
+    // The first node i >= 1 with t <= t_[i]: the last one when t_[i-1] < t <= t_[i] still
+    // holds (every earlier node is then below t), else a scan from the start.
+    std::size_t i = last_;
+    if (!(i < t_.size() ? t_[i - 1] < t && t <= t_[i] : t > t_.back())) {
+      for (i = 1; i < t_.size() && !(t <= t_[i]); ++i) {
       }
+      last_ = i;
     }
-    return v_.back();
+    if (i == t_.size()) return v_.back();
+    const double dt = t_[i] - t_[i - 1];
+    if (dt <= 0.0) return v_[i];
+    return v_[i - 1] + (v_[i] - v_[i - 1]) * (t - t_[i - 1]) / dt;
   }
 
  private:
   std::vector<double> t_, v_;
+  mutable std::size_t last_ = 1;  // the interval (t_[last_-1], t_[last_]] of the last evaluation
 };
 
 // Eq. 27: pressure-dependent bulk modulus β(p) = (1 + a p + b p²)/(a + 2 b p), and dβ/dp.

@@ -16,33 +16,6 @@ void CouplingErrors::size_for(const RunState& state) {
   predicted_.assign(widest, 0.0);
 }
 
-void CouplingErrors::before_push(LinkState& l, double t, double eps) {
-  Connection& c = links_[static_cast<std::size_t>(l.index)];
-  const double* y = l.src->y.data() + l.src_offset;
-  double e = 0.0, scale = c.scale;
-  // Counted only where the reader stepped to t on the prediction.
-  const bool read = !l.iterating && l.dst->t >= t - eps;
-  // The reader's own value when it is still valid at t: a hold (NodeInputs::Known) or the
-  // evaluation cached for t; else the extrapolator once more.
-  const double* u = l.value.data();
-  const NodeInputs::Known& k = l.dst->known[l.dst_input];
-  const bool held = k.data == u && t >= k.from && t <= k.to;
-  if (read && !held && !(t == l.value_time && l.pushes == l.value_pushes)) {
-    l.extrapolator->evaluate(t, std::span<double>(predicted_.data(), l.width));
-    u = predicted_.data();
-  }
-  for (std::size_t i = 0; i < l.width; ++i) {
-    const double yi = l.convert ? y[i] * l.scale + l.offset : y[i];
-    scale = std::max(scale, std::abs(yi));
-    if (read) e = std::max(e, std::abs(yi - u[i]));
-  }
-  c.scale = scale;
-  if (!read) return;
-  ++c.points;
-  c.sum_sq += e * e;
-  if (e > c.max || c.points == 1) c.max = e, c.max_at = t;
-}
-
 void CouplingErrors::reached(const RunState& state) {
   for (std::size_t i = 0; i < state.pairs.size(); ++i)
     pair_scale_[i] = std::max({pair_scale_[i], std::abs(*state.pairs[i].energy_a), std::abs(*state.pairs[i].energy_b)});

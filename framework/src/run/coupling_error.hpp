@@ -45,7 +45,8 @@ class CouplingErrors {
   // Allocates for every connection and bond pair of the run.
   void size_for(const RunState& state);
   // Before l pushes the source's sample at t (the reader was given the prediction until now).
-  // Calls the extrapolator: run it guarded.
+  // Calls the extrapolator: run it guarded. Defined inline in run_state.hpp (it reads
+  // LinkState; every push runs it).
   void before_push(LinkState& l, double t, double eps);
   // At a communication point: the scale of each bond pair's residual.
   void reached(const RunState& state);

@@ -5,29 +5,6 @@
 
 namespace stride::host {
 
-void LinkState::push_now(double t) {
-  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
-  if (convert) {
-    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
-    y = converted;
-  }
-  extrapolator->push(t, y);
-  last_push = t;
-  ++pushes;
-  dst->inputs_renewed = true;
-  // A hold from the new sample on is the sample itself: the destination reads it from here
-  // without evaluating the extrapolator.
-  const double held = extrapolator->holds_from();
-  if (whole_port && held <= t) {
-    for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
-    value_time = std::numeric_limits<double>::quiet_NaN();
-    dst->known[dst_input] =
-        NodeInputs::Known{held, std::numeric_limits<double>::infinity(), value.data(), value.size()};
-  } else {
-    dst->known[dst_input] = NodeInputs::Known{};
-  }
-}
-
 void NodeInputs::attach(NodeState& state) {
   if (state_)
     throw std::logic_error("subsystem \"" + state.node->name + "\" is driven by another run of this experiment");

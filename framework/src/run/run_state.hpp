@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -43,6 +44,7 @@ struct alignas(64) NodeState {
   // each macro step: with thousands of subsystems these are cache misses).
   double t = 0.0, t_prev = 0.0;
   double step = 0.0;  // the node's step
+  double grid_k = 0.0;  // t's nearest grid point is start + grid_k step (a hint: Master::grid_point)
   long steps = 0;
   // Observers see this subsystem's step once t reaches this time (Observer::passed); -inf
   // until they have seen it once.
@@ -124,6 +126,57 @@ struct alignas(64) LinkState {
     for (std::size_t i = 0; i < width; ++i) out[i] = convert ? v[i] * scale + offset : v[i];
   }
 };
+
+// Inline: every push of every step goes through these two.
+inline void LinkState::push_now(double t) {
+  std::span<const double> y = std::span<const double>(src->y).subspan(src_offset, width);
+  if (convert) {
+    for (std::size_t i = 0; i < width; ++i) converted[i] = y[i] * scale + offset;
+    y = converted;
+  }
+  extrapolator->push(t, y);
+  last_push = t;
+  ++pushes;
+  dst->inputs_renewed = true;
+  // A hold from the new sample on is the sample itself: the destination reads it from here
+  // without evaluating the extrapolator.
+  const double held = extrapolator->holds_from();
+  if (whole_port && held <= t) {
+    for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
+    value_time = std::numeric_limits<double>::quiet_NaN();
+    dst->known[dst_input] =
+        NodeInputs::Known{held, std::numeric_limits<double>::infinity(), value.data(), value.size()};
+  } else {
+    dst->known[dst_input] = NodeInputs::Known{};
+  }
+}
+
+inline void CouplingErrors::before_push(LinkState& l, double t, double eps) {
+  Connection& c = links_[static_cast<std::size_t>(l.index)];
+  const double* y = l.src->y.data() + l.src_offset;
+  double e = 0.0, scale = c.scale;
+  // Counted only where the reader stepped to t on the prediction.
+  const bool read = !l.iterating && l.dst->t >= t - eps;
+  // The reader's own value when it is still valid at t: a hold (NodeInputs::Known) or the
+  // evaluation cached for t; else the extrapolator once more.
+  const double* u = l.value.data();
+  const NodeInputs::Known& k = l.dst->known[l.dst_input];
+  const bool held = k.data == u && t >= k.from && t <= k.to;
+  if (read && !held && !(t == l.value_time && l.pushes == l.value_pushes)) {
+    l.extrapolator->evaluate(t, std::span<double>(predicted_.data(), l.width));
+    u = predicted_.data();
+  }
+  for (std::size_t i = 0; i < l.width; ++i) {
+    const double yi = l.convert ? y[i] * l.scale + l.offset : y[i];
+    scale = std::max(scale, std::abs(yi));
+    if (read) e = std::max(e, std::abs(yi - u[i]));
+  }
+  c.scale = scale;
+  if (!read) return;
+  ++c.points;
+  c.sum_sq += e * e;
+  if (e > c.max || c.points == 1) c.max = e, c.max_at = t;
+}
 
 // The energies of the two bonds of a BondPair.
 struct PairState {

@@ -39,7 +39,8 @@ class SampleHistory {
     const std::size_t slot = count_ == 0 ? head_ : wrap(tail_ + 1);
     times_[slot] = t;
     double* v = values_.data() + slot * width_;
-    for (std::size_t i = 0; i < width_; ++i) v[i] = y[i];
+    if (width_ == 1) v[0] = y[0];  // most connections carry one scalar
+    else std::copy(y.begin(), y.end(), v);
     tail_ = slot;
     if (count_ < capacity_) ++count_;
     else head_ = wrap(head_ + 1);

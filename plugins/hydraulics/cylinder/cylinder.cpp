@@ -178,15 +178,14 @@ class CylinderOde final : public stride::OdeSystem {
 
   void outputs(double t, std::span<const double> x, std::span<double> y) override {
     std::size_t k = 0;
-    if (force_coupling_) y[k++] = cyl_.force(x[0], x[1], inputs().at(1, t)[0]);
+    const double s_dot = force_coupling_ ? inputs().at(1, t)[0] : 0.0;
+    if (force_coupling_) y[k++] = cyl_.force(x[0], x[1], s_dot);
     y[k++] = x[0];
     y[k++] = x[1];
-    y[k++] = kappa(t);
-    y[k++] = cyl_.valve_power(kappa(t), x[0], x[1]);
-    if (force_coupling_) {
-      const double s_dot = inputs().at(1, t)[0];
-      y[k++] = cyl_.c * s_dot * s_dot;
-    }
+    const double kap = kappa(t);
+    y[k++] = kap;
+    y[k++] = cyl_.valve_power(kap, x[0], x[1]);
+    if (force_coupling_) y[k++] = cyl_.c * s_dot * s_dot;
   }
   // Compression energy of the fluid in both chambers (see Cylinder::energy_density).
   double energy_at(double t, std::span<const double> x) const override {
