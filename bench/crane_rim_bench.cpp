@@ -398,6 +398,9 @@ stride_test::BareJacobi make_bare(const host::PluginRegistry& reg) {
   b.connect("crane.f_eff", "cylinder.f_eq");
   b.connect("cylinder.f_h", "crane.f_h");
   b.connect("cylinder.f_h", "rim.f_h");
+  // The subsystems compute what the framework run computes: the wired outputs and the
+  // recorded ones (crane1_rim.json's record.variables).
+  b.read_only_wired({"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2", "cylinder.f_h", "crane.x_R", "crane.x_R_dot"});
   b.finalize();
   return b;
 }

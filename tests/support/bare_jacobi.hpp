@@ -49,6 +49,13 @@ class BareJacobi {
 
   // "sub.port" -> "sub.port", whole ports.
   void connect(const std::string& from, const std::string& to) { wires_[to] = from; }
+  // Before finalize(): tell the subsystems that only the wired outputs and `also` ("sub.port")
+  // are read (Inputs::output_read), as the host's run() does; published() of any other output
+  // is then left as it was.
+  void read_only_wired(std::vector<std::string> also) {
+    only_wired_ = true;
+    also_read_ = std::move(also);
+  }
 
   // Wires every input and binds the subsystems; call once, after add() and connect().
   void finalize() {
@@ -63,6 +70,19 @@ class BareJacobi {
         sizes.push_back(p.size);
       }
       n->inputs.wire(sources, sizes);
+      if (only_wired_) {
+        n->read.reset(new bool[n->y.size()]);
+        std::size_t offset = 0;
+        for (const auto& p : n->ports) {
+          if (p.direction != stride::Direction::output) continue;
+          const std::string name = n->name + "." + p.name;
+          bool read = std::find(also_read_.begin(), also_read_.end(), name) != also_read_.end();
+          for (const auto& w : wires_) read = read || w.second == name;
+          std::fill(n->read.get() + offset, n->read.get() + offset + p.size, read);
+          offset += p.size;
+        }
+        n->inputs.outputs_read(n->read.get(), n->y.size());
+      }
       n->sub->bind(n->inputs);
     }
   }
@@ -127,6 +147,7 @@ class BareJacobi {
         known_[k] = Known{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), sources[k], sizes[k]};
       set_known(known_.data(), known_.size());
     }
+    void outputs_read(const bool* read, std::size_t count) { set_outputs_read(read, count); }
 
    protected:
     std::span<const double> evaluate(std::size_t port, double) override {
@@ -143,6 +164,7 @@ class BareJacobi {
     std::vector<stride::PortSpec> ports;
     HeldInputs inputs;
     std::vector<double> y, published;  // published: never reallocated after add()
+    std::unique_ptr<bool[]> read;      // read_only_wired(): which output elements are read
     double t = 0.0, h = 0.0;
   };
 
@@ -152,6 +174,8 @@ class BareJacobi {
   }
 
   std::vector<std::unique_ptr<Node>> nodes_;
+  bool only_wired_ = false;
+  std::vector<std::string> also_read_;
   std::map<std::string, std::string> wires_;  // destination -> source
 };
 

@@ -9,6 +9,10 @@
 //     experiment, made after the first ended, repeats it bit for bit (every plugin initialized
 //     again); one made while another is alive is refused.
 //  3. Stepping allocates nothing (crane1_rim.json: the host and those plugins).
+//  4. Outputs nobody reads (Inputs::output_read): run() tells the subsystems which outputs it
+//     reads; the cylinder then skips its energy-balance outputs and the RIM its s_ddot, and
+//     every output that is read is the same to the bit as when all are computed. An output
+//     that is recorded is computed, and a Simulation told so refuses to give an unread one.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -164,4 +168,51 @@ TEST_CASE("simulation: a run that diverges stops with its reason, and goes no fu
   CHECK(sim.time() > 1.0);
   CHECK(sim.time() < 10.0);
   CHECK_THROWS_AS(sim.advance_to(10.0), std::logic_error);
+}
+
+TEST_CASE("simulation: outputs nobody reads are not computed; those read are the same to the bit") {
+  const std::vector<std::string> sets{"/coupling/end=2.5"};
+  Experiment ex(load_manifest(kCrane, sets), stride_test::registry());
+  const std::vector<std::string> read{"crane.s",     "crane.s_dot",  "crane.M_eff", "crane.f_eff",
+                                      "crane.x_R",   "rim.s",        "rim.s_dot",   "cylinder.f_h",
+                                      "cylinder.p1", "cylinder.p2",  "cylinder.kappa"};
+  std::vector<double> every, valve;
+  {
+    Simulation sim(ex);
+    sim.initialize();
+    sim.advance_to(2.5);
+    every = outputs(sim, read);
+    valve = outputs(sim, {"cylinder.valve_power", "cylinder.friction_power", "rim.s_ddot"});
+  }
+  // Computed when everything may be read: the valve is open from 2 s (Eq. 30) and the crane moves.
+  CHECK(valve[0] != 0.0);
+  CHECK(valve[1] > 0.0);
+  CHECK(std::isfinite(valve[2]));
+  Simulation::Options only;
+  only.outputs_read_by_run_only = true;
+  Simulation sim(ex, only);
+  sim.initialize();
+  sim.advance_to(2.5);
+  CHECK(outputs(sim, read) == every);
+  CHECK_THROWS_AS(sim.outputs("cylinder.valve_power"), std::logic_error);
+  CHECK_THROWS_AS(sim.outputs("rim.s_ddot"), std::logic_error);
+}
+
+TEST_CASE("simulation: run() computes a recorded output it would otherwise skip") {
+  const auto host = stride_test::run_stride(
+      "manifests/crane1_rim.json",
+      {"/coupling/end=2.5", "/record/variables=[\"cylinder.valve_power\", \"cylinder.p1\", \"rim.s_ddot\"]"},
+      "simulation_recorded_valve_power");
+  REQUIRE(host.status() == "completed");
+  Experiment ex(load_manifest(kCrane, {"/coupling/end=2.5"}), stride_test::registry());
+  Simulation sim(ex);
+  sim.initialize();
+  sim.advance_to(2.5);
+  const auto y = outputs(sim, {"cylinder.valve_power", "cylinder.p1", "rim.s_ddot"});
+  const std::size_t last = host.table["time"].size() - 1;
+  CHECK(host.table["time"][last] == 2.5);
+  CHECK(y[0] != 0.0);
+  CHECK(y[0] == doctest::Approx(host.table["cylinder.valve_power"][last]).epsilon(1e-11));
+  CHECK(y[1] == doctest::Approx(host.table["cylinder.p1"][last]).epsilon(1e-11));
+  CHECK(y[2] == doctest::Approx(host.table["rim.s_ddot"][last]).epsilon(1e-11).scale(1e-3));
 }

@@ -74,6 +74,8 @@ class NodeInputs final : public Inputs {
   // Throws std::logic_error when another run is attached.
   void attach(NodeState& state);
   void detach();
+  // Which output elements the run reads (Inputs::output_read); null: every one.
+  void outputs_read(const bool* read, std::size_t count) { set_outputs_read(read, count); }
   // Where the log sinks of the node's plugin objects read the time of a message.
   const double* const* clock() const { return &clock_; }
 

@@ -149,7 +149,7 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   std::optional<RowFile> macro_log;  // iterations.csv or steps.csv
   std::optional<Simulation> sim;
   try {
-    sim.emplace(ex, Simulation::Options{opt.stop, beacon});
+    sim.emplace(ex, Simulation::Options{opt.stop, beacon, true});
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, row_capacity(m, g, interval), beacon);
     sim->observe(*rec);
     if (prog.enabled()) sim->observe(prog);

@@ -17,6 +17,7 @@ void NodeInputs::detach() {
   state_ = nullptr;
   clock_ = &kNoTime;
   set_known(nullptr, 0);
+  set_outputs_read(nullptr, 0);
 }
 
 std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
@@ -128,6 +129,22 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
   } catch (...) {
     while (attached > 0) nodes[--attached].plugin_inputs->detach();
     throw;
+  }
+}
+
+void RunState::read_only_what_the_run_reads() {
+  for (NodeState& n : nodes) {
+    const Node& d = *n.node;
+    n.outputs_read.reset(new bool[d.output_width]);
+    bool* read = n.outputs_read.get();
+    // Outputs just before an event are recorded from every element; the conjugate output of a
+    // bond, a bound and a recorded column are read by the host itself.
+    std::fill(read, read + d.output_width, n.events != nullptr);
+    for (const BondState& b : n.bonds) std::fill(read + b.output_offset, read + b.output_offset + b.width, true);
+    for (const Node::Bound& b : n.bounds) read[b.element] = true;
+    for (std::size_t e : d.record_elem) read[e] = true;
+    for (const LinkState* l : n.out_links) std::fill(read + l->src_offset, read + l->src_offset + l->width, true);
+    n.plugin_inputs->outputs_read(read, d.output_width);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct alignas(64) NodeState {
   std::vector<double> y_before_event;
   const Node* node = nullptr;
   NodeInputs* plugin_inputs = nullptr;
+  // Per output element: whether the run reads it (RunState::read_only_what_the_run_reads);
+  // null: every element is read.
+  std::unique_ptr<bool[]> outputs_read;
   std::vector<std::vector<LinkState*>> in_links;              // per input index
   std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
@@ -200,6 +204,12 @@ struct RunState {
   std::vector<NodeState*> order;  // as Graph::order
   std::vector<PairState> pairs;   // as Graph::bond_pairs
   CouplingErrors coupling_errors;  // the run's estimate of its coupling error (summary.json "accuracy")
+
+  // Tells each subsystem which of its output elements the run reads (connections, bonds,
+  // bounds, results.csv; every one of a subsystem with events): the others need not be
+  // computed (Inputs::output_read). For run(), whose only reader of outputs is itself; a
+  // Simulation whose caller may ask for any output does not call it.
+  void read_only_what_the_run_reads();
 
   // The time every subsystem has reached (at most `end`).
   double time_reached(double end) const {

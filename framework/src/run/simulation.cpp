@@ -8,7 +8,9 @@ Simulation::Simulation(Experiment& experiment, const Options& o)
     : experiment_(experiment),
       state_(experiment.graph()),
       master_(state_, experiment.manifest().coupling, experiment.manifest().monitor.energy_residual_limit, o.stop,
-              o.beacon) {}
+              o.beacon) {
+  if (o.outputs_read_by_run_only) state_.read_only_what_the_run_reads();
+}
 
 Simulation::~Simulation() = default;
 
@@ -50,9 +52,13 @@ std::span<const double> Simulation::outputs(const std::string& subsystem_port) c
     const Node& d = *n.node;
     if (dot == std::string::npos || d.name != subsystem_port.substr(0, dot)) continue;
     const int p = d.port_index(subsystem_port.substr(dot + 1));
-    if (p >= 0 && d.ports[static_cast<std::size_t>(p)].direction == Direction::output)
-      return std::span<const double>(n.y).subspan(d.output_offset[static_cast<std::size_t>(p)],
-                                                  d.ports[static_cast<std::size_t>(p)].size);
+    if (p >= 0 && d.ports[static_cast<std::size_t>(p)].direction == Direction::output) {
+      const std::size_t at = d.output_offset[static_cast<std::size_t>(p)], size = d.ports[static_cast<std::size_t>(p)].size;
+      for (std::size_t e = at; e < at + size; ++e)
+        if (n.outputs_read && !n.outputs_read[e])
+          throw std::logic_error("output \"" + subsystem_port + "\" is not computed: this simulation reads only what the run reads");
+      return std::span<const double>(n.y).subspan(at, size);
+    }
   }
   throw std::invalid_argument("no output \"" + subsystem_port + "\" (expected \"subsystem.port\")");
 }

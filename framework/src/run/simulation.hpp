@@ -36,6 +36,10 @@ class Simulation {
   struct Options {
     const volatile int* stop = nullptr;  // set to a signal number to stop (Stop: interrupted)
     RunBeacon* beacon = nullptr;         // shared with a supervising process
+    // Subsystems compute only the outputs the run itself reads (connections, bonds, bounds,
+    // results.csv; RunState::read_only_what_the_run_reads): for run(), never for a caller
+    // that reads outputs() of its own choice.
+    bool outputs_read_by_run_only = false;
   };
   explicit Simulation(Experiment& experiment) : Simulation(experiment, Options{}) {}
   Simulation(Experiment& experiment, const Options& options);

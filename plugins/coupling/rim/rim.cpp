@@ -91,7 +91,9 @@ class ReducedInterfaceModel final : public Subsystem {
   }
 
   void outputs(std::span<double> y) override {
-    if (synced_) accelerations(t_);  // s_ddot is feedthrough: λ at the time reached
+    // s_ddot is feedthrough: λ at the time reached (step() evaluates its own, so when no one
+    // reads s_ddot it is not evaluated here).
+    if (synced_ && s_ddot_read()) accelerations(t_);
     if (p_ == 1) {  // one actuator: no loops (this runs at every fast step)
       y[0] = s_[0];
       y[1] = s_dot_[0];
@@ -146,6 +148,12 @@ class ReducedInterfaceModel final : public Subsystem {
     synced_ = true;
     ++syncs_;
     while (next_sync_ <= t + 1e-9 * H1_) next_sync_ += H1_;
+  }
+
+  bool s_ddot_read() const {
+    for (std::size_t i = 0; i < p_; ++i)
+      if (output_read(2 * p_ + i)) return true;
+    return false;
   }
 
   // Eq. 11: s̈ = M̃⁻¹ (f̃ + λ) with λ the interface forces at t. Plain loops: p is small and

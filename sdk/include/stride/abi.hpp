@@ -32,7 +32,8 @@
 //    answers outside its bounds ends "inaccurate"), MultibodyModel::constraint_labels().
 //    Events of ODE systems (OdeSystem::event_indicator_count, event_indicators, handle_event),
 //    MultibodyModel::outputs_need_dynamics().
-#define STRIDE_ABI_VERSION 7
+// 8: Inputs::output_read (outputs nobody reads in a run need not be computed).
+#define STRIDE_ABI_VERSION 8
 
 #define STRIDE_STR2(x) #x
 #define STRIDE_STR(x) STRIDE_STR2(x)

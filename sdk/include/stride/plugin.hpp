@@ -201,6 +201,12 @@ class Inputs {
     }
     return evaluate(port, t);
   }
+  // Whether anything reads output element `element` (the outputs' elements in port order) in
+  // this run: a connection, a power bond, a bound, results.csv, or a caller of the host's API
+  // (which may read any). An output nobody reads need not be computed: its value is then left
+  // as it was (finite, as the host checks). True for every element unless the host says
+  // otherwise.
+  bool output_read(std::size_t element) const { return element >= outputs_read_count_ || outputs_read_[element]; }
 
  protected:
   // The value of one input port for every time in [from, to]; empty when from > to.
@@ -217,10 +223,17 @@ class Inputs {
   }
   // The value at t when it is not known already.
   virtual std::span<const double> evaluate(std::size_t port, double t) = 0;
+  // The host's table of which output elements are read (output_read); none: all are.
+  void set_outputs_read(const bool* read, std::size_t count) {
+    outputs_read_ = read;
+    outputs_read_count_ = count;
+  }
 
  private:
   Known* known_ = nullptr;
   std::size_t known_count_ = 0;
+  const bool* outputs_read_ = nullptr;
+  std::size_t outputs_read_count_ = 0;
 };
 
 // What a component or formulation says about the accuracy of its answer so far, against bounds
@@ -255,6 +268,9 @@ class Component : public LogSource {
     if (!inputs_) throw std::logic_error("component used before the host bound its inputs");
     return *inputs_;
   }
+  // Inputs::output_read: whether anything reads this output element in this run (true before
+  // the host bound the inputs).
+  bool output_read(std::size_t element) const { return !inputs_ || inputs_->output_read(element); }
 
  private:
   Inputs* inputs_ = nullptr;
