@@ -416,6 +416,7 @@ struct Outcome {
   host::RunStatus status = host::RunStatus::failed;
   std::string message;
   double wall = 0.0;         // around run()
+  double stepping = 0.0;     // RunResult::stepping_time: the macro steps alone, without files
   long allocations = 0;      // malloc calls during run()
   long news = 0;             // operator new calls during run()
   fs::path output;
@@ -440,6 +441,7 @@ Outcome run_case(const host::PluginRegistry& reg, const Case& c, bool trace = fa
   const auto w0 = Clock::now();
   host::RunResult r = host::run(ex, opt);
   o.wall = seconds_since(w0);
+  o.stepping = r.stepping_time;
   alloc::tracing = false;
   o.allocations = alloc::mallocs.load() - a0;
   o.news = alloc::news.load() - n0;
@@ -654,7 +656,7 @@ int main(int argc, char** argv) {
   const Case zoh{"manifests/crane1_zoh.json", {std::string("/variables/h_M=") + hz}};
 
   // 3. Timings, interleaved so that load from other processes spreads over all cases.
-  std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_mono, t_zoh;
+  std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_rim_stepping, t_mono, t_zoh;
   stride_test::BareJacobi bare = make_bare(reg);
   for (int i = 0; i < repeat; ++i) {
     {
@@ -685,7 +687,9 @@ int main(int argc, char** argv) {
       t_fused_csv.push_back(seconds_since(w));
     }
     t_rim.push_back(run_case(reg, rim).wall);
-    t_rim_coarse.push_back(run_case(reg, rim_coarse).wall);
+    const Outcome coarse = run_case(reg, rim_coarse);
+    t_rim_coarse.push_back(coarse.wall);
+    t_rim_stepping.push_back(coarse.stepping);
     t_mono.push_back(run_case(reg, mono).wall);
     t_zoh.push_back(run_case(reg, zoh).wall);
   }
@@ -701,6 +705,7 @@ int main(int argc, char** argv) {
   row("(a4) the plugins through the SDK, bare Jacobi loop, no host", t_bare);
   row("RIM co-simulation, framework, record every 10 ms", t_rim);
   row("RIM co-simulation, framework, record every 10 s", t_rim_coarse);
+  row("  of it stepping (RunResult::stepping_time)", t_rim_stepping);
   row("(b) monolithic reference (trapezoidal + Newton, 0.5 ms)", t_mono);
   char zname[96];
   std::snprintf(zname, sizeof zname, "(c) ZOH co-simulation, H = %.1f ms, record every 10 ms", 1e3 * H_zoh);
@@ -713,6 +718,8 @@ int main(int argc, char** argv) {
               median(t_bare) / f);
   std::printf("framework RIM (record 10 s)  / plugins, no host (a4) = %5.2fx   (the host: extrapolators, checks, bonds, records)\n",
               median(t_rim_coarse) / median(t_bare));
+  std::printf("framework stepping alone     / plugins, no host (a4) = %5.2fx   (without folder, files and initialization)\n",
+              median(t_rim_stepping) / median(t_bare));
   std::printf("framework RIM (record 10 ms) / fused + CSV (a3)      = %5.2fx\n", median(t_rim) / median(t_fused_csv));
   std::printf("RIM / monolithic                                    = %5.2fx\n", median(t_rim) / median(t_mono));
   std::printf("RIM / ZOH at H = %.1f ms                             = %5.2fx\n", 1e3 * H_zoh, median(t_rim) / median(t_zoh));
