@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "graph/graph.hpp"
+#include "run/run_log.hpp"
 #include "run/simulation.hpp"
 #include "run/stop.hpp"
 #include "stride/host/input/manifest.hpp"
@@ -68,7 +70,7 @@ fs::path folder_of_uri(const std::string& uri) {
   return decoded;
 }
 
-ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token) {
+ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token, MessageSink log) {
   std::error_code ec;
   if (!fs::is_directory(resources, ec))
     throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
@@ -88,6 +90,7 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
     m.plugin_paths.clear();
     m.external_inputs = true;
     experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
+    if (log) experiment_->graph().log->forward(std::move(log));
   } catch (const ManifestError& e) {
     throw std::runtime_error(problems_text(e));
   }

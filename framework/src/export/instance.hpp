@@ -21,6 +21,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -38,7 +39,9 @@ namespace stride::host::fmu_export {
 
 class ExportedInstance {
  public:
-  ExportedInstance(const std::filesystem::path& resources, const std::string& token);
+  // The subsystems' messages go to `log` (the importer's logger) instead of stderr.
+  using MessageSink = std::function<void(LogLevel, const std::string&)>;
+  ExportedInstance(const std::filesystem::path& resources, const std::string& token, MessageSink log = {});
   ~ExportedInstance();
   void initialize(double start);
   void do_step(double t, double h);
