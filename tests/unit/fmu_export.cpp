@@ -377,6 +377,7 @@ TEST_CASE("each subsystem exported alone replaces the native one in its manifest
 }
 
 TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
+  fs::create_directories(stride_test::scratch());
   const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
   const fs::path fmu = stride_test::scratch() / "cylinder_inputs.fmu";
   REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
@@ -434,6 +435,45 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
   api.free_instance(c);
 }
 
+TEST_CASE("an exported experiment's plugin messages go through the importer's logger") {
+  // tests/manifests/log_ramp.json: test_log ramps y = t and warns at each step past 0.5 m, and
+  // says at its start where it starts (info).
+  fs::create_directories(stride_test::scratch());
+  const fs::path fmu = stride_test::scratch() / "log_ramp.fmu";
+  const auto r = stride_test::run_command(std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' " +
+                                          stride_cmd("export '" + std::string(STRIDE_SOURCE_DIR) +
+                                                     "/tests/manifests/log_ramp.json' -o '" + fmu.string() + "'"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const fs::path dir = stride_test::scratch() / "log ramp";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+                                   "'")
+              .exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  const auto g = text.find("guid=\"");
+  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  Api api(dir / "binaries" / "linux64" / "log_ramp.so");
+  for (int logging : {0, 1}) {
+    CAPTURE(logging);
+    g_log.clear();
+    fmi2Component c = api.instantiate("ramp", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(),
+                                      &kCallbacks, 0, logging);
+    REQUIRE(c);
+    CHECK(api.setup(c, 0, 0, 0.0, 1, 1.0) == fmi2OK);
+    CHECK(api.enter(c) == fmi2OK);
+    CHECK(api.exit(c) == fmi2OK);
+    CHECK(api.do_step(c, 0.0, 0.4, 1) == fmi2OK);
+    CHECK_FALSE(contains(g_log, "above the limit"));
+    CHECK(contains(g_log, "logInfo: [info] ramp, t = 0 s: starts at t0 = 0 s") == (logging == 1));
+    CHECK(api.do_step(c, 0.4, 0.2, 1) == fmi2OK);
+    INFO(g_log);
+    CHECK(contains(g_log, "logStatusWarning: [warning] ramp, t = 0.5 s: y = 0.51 m is above the limit 0.5 m"));
+    api.free_instance(c);
+  }
+}
+
 TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
   std::ifstream in(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json");
   json d = json::parse(in);
@@ -449,6 +489,7 @@ TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
   d["record"]["variables"] = {"crane.s"};
   d["monitor"].erase("bounds");
   d["exports"] = {"crane.f_h", "crane.s", "crane.s_dot"};
+  fs::create_directories(stride_test::scratch());
   const fs::path m = stride_test::scratch() / "crane_exports.json";
   std::ofstream(m) << d.dump(2);
   const fs::path out = stride_test::scratch() / "crane_exports.fmu";
