@@ -102,6 +102,9 @@ struct Api {
   fmi2GetRealTYPE* get_real;
   fmi2SetRealTYPE* set_real;
   fmi2TerminateTYPE* terminate;
+  fmi2GetFMUstateTYPE* get_state;
+  fmi2SetFMUstateTYPE* set_state;
+  fmi2FreeFMUstateTYPE* free_state;
   template <class T>
   void sym(T*& f, const char* name) {
     void* p = dlsym(lib, name);
@@ -120,6 +123,9 @@ struct Api {
     sym(get_real, "fmi2GetReal");
     sym(set_real, "fmi2SetReal");
     sym(terminate, "fmi2Terminate");
+    sym(get_state, "fmi2GetFMUstate");
+    sym(set_state, "fmi2SetFMUstate");
+    sym(free_state, "fmi2FreeFMUstate");
   }
 };
 
@@ -285,7 +291,8 @@ struct Replaced {
   double largest = 0.0;
   double crane_s = 0.0;  // the crane's actuator length s, m
 };
-Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int fmi, double end) {
+Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int fmi, double end,
+                        const json& iteration = nullptr) {
   const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / manifest;
   std::string stem = manifest.substr(0, manifest.size() - 5) + "_" + sub + "_fmi" + std::to_string(fmi);
   std::replace(stem.begin(), stem.end(), '/', '_');
@@ -298,6 +305,7 @@ Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int
   std::ifstream in(source);
   nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);  // the subsystems' order is the graph's
   d["coupling"]["end"] = end;
+  if (!iteration.is_null()) d["coupling"]["iteration"] = nlohmann::ordered_json::parse(iteration.dump());
   d.erase("output");
   d.erase("plugin_paths");
   const fs::path native_file = stride_test::scratch() / (stem + "_native.json");
@@ -377,6 +385,20 @@ TEST_CASE("each subsystem exported alone replaces the native one in its manifest
     }
 }
 
+TEST_CASE("iterative coupling repeats an exported subsystem's steps from its FMU state") {
+  // crane1_zoh with every macro step iterated to 1e-10: the cylinder as an FMU (repeated from
+  // fmi2GetFMUstate / fmi2SetFMUstate; iterative coupling refuses a subsystem that cannot save
+  // its state) against the native cylinder (repeated from its snapshots).
+  for (int fmi : {2, 3}) {
+    CAPTURE(fmi);
+    const Replaced r =
+        replace_by_fmu("crane1_zoh.json", "cylinder", fmi, 1.0, {{"max_iterations", 20}, {"tolerance", 1e-10}});
+    CAPTURE(r.largest);
+    CHECK(r.compared == 1500);
+    CHECK(r.equal == r.compared);  // bit for bit
+  }
+}
+
 TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
   fs::create_directories(stride_test::scratch());
   const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
@@ -434,6 +456,75 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
   CHECK(api.set_real(c, s_dot, 1, moving) == fmi2Error);
   CHECK(contains(g_log, "not allowed in state terminated"));
   api.free_instance(c);
+}
+
+TEST_CASE("an exported subsystem's FMU state: a step repeated from a saved state gives the same outputs") {
+  fs::create_directories(stride_test::scratch());
+  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
+  const fs::path fmu = stride_test::scratch() / "cylinder_state.fmu";
+  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
+                                              fmu.string() + "'"))
+              .exit_code == 0);
+  const fs::path dir = stride_test::scratch() / "cylinder state";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+                                   "'")
+              .exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  CHECK(contains(text, "canGetAndSetFMUstate=\"true\""));
+  const auto g = text.find("guid=\"");
+  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  Api api(dir / "binaries" / "linux64" / "cylinder.so");
+  fmi2Component c =
+      api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
+  REQUIRE(c);
+  fmi2FMUstate none = nullptr;
+  CHECK(api.get_state(c, &none) == fmi2Error);  // not before initialization
+  CHECK(api.setup(c, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+  CHECK(api.enter(c) == fmi2OK);
+  const fmi2ValueReference in[] = {1, 2, 3}, out[] = {4, 5, 6};
+  const double u0[] = {1.0, 0.0, -2.0e4};
+  CHECK(api.set_real(c, in, 3, u0) == fmi2OK);
+  CHECK(api.exit(c) == fmi2OK);
+  // The actuator driven through s(t) = 1 + 0.05 sin(2t), 10-ms steps.
+  auto drive = [&](double t0, double t1, std::vector<double>& y) {
+    for (double t = t0; t < t1 - 1e-9; t += 0.01) {
+      const double u[] = {1.0 + 0.05 * std::sin(2 * t), 0.1 * std::cos(2 * t)};
+      CHECK(api.set_real(c, in, 2, u) == fmi2OK);
+      CHECK(api.do_step(c, t, 0.01, 1) == fmi2OK);
+    }
+    y.assign(3, 0.0);
+    CHECK(api.get_real(c, out, 3, y.data()) == fmi2OK);
+  };
+  std::vector<double> at_half, first, again, back;
+  drive(0.0, 0.5, at_half);
+  fmi2FMUstate saved = nullptr;
+  REQUIRE(api.get_state(c, &saved) == fmi2OK);
+  REQUIRE(saved != nullptr);
+  drive(0.5, 1.0, first);
+  CHECK(first != at_half);
+  CHECK(api.set_state(c, saved) == fmi2OK);
+  back.assign(3, 0.0);
+  CHECK(api.get_real(c, out, 3, back.data()) == fmi2OK);
+  CHECK(back == at_half);
+  drive(0.5, 1.0, again);
+  CHECK(again == first);  // bit for bit
+  CHECK(api.get_state(c, &saved) == fmi2OK);  // the same state object, reused
+  CHECK(api.free_state(c, &saved) == fmi2OK);
+  CHECK(saved == nullptr);
+  api.free_instance(c);
+  // A whole experiment with connections keeps extrapolator histories: no FMU state.
+  const fs::path whole = stride_test::scratch() / "crane_whole.fmu";
+  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' -o '" + whole.string() + "'")).exit_code ==
+          0);
+  const fs::path wdir = stride_test::scratch() / "crane whole";
+  fs::create_directories(wdir);
+  REQUIRE(stride_test::run_command("cd '" + wdir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + whole.string() +
+                                   "'")
+              .exit_code == 0);
+  std::ifstream wmd(wdir / "modelDescription.xml");
+  CHECK(contains(std::string((std::istreambuf_iterator<char>(wmd)), {}), "canGetAndSetFMUstate=\"false\""));
 }
 
 TEST_CASE("an exported experiment's plugin messages go through the importer's logger") {

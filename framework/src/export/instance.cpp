@@ -182,6 +182,24 @@ void ExportedInstance::do_step(double t, double h) {
   reporting_stop([&] { sim_->advance_to(target); });
 }
 
+bool ExportedInstance::can_save_state() const { return initialized_ && sim_->can_save(); }
+
+void ExportedInstance::save(State& s) {
+  if (!initialized_) throw std::runtime_error("the state is saved from the end of initialization on");
+  if (!sim_->can_save())
+    throw std::runtime_error("this experiment's state cannot be saved (it needs Jacobi or Gauss-Seidel coupling "
+                             "without iteration or step control, no connection, and subsystems that save their state)");
+  reporting_stop([&] { sim_->save(s.run); });
+  s.inputs = inputs_;
+}
+
+void ExportedInstance::restore(const State& s) {
+  if (!initialized_) throw std::runtime_error("a state is restored from the end of initialization on");
+  if (!sim_->can_save()) throw std::runtime_error("this experiment's state cannot be restored");
+  reporting_stop([&] { sim_->restore(s.run); });
+  inputs_ = s.inputs;
+}
+
 const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
   const auto it = bindings_.find(vr);
   if (it == bindings_.end())

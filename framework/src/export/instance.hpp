@@ -28,12 +28,10 @@
 #include <string>
 
 #include "export/interface.hpp"
+#include "run/simulation.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/load/registry.hpp"
 
-namespace stride::host {
-class Simulation;
-}
 
 namespace stride::host::fmu_export {
 
@@ -56,6 +54,15 @@ class ExportedInstance {
   void get_all(std::uint32_t vr, std::vector<double>& out);
   // An input element, or (FMI 3) every element of an array input from values[0..size).
   void set(std::uint32_t vr, std::span<const double> values);
+  // FMU state (fmi2GetFMUstate / fmi3GetFMUState): after initialization, where the run can
+  // save its state (Simulation::can_save). Throws std::runtime_error with the reason.
+  struct State {
+    Simulation::Saved run;
+    std::map<std::string, std::vector<double>> inputs;
+  };
+  bool can_save_state() const;
+  void save(State& s);
+  void restore(const State& s);
   // Elements value reference vr stands for.
   std::size_t size(std::uint32_t vr) const { return binding(vr).size; }
 

@@ -66,6 +66,11 @@ ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, 
   m.start_time = man.coupling.start;
   m.stop_time = man.coupling.end;
   m.step_size = man.coupling.macro_step;
+  // FMU state: what Simulation::can_save() allows once the run is initialized.
+  const CouplingConfig& c = man.coupling;
+  m.can_get_set_state = c.scheme != Scheme::multirate && !c.iteration.enabled && !c.step_control.enabled &&
+                        ex.graph().links.empty();
+  for (const Node& n : ex.graph().nodes) m.can_get_set_state = m.can_get_set_state && n.sub->can_save_state();
   std::uint32_t vr = 1;
   std::map<const Node*, std::vector<std::uint32_t>> node_inputs;  // value references of each node's inputs
   for (const auto& [node, i] : shown_ports(ex)) {
