@@ -458,6 +458,63 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
   api.free_instance(c);
 }
 
+TEST_CASE("an exported subsystem's parameters: set before initialization, fixed after") {
+  fs::create_directories(stride_test::scratch());
+  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
+  const fs::path fmu = stride_test::scratch() / "cylinder_parameters.fmu";
+  const auto r = stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
+                                                     fmu.string() + "'"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.output, "3 inputs, 6 outputs, 14 parameters"));
+  const fs::path dir = stride_test::scratch() / "cylinder parameters";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+                                   "'")
+              .exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  const auto at = text.find("name=\"c\" valueReference=\"");
+  REQUIRE(at != std::string::npos);
+  const std::string key = "name=\"c\" valueReference=\"";
+  const fmi2ValueReference c_vr[] = {static_cast<fmi2ValueReference>(std::stoul(text.substr(at + key.size())))};
+  const auto g = text.find("guid=\"");
+  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  Api api(dir / "binaries" / "linux64" / "cylinder.so");
+  // The friction of Eq. 24, f_h = (p2 - p1) a_p - c s_dot: from rest in equilibrium (f_h = -f_eq),
+  // an actuator rate of 0.1 m/s takes c * 0.1 off the force at once.
+  auto force = [&](double c) {
+    fmi2Component x =
+        api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
+    REQUIRE(x);
+    double value = 0;
+    CHECK(api.get_real(x, c_vr, 1, &value) == fmi2OK);
+    CHECK(value == 1e5);  // the manifest's (the plugin's default)
+    CHECK(api.set_real(x, c_vr, 1, &c) == fmi2OK);
+    CHECK(api.get_real(x, c_vr, 1, &value) == fmi2OK);
+    CHECK(value == c);
+    CHECK(api.setup(x, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+    CHECK(api.enter(x) == fmi2OK);
+    const fmi2ValueReference in[] = {1, 2, 3}, f_h[] = {4}, s_dot[] = {2};
+    const double u[] = {1.0, 0.0, -2.0e4}, moving[] = {0.1};
+    CHECK(api.set_real(x, in, 3, u) == fmi2OK);
+    g_log.clear();
+    CHECK(api.exit(x) == fmi2OK);
+    INFO(g_log);
+    double at_rest = 0, f = 0;
+    CHECK(api.get_real(x, f_h, 1, &at_rest) == fmi2OK);
+    CHECK(at_rest == doctest::Approx(2.0e4).epsilon(1e-9));
+    CHECK(api.set_real(x, s_dot, 1, moving) == fmi2OK);
+    CHECK(api.get_real(x, f_h, 1, &f) == fmi2OK);
+    g_log.clear();
+    CHECK(api.set_real(x, c_vr, 1, &c) == fmi2Error);
+    CHECK(contains(g_log, "is fixed"));
+    api.free_instance(x);
+    return f - at_rest;
+  };
+  CHECK(force(1e5) == doctest::Approx(-1e4).epsilon(1e-9));
+  CHECK(force(3e5) == doctest::Approx(-3e4).epsilon(1e-9));
+}
+
 TEST_CASE("an exported subsystem's FMU state: a step repeated from a saved state gives the same outputs") {
   fs::create_directories(stride_test::scratch());
   const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";

@@ -4,7 +4,9 @@
 // around it. Internal to the host.
 //
 //   ExportedInstance x(resources, token);  // reads, checks the token, loads the plugins, builds
-//   x.set(vr, v);                          // an input element: held from time() on (any time)
+//   x.set(vr, v);                          // a parameter (before initialize(): the experiment is
+//                                          // built again with it), or an input element: held
+//                                          // from time() on (any time)
 //   x.get(vr);                             // in initialization mode: the outputs of the initial
 //                                          // state, before the subsystems equilibrate with the
 //                                          // inputs (Simulation::initial_outputs)
@@ -70,11 +72,16 @@ class ExportedInstance {
   const PortBinding& binding(std::uint32_t vr) const;
   // Initialization mode: a Simulation's initial outputs with the inputs set so far.
   void initialization_mode_view();
+  void build();
   PluginRegistry registry_;
   std::unique_ptr<Experiment> experiment_;
   std::unique_ptr<Simulation> sim_;
   std::map<std::uint32_t, PortBinding> bindings_;
   std::map<std::string, std::vector<double>> inputs_;  // port -> its value, as set
+  std::map<std::uint32_t, double> parameters_;          // value reference -> the value set
+  std::filesystem::path manifest_;
+  MessageSink log_;
+  bool rebuild_ = false;                               // a parameter changed since build()
   bool initialized_ = false;                           // initialization mode has ended
   bool inputs_changed_ = true;                         // since sim_'s initial outputs
 };
