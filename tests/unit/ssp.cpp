@@ -171,11 +171,11 @@ std::string stride_run_csv(const fs::path& system, const std::string& tag) {
   return file_text(out / "results.csv");
 }
 
-fs::path export_ssp_of(const fs::path& source, const std::string& name) {
+fs::path export_ssp_of(const fs::path& source, const std::string& name, const std::string& options = "") {
   fs::create_directories(stride_test::scratch());
   const fs::path out = stride_test::scratch() / (name + ".ssp");
   const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' export '" + source.string() + "' --ssp '" +
-                                          out.string() + "'");
+                                          out.string() + "' " + options);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.output, "SSP 1.0 package"));
@@ -203,6 +203,17 @@ TEST_CASE("stride export --ssp: a manifest as an SSP runs to the same results; S
     const fs::path package = export_ssp_of(source, fs::path(manifest).stem().string());
     CHECK(stride_run_csv(package, std::string("ssp_export_") + manifest) ==
           stride_run_csv(source, std::string("ssp_native_") + manifest));
+  }
+  // Every plugin subsystem exported as an FMU first (--fmus): a package of FMUs only, as any SSP
+  // importer takes it, runs bit for bit as the manifest.
+  const fs::path crane = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
+  for (const char* fmi : {"2", "3"}) {
+    CAPTURE(fmi);
+    const fs::path package = export_ssp_of(crane, std::string("crane_fmus") + fmi, std::string("--fmus --fmi ") + fmi);
+    const json d = read_back(package);
+    CHECK(d["subsystems"]["crane"]["fmu"] == "crane.fmu");
+    CHECK(d["subsystems"]["cylinder"]["fmu"] == "cylinder.fmu");
+    CHECK(stride_run_csv(package, std::string("ssp_fmus") + fmi) == stride_run_csv(crane, "ssp_fmus_native"));
   }
   // The hand-written package (parameter files, a mapping with a transformation, a system-level
   // set with a prefix, three tools' step annotations) written again: the same manifest, every

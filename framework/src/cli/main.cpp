@@ -130,9 +130,9 @@ int export_command(const std::string& manifest, const std::string& out, int fmi_
 }
 
 // `stride export --ssp`: exit 2 for an invalid manifest or what SSP cannot hold, 0 with a summary.
-int export_ssp_command(const std::string& manifest, const std::string& out) {
+int export_ssp_command(const std::string& manifest, const std::string& out, int fmi) {
   try {
-    const SspReport r = export_ssp(manifest, out);
+    const SspReport r = export_ssp(manifest, out, fmi);
     std::cout << out << ": SSP 1.0 package (" << r.components << " components, " << r.connections << " connections, "
               << r.parameters << " parameters, " << r.fmus << " FMUs packed)\n";
     return 0;
@@ -163,6 +163,7 @@ struct CommandLine {
   CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
            *describe_cmd = nullptr, *export_cmd = nullptr;
   std::string fmu_out, export_subsystem, ssp_out;
+  bool ssp_fmus = false;
   int fmi_version = 2;
 
   CommandLine() {
@@ -177,6 +178,9 @@ struct CommandLine {
     export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write");
     export_cmd->add_option("--ssp", ssp_out,
                            "write the manifest (or SSP system) as an SSP 1.0 package instead of an FMU");
+    export_cmd->add_flag("--fmus", ssp_fmus,
+                         "with --ssp: export every plugin subsystem as an FMU (of --fmi) so that every component is "
+                         "an FMU");
     export_cmd->add_option("--fmi", fmi_version, "FMI version: 2 (default) or 3")->check(CLI::IsMember({2, 3}));
     export_cmd->add_option("--subsystem", export_subsystem,
                            "export this subsystem alone (its inputs become the FMU's inputs); default: the whole "
@@ -291,7 +295,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
-  if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out);
+  if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
   if (cl.export_cmd->parsed() && cl.fmu_out.empty()) {
     std::cerr << "error: export: give the FMU to write (-o FILE.fmu) or the SSP package (--ssp FILE.ssp)\n";
     return 2;

@@ -8,6 +8,7 @@
 
 #include "export/archive.hpp"
 #include "fmi/fmu.hpp"
+#include "fmi/unpack.hpp"
 #include "graph/graph.hpp"
 #include "input/units.hpp"
 #include "stride/host/cli/commands.hpp"
@@ -68,7 +69,10 @@ const char* connector_type(fmi::VarType t) {
 
 class SspWriter {
  public:
-  SspWriter(const Experiment& ex, PluginRegistry& reg) : ex_(ex), reg_(reg), m_(ex.manifest()) {}
+  // fmi 2 or 3: plugin subsystems are exported as FMUs of that version into `scratch` (every
+  // component an FMU); 0: they stay Stride plugin components.
+  SspWriter(const Experiment& ex, PluginRegistry& reg, int fmi, const fs::path& scratch)
+      : ex_(ex), reg_(reg), m_(ex.manifest()), fmi_(fmi), scratch_(scratch) {}
 
   // The SystemStructure.ssd text, and the FMU files it names under resources/.
   std::string write(std::map<std::string, fs::path>& resources) {
@@ -121,7 +125,17 @@ class SspWriter {
       c.append_attribute("type") = "application/x-fmu-sharedlibrary";
       c.append_attribute("source") = source.c_str();
       c.append_attribute("implementation") = e.contains("integrator") ? "ModelExchange" : "CoSimulation";
-      fmu_component(c, *sc, e, settings);
+      fmu_component(c, sc->fmu, n.name, e, settings);
+    } else if (fmi_) {
+      // The subsystem exported alone: its parameters, integrator or formulation are inside.
+      const fs::path fmu = scratch_ / (n.name + ".fmu");
+      export_fmu(m_.file, fmu, fmi_, n.name);
+      const std::string source = resource_name(n.name, fmu, resources);
+      c.append_attribute("type") = "application/x-fmu-sharedlibrary";
+      c.append_attribute("source") = source.c_str();
+      c.append_attribute("implementation") = "CoSimulation";
+      settings = {{"step", e.at("step")}};
+      fmu_component(c, fmu, n.name, json::object(), settings);
     } else {
       c.append_attribute("type") = ssp::kStridePluginType;
       c.append_attribute("source") = e.at("plugin").get<std::string>().c_str();
@@ -138,10 +152,10 @@ class SspWriter {
 
   // An FMU's variables as connectors; its scalar parameters as an inline parameter set, every
   // other value it is given (arrays, start values of states) in Stride's annotation.
-  void fmu_component(pugi::xml_node c, const SubsystemConfig& sc, const json& e, json& settings) {
+  void fmu_component(pugi::xml_node c, const fs::path& file, const std::string& name, const json& e, json& settings) {
     std::string why;
-    const LoadedPlugin* lp = reg_.load_fmu(sc.fmu, why);
-    if (!lp || !lp->fmu) throw std::runtime_error(sc.fmu.string() + ": " + why);
+    const LoadedPlugin* lp = reg_.load_fmu(file, why);
+    if (!lp || !lp->fmu) throw std::runtime_error(file.string() + ": " + why);
     const fmi::ModelDescription& md = lp->fmu->description();
     pugi::xml_node connectors = c.append_child("ssd:Connectors");
     for (const fmi::Variable& v : md.variables) {
@@ -164,7 +178,7 @@ class SspWriter {
                   .append_child("ssd:ParameterValues")
                   .append_child("ssv:ParameterSet");
         set.append_attribute("version") = "1.0";
-        set.append_attribute("name") = sc.name.c_str();
+        set.append_attribute("name") = name.c_str();
         set = set.append_child("ssv:Parameters");
       }
       pugi::xml_node p = set.append_child("ssv:Parameter");
@@ -248,6 +262,8 @@ class SspWriter {
   const Experiment& ex_;
   PluginRegistry& reg_;
   const Manifest& m_;
+  const int fmi_;
+  const fs::path scratch_;
   pugi::xml_document doc_;
   std::set<std::string> units_;
   std::size_t connections_ = 0, parameters_ = 0;
@@ -255,14 +271,19 @@ class SspWriter {
 
 }  // namespace
 
-SspReport export_ssp(const fs::path& manifest, const fs::path& out) {
+SspReport export_ssp(const fs::path& manifest, const fs::path& out, int fmi) {
   if (out.extension() != ".ssp")
     throw std::runtime_error(out.string() + ": an SSP package is written to a file ending in .ssp");
+  if (fmi != 0 && fmi != 2 && fmi != 3)
+    throw std::runtime_error("FMI version " + std::to_string(fmi) + ": Stride exports FMI 2.0 and 3.0");
+  if (fmi && manifest.extension() != ".json")
+    throw std::runtime_error(manifest.string() + ": plugin subsystems are exported as FMUs from a JSON manifest only");
   PluginRegistry reg;
   Manifest m = manifest_of(manifest.string(), {});
   m.external_inputs = !m.exports.empty();
   const std::unique_ptr<Experiment> ex = build_experiment(reg, std::move(m));
-  SspWriter w(*ex, reg);
+  const fmi::TempFolder scratch;
+  SspWriter w(*ex, reg, fmi, scratch.path());
   std::map<std::string, fs::path> resources;
   const std::string ssd = w.write(resources);
   Archive a(out);

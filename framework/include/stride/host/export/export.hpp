@@ -45,13 +45,14 @@ struct ExportReport {
 //                         monitors in the system's annotation, the macro step also as
 //                         OMSimulator's fixed-step master; the units used; start and stop time
 //   resources/*.fmu       the FMUs
-// A system of FMUs opens in any SSP importer. Throws ManifestError (the manifest, or a
-// connection of port elements, which SSP 1.0 cannot express) or std::runtime_error, leaving no
-// file at `out`.
+// With `fmi` 2 or 3, every plugin subsystem is first exported alone as an FMU of that version
+// (export_fmu with its name), so that every component is an FMU and the system opens in any SSP
+// importer. Throws ManifestError (the manifest, or a connection of port elements, which SSP 1.0
+// cannot express) or std::runtime_error, leaving no file at `out`.
 struct SspReport {
   std::size_t components = 0, connections = 0, parameters = 0, fmus = 0;
 };
-SspReport export_ssp(const std::filesystem::path& manifest, const std::filesystem::path& out);
+SspReport export_ssp(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi = 0);
 
 ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi_version = 2,
                         const std::string& subsystem = {});
