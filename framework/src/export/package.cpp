@@ -42,12 +42,16 @@ nlohmann::ordered_json manifest_document(const fs::path& manifest) {
   nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);
   if (!d.is_object() || !d.contains("subsystems") || !d["subsystems"].is_object())
     throw std::runtime_error(manifest.string() + ": expected a manifest object with \"subsystems\"");
+  return d;
+}
+
+// FMUs are not packed inside an exported FMU.
+void refuse_fmus(const nlohmann::ordered_json& d, const fs::path& manifest) {
   for (const auto& [name, s] : d["subsystems"].items())
     if (s.is_object() && s.contains("fmu"))
       throw std::runtime_error(
           manifest.string() + ": /subsystems/" + name +
           "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
-  return d;
 }
 
 // Subsystem `name` of the manifest `d` alone: its plugin, parameters, integrator or formulation
@@ -103,6 +107,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
     document = subsystem_document(document, manifest, subsystem);
     m = read_manifest_text(document.dump(2), manifest);
   }
+  refuse_fmus(document, manifest);
   m.external_inputs = true;
   PluginRegistry reg;
   const std::unique_ptr<Experiment> ex = build_experiment(reg, std::move(m));
