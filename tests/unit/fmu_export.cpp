@@ -603,6 +603,13 @@ TEST_CASE("an exported experiment's plugin messages go through the importer's lo
   const std::string text((std::istreambuf_iterator<char>(md)), {});
   const auto g = text.find("guid=\"");
   const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  // Self-contained: the libraries the binary needs beyond the C library are beside it and found
+  // there first, and it reads the unit database it carries (not the one UDUNITS2_XML_PATH names).
+  const auto ldd = stride_test::run_command("ldd '" + (dir / "binaries" / "linux64" / "log_ramp.so").string() + "'");
+  CHECK(contains(ldd.output, "libzip.so.4 => " + (dir / "binaries" / "linux64" / "libzip.so.4").string()));
+  CHECK(contains(ldd.output, "libudunits2.so.0 => " + (dir / "binaries" / "linux64" / "libudunits2.so.0").string()));
+  CHECK(fs::exists(dir / "resources" / "udunits" / "udunits2.xml"));
+  ::setenv("UDUNITS2_XML_PATH", "/nonexistent/udunits2.xml", 1);
   Api api(dir / "binaries" / "linux64" / "log_ramp.so");
   for (int logging : {0, 1}) {
     CAPTURE(logging);
@@ -621,6 +628,7 @@ TEST_CASE("an exported experiment's plugin messages go through the importer's lo
     CHECK(contains(g_log, "logStatusWarning: [warning] ramp, t = 0.5 s: y = 0.51 m is above the limit 0.5 m"));
     api.free_instance(c);
   }
+  ::unsetenv("UDUNITS2_XML_PATH");
 }
 
 TEST_CASE("\"exports\" chooses the ports of an exported experiment") {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "graph/graph.hpp"
+#include "input/units.hpp"
 #include "run/run_log.hpp"
 #include "run/simulation.hpp"
 #include "run/stop.hpp"
@@ -74,6 +75,9 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
   std::error_code ec;
   if (!fs::is_directory(resources, ec))
     throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
+  // The unit database the FMU carries, where the exporter packed one (before any unit is read).
+  if (fs::exists(resources / "udunits" / "udunits2.xml", ec))
+    set_unit_database((resources / "udunits" / "udunits2.xml").string());
   const json iface = read_json(resources / "stride_export.json");
   if (iface.value("token", std::string()) != token)
     throw std::runtime_error("the token \"" + token + "\" is not this FMU's (" + iface.value("token", std::string()) +

@@ -1,12 +1,15 @@
 // `stride export` of a whole experiment (see stride/host/export/export.hpp).
 #include <boost/dll/runtime_symbol_info.hpp>
+#include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "export/archive.hpp"
 #include "export/fmi_rules.hpp"
+#include "input/units.hpp"
 #include "export/interface.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/export/export.hpp"
@@ -33,6 +36,34 @@ fs::path fmu_binary(int fmi_version) {
   const fs::path build = fs::path(STRIDE_BUILD_PLUGIN_DIR).parent_path() / "fmu" / name;
   if (fs::exists(build)) return build;
   throw std::runtime_error("the FMU binary " + name + " is in neither " + beside.string() + " nor " + build.string());
+}
+
+// The shared libraries `binary` needs beyond the C library, as the dynamic loader finds them
+// here (ldd): packed beside it, where it looks first (RPATH $ORIGIN), so that the FMU runs where
+// libzip, pugixml, UDUNITS-2 or this libstdc++ are not installed.
+std::vector<fs::path> needed_libraries(const fs::path& binary) {
+  std::string quoted = "'";
+  for (char c : binary.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  FILE* p = popen(("ldd " + quoted + " 2>/dev/null").c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run ldd on " + binary.string());
+  std::vector<fs::path> out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, p)) {
+    const std::string l = line;
+    const auto arrow = l.find(" => /");
+    if (arrow == std::string::npos) continue;
+    const std::string name = l.substr(l.find_first_not_of(" \t"), arrow - l.find_first_not_of(" \t"));
+    const auto end = l.find(" (", arrow);
+    const fs::path file = l.substr(arrow + 4, end == std::string::npos ? std::string::npos : end - arrow - 4);
+    static const char* system[] = {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so",
+                                   "libresolv.so", "libutil.so"};
+    bool c_library = false;
+    for (const char* s : system) c_library = c_library || name.rfind(s, 0) == 0;
+    if (!c_library) out.push_back(file);
+  }
+  if (pclose(p) != 0) throw std::runtime_error("ldd " + binary.string() + " failed");
+  return out;
 }
 
 // The manifest as written, keys in their order (the subsystems' order is the graph's).
@@ -130,7 +161,13 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   Archive a(out);
   a.text("modelDescription.xml", xml);
   const std::string platform = fmi_version == 2 ? "linux64" : "x86_64-linux";
-  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", fmu_binary(fmi_version));
+  const fs::path binary = fmu_binary(fmi_version);
+  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", binary);
+  // The unit database the host inside reads (set_unit_database), with the files it includes.
+  const fs::path units = unit_database_file();
+  if (!units.empty())
+    for (const auto& f : fs::directory_iterator(units.parent_path()))
+      if (f.path().extension() == ".xml") a.file("resources/udunits/" + f.path().filename().string(), f.path());
   a.text("resources/manifest.json", packed_document.dump(2) + "\n");
   a.text("resources/stride_export.json", fmu_export::interface_json(iface).dump(2) + "\n");
   std::set<fs::path> files;
@@ -140,10 +177,17 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
     files.insert(p->file);
   }
   for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
+  // The libraries of the binary and of the plugins (which the binary loads, so that its RPATH
+  // applies to theirs too), once each.
+  std::map<std::string, fs::path> libraries;
+  files.insert(binary);
+  for (const fs::path& f : files)
+    for (const fs::path& lib : needed_libraries(f)) libraries.emplace(lib.filename().string(), lib);
+  for (const auto& [name, lib] : libraries) a.file("binaries/" + platform + "/" + name, lib);
   a.finish();
   for (const fmu_export::PortBinding& b : iface.bindings)
     ++(!b.parameter.empty() ? report.parameters : b.input ? report.inputs : report.outputs);
-  report.plugins = files.size();
+  report.plugins = files.size() - 1;
   return report;
 }
 
