@@ -415,6 +415,7 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
   const std::string text((std::istreambuf_iterator<char>(md)), {});
   CHECK(contains(text, "name=\"f_eq\" valueReference=\"3\""));
   CHECK(contains(text, "causality=\"input\""));
+  CHECK(contains(text, "<Real unit=\"Pa\" min=\"0\" max=\"2e+07\" />"));  // /monitor/bounds of p1, p2
   const auto g = text.find("guid=\"");
   const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
   Api api(dir / "binaries" / "linux64" / "cylinder.so");

@@ -2,6 +2,8 @@
 #include "export/interface.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -19,6 +21,23 @@ bool unconnected_input(const Node& n, std::size_t port) {
   for (std::size_t k = 0; k < n.inputs.size(); ++k)
     if (n.inputs[k] == port) return n.in_links[k].empty();
   return false;
+}
+
+// An output's min and max: the manifest's divergence bound (/monitor/bounds) of its element (FMI
+// 2) or the one bound all its elements share (FMI 3 arrays).
+void output_bounds(const Node& n, std::size_t port, std::size_t element, ExportedVariable& v) {
+  const std::size_t first = n.output_offset[port] + element, count = v.size;
+  std::optional<double> lo, hi;
+  std::size_t covered = 0;
+  for (const Node::Bound& b : n.bounds) {
+    if (b.element < first || b.element >= first + count) continue;
+    if (covered > 0 && (lo != b.min || hi != b.max)) return;  // elements bounded differently
+    lo = b.min, hi = b.max;
+    ++covered;
+  }
+  if (covered != count) return;
+  if (lo && std::isfinite(*lo)) v.min = lo;
+  if (hi && std::isfinite(*hi)) v.max = hi;
 }
 
 std::vector<ShownPort> shown_ports(const Experiment& ex) {
@@ -129,8 +148,9 @@ ExperimentInterface experiment_interface(const Experiment& ex, const PluginRegis
       if (input) {
         v.start = v.size == 1 ? json(start.at(e)) : json(start);
         node_inputs[node].push_back(v.value_reference);
-      } else if (p.feedthrough) {
-        v.dependencies = node_inputs[node];
+      } else {
+        if (p.feedthrough) v.dependencies = node_inputs[node];
+        output_bounds(n, i, e, v);
       }
       m.variables.push_back(v);
       out.bindings.push_back({v.value_reference, port, e, v.size, input});
