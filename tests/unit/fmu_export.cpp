@@ -399,25 +399,49 @@ TEST_CASE("iterative coupling repeats an exported subsystem's steps from its FMU
   }
 }
 
-TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
+namespace {
+
+// `stride export <args> -o <scratch>/<name>.fmu`, unpacked into "<scratch>/<name> unpacked" (a
+// folder name with a space): the folder, the model description and its GUID.
+struct Unpacked {
+  fs::path dir;
+  std::string text, guid;
+  std::string output;  // what the export printed
+};
+Unpacked export_and_unpack(const std::string& args, const std::string& name, const std::string& env = "") {
   fs::create_directories(stride_test::scratch());
-  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
-  const fs::path fmu = stride_test::scratch() / "cylinder_inputs.fmu";
-  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
-                                              fmu.string() + "'"))
-              .exit_code == 0);
-  const fs::path dir = stride_test::scratch() / "cylinder inputs";
-  fs::create_directories(dir);
-  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+  const fs::path fmu = stride_test::scratch() / (name + ".fmu");
+  const auto r = stride_test::run_command(env + stride_cmd("export " + args + " -o '" + fmu.string() + "'"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  Unpacked u;
+  u.output = r.output;
+  u.dir = stride_test::scratch() / (name + " unpacked");
+  fs::remove_all(u.dir);
+  fs::create_directories(u.dir);
+  REQUIRE(stride_test::run_command("cd '" + u.dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
                                    "'")
               .exit_code == 0);
-  std::ifstream md(dir / "modelDescription.xml");
-  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  std::ifstream md(u.dir / "modelDescription.xml");
+  u.text.assign(std::istreambuf_iterator<char>(md), {});
+  const auto g = u.text.find("guid=\"");
+  REQUIRE(g != std::string::npos);
+  u.guid = u.text.substr(g + 6, u.text.find('"', g + 6) - g - 6);
+  return u;
+}
+
+const std::string kCrane1Zoh = "'" + std::string(STRIDE_SOURCE_DIR) + "/manifests/crane1_zoh.json'";
+
+}  // namespace
+
+TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_inputs");
+  const fs::path& dir = u.dir;
+  const std::string& text = u.text;
+  const std::string& guid = u.guid;
   CHECK(contains(text, "name=\"f_eq\" valueReference=\"3\""));
   CHECK(contains(text, "causality=\"input\""));
   CHECK(contains(text, "<Real unit=\"Pa\" min=\"0\" max=\"2e+07\" />"));  // /monitor/bounds of p1, p2
-  const auto g = text.find("guid=\"");
-  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
   Api api(dir / "binaries" / "linux64" / "cylinder.so");
   g_log.clear();
   fmi2Component c =
@@ -460,26 +484,15 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
 }
 
 TEST_CASE("an exported subsystem's parameters: set before initialization, fixed after") {
-  fs::create_directories(stride_test::scratch());
-  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
-  const fs::path fmu = stride_test::scratch() / "cylinder_parameters.fmu";
-  const auto r = stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
-                                                     fmu.string() + "'"));
-  REQUIRE(r.exit_code == 0);
-  CHECK(contains(r.output, "3 inputs, 6 outputs, 14 parameters"));
-  const fs::path dir = stride_test::scratch() / "cylinder parameters";
-  fs::create_directories(dir);
-  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
-                                   "'")
-              .exit_code == 0);
-  std::ifstream md(dir / "modelDescription.xml");
-  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_parameters");
+  CHECK(contains(u.output, "3 inputs, 6 outputs, 14 parameters"));
+  const fs::path& dir = u.dir;
+  const std::string& text = u.text;
   const auto at = text.find("name=\"c\" valueReference=\"");
   REQUIRE(at != std::string::npos);
   const std::string key = "name=\"c\" valueReference=\"";
   const fmi2ValueReference c_vr[] = {static_cast<fmi2ValueReference>(std::stoul(text.substr(at + key.size())))};
-  const auto g = text.find("guid=\"");
-  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  const std::string& guid = u.guid;
   Api api(dir / "binaries" / "linux64" / "cylinder.so");
   // The friction of Eq. 24, f_h = (p2 - p1) a_p - c s_dot: from rest in equilibrium (f_h = -f_eq),
   // an actuator rate of 0.1 m/s takes c * 0.1 off the force at once.
@@ -517,22 +530,10 @@ TEST_CASE("an exported subsystem's parameters: set before initialization, fixed 
 }
 
 TEST_CASE("an exported subsystem's FMU state: a step repeated from a saved state gives the same outputs") {
-  fs::create_directories(stride_test::scratch());
-  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
-  const fs::path fmu = stride_test::scratch() / "cylinder_state.fmu";
-  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
-                                              fmu.string() + "'"))
-              .exit_code == 0);
-  const fs::path dir = stride_test::scratch() / "cylinder state";
-  fs::create_directories(dir);
-  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
-                                   "'")
-              .exit_code == 0);
-  std::ifstream md(dir / "modelDescription.xml");
-  const std::string text((std::istreambuf_iterator<char>(md)), {});
-  CHECK(contains(text, "canGetAndSetFMUstate=\"true\""));
-  const auto g = text.find("guid=\"");
-  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_state");
+  const fs::path& dir = u.dir;
+  const std::string& guid = u.guid;
+  CHECK(contains(u.text, "canGetAndSetFMUstate=\"true\""));
   Api api(dir / "binaries" / "linux64" / "cylinder.so");
   fmi2Component c =
       api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
@@ -573,37 +574,16 @@ TEST_CASE("an exported subsystem's FMU state: a step repeated from a saved state
   CHECK(saved == nullptr);
   api.free_instance(c);
   // A whole experiment with connections keeps extrapolator histories: no FMU state.
-  const fs::path whole = stride_test::scratch() / "crane_whole.fmu";
-  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' -o '" + whole.string() + "'")).exit_code ==
-          0);
-  const fs::path wdir = stride_test::scratch() / "crane whole";
-  fs::create_directories(wdir);
-  REQUIRE(stride_test::run_command("cd '" + wdir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + whole.string() +
-                                   "'")
-              .exit_code == 0);
-  std::ifstream wmd(wdir / "modelDescription.xml");
-  CHECK(contains(std::string((std::istreambuf_iterator<char>(wmd)), {}), "canGetAndSetFMUstate=\"false\""));
+  CHECK(contains(export_and_unpack(kCrane1Zoh, "crane_whole").text, "canGetAndSetFMUstate=\"false\""));
 }
 
 TEST_CASE("an exported experiment's plugin messages go through the importer's logger") {
   // tests/manifests/log_ramp.json: test_log ramps y = t and warns at each step past 0.5 m, and
   // says at its start where it starts (info).
-  fs::create_directories(stride_test::scratch());
-  const fs::path fmu = stride_test::scratch() / "log_ramp.fmu";
-  const auto r = stride_test::run_command(std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' " +
-                                          stride_cmd("export '" + std::string(STRIDE_SOURCE_DIR) +
-                                                     "/tests/manifests/log_ramp.json' -o '" + fmu.string() + "'"));
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  const fs::path dir = stride_test::scratch() / "log ramp";
-  fs::create_directories(dir);
-  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
-                                   "'")
-              .exit_code == 0);
-  std::ifstream md(dir / "modelDescription.xml");
-  const std::string text((std::istreambuf_iterator<char>(md)), {});
-  const auto g = text.find("guid=\"");
-  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  const Unpacked u = export_and_unpack("'" + std::string(STRIDE_SOURCE_DIR) + "/tests/manifests/log_ramp.json'",
+                                       "log_ramp", std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' ");
+  const fs::path& dir = u.dir;
+  const std::string& guid = u.guid;
   // Self-contained: the libraries the binary needs beyond the C library are beside it and found
   // there first, and it reads the unit database it carries (not the one UDUNITS2_XML_PATH names).
   const auto ldd = stride_test::run_command("ldd '" + (dir / "binaries" / "linux64" / "log_ramp.so").string() + "'");

@@ -110,14 +110,12 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
   return 0;
 }
 
-// `stride export`: exit 2 for an invalid manifest or what cannot be exported, 0 with a summary.
-int export_command(const std::string& manifest, const std::string& out, int fmi_version,
-                   const std::string& subsystem) {
+// `stride export`: exit 2 for an invalid manifest or what cannot be exported (or held by an
+// SSP), 0 with the summary `write` prints.
+template <class Write>
+int exporting(Write&& write) {
   try {
-    const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
-    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
-              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
-              << " plugin libraries packed)\n";
+    write();
     return 0;
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
@@ -129,21 +127,22 @@ int export_command(const std::string& manifest, const std::string& out, int fmi_
   return 2;
 }
 
-// `stride export --ssp`: exit 2 for an invalid manifest or what SSP cannot hold, 0 with a summary.
+int export_command(const std::string& manifest, const std::string& out, int fmi_version,
+                   const std::string& subsystem) {
+  return exporting([&] {
+    const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
+              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
+              << " plugin libraries packed)\n";
+  });
+}
+
 int export_ssp_command(const std::string& manifest, const std::string& out, int fmi) {
-  try {
+  return exporting([&] {
     const SspReport r = export_ssp(manifest, out, fmi);
     std::cout << out << ": SSP 1.0 package (" << r.components << " components, " << r.connections << " connections, "
               << r.parameters << " parameters, " << r.fmus << " FMUs packed)\n";
-    return 0;
-  } catch (const ManifestError& e) {
-    std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
-              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
-    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.str() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-  }
-  return 2;
+  });
 }
 
 // Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.

@@ -32,7 +32,6 @@
 namespace {
 
 using Component = stride::host::fmu_export::Component<fmi2Status, fmi2OK, fmi2Error>;
-using stride::host::fmu_export::ExportedInstance;
 using stride::host::fmu_export::Phase;
 
 Component* as_component(fmi2Component c) { return static_cast<Component*>(c); }
@@ -167,33 +166,13 @@ STRIDE_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueRefer
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state) {
-  if (!c || !state) return fmi2Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi2GetFMUstate", {Phase::stepping})) return fmi2Error;
-  return m.guarded("fmi2GetFMUstate", [&] {
-    auto* s = static_cast<ExportedInstance::State*>(*state);
-    std::unique_ptr<ExportedInstance::State> made;
-    if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
-    m.x->save(*s);
-    made.release();
-    *state = s;
-    return fmi2OK;
-  });
+  return c ? as_component(c)->get_state("fmi2GetFMUstate", state) : fmi2Error;
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
-  if (!c || !state) return fmi2Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi2SetFMUstate", {Phase::stepping})) return fmi2Error;
-  return m.guarded("fmi2SetFMUstate", [&] {
-    m.x->restore(*static_cast<const ExportedInstance::State*>(state));
-    return fmi2OK;
-  });
+  return c ? as_component(c)->set_state("fmi2SetFMUstate", state) : fmi2Error;
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state) {
-  if (!c || !state) return fmi2Error;
-  delete static_cast<ExportedInstance::State*>(*state);
-  *state = nullptr;
-  return fmi2OK;
+  return c ? Component::free_state(state) : fmi2Error;
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate, size_t*) {
   return unsupported(c, "fmi2SerializedFMUstateSize", "not supported (canSerializeFMUstate=\"false\")");

@@ -26,7 +26,6 @@
 namespace {
 
 using Component = stride::host::fmu_export::Component<fmi3Status, fmi3OK, fmi3Error>;
-using stride::host::fmu_export::ExportedInstance;
 using stride::host::fmu_export::Phase;
 
 Component* as_component(fmi3Instance c) { return static_cast<Component*>(c); }
@@ -184,33 +183,13 @@ STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueRefere
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetString", "the FMU has no String variables");
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState* state) {
-  if (!c || !state) return fmi3Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi3GetFMUState", {Phase::stepping})) return fmi3Error;
-  return m.guarded("fmi3GetFMUState", [&] {
-    auto* s = static_cast<ExportedInstance::State*>(*state);
-    std::unique_ptr<ExportedInstance::State> made;
-    if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
-    m.x->save(*s);
-    made.release();
-    *state = s;
-    return fmi3OK;
-  });
+  return c ? as_component(c)->get_state("fmi3GetFMUState", state) : fmi3Error;
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState state) {
-  if (!c || !state) return fmi3Error;
-  Component& m = *as_component(c);
-  if (!m.in("fmi3SetFMUState", {Phase::stepping})) return fmi3Error;
-  return m.guarded("fmi3SetFMUState", [&] {
-    m.x->restore(*static_cast<const ExportedInstance::State*>(state));
-    return fmi3OK;
-  });
+  return c ? as_component(c)->set_state("fmi3SetFMUState", state) : fmi3Error;
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState* state) {
-  if (!c || !state) return fmi3Error;
-  delete static_cast<ExportedInstance::State*>(*state);
-  *state = nullptr;
-  return fmi3OK;
+  return c ? Component::free_state(state) : fmi3Error;
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) {
   return unsupported(c, "fmi3EnterEventMode", "not supported (hasEventMode=\"false\")");

@@ -113,6 +113,35 @@ struct Component {
     phase = Phase::terminated;
     return OK;
   }
+  // FMU state: a new ExportedInstance::State in *state (or the one there, reused), put back,
+  // freed.
+  Status get_state(const char* call, void** state) {
+    if (!state) return error(call, "no state pointer");
+    if (!in(call, {Phase::stepping})) return Error;
+    return guarded(call, [&] {
+      auto* s = static_cast<ExportedInstance::State*>(*state);
+      std::unique_ptr<ExportedInstance::State> made;
+      if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
+      x->save(*s);
+      made.release();
+      *state = s;
+      return OK;
+    });
+  }
+  Status set_state(const char* call, const void* state) {
+    if (!state) return error(call, "no state");
+    if (!in(call, {Phase::stepping})) return Error;
+    return guarded(call, [&] {
+      x->restore(*static_cast<const ExportedInstance::State*>(state));
+      return OK;
+    });
+  }
+  static Status free_state(void** state) {
+    if (!state) return Error;
+    delete static_cast<ExportedInstance::State*>(*state);
+    *state = nullptr;
+    return OK;
+  }
   Status reset(const char* call) {
     x.reset();
     phase = Phase::failed;  // until the new instance stands
