@@ -8,6 +8,7 @@
 // unit conversion at connections.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1289,4 +1290,113 @@ TEST_CASE("fmu: any variable can be recorded: locals, derivatives, parameters an
   CHECK(v.code == 2);
   CHECK(contains(v.err, "/record/variables/0"));
   CHECK(contains(v.err, "subsystem \"s\" has no port \"s_y\""));
+}
+
+TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is a manifest error of validate") {
+  // The stair's counter is declared settable (initial="exact") but read-only in the FMU: the
+  // probe sets it in its child process as the run would at t = 0, and the FMU refuses it.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"", "rk4"})
+      for (const std::string verb : {"validate", "run"}) {
+        CAPTURE(fmu);
+        CAPTURE(integrator);
+        CAPTURE(verb);
+        Scratch s;
+        json m = alone(kBroken + "/" + fmu + ".fmu", 0.25, 2.0, {{"counter", 5}}, integrator);
+        Outcome o = stride(s, verb, write_manifest(s, "stair.json", m), {});
+        CHECK(o.code == 2);
+        CHECK(contains(o.err, "/subsystems/s/parameters/counter: the FMU refused this value when it was set before initialization"));
+        CHECK(contains(o.err, fmu == "stair" ? "fmi2SetInteger returned fmi2Error at t = 0" : "fmi3SetInt32 returned fmi3Error at t = 0"));
+        CHECK(contains(o.err, "cannot be set"));  // the FMU's own message
+        CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+        CHECK(s.leftovers() == 0);
+        // The values it takes pass: the period and the last step.
+        m["subsystems"]["s"]["parameters"] = {{"period", 0.5}, {"last", 4}};
+        CHECK(stride(s, "validate", write_manifest(s, "stair.json", m), {}).code == 0);
+      }
+  // An oscillator that checks its start in ExitInitializationMode (x above 1.5 m refused): the
+  // failure is the FMU's own message at the subsystem; x0 = 1 m runs to the closed form.
+  for (const std::string fmu : {"init_error", "init_error3"})
+    for (const std::string integrator : {"", "rk4"}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      const std::string v = fmu == "init_error" ? "fmi2" : "fmi3";
+      std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kBroken + "/" + fmu + ".fmu"};
+      if (!integrator.empty()) sets.push_back("/subsystems/osc/integrator=" + integrator);
+      Scratch s;
+      Outcome good = stride(s, "run", kManifests + "fmu_oscillator.json", sets);
+      CHECK(good.code == 0);
+      CHECK(oscillator_error(good.table) < 2e-5);
+      sets.push_back("/subsystems/osc/parameters/x0=2");
+      Outcome bad = stride(s, "validate", kManifests + "fmu_oscillator.json", sets);
+      CHECK(bad.code == 2);
+      CHECK(contains(bad.err, "/subsystems/osc/fmu: could not create: plugin '" + kBroken + "/" + fmu + ".fmu': the FMU failed its "
+                              "initialization at t = 0 (parameters and start values set, " + v + "EnterInitializationMode, " + v +
+                              "ExitInitializationMode): " + v + "ExitInitializationMode returned " + v + "Error at t = 0"));
+      CHECK(contains(bad.err, "the initial value of the first variable (2) is beyond the model's limit"));
+      CHECK(s.leftovers() == 0);
+    }
+}
+
+TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
+  // "s.*" is every output, then every other numeric variable in modelDescription.xml's order,
+  // each once (FMI 3: der(x) by its own name, not again as its alias "rate"; never "time").
+  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last"};
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.25, 5.0, {{"last", 100}}, integrator);
+      m["record"]["variables"] = {"s.*", "s.counter"};  // the second names a column recorded already
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      CHECK(o.table.names == all);
+      REQUIRE(o.table.rows() == 21);
+      int wrong = 0;
+      for (std::size_t i = 0; i < o.table.rows(); ++i) {
+        // counter = k + 1 on [k, k + 1), x its integral: k (k + 1) / 2 + (k + 1) (t - k); k
+        // events settled.
+        const double t = o.table["time"][i], k = std::floor(t + 1e-9);
+        wrong += o.table["s.counter"][i] != k + 1 || o.table["s.der(x)"][i] != k + 1;
+        wrong += std::abs(o.table["s.x"][i] - (k * (k + 1) / 2 + (k + 1) * (t - k))) > 1e-9;
+        wrong += o.table["s.period"][i] != 1.0 || o.table["s.last"][i] != 100 || o.table["s.settled"][i] != k;
+      }
+      CHECK(wrong == 0);
+    }
+  // "?" is one character, "*" any run; an FMI 3 alias is chosen by a pattern only it matches.
+  Scratch s;
+  json m = alone(kBroken + "/stair3.fmu", 0.5, 1.0, json::object(), "");
+  m["record"]["variables"] = {"s.der(?)", "s.ra*", "s.?ast", "s.counte?"};
+  Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+  REQUIRE(o.code == 0);
+  CHECK(o.table.names == std::vector<std::string>{"time", "s.der(x)", "s.rate", "s.last", "s.counter"});
+  CHECK(o.table["s.rate"] == o.table["s.der(x)"]);
+  // Patterns over subsystems and plugin output ports: the two-mass test's fast mass is a
+  // plugin, the slow one an FMU; "*.?" is x and v of both, the plugin's a and the FMU's
+  // one-letter parameters.
+  Scratch t;
+  Outcome two = stride(t, "run", STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json",
+                       {"/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu", "/coupling/end=0.2", R"(/record/variables=["*.?"])"});
+  REQUIRE(two.code == 0);
+  CHECK(two.table.names ==
+        std::vector<std::string>{"time", "fast.x", "fast.v", "fast.a", "slow.x", "slow.v", "slow.m", "slow.k", "slow.d"});
+  CHECK(two.table["slow.m"].front() == 100);
+  CHECK(std::abs(two.table["slow.x"].front() - 9.99) < 1e-12);
+  // A pattern that matches nothing is a manifest error at its pointer, listing what there is.
+  const std::vector<std::array<std::string, 3>> bad = {
+      {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
+       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last"},
+      {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
+  for (const auto& [entry, what, there] : bad) {
+    CAPTURE(entry);
+    Scratch u;
+    json b = alone(kBroken + "/stair3.fmu", 0.5, 1.0, json::object(), "");
+    b["record"]["variables"] = {"s.x", entry};
+    Outcome v = stride(u, "validate", write_manifest(u, "t.json", b), {});
+    CHECK(v.code == 2);
+    CHECK(contains(v.err, "/record/variables/1"));
+    CHECK(contains(v.err, what));
+    CHECK(contains(v.err, there));
+  }
 }
