@@ -111,11 +111,12 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
 }
 
 // `stride export`: exit 2 for an invalid manifest or what cannot be exported, 0 with a summary.
-int export_command(const std::string& manifest, const std::string& out, int fmi_version) {
+int export_command(const std::string& manifest, const std::string& out, int fmi_version,
+                   const std::string& subsystem) {
   try {
-    const ExportReport r = export_fmu(manifest, out, fmi_version);
-    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" (" << r.outputs << " outputs, "
-              << r.plugins << " plugin libraries packed)\n";
+    const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
+              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.plugins << " plugin libraries packed)\n";
     return 0;
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
@@ -143,7 +144,7 @@ struct CommandLine {
   SweepOptions sweep_opt;
   CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
            *describe_cmd = nullptr, *export_cmd = nullptr;
-  std::string fmu_out;
+  std::string fmu_out, export_subsystem;
   int fmi_version = 2;
 
   CommandLine() {
@@ -157,6 +158,9 @@ struct CommandLine {
     export_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
     export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write")->required();
     export_cmd->add_option("--fmi", fmi_version, "FMI version: 2 (default) or 3")->check(CLI::IsMember({2, 3}));
+    export_cmd->add_option("--subsystem", export_subsystem,
+                           "export this subsystem alone (its inputs become the FMU's inputs); default: the whole "
+                           "experiment");
     plugins_cmd = app.add_subcommand("plugins", "list the plugins found on the search path");
     plugins_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd = plugins_cmd->add_subcommand("describe", "parameters and ports of one plugin");
@@ -267,7 +271,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
-  if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out, cl.fmi_version);
+  if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out, cl.fmi_version, cl.export_subsystem);
 
   PluginRegistry reg;
   if (cl.plugins_cmd->parsed()) {

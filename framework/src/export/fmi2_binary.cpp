@@ -5,6 +5,9 @@
 //   fmi2SetupExperiment      start time (must be the experiment's), stop time (<= its end)
 //   fmi2ExitInitializationMode   Simulation::initialize
 //   fmi2DoStep(t, h)         Simulation::advance_to(t + h); any h (the experiment sub-steps)
+//   fmi2SetReal              input elements (inputs no connection of the experiment feeds),
+//                            held from the time reached on; in initialization mode before
+//                            the experiment is initialized (again) with them
 //   fmi2GetReal              output elements at the time reached
 //   fmi2Terminate            no more steps; values stay readable until fmi2FreeInstance
 // Every failure is fmi2Error with the reason through the importer's logger (category
@@ -16,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "export/fmi_component.hpp"
@@ -126,12 +130,16 @@ STRIDE_FMI_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReferen
   });
 }
 
-STRIDE_FMI_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real[]) {
+STRIDE_FMI_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                         const fmi2Real value[]) {
   if (!c) return fmi2Error;
-  if (n == 0) return fmi2OK;
-  return as_component(c)->error("fmi2SetReal",
-                                "value reference " + std::to_string(vr ? vr[0] : 0) +
-                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
+  Component& m = *as_component(c);
+  if (n > 0 && (!vr || !value)) return m.error("fmi2SetReal", "null array");
+  if (!m.in("fmi2SetReal", {Phase::instantiated, Phase::initializing, Phase::stepping})) return fmi2Error;
+  return m.guarded("fmi2SetReal", [&] {
+    for (size_t i = 0; i < n; ++i) m.x->set(vr[i], std::span<const double>(&value[i], 1));
+    return fmi2OK;
+  });
 }
 
 STRIDE_FMI_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference[], size_t n, fmi2Integer[]) {

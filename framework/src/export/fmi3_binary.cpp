@@ -6,11 +6,14 @@
 //   fmi3EnterInitializationMode   start time (the experiment's), stop time (<= its end)
 //   fmi3ExitInitializationMode    Simulation::initialize
 //   fmi3DoStep(t, h)              Simulation::advance_to(t + h); never returns early
+//   fmi3SetFloat64                input ports (those no connection of the experiment feeds),
+//                                 held from the time reached on
 //   fmi3GetFloat64                output ports, each an array of its elements
-// Every other type, setting a variable, FMU state, event mode: fmi3Error with the reason.
+// Every other type, FMU state, event mode: fmi3Error with the reason.
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -135,12 +138,25 @@ STRIDE_FMI_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueRefer
 }
 
 STRIDE_FMI_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t n,
-                                            const fmi3Float64[], size_t) {
+                                            const fmi3Float64 value[], size_t n_values) {
   if (!c) return fmi3Error;
-  if (n == 0) return fmi3OK;
-  return as_component(c)->error("fmi3SetFloat64",
-                                "value reference " + std::to_string(vr ? vr[0] : 0) +
-                                    " cannot be set: the exported experiment has no inputs or tunable parameters");
+  Component& m = *as_component(c);
+  if (n > 0 && (!vr || !value)) return m.error("fmi3SetFloat64", "null array");
+  if (!m.in("fmi3SetFloat64", {Phase::instantiated, Phase::initializing, Phase::stepping})) return fmi3Error;
+  return m.guarded("fmi3SetFloat64", [&] {
+    std::size_t needed = 0;
+    for (size_t i = 0; i < n; ++i) needed += m.x->size(vr[i]);
+    if (needed != n_values)
+      return m.error("fmi3SetFloat64", "nValues is " + std::to_string(n_values) + ", the variables hold " +
+                                           std::to_string(needed) + " values");
+    std::size_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const std::size_t k = m.x->size(vr[i]);
+      m.x->set(vr[i], std::span<const double>(value + at, k));
+      at += k;
+    }
+    return fmi3OK;
+  });
 }
 
 STRIDE_FMI_EXPORT fmi3Status fmi3GetInt32(fmi3Instance c, const fmi3ValueReference[], size_t n, fmi3Int32[], size_t) {

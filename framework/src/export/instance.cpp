@@ -86,6 +86,7 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
   try {
     Manifest m = read_manifest(resources / "manifest.json", {});
     m.plugin_paths.clear();
+    m.external_inputs = true;
     experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
   } catch (const ManifestError& e) {
     throw std::runtime_error(problems_text(e));
@@ -95,6 +96,13 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
     for (const Node& n : experiment_->graph().nodes)
       if (b.port.rfind(n.name + ".", 0) == 0) node = &n;
     if (!node) throw std::runtime_error("value reference " + std::to_string(vr) + ": no subsystem for " + b.port);
+    if (b.input) {
+      const int p = node->port_index(b.port.substr(node->name.size() + 1));
+      if (p < 0 || node->ports[static_cast<std::size_t>(p)].direction == Direction::output)
+        throw std::runtime_error("value reference " + std::to_string(vr) + ": " + b.port + " is no input");
+      for (std::size_t k = 0; k < node->inputs.size(); ++k)
+        if (node->inputs[k] == static_cast<std::size_t>(p)) inputs_[b.port] = node->input_start[k];
+    }
   }
 }
 
@@ -102,20 +110,51 @@ ExportedInstance::~ExportedInstance() = default;
 
 double ExportedInstance::start() const { return experiment_->manifest().coupling.start; }
 double ExportedInstance::end() const { return experiment_->manifest().coupling.end; }
-double ExportedInstance::time() const { return sim_ ? sim_->time() : start(); }
+double ExportedInstance::time() const { return initialized_ ? sim_->time() : start(); }
+
+void ExportedInstance::initialized_view() {
+  if (sim_ && !inputs_changed_) return;
+  sim_.reset();  // plugins start again from the beginning
+  sim_ = std::make_unique<Simulation>(*experiment_);
+  for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+  try {
+    reporting_stop([&] { sim_->initialize(); });
+  } catch (...) {
+    sim_.reset();  // asked again, it fails again with its reason
+    throw;
+  }
+  inputs_changed_ = false;
+  for (const auto& [vr, b] : bindings_)
+    if (!b.input) (void)sim_->outputs(b.port);  // every output binding names an output
+}
 
 void ExportedInstance::initialize(double start_time) {
-  if (sim_) throw std::logic_error("initialized already");
+  if (initialized_) throw std::logic_error("initialized already");
   if (std::abs(start_time - start()) > 1e-12 * std::max(1.0, std::abs(start())))
     throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
                              number_text(start()) + " s");
-  sim_ = std::make_unique<Simulation>(*experiment_);
-  reporting_stop([&] { sim_->initialize(); });
-  for (const auto& [vr, b] : bindings_) (void)sim_->outputs(b.port);  // every binding names an output
+  initialized_view();
+  initialized_ = true;
+}
+
+void ExportedInstance::set(std::uint32_t vr, std::span<const double> values) {
+  const PortBinding& b = binding(vr);
+  if (!b.input) throw std::out_of_range("value reference " + std::to_string(vr) + " is the output " + b.port);
+  if (values.size() != b.size)
+    throw std::runtime_error("value reference " + std::to_string(vr) + " (" + b.port + ") takes " +
+                             std::to_string(b.size) + " values, " + std::to_string(values.size()) + " given");
+  for (double v : values)
+    if (!std::isfinite(v))
+      throw std::runtime_error("value reference " + std::to_string(vr) + " (" + b.port + "): " + number_text(v) +
+                               " is not a finite number");
+  std::vector<double>& held = inputs_.at(b.port);
+  std::copy(values.begin(), values.end(), held.begin() + static_cast<std::ptrdiff_t>(b.element));
+  if (!initialized_) inputs_changed_ = true;
+  else reporting_stop([&] { sim_->set_input(b.port, held); });
 }
 
 void ExportedInstance::do_step(double t, double h) {
-  if (!sim_) throw std::logic_error("doStep before the end of initialization");
+  if (!initialized_) throw std::logic_error("doStep before the end of initialization");
   const CouplingConfig& c = experiment_->manifest().coupling;
   const double eps = 1e-9 * std::max({1.0, std::abs(t), std::abs(c.end)});
   if (!(h > 0)) throw std::runtime_error("communication step size " + number_text(h) + " s (expected > 0)");
@@ -144,16 +183,17 @@ const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
   return it->second;
 }
 
-double ExportedInstance::get(std::uint32_t vr) const {
+double ExportedInstance::get(std::uint32_t vr) {
   const PortBinding& b = binding(vr);
-  if (!sim_) throw std::logic_error("outputs are known from the end of initialization on");
+  if (b.input) return inputs_.at(b.port)[b.element];
+  if (!initialized_) initialized_view();
   return sim_->outputs(b.port)[b.element];
 }
 
-void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) const {
+void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) {
   const PortBinding& b = binding(vr);
-  if (!sim_) throw std::logic_error("outputs are known from the end of initialization on");
-  const auto y = sim_->outputs(b.port);
+  if (!b.input && !initialized_) initialized_view();
+  const std::span<const double> y = b.input ? std::span<const double>(inputs_.at(b.port)) : sim_->outputs(b.port);
   out.insert(out.end(), y.begin() + static_cast<std::ptrdiff_t>(b.element),
              y.begin() + static_cast<std::ptrdiff_t>(b.element + b.size));
 }

@@ -4,7 +4,10 @@
 // around it. Internal to the host.
 //
 //   ExportedInstance x(resources, token);  // reads, checks the token, loads the plugins, builds
-//   x.initialize(start);                   // Simulation::initialize at the experiment's start
+//   x.set(vr, v);                          // an input element: held from time() on (any time)
+//   x.get(vr);                             // in initialization mode: the experiment initialized
+//                                          // with the inputs set so far (again after a set)
+//   x.initialize(start);                   // the same, final: initialization mode ends
 //   x.do_step(t, h);                       // Simulation::advance_to(t + h), on the grid when
 //                                          // t + h is within round-off of a grid point
 //   x.get(vr);                             // an output element at time()
@@ -40,18 +43,28 @@ class ExportedInstance {
   double time() const;
   double start() const;
   double end() const;
-  bool initialized() const { return sim_ != nullptr; }
-  // Throws std::out_of_range naming the value reference when it is none of the FMU's.
-  double get(std::uint32_t vr) const;
+  bool initialized() const { return initialized_; }
+  // Throws std::out_of_range naming the value reference when it is none of the FMU's (or, for
+  // set, an output).
+  double get(std::uint32_t vr);
   // FMI 3 arrays: every element of the port behind vr, appended.
-  void get_all(std::uint32_t vr, std::vector<double>& out) const;
+  void get_all(std::uint32_t vr, std::vector<double>& out);
+  // An input element, or (FMI 3) every element of an array input from values[0..size).
+  void set(std::uint32_t vr, std::span<const double> values);
+  // Elements value reference vr stands for.
+  std::size_t size(std::uint32_t vr) const { return binding(vr).size; }
 
  private:
   const PortBinding& binding(std::uint32_t vr) const;
+  // Initialization mode: a Simulation initialized with the inputs set so far.
+  void initialized_view();
   PluginRegistry registry_;
   std::unique_ptr<Experiment> experiment_;
   std::unique_ptr<Simulation> sim_;
   std::map<std::uint32_t, PortBinding> bindings_;
+  std::map<std::string, std::vector<double>> inputs_;  // port -> its value, as set
+  bool initialized_ = false;                           // initialization mode has ended
+  bool inputs_changed_ = true;                         // since sim_ was initialized
 };
 
 // The folder of a resourceLocation URI ("file:///a/b/resources/" or "file:/a/b", FMI 2; a plain

@@ -1,13 +1,60 @@
 // The interface of an exported experiment (see interface.hpp).
 #include "export/interface.hpp"
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "graph/graph.hpp"
 
 namespace stride::host::fmu_export {
 
-ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier) {
+namespace {
+
+// The ports shown, in the graph's order: (node, port index), inputs before outputs of a node.
+using ShownPort = std::pair<const Node*, std::size_t>;
+
+bool unconnected_input(const Node& n, std::size_t port) {
+  for (std::size_t k = 0; k < n.inputs.size(); ++k)
+    if (n.inputs[k] == port) return n.in_links[k].empty();
+  return false;
+}
+
+std::vector<ShownPort> shown_ports(const Experiment& ex) {
+  const Manifest& man = ex.manifest();
+  std::vector<Diagnostic> problems;
+  std::vector<bool> listed(man.exports.size(), false);
+  std::vector<ShownPort> shown;
+  for (const Node& n : ex.graph().nodes)
+    for (std::size_t i = 0; i < n.ports.size(); ++i) {
+      const PortSpec& p = n.ports[i];
+      const bool input = p.direction != Direction::output;
+      if (input && !unconnected_input(n, i)) continue;
+      const std::string name = n.name + "." + p.name;
+      const auto at = std::find(man.exports.begin(), man.exports.end(), name);
+      if (at != man.exports.end()) listed[static_cast<std::size_t>(at - man.exports.begin())] = true;
+      if (man.exports.empty() || at != man.exports.end()) shown.emplace_back(&n, i);
+      else if (input)
+        problems.push_back({man.file.string(), "/exports",
+                            "input \"" + name + "\" is fed by no connection and not listed: list it (the FMU's " +
+                                "importer sets it) or connect it"});
+    }
+  for (std::size_t i = 0; i < listed.size(); ++i)
+    if (!listed[i])
+      problems.push_back({man.file.string(), "/exports/" + std::to_string(i),
+                          "\"" + man.exports[i] +
+                              "\" is neither an output port nor an input no connection feeds (expected "
+                              "\"subsystem.port\" of either)"});
+  if (!problems.empty()) throw ManifestError(problems);
+  std::stable_partition(shown.begin(), shown.end(),
+                        [](const ShownPort& s) { return s.first->ports[s.second].direction != Direction::output; });
+  return shown;
+}
+
+}  // namespace
+
+ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier,
+                                         bool port_names) {
   ExperimentInterface out;
   ExportedModel& m = out.model;
   const Manifest& man = ex.manifest();
@@ -20,22 +67,34 @@ ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, 
   m.stop_time = man.coupling.end;
   m.step_size = man.coupling.macro_step;
   std::uint32_t vr = 1;
-  for (const Node& n : ex.graph().nodes) {
-    for (const PortSpec& p : n.ports) {
-      if (p.direction != Direction::output) continue;
-      const std::string port = n.name + "." + p.name;
-      const std::size_t scalars = fmi_version == 2 ? p.size : 1;
-      for (std::size_t e = 0; e < scalars; ++e) {
-        ExportedVariable v;
-        v.name = fmi_version == 2 && p.size > 1 ? port + "[" + std::to_string(e + 1) + "]" : port;
-        v.value_reference = vr++;
-        v.causality = Causality::output;
-        v.size = fmi_version == 2 ? 1 : p.size;
-        v.unit = p.unit == "1" ? "" : p.unit;
-        v.description = p.doc;
-        m.variables.push_back(v);
-        out.bindings.push_back({v.value_reference, port, e, v.size});
+  std::map<const Node*, std::vector<std::uint32_t>> node_inputs;  // value references of each node's inputs
+  for (const auto& [node, i] : shown_ports(ex)) {
+    const Node& n = *node;
+    const PortSpec& p = n.ports[i];
+    const bool input = p.direction != Direction::output;
+    const std::string port = n.name + "." + p.name;
+    const std::string shown = port_names ? p.name : port;
+    const std::size_t scalars = fmi_version == 2 ? p.size : 1;
+    std::vector<double> start;
+    if (input)
+      for (std::size_t k = 0; k < n.inputs.size(); ++k)
+        if (n.inputs[k] == i) start = n.input_start[k];
+    for (std::size_t e = 0; e < scalars; ++e) {
+      ExportedVariable v;
+      v.name = fmi_version == 2 && p.size > 1 ? shown + "[" + std::to_string(e + 1) + "]" : shown;
+      v.value_reference = vr++;
+      v.causality = input ? Causality::input : Causality::output;
+      v.size = fmi_version == 2 ? 1 : p.size;
+      v.unit = p.unit == "1" ? "" : p.unit;
+      v.description = p.doc;
+      if (input) {
+        v.start = v.size == 1 ? json(start.at(e)) : json(start);
+        node_inputs[node].push_back(v.value_reference);
+      } else if (p.feedthrough) {
+        v.dependencies = node_inputs[node];
       }
+      m.variables.push_back(v);
+      out.bindings.push_back({v.value_reference, port, e, v.size, input});
     }
   }
   return out;
@@ -45,7 +104,8 @@ json interface_json(const ExperimentInterface& i) {
   json vars = json::array();
   for (const PortBinding& b : i.bindings)
     vars.push_back(
-        {{"value_reference", b.value_reference}, {"port", b.port}, {"element", b.element}, {"size", b.size}});
+        {{"value_reference", b.value_reference}, {"port", b.port}, {"element", b.element}, {"size", b.size},
+         {"input", b.input}});
   return {{"format", 1}, {"fmi_version", i.model.fmi_version}, {"token", i.model.token}, {"variables", vars}};
 }
 
@@ -58,7 +118,7 @@ std::vector<PortBinding> bindings_of(const json& j) {
         !v.contains("size"))
       throw std::runtime_error("stride_export.json: a variable without value_reference, port, element and size");
     out.push_back({v["value_reference"].get<std::uint32_t>(), v["port"].get<std::string>(),
-                   v["element"].get<std::size_t>(), v["size"].get<std::size_t>()});
+                   v["element"].get<std::size_t>(), v["size"].get<std::size_t>(), v.value("input", false)});
   }
   return out;
 }

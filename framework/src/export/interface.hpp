@@ -1,8 +1,9 @@
-// What an exported experiment shows an importer: every output port of every subsystem as output
-// variables named "subsystem.port" (FMI 2: one scalar per element, "subsystem.port[i]" for a port
-// of several), with the port's unit and description. A valid experiment has no unconnected
-// input, so the FMU has no inputs; its parameters are the manifest's, fixed inside it. Internal
-// to the host.
+// What an exported experiment shows an importer: output ports as output variables and inputs
+// no connection feeds as input variables, all of them or those the manifest lists under
+// "exports", named "subsystem.port" (one subsystem exported: "port"; FMI 2: one scalar per element, "subsystem.port[i]" for a
+// port of several), with the port's unit and description. An output with direct feedthrough
+// depends on the inputs of its subsystem. The parameters are the manifest's, fixed inside the
+// FMU. Internal to the host.
 //
 // Order: Experiment -> experiment_interface() -> model_description_xml() and the binding of
 // value references to ports that the FMU's binary reads back (interface_json /
@@ -24,6 +25,7 @@ struct PortBinding {
   std::string port;         // "subsystem.port"
   std::size_t element = 0;  // 0-based within the port (FMI 3: the first of the array)
   std::size_t size = 1;     // elements this value reference stands for (FMI 3 arrays)
+  bool input = false;       // an input the importer sets; else an output it reads
 };
 
 struct ExperimentInterface {
@@ -31,8 +33,13 @@ struct ExperimentInterface {
   std::vector<PortBinding> bindings;
 };
 
-// The model of `ex` for FMI `fmi_version` (2 or 3); `model_identifier` names the binary.
-ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier);
+// The model of `ex` for FMI `fmi_version` (2 or 3); `model_identifier` names the binary. Throws
+// ManifestError naming /exports/i for a listed port that is neither an output nor an input no
+// connection feeds, and /exports for an unconnected input left out of the list.
+// With port_names (one subsystem exported), variables are named after the ports alone, so that
+// the FMU replaces the subsystem in its manifest with the same connections.
+ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier,
+                                         bool port_names = false);
 
 // The bindings as resources/stride_export.json holds them (with the token the binary checks
 // fmi2Instantiate's GUID against), and back (throws std::runtime_error naming what is wrong).

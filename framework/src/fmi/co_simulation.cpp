@@ -30,13 +30,20 @@ class CoSimulation final : public Subsystem {
     inst_->log().logger = &logger;
   }
   std::vector<PortSpec> ports() const override { return ports_; }
+  // An FMU with inputs stays in initialization mode through the host's first outputs, with the
+  // inputs set before each, and leaves it in equilibrate(), when its inputs at t0 are the other
+  // subsystems' initial outputs: its initial state may depend on them (an exported subsystem
+  // in static equilibrium, Eq. 41).
   void initialize(double t0) override {
-    inst_->start(t0);
+    initializing_ = !inst_->io().in.empty();
+    inst_->start(t0, !initializing_);
     t_ = t0;
     first_h_ = 0.0;
     end_.clear();
   }
+  void equilibrate(double t0) override { end_initialization(t0); }
   double step(double t, double h) override {
+    end_initialization(t);
     if (!end_.empty()) throw EndOfSimulation(end_);
     // An FMU that cannot change its step is given the first step throughout.
     if (first_h_ == 0.0) first_h_ = h;
@@ -71,7 +78,7 @@ class CoSimulation final : public Subsystem {
     return t_;
   }
   void outputs(std::span<double> y) override {
-    if (inst_->io().any_feedthrough) inst_->set_inputs(inputs(), t_);
+    if (inst_->io().any_feedthrough || initializing_) inst_->set_inputs(inputs(), t_);
     inst_->get_outputs(y, t_);
   }
   json statistics() const override { return {{"steps", steps_}, {"discarded_steps", discarded_}}; }
@@ -102,12 +109,19 @@ class CoSimulation final : public Subsystem {
   // known values, and the value at the step's midpoint, their mean over the step, is held: the
   // held input then errs by O(h²) in its integral instead of O(h).
   double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
+  void end_initialization(double t0) {
+    if (!initializing_) return;
+    inst_->set_inputs(inputs(), t0);
+    inst_->end_initialization(t0);
+    initializing_ = false;
+  }
 
   std::unique_ptr<Instance> inst_;
   std::vector<PortSpec> ports_;
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
+  bool initializing_ = false;  // in initialization mode (initialize() to equilibrate())
 };
 
 }  // namespace

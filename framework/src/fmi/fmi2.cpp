@@ -33,7 +33,7 @@ class Fmi2Instance final : public Instance {
   }
   ~Fmi2Instance() override { release(); }
 
-  void start(double t0) override {
+  void start(double t0, bool leave_initialization) override {
     if (started_) {
       release();
       instantiate();
@@ -44,11 +44,18 @@ class Fmi2Instance final : public Instance {
           "fmi2SetupExperiment", t0);
     set_parameters(false, t0);
     check(api_.enter_initialization(c_), "fmi2EnterInitializationMode", t0);
+    if (leave_initialization) end_initialization(t0);
+  }
+  void end_initialization(double t0) override {
     check(api_.exit_initialization(c_), "fmi2ExitInitializationMode", t0);
   }
 
   void set_numbers(const Io& io, std::span<const double> u, double t) override {
     const fmi2ValueReference vr = io.vr;
+    if (!io.vrs.empty()) {  // a structured array: Real elements
+      check(api_.set_real(c_, io.vrs.data(), io.vrs.size(), u.data()), "fmi2SetReal", t);
+      return;
+    }
     switch (io.type) {
       case VarType::float64: check(api_.set_real(c_, &vr, 1, u.data()), "fmi2SetReal", t); break;
       case VarType::int32:
@@ -67,6 +74,10 @@ class Fmi2Instance final : public Instance {
   }
   void get_numbers(const Io& io, std::span<double> y, double t) override {
     const fmi2ValueReference vr = io.vr;
+    if (!io.vrs.empty()) {
+      check(api_.get_real(c_, io.vrs.data(), io.vrs.size(), y.data()), "fmi2GetReal", t);
+      return;
+    }
     switch (io.type) {
       case VarType::float64: check(api_.get_real(c_, &vr, 1, y.data()), "fmi2GetReal", t); break;
       case VarType::int32:

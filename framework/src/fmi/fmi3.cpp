@@ -28,7 +28,7 @@ class Fmi3Instance final : public Instance {
   }
   ~Fmi3Instance() override { release(); }
 
-  void start(double t0) override {
+  void start(double t0, bool leave_initialization) override {
     if (started_) {
       release();
       instantiate();
@@ -39,6 +39,9 @@ class Fmi3Instance final : public Instance {
     check(api_.enter_initialization(c_, tolerance.has_value(), tolerance.value_or(0.0), t0, false, 0.0),
           "fmi3EnterInitializationMode", t0);
     set_parameters(false, t0);
+    if (leave_initialization) end_initialization(t0);
+  }
+  void end_initialization(double t0) override {
     check(api_.exit_initialization(c_), "fmi3ExitInitializationMode", t0);
   }
 

@@ -61,23 +61,45 @@ Io io_of(const Variable& v, std::size_t size) {
   return {&v, v.value_reference, v.type, size, 0, v.unit_factor, v.unit_offset, {}, v.feedthrough};
 }
 
+namespace {
+
+// The ports of one causality: one per variable, or per FMI 2 structured array (x[1]..x[n]).
+template <class Add>
+void each_port(const ModelDescription& md, const Shape& shape, const char* causality, Add&& add) {
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    if (v.causality != causality || !is_numeric(v.type) || shape.size[i] == 0) continue;
+    const std::vector<std::size_t> run = structured_array(md, i);
+    if (run.empty()) {
+      add(io_of(v, shape.size[i]));
+      continue;
+    }
+    Io io = io_of(v, run.size());
+    io.label = structured_array_name(v);
+    for (std::size_t j : run) {
+      io.vrs.push_back(md.variables[j].value_reference);
+      io.feedthrough = io.feedthrough || md.variables[j].feedthrough;
+    }
+    add(std::move(io));
+    i = run.back();
+  }
+}
+
+}  // namespace
+
 Interface::Interface(const ModelDescription& md, const Shape& shape) {
-  for (std::size_t i = 0; i < md.variables.size(); ++i) {
-    const Variable& v = md.variables[i];
-    if (v.causality != "input" || !is_numeric(v.type) || shape.size[i] == 0) continue;
-    in.push_back(io_of(v, shape.size[i]));
-    scratch_size = std::max(scratch_size, shape.size[i]);
-  }
+  each_port(md, shape, "input", [&](Io io) {
+    scratch_size = std::max(scratch_size, io.size);
+    in.push_back(std::move(io));
+  });
   std::size_t offset = 0;
-  for (std::size_t i = 0; i < md.variables.size(); ++i) {
-    const Variable& v = md.variables[i];
-    if (v.causality != "output" || !is_numeric(v.type) || shape.size[i] == 0) continue;
-    out.push_back(io_of(v, shape.size[i]));
-    out.back().offset = offset;
-    offset += shape.size[i];
-    scratch_size = std::max(scratch_size, shape.size[i]);
-    any_feedthrough = any_feedthrough || v.feedthrough;
-  }
+  each_port(md, shape, "output", [&](Io io) {
+    io.offset = offset;
+    offset += io.size;
+    scratch_size = std::max(scratch_size, io.size);
+    any_feedthrough = any_feedthrough || io.feedthrough;
+    out.push_back(std::move(io));
+  });
 }
 
 void Interface::observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names) {

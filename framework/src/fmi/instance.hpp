@@ -50,6 +50,7 @@ struct Io {
   double factor = 1.0, shift = 0.0;  // port value = FMU value * factor + shift (unit conversion)
   std::string label;        // the name it is read by when not var->name (an FMI 3 alias)
   bool feedthrough = false;  // outputs: depends on inputs at the same time
+  std::vector<unsigned> vrs;  // FMI 2 structured arrays: one value reference per element
   bool converted() const { return factor != 1.0 || shift != 0.0; }
   const std::string& name() const { return label.empty() ? var->name : label; }
 };
@@ -125,8 +126,11 @@ class Instance {
   Instance& operator=(const Instance&) = delete;
 
   // A fresh instance with the structural parameters, parameters and start values set, through
-  // initialization mode at t0 (a model-exchange instance is then in event mode).
-  virtual void start(double t0) = 0;
+  // initialization mode at t0 (a model-exchange instance is then in event mode). With
+  // leave_initialization false it stays in initialization mode, where inputs can be set and
+  // outputs read, until end_initialization(t0).
+  virtual void start(double t0, bool leave_initialization = true) = 0;
+  virtual void end_initialization(double t0) = 0;
   void set_inputs(Inputs& inputs, double t);
   void get_outputs(std::span<double> y, double t);
 

@@ -562,4 +562,24 @@ std::string platform_folder(int version) {
 
 ModelDescription read_model_description(const fs::path& xml, const std::string& label) { return Reader(xml, label).read(); }
 
+std::string structured_array_name(const Variable& first) { return first.name.substr(0, first.name.size() - 3); }
+
+std::vector<std::size_t> structured_array(const ModelDescription& md, std::size_t i) {
+  const Variable& first = md.variables[i];
+  if (md.version != 2 || first.type != VarType::float64 || first.name.size() < 4 ||
+      first.name.compare(first.name.size() - 3, 3, "[1]") != 0)
+    return {};
+  const std::string base = structured_array_name(first);
+  std::vector<std::size_t> run{i};
+  for (std::size_t j = i + 1; j < md.variables.size(); ++j) {
+    const Variable& v = md.variables[j];
+    if (v.name != base + "[" + std::to_string(run.size() + 1) + "]" || v.type != first.type ||
+        v.causality != first.causality || v.variability != first.variability || v.unit != first.unit)
+      break;
+    run.push_back(j);
+  }
+  if (run.size() < 2 || md.find(base)) return {};
+  return run;
+}
+
 }  // namespace stride::host::fmi

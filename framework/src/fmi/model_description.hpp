@@ -102,6 +102,13 @@ struct ModelDescription {
   const Variable* find(const std::string& name) const;
 };
 
+// FMI 2 structured naming of an array port: the variables "x[1]", ..., "x[n]" (n >= 2, Real,
+// one causality, unit and variability, declared one after the other from index i) as one port
+// "x" of n elements; their indices, or none when variable i does not start such a run.
+std::vector<std::size_t> structured_array(const ModelDescription& md, std::size_t i);
+// The port name of a run found by structured_array ("x" of "x[1]").
+std::string structured_array_name(const Variable& first);
+
 // Every variable's size for one subsystem's structural parameters (values by name in
 // `parameters`; the start values for the others); the numbers of continuous states and event
 // indicators that follow. Throws ParameterError for a size out of range.

@@ -650,9 +650,10 @@ void GraphBuilder::check_unconnected_inputs() {
       if (n.in_links[k].size() == 1)
         graph_->links[static_cast<std::size_t>(n.in_links[k][0]->index)].whole_port = fed == in.size;
       if (fed == in.size) continue;
-      if (n.fmu) {
+      if (n.fmu || (manifest_.external_inputs && !fed)) {
         graph_->unconnected.push_back(n.name + "." + in.name + " = " + json(n.input_start[k]).dump() +
-                                      (fed ? " where no connection feeds it" : ""));
+                                      (fed ? " where no connection feeds it" : "") +
+                                      (n.fmu ? "" : " (an input of the exported FMU)"));
         continue;
       }
       error("/connections",

@@ -512,6 +512,26 @@ void read_record(Checker& chk, const json& d, Manifest& m) {
   }
 }
 
+// "exports": ["subsystem.port", ...] (what the ports are is checked against the graph by
+// `stride export`).
+void read_exports(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("exports")) return;
+  const json& e = d["exports"];
+  if (!e.is_array()) {
+    chk.error("/exports", "expected an array of \"subsystem.port\" (the ports an exported FMU shows), found " +
+                              type_name(e));
+    return;
+  }
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    std::string a, b;
+    if (!e[i].is_string() || !split_endpoint(e[i].get<std::string>(), a, b))
+      chk.error("/exports/" + std::to_string(i), "expected \"subsystem.port\", found " + type_name(e[i]));
+    else if (std::find(m.exports.begin(), m.exports.end(), e[i].get<std::string>()) != m.exports.end())
+      chk.error("/exports/" + std::to_string(i), "\"" + e[i].get<std::string>() + "\" is listed twice");
+    else m.exports.push_back(e[i].get<std::string>());
+  }
+}
+
 // One output bound "subsystem.port[i:j]": [min, max] or {"min": ..., "max": ...}; null or a
 // missing side is no bound.
 std::optional<OutputBound> read_bound(Checker& chk, const std::string& key, const json& v, const std::string& p) {
@@ -630,7 +650,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   const json& d = m.document;
   chk.object(d, "",
              {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections", "coupling",
-              "record", "monitor", "log", "output"},
+              "record", "monitor", "log", "output", "exports"},
              {"format", "subsystems", "coupling"});
   const fs::path base = file.parent_path();
   read_header(chk, d);
@@ -639,6 +659,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   read_connections(chk, d, m);
   read_coupling(chk, d, m);
   read_record(chk, d, m);
+  read_exports(chk, d, m);
   read_monitor(chk, d, m);
   read_log(chk, d, m);
   read_output(chk, d, file, m);

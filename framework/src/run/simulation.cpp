@@ -1,5 +1,6 @@
 #include "run/simulation.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace stride::host {
@@ -42,6 +43,37 @@ void Simulation::advance_to(double t) {
     stopped_ = true;
     throw;
   }
+}
+
+void Simulation::set_input(const std::string& subsystem_port, std::span<const double> values) {
+  const auto dot = subsystem_port.find('.');
+  for (NodeState& n : state_.nodes) {
+    const Node& d = *n.node;
+    if (dot == std::string::npos || d.name.size() != dot || subsystem_port.compare(0, dot, d.name) != 0) continue;
+    for (std::size_t k = 0; k < d.inputs.size(); ++k) {
+      const PortSpec& p = d.ports[d.inputs[k]];
+      if (subsystem_port.compare(dot + 1, std::string::npos, p.name) != 0) continue;
+      if (!d.in_links[k].empty())
+        throw std::invalid_argument("input \"" + subsystem_port + "\" is fed by a connection; it cannot be set");
+      if (values.size() != p.size)
+        throw std::invalid_argument("input \"" + subsystem_port + "\" has " + std::to_string(p.size) +
+                                    " elements, " + std::to_string(values.size()) + " values given");
+      std::copy(values.begin(), values.end(), n.input_value[k].begin());
+      n.known[k] = NodeInputs::Known{};  // read again: the held value changed
+      n.inputs_renewed = true;
+      if (scheme_ && !stopped_) {  // outputs with feedthrough see the new value
+        n.y_stale = true;
+        try {
+          master_.fresh_outputs(n);
+        } catch (...) {
+          stopped_ = true;
+          throw;
+        }
+      }
+      return;
+    }
+  }
+  throw std::invalid_argument("no input \"" + subsystem_port + "\" (expected \"subsystem.port\")");
 }
 
 std::span<const double> Simulation::outputs(const std::string& subsystem_port) const {

@@ -6,6 +6,8 @@
 //   Simulation sim(experiment);   // a fresh RunState: the experiment's plugins read from it
 //   sim.observe(observer);        // optional (run/observer.hpp), before initialize()
 //   sim.log_macro_steps(file);    // optional: iterations.csv or steps.csv, before initialize()
+//   sim.set_input("c.u", {..});  // optional, before initialize() and between advance_to()s: an
+//                                 // input no connection feeds (Manifest::external_inputs)
 //   sim.initialize();             // the coupling scheme; every subsystem at the start time
 //   sim.advance_to(t1);           // start < t1 < t2 < ... <= end: communication points
 //   sim.outputs("crane.s");       // what a subsystem's output port holds at time()
@@ -50,6 +52,11 @@ class Simulation {
   void initialize();
   // Every subsystem to t (end included): the scheme's communication points up to t, and t.
   void advance_to(double t);
+  // Sets input port "subsystem.port" (one no connection feeds, in its unit) from time() on: held
+  // until the next set_input(). The subsystem's next step starts from a discontinuity
+  // (input_discontinuity), and outputs() reads its outputs again. Throws std::invalid_argument
+  // for an unknown or connected input or a wrong number of values; allocates nothing.
+  void set_input(const std::string& subsystem_port, std::span<const double> values);
   // The time every subsystem has reached.
   double time() const { return master_.time_reached(); }
   // Output port "subsystem.port" at time(), in its unit. The span stays valid until the

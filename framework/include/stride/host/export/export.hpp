@@ -1,9 +1,14 @@
-// `stride export`: a whole experiment as one FMI 2.0 or 3.0 co-simulation FMU.
+// `stride export`: a whole experiment, or one subsystem of it, as one FMI 2.0 or 3.0
+// co-simulation FMU.
 //
-//   export_fmu(manifest, out):
-//     read and build the experiment (every check of `validate`), refusing what cannot be packed
-//     (FMU subsystems, an SSP system)
-//     interface: every output port of every subsystem an output variable "subsystem.port"
+//   export_fmu(manifest, out, fmi, subsystem):
+//     subsystem given: the manifest cut to that subsystem alone (its plugin, parameters,
+//       integrator or formulation, step; the variables, coupling times and its monitors), so
+//       that every input port of it is an input of the FMU
+//     read and build the experiment (every check of `validate`; an input no connection feeds is
+//     an input of the FMU), refusing what cannot be packed (FMU subsystems, an SSP system)
+//     interface (export/interface.hpp): output ports and unconnected inputs, all of them or
+//       those listed under "exports", as variables "subsystem.port"
 //     modelDescription.xml from it, checked against the FMI rules (export/fmi_rules.hpp)
 //     archive (written beside `out`, renamed onto it when complete):
 //       modelDescription.xml
@@ -17,6 +22,7 @@
 // std::runtime_error (what cannot be exported or written), leaving no file at `out`.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -24,10 +30,11 @@ namespace stride::host {
 
 struct ExportReport {
   std::string model_identifier;
-  std::size_t outputs = 0;
+  std::size_t inputs = 0, outputs = 0;  // variables (FMI 2: scalars)
   std::size_t plugins = 0;
 };
 
-ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi_version = 2);
+ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi_version = 2,
+                        const std::string& subsystem = {});
 
 }  // namespace stride::host

@@ -147,6 +147,13 @@ struct Manifest {
   MonitorConfig monitor;
   LogConfig log;
   std::filesystem::path output;
+  // "exports": the ports an exported FMU shows ("subsystem.port"; `stride export`): inputs no
+  // connection feeds and outputs. Empty: every unconnected input and every output.
+  std::vector<std::string> exports;
+  // Set by `stride export` and inside an exported FMU, never by the document: an input no
+  // connection feeds is an input of the FMU (its value set from outside, 0 until then) instead
+  // of an error.
+  bool external_inputs = false;
   // Problems found in the structure; read_manifest() leaves them here so that the plugin
   // checks run too and every problem is reported at once.
   std::vector<Diagnostic> problems;
