@@ -36,7 +36,7 @@ void write_report(int fd, const std::string& text) {
 }
 
 [[noreturn]] void child(int fd, const std::shared_ptr<const Fmu>& fmu, bool model_exchange, const Params& p,
-                        const std::string& name, double t0) {
+                        const std::string& name, double t0, bool leave_initialization) {
   const int null = ::open("/dev/null", O_WRONLY);
   if (null >= 0) ::dup2(null, 2);  // the host prints the FMU's messages when it instantiates
   std::unique_ptr<Instance> inst;
@@ -47,7 +47,7 @@ void write_report(int fd, const std::string& text) {
   }
   write_report(fd, std::string(1, kInstantiated));
   try {
-    inst->start(t0);
+    inst->start(t0, leave_initialization);
   } catch (const std::exception& e) {
     std::string message = e.what();
     if (const std::string own = "plugin '" + fmu->label + "': "; message.rfind(own, 0) == 0) message.erase(0, own.size());
@@ -82,8 +82,11 @@ void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_excha
   const std::string instantiate = fmu->md.version == 2 ? "fmi2Instantiate"
                                   : model_exchange     ? "fmi3InstantiateModelExchange"
                                                        : "fmi3InstantiateCoSimulation";
+  // As the run does: a co-simulation FMU with inputs stays in initialization mode until its
+  // inputs hold the other subsystems' initial outputs, which the probe does not have.
+  const bool leaves = model_exchange || Interface(fmu->md, shape(fmu->md, p.values())).in.empty();
   const std::string initialize = "initialization at t = " + fmt_time(t0) + " (parameters and start values set, " + v +
-                                 "EnterInitializationMode, " + v + "ExitInitializationMode)";
+                                 "EnterInitializationMode" + (leaves ? ", " + v + "ExitInitializationMode)" : ")");
   const char* where = " (tried in a separate process before the run)";
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no probe: the host instantiates unguarded
@@ -93,7 +96,7 @@ void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_excha
     ::close(fds[0]), ::close(fds[1]);
     return;
   }
-  if (pid == 0) child(fds[1], fmu, model_exchange, p, name, t0);
+  if (pid == 0) child(fds[1], fmu, model_exchange, p, name, t0, leaves);
   ::close(fds[1]);
   int status = 0;
   bool hung = false;

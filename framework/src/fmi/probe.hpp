@@ -5,7 +5,9 @@
 // instead of dying with it (instantiation happens while the experiment is built, before any
 // supervised run). The child then takes its instance through initialization as the run will
 // at its start (Instance::start: the manifest's parameters and start values set, enter and
-// exit initialization mode, at t0), so that a value the FMU refuses there, or an
+// exit initialization mode, at t0; a co-simulation FMU with inputs is left in initialization
+// mode, as the run leaves it until its inputs hold the other subsystems' initial outputs,
+// which the probe does not have), so that a value the FMU refuses there, or an
 // initialization that fails, crashes or hangs, is a manifest error of `validate` rather than a
 // failed run at t0. STRIDE_FMU_PROBE_TIMEOUT (s, default 10) bounds the wait.
 #pragma once
