@@ -1199,6 +1199,82 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
   }
 }
 
+TEST_CASE("fmu: event rows: at each event a row before and a row after it, at its time, as fmusim and FMPy write them") {
+  // The bouncing ball (10-ms rk4 steps, rows every 50 ms): bounces at t1 = sqrt(2 h0 / g) and
+  // t(k+1) = t(k) + 2 e^k v1 / g, v = -e^(k-1) v1 just before the k-th and e^k v1 just after.
+  const double g = 9.81, e = 0.8, h0 = 1.0, v1 = std::sqrt(2 * g * h0);
+  const std::vector<double> bounces = {std::sqrt(2 * h0 / g), std::sqrt(2 * h0 / g) + 2 * e * v1 / g};  // up to 1.2 s
+  for (const std::string file : {"bouncing_ball.fmu", "bouncing_ball3.fmu"}) {
+    CAPTURE(file);
+    Scratch s;
+    json m = alone(kFmus + "/" + file, 0.01, 1.2, {{"g", g}, {"e", e}, {"h0", h0}}, "rk4");
+    m["record"] = {{"interval", 0.05}, {"variables", {"s.h", "s.v"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 25 + 2 * bounces.size());
+    const auto& t = o.table["time"];
+    const auto& v = o.table["s.v"];
+    std::vector<std::size_t> pairs;  // the first of two rows at one time
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      CHECK(t[i + 1] >= t[i]);
+      if (t[i + 1] == t[i]) pairs.push_back(i);
+    }
+    REQUIRE(pairs.size() == bounces.size());
+    double worst_t = 0.0, worst_v = 0.0;
+    for (std::size_t k = 0; k < bounces.size(); ++k) {
+      const std::size_t i = pairs[k];
+      worst_t = std::max(worst_t, std::abs(t[i] - bounces[k]));
+      worst_v = std::max({worst_v, std::abs(v[i] + std::pow(e, double(k)) * v1), std::abs(v[i + 1] - std::pow(e, double(k + 1)) * v1)});
+    }
+    MESSAGE(file << ": event rows at " << bounces.size() << " bounces, largest |t - t_exact| = " << worst_t
+                  << " s, largest |v - v_exact| before and after = " << worst_v << " m/s");
+    CHECK(worst_t < 1e-9);
+    CHECK(worst_v < 1e-8);
+  }
+  // The stair (model exchange, 0.3-s steps and rows): time events at t = 1, ..., 9, three of them
+  // on rows of the grid (3, 6, 9: the grid's row is the row after, the row before is added), the
+  // last one ending the run. Before the event at k the counter is k, after it k + 1; x = k (k + 1) / 2.
+  for (const std::string fmu : {"stair", "stair3"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 10.0, json::object(), "rk4");
+    m["record"] = {{"interval", 0.3}, {"variables", {"s.counter", "s.x"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 31 + 6 * 2 + 3);
+    const auto& t = o.table["time"];
+    int events = 0, wrong = 0;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      if (t[i + 1] != t[i]) continue;
+      ++events;
+      const double k = std::round(t[i]);
+      wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
+      wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
+    }
+    CHECK(events == 9);
+    CHECK(wrong == 0);
+    // As co-simulation the events happen inside doStep, out of Stride's sight: the grid's rows only.
+    m["subsystems"]["s"].erase("integrator");
+    Outcome cs = stride(s, "run", write_manifest(s, "stair_cs.json", m), {});
+    REQUIRE(cs.code == 0);
+    CHECK(cs.table.rows() == 31);
+  }
+  // Refused by validate: columns of two subsystems, repeated macro steps, not a boolean.
+  Scratch s;
+  const std::string two = STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json";
+  const std::string fmu = "/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu";
+  Outcome both = stride(s, "validate", two, {fmu, "/record/event_rows=true"});
+  CHECK(both.code == 2);
+  CHECK(contains(both.err, "/record/event_rows: event rows need every recorded column from one subsystem, found columns of fast, slow"));
+  CHECK(stride(s, "validate", two, {fmu, "/record/event_rows=true", R"(/record/variables=["slow.*"])"}).code == 0);
+  Outcome iterated = stride(s, "validate", two, {fmu, "/record/event_rows=true", R"(/coupling/iteration={"tolerance": 1e-6})"});
+  CHECK(iterated.code == 2);
+  CHECK(contains(iterated.err, "/record/event_rows: event rows cannot be taken back when a macro step is repeated"));
+  Outcome text = stride(s, "validate", two, {fmu, "/record/event_rows=\"yes\""});
+  CHECK(text.code == 2);
+  CHECK(contains(text.err, "/record/event_rows: expected true or false, found string \"yes\""));
+}
+
 TEST_CASE("fmu: stride run on a missing, truncated or damaged FMU: exit 2 with the file and the reason") {
   Scratch s;
   Outcome missing = stride(s, "run", (s.dir / "missing.fmu").string(), {});

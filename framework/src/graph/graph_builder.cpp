@@ -957,6 +957,19 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
 }
 
 void GraphBuilder::add_record_columns() {
+  add_named_columns();
+  if (!manifest_.record.event_rows) return;
+  // The rows at an event's time are written when the subsystem's step reaches it; another
+  // subsystem's columns would need their values at that time after they have passed it.
+  std::vector<std::string> recording;
+  for (const Node& n : graph_->nodes)
+    if (!n.record_cols.empty()) recording.push_back(n.name);
+  if (recording.size() > 1)
+    error("/record/event_rows", "event rows need every recorded column from one subsystem, found columns of " +
+                                    list(recording) + "; name one subsystem's variables in /record/variables");
+}
+
+void GraphBuilder::add_named_columns() {
   if (manifest_.record.variables.empty()) {
     for (Node& n : graph_->nodes)
       for (std::size_t i = 0; i < n.ports.size(); ++i)

@@ -19,7 +19,8 @@
 //   order_subsystems          the Gauss–Seidel order: those listed first, then the others
 //   describe_bond_delays      the communication delay of each paired bond's paths
 //   add_record_columns        the columns of results.csv (patterns expanded; an FMU's
-//                             variables the record names were made ports when it was created)
+//                             variables the record names were made ports when it was created);
+//                             event rows only with one recorded subsystem
 // A phase skips what an earlier one could not build (a connection to a subsystem whose plugin
 // failed is not reported again).
 //
@@ -115,6 +116,7 @@ class GraphBuilder {
   void warn_unpaired(const std::vector<std::vector<char>>& paired);
   std::string path_delay(const Node* from, const std::vector<const Node*>& via, const Node* to) const;
   void add_port_columns(Node& n, std::size_t port);
+  void add_named_columns();
   std::vector<std::string> recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md);
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
