@@ -1424,6 +1424,24 @@ TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is 
       CHECK(contains(bad.err, "the initial value of the first variable (2) is beyond the model's limit"));
       CHECK(s.leftovers() == 0);
     }
+  // One that crashes or never returns in ExitInitializationMode: the probe's child dies or is
+  // ended, validate reports it (exit 2) and leaves no unpacked folder behind.
+  ::setenv("STRIDE_FMU_PROBE_TIMEOUT", "1", 1);
+  const std::vector<std::pair<std::string, std::string>> faults = {
+      {"init_crash", "crashed with SIGSEGV (tried in a separate process before the run)"},
+      {"init_hang", "did not return within 1 s (tried in a separate process before the run)"}};
+  for (const auto& [fmu, what] : faults) {
+    CAPTURE(fmu);
+    Scratch s;
+    Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                       {"/subsystems/osc/fmu=" + kBroken + "/" + fmu + ".fmu", "/subsystems/osc/integrator=rk4",
+                        "/subsystems/osc/parameters/x0=2"});
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "/subsystems/osc/fmu: could not create: plugin '" + kBroken + "/" + fmu +
+                              ".fmu': initialization at t = 0 (parameters and start values set, fmi2EnterInitializationMode, "
+                              "fmi2ExitInitializationMode) " + what));
+    CHECK(s.leftovers() == 0);
+  }
 }
 
 TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
