@@ -1,5 +1,7 @@
 // `stride export` (stride/host/export/export.hpp): the two-mass test (manifests/two_mass.json,
-// 10 s) and the crane with ZOH and with RIM coupling packed as FMI 2.0 and 3.0 co-simulation FMUs.
+// 10 s) and the crane with ZOH and with RIM coupling packed as FMI 2.0 and 3.0 co-simulation FMUs,
+// and each subsystem of the shipped cranes and of the two-mass test exported alone
+// (`--subsystem`) and put back into its manifest in place of the native one.
 //  1. Round trip: the FMU imported back into Stride as one subsystem stepped at the experiment's
 //     macro step gives, at every communication point, the outputs of the experiment run alone,
 //     bit for bit (doStep(t, h) is Simulation::advance_to(t + h), on the experiment's grid).
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph.hpp"
 #include "run/simulation.hpp"
 #include "shipped_plugins.hpp"
 #include "stride/fmi/fmi2.h"
@@ -272,6 +275,206 @@ TEST_CASE(
   CHECK(contains(g_log, "no plugin folder"));
 }
 
+namespace {
+
+// Exports subsystem `sub` of `manifest` alone, puts the FMU in its place (same name, same
+// step, same connections) and steps both experiments to `end`: at every communication point
+// the largest difference of any output of any subsystem, and how many were compared.
+struct Replaced {
+  std::size_t compared = 0, equal = 0;
+  double largest = 0.0;
+  double crane_s = 0.0;  // the crane's actuator length s, m
+};
+Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int fmi, double end) {
+  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / manifest;
+  std::string stem = manifest.substr(0, manifest.size() - 5) + "_" + sub + "_fmi" + std::to_string(fmi);
+  std::replace(stem.begin(), stem.end(), '/', '_');
+  fs::create_directories(stride_test::scratch());
+  const fs::path fmu = stride_test::scratch() / (stem + ".fmu");
+  const auto r = stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem " + sub + " -o '" +
+                                                     fmu.string() + "' --fmi " + std::to_string(fmi)));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(source);
+  nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);  // the subsystems' order is the graph's
+  d["coupling"]["end"] = end;
+  d.erase("output");
+  d.erase("plugin_paths");
+  const fs::path native_file = stride_test::scratch() / (stem + "_native.json");
+  std::ofstream(native_file) << d.dump(2);
+  d["subsystems"][sub] = {{"fmu", fmu.string()}, {"step", d["subsystems"][sub]["step"]}};
+  const fs::path replaced_file = stride_test::scratch() / (stem + "_replaced.json");
+  std::ofstream(replaced_file) << d.dump(2);
+  Experiment native(read_manifest(native_file), stride_test::registry());
+  Experiment replaced(read_manifest(replaced_file), stride_test::registry());
+  Simulation a(native), b(replaced);
+  a.initialize();
+  b.initialize();
+  const double H = native.manifest().coupling.macro_step;
+  Replaced out;
+  for (long k = 1; k <= std::lround(end / H); ++k) {
+    a.advance_to(std::min(end, H * double(k)));
+    b.advance_to(std::min(end, H * double(k)));
+    for (const Node& n : native.graph().nodes)
+      for (const stride::PortSpec& p : n.ports) {
+        if (p.direction != stride::Direction::output) continue;
+        const auto x = a.outputs(n.name + "." + p.name), y = b.outputs(n.name + "." + p.name);
+        REQUIRE(x.size() == y.size());
+        ++out.compared;
+        out.equal += std::equal(x.begin(), x.end(), y.begin());
+        for (std::size_t i = 0; i < x.size(); ++i) out.largest = std::max(out.largest, std::abs(x[i] - y[i]));
+        if (n.name == "crane" && p.name == "s") out.crane_s = std::max(out.crane_s, std::abs(x[0] - y[0]));
+      }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("each subsystem exported alone replaces the native one in its manifest and reproduces the run") {
+  struct Case {
+    const char* manifest;
+    const char* sub;
+    double end;
+  };
+  // The cylinder (ODE subsystem with its integrator, initialized in static equilibrium with the
+  // crane's force at t0: set in the FMU's initialization mode), the crane (multibody model with
+  // its formulation; the mechanism plugin, whose array ports are structured FMI 2 names), the
+  // RIM, the two-mass test's ODE subsystems, the gripping crane with its MLCP formulation.
+  const Case cases[] = {{"crane1_zoh.json", "cylinder", 1.0},
+                        {"crane1_zoh.json", "crane", 1.0},
+                        {"crane1_rim.json", "cylinder", 0.1},
+                        {"crane1_rim.json", "crane", 0.1},
+                        {"two_mass.json", "fast", 2.0},
+                        {"two_mass.json", "slow", 2.0},
+                        {"mechanism/crane1_zoh.json", "crane", 0.5},
+                        {"crane2_zoh.json", "cylinder2", 0.5},
+                        {"nonsmooth_gripping_crane_zoh.json", "crane", 0.2}};
+  for (int fmi : {2, 3})
+    for (const Case& c : cases) {
+      CAPTURE(fmi);
+      CAPTURE(c.manifest);
+      CAPTURE(c.sub);
+      const Replaced r = replace_by_fmu(c.manifest, c.sub, fmi, c.end);
+      CAPTURE(r.largest);
+      CHECK(r.compared > 0);
+      CHECK(r.equal == r.compared);
+    }
+  // The RIM synchronizes at the end of each multibody step with the crane's sample of that
+  // instant (Peiret 2018 Algorithm 2); an FMU is given its inputs at the step's start only, so
+  // it synchronizes with the sample before. Its run is not the native one bit for bit: over
+  // 0.3 s the crane's s differs by 2e-17 m (crane_independent, at rest) and 1.3e-9 m (the
+  // mechanism crane), far below the RIM's own coupling error against the monolithic crane.
+  for (int fmi : {2, 3})
+    for (const char* manifest : {"crane1_rim.json", "mechanism/crane1_rim.json"}) {
+      CAPTURE(fmi);
+      CAPTURE(manifest);
+      const Replaced r = replace_by_fmu(manifest, "rim", fmi, 0.3);
+      CAPTURE(r.largest);
+      CHECK(r.compared > 0);
+      CHECK(r.crane_s < 1e-8);
+    }
+}
+
+TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
+  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
+  const fs::path fmu = stride_test::scratch() / "cylinder_inputs.fmu";
+  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
+                                              fmu.string() + "'"))
+              .exit_code == 0);
+  const fs::path dir = stride_test::scratch() / "cylinder inputs";
+  fs::create_directories(dir);
+  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+                                   "'")
+              .exit_code == 0);
+  std::ifstream md(dir / "modelDescription.xml");
+  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  CHECK(contains(text, "name=\"f_eq\" valueReference=\"3\""));
+  CHECK(contains(text, "causality=\"input\""));
+  const auto g = text.find("guid=\"");
+  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  Api api(dir / "binaries" / "linux64" / "cylinder.so");
+  g_log.clear();
+  fmi2Component c =
+      api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
+  INFO(g_log);
+  REQUIRE(c);
+  CHECK(api.setup(c, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+  CHECK(api.enter(c) == fmi2OK);
+  // Static equilibrium at rest (Eq. 11): at the end of initialization mode the actuator force
+  // balances the effective force, f_h = -f_eq, for the f_eq set last.
+  const fmi2ValueReference s_sdot_feq[] = {1, 2, 3}, f_h[] = {4};
+  for (double f_eq : {-2.0e4, -3.5e4}) {
+    const double u[] = {1.0, 0.0, f_eq};
+    CHECK(api.set_real(c, s_sdot_feq, 3, u) == fmi2OK);
+    double y = 0;
+    CHECK(api.get_real(c, f_h, 1, &y) == fmi2OK);  // the initial state's, before equilibrium
+  }
+  CHECK(api.exit(c) == fmi2OK);
+  double y0 = 0;
+  CHECK(api.get_real(c, f_h, 1, &y0) == fmi2OK);
+  CHECK(y0 == doctest::Approx(3.5e4).epsilon(1e-9));
+  // Retracting at 0.1 m/s changes the force through the friction term at once (feedthrough).
+  const fmi2ValueReference s_dot[] = {2};
+  const double moving[] = {-0.1};
+  CHECK(api.set_real(c, s_dot, 1, moving) == fmi2OK);
+  double y1 = 0;
+  CHECK(api.get_real(c, f_h, 1, &y1) == fmi2OK);
+  CHECK(y1 != y0);
+  CHECK(api.do_step(c, 0.0, 0.01, 1) == fmi2OK);
+  g_log.clear();
+  const double nan[] = {std::nan("")};
+  CHECK(api.set_real(c, s_dot, 1, nan) == fmi2Error);
+  CHECK(contains(g_log, "not a finite number"));
+  CHECK(api.set_real(c, f_h, 1, moving) == fmi2Error);  // an output
+  CHECK(contains(g_log, "is the output"));
+  CHECK(api.terminate(c) == fmi2OK);
+  CHECK(api.set_real(c, s_dot, 1, moving) == fmi2Error);
+  CHECK(contains(g_log, "not allowed in state terminated"));
+  api.free_instance(c);
+}
+
+TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
+  std::ifstream in(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json");
+  json d = json::parse(in);
+  d.erase("output");
+  // The crane without its cylinder: its force input f_h is the FMU's input.
+  d["subsystems"].erase("cylinder");
+  json kept = json::array();
+  for (const json& c : d["connections"])
+    if (c["from"].get<std::string>().rfind("crane.", 0) != 0 || c["to"].get<std::string>().rfind("crane.", 0) == 0)
+      if (c["to"].get<std::string>().rfind("cylinder.", 0) != 0 && c["from"].get<std::string>().rfind("cylinder.", 0) != 0)
+        kept.push_back(c);
+  d["connections"] = kept;
+  d["record"]["variables"] = {"crane.s"};
+  d["monitor"].erase("bounds");
+  d["exports"] = {"crane.f_h", "crane.s", "crane.s_dot"};
+  const fs::path m = stride_test::scratch() / "crane_exports.json";
+  std::ofstream(m) << d.dump(2);
+  const fs::path out = stride_test::scratch() / "crane_exports.fmu";
+  const auto r = stride_test::run_command(stride_cmd("export '" + m.string() + "' -o '" + out.string() + "'"));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "1 inputs, 2 outputs"));
+  // A listed port that is no port, and an unconnected input left out, name their pointers.
+  d["exports"] = {"crane.s", "crane.nothing"};
+  std::ofstream(m) << d.dump(2);
+  const auto bad = stride_test::run_command(stride_cmd("export '" + m.string() + "' -o '" + out.string() + "'"));
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.output, "/exports/1"));
+  CHECK(contains(bad.output, "crane.f_h"));
+  d["exports"] = "crane.s";
+  std::ofstream(m) << d.dump(2);
+  CHECK(contains(stride_test::run_command(stride_cmd("export '" + m.string() + "' -o '" + out.string() + "'")).output,
+                 "/exports: expected an array"));
+  // `run` still refuses the unconnected input.
+  d.erase("exports");
+  std::ofstream(m) << d.dump(2);
+  const auto run = stride_test::run_command(stride_cmd("validate '" + m.string() + "'"));
+  CHECK(run.exit_code == 2);
+  CHECK(contains(run.output, "crane.f_h"));
+}
+
 TEST_CASE("what cannot be exported is refused with the reason and leaves no file") {
   const fs::path out = stride_test::scratch() / "refused.fmu";
   const auto r = stride_test::run_command(
@@ -282,6 +485,12 @@ TEST_CASE("what cannot be exported is refused with the reason and leaves no file
   CHECK_FALSE(fs::exists(out));
   const auto bad = stride_test::run_command(stride_cmd("export /no/such/manifest.json -o '" + out.string() + "'"));
   CHECK(bad.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
+  const auto unknown = stride_test::run_command(
+      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json").string() +
+                 "' --subsystem pump -o '" + out.string() + "'"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(contains(unknown.output, "no subsystem \"pump\" to export (it has crane, cylinder)"));
   CHECK_FALSE(fs::exists(out));
 }
 

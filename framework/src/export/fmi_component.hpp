@@ -64,7 +64,16 @@ struct Component {
   // The instance from the resources: false (and the reason logged) when it cannot be made.
   bool make(const char* call) {
     return guarded(call, [&] {
-             x = std::make_unique<ExportedInstance>(folder_of_uri(resources), token);
+             // Warnings and errors always, the other messages with debug logging on.
+             x = std::make_unique<ExportedInstance>(
+                 folder_of_uri(resources), token, [this](LogLevel level, const std::string& message) {
+                   if (level >= LogLevel::warning || logging)
+                     log(level >= LogLevel::error,
+                         level >= LogLevel::error     ? "logStatusError"
+                         : level >= LogLevel::warning ? "logStatusWarning"
+                                                      : "logInfo",
+                         message);
+                 });
              start = x->start();
              return OK;
            }) == OK;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "graph/graph.hpp"
+#include "run/run_log.hpp"
 #include "run/simulation.hpp"
 #include "run/stop.hpp"
 #include "stride/host/input/manifest.hpp"
@@ -68,7 +70,7 @@ fs::path folder_of_uri(const std::string& uri) {
   return decoded;
 }
 
-ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token) {
+ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token, MessageSink log) {
   std::error_code ec;
   if (!fs::is_directory(resources, ec))
     throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
@@ -88,6 +90,7 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
     m.plugin_paths.clear();
     m.external_inputs = true;
     experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
+    if (log) experiment_->graph().log->forward(std::move(log));
   } catch (const ManifestError& e) {
     throw std::runtime_error(problems_text(e));
   }
@@ -112,20 +115,18 @@ double ExportedInstance::start() const { return experiment_->manifest().coupling
 double ExportedInstance::end() const { return experiment_->manifest().coupling.end; }
 double ExportedInstance::time() const { return initialized_ ? sim_->time() : start(); }
 
-void ExportedInstance::initialized_view() {
+void ExportedInstance::initialization_mode_view() {
   if (sim_ && !inputs_changed_) return;
   sim_.reset();  // plugins start again from the beginning
   sim_ = std::make_unique<Simulation>(*experiment_);
   for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+  inputs_changed_ = false;
   try {
-    reporting_stop([&] { sim_->initialize(); });
+    reporting_stop([&] { sim_->initial_outputs(); });
   } catch (...) {
     sim_.reset();  // asked again, it fails again with its reason
     throw;
   }
-  inputs_changed_ = false;
-  for (const auto& [vr, b] : bindings_)
-    if (!b.input) (void)sim_->outputs(b.port);  // every output binding names an output
 }
 
 void ExportedInstance::initialize(double start_time) {
@@ -133,7 +134,12 @@ void ExportedInstance::initialize(double start_time) {
   if (std::abs(start_time - start()) > 1e-12 * std::max(1.0, std::abs(start())))
     throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
                              number_text(start()) + " s");
-  initialized_view();
+  sim_.reset();
+  sim_ = std::make_unique<Simulation>(*experiment_);
+  for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+  reporting_stop([&] { sim_->initialize(); });
+  for (const auto& [vr, b] : bindings_)
+    if (!b.input) (void)sim_->outputs(b.port);  // every output binding names an output
   initialized_ = true;
 }
 
@@ -186,13 +192,13 @@ const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
 double ExportedInstance::get(std::uint32_t vr) {
   const PortBinding& b = binding(vr);
   if (b.input) return inputs_.at(b.port)[b.element];
-  if (!initialized_) initialized_view();
+  if (!initialized_) initialization_mode_view();
   return sim_->outputs(b.port)[b.element];
 }
 
 void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) {
   const PortBinding& b = binding(vr);
-  if (!b.input && !initialized_) initialized_view();
+  if (!b.input && !initialized_) initialization_mode_view();
   const std::span<const double> y = b.input ? std::span<const double>(inputs_.at(b.port)) : sim_->outputs(b.port);
   out.insert(out.end(), y.begin() + static_cast<std::ptrdiff_t>(b.element),
              y.begin() + static_cast<std::ptrdiff_t>(b.element + b.size));

@@ -5,9 +5,11 @@
 //
 //   ExportedInstance x(resources, token);  // reads, checks the token, loads the plugins, builds
 //   x.set(vr, v);                          // an input element: held from time() on (any time)
-//   x.get(vr);                             // in initialization mode: the experiment initialized
-//                                          // with the inputs set so far (again after a set)
-//   x.initialize(start);                   // the same, final: initialization mode ends
+//   x.get(vr);                             // in initialization mode: the outputs of the initial
+//                                          // state, before the subsystems equilibrate with the
+//                                          // inputs (Simulation::initial_outputs)
+//   x.initialize(start);                   // the experiment initialized with the inputs set:
+//                                          // initialization mode ends
 //   x.do_step(t, h);                       // Simulation::advance_to(t + h), on the grid when
 //                                          // t + h is within round-off of a grid point
 //   x.get(vr);                             // an output element at time()
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -36,7 +39,9 @@ namespace stride::host::fmu_export {
 
 class ExportedInstance {
  public:
-  ExportedInstance(const std::filesystem::path& resources, const std::string& token);
+  // The subsystems' messages go to `log` (the importer's logger) instead of stderr.
+  using MessageSink = std::function<void(LogLevel, const std::string&)>;
+  ExportedInstance(const std::filesystem::path& resources, const std::string& token, MessageSink log = {});
   ~ExportedInstance();
   void initialize(double start);
   void do_step(double t, double h);
@@ -56,15 +61,15 @@ class ExportedInstance {
 
  private:
   const PortBinding& binding(std::uint32_t vr) const;
-  // Initialization mode: a Simulation initialized with the inputs set so far.
-  void initialized_view();
+  // Initialization mode: a Simulation's initial outputs with the inputs set so far.
+  void initialization_mode_view();
   PluginRegistry registry_;
   std::unique_ptr<Experiment> experiment_;
   std::unique_ptr<Simulation> sim_;
   std::map<std::uint32_t, PortBinding> bindings_;
   std::map<std::string, std::vector<double>> inputs_;  // port -> its value, as set
   bool initialized_ = false;                           // initialization mode has ended
-  bool inputs_changed_ = true;                         // since sim_ was initialized
+  bool inputs_changed_ = true;                         // since sim_'s initial outputs
 };
 
 // The folder of a resourceLocation URI ("file:///a/b/resources/" or "file:/a/b", FMI 2; a plain

@@ -583,7 +583,7 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   // Equal texts need no units library (an FMU may name a unit UDUNITS-2 does not know);
   // different spellings of one unit (kg*m/s^2 and N) convert with scale 1, i.e. not at all.
   std::optional<UnitConversion> conversion = UnitConversion{};
-  if (unit_of(so) != unit_of(di)) {
+  if (cc.unit_conversion && unit_of(so) != unit_of(di)) {
     std::string why;
     conversion = unit_conversion(unit_of(so), unit_of(di), &why);
     if (!conversion) {
@@ -618,6 +618,13 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
         cc.from_text + " -> " + cc.to_text + ": " + unit_of(so) + " to " + unit_of(di) + " (x " +
         number_text(conversion->scale) +
         (conversion->offset != 0.0 ? " + " + number_text(conversion->offset) : std::string()) + ")");
+  }
+  if (cc.factor != 1.0 || cc.offset != 0.0) {  // f x + o in the source's unit, then converted
+    link.offset = link.scale * cc.offset + link.offset;
+    link.scale = link.scale * cc.factor;
+    link.convert = true;
+    graph_->conversions.push_back(cc.from_text + " -> " + cc.to_text + ": transformation x " +
+                                  number_text(cc.factor) + " + " + number_text(cc.offset) + " (in " + unit_of(so) + ")");
   }
   link.extrapolator = created(cc.extrapolator.pointer, [&] {
     return reg_.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));

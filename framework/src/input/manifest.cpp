@@ -420,6 +420,26 @@ void read_subsystems(Checker& chk, const json& d, const std::string& text, const
       m.subsystems.push_back(std::move(*sc));
 }
 
+// A connection's "transformation" {"factor", "offset"} and "unit_conversion".
+void read_transformation(Checker& chk, const json& c, const std::string& p, ConnectionConfig& out) {
+  if (c.contains("unit_conversion")) {
+    if (!c["unit_conversion"].is_boolean())
+      chk.error(p + "/unit_conversion", "expected true or false (false: values pass in no unit), found " +
+                                            type_name(c["unit_conversion"]));
+    else out.unit_conversion = c["unit_conversion"].get<bool>();
+  }
+  if (!c.contains("transformation")) return;
+  const json& t = c["transformation"];
+  const std::string tp = p + "/transformation";
+  if (!chk.object(t, tp, {"factor", "offset"}, {})) return;
+  for (const char* key : {"factor", "offset"}) {
+    if (!t.contains(key)) continue;
+    if (!t[key].is_number() || !std::isfinite(t[key].get<double>()))
+      chk.error(tp + "/" + key, std::string("expected a finite number, found ") + type_name(t[key]));
+    else (std::string(key) == "factor" ? out.factor : out.offset) = t[key].get<double>();
+  }
+}
+
 void read_connections(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("connections")) return;
   const json& cs = d["connections"];
@@ -429,7 +449,9 @@ void read_connections(Checker& chk, const json& d, Manifest& m) {
   }
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const std::string p = "/connections/" + std::to_string(i);
-    if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description"}, {"from", "to"})) continue;
+    if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description", "transformation", "unit_conversion"},
+                    {"from", "to"}))
+      continue;
     ConnectionConfig c;
     c.pointer = p;
     auto from = chk.string(cs[i], p, "from");
@@ -443,6 +465,7 @@ void read_connections(Checker& chk, const json& d, Manifest& m) {
     c.from_text = from.value_or("");
     c.to_text = to.value_or("");
     c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
+    read_transformation(chk, cs[i], p, c);
     m.connections.push_back(std::move(c));
   }
 }

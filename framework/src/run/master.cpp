@@ -25,7 +25,7 @@ void Master::observe(Observer& o) {
   if (o.events() & Observer::communication_points) at_points_.push_back(&o);
 }
 
-void Master::initialize() {
+void Master::initial_outputs() {
   const double t0 = c_.start;
   for (auto& n : s_.nodes) guarded(n, [&] { n.sub->initialize(t0); });
   for (auto& n : s_.nodes) n.t = n.t_prev = t0;
@@ -42,6 +42,11 @@ void Master::initialize() {
   }
   for (const auto& pass : feedthrough_passes())
     for (NodeState* n : pass) outputs_at_start(*n, t0);
+}
+
+void Master::initialize() {
+  const double t0 = c_.start;
+  initial_outputs();
   // Consistent initialization (e.g. static equilibrium), then fresh outputs.
   for (NodeState* n : s_.order) {
     guarded(*n, [&] { n->sub->equilibrate(t0); });

@@ -38,6 +38,10 @@ class Master {
   // Every subsystem at the start time: initialize, outputs until feedthrough chains settle,
   // equilibrate, outputs; the extrapolators start from them. Throws Stop.
   void initialize();
+  // The first half of initialize(): every subsystem initialized and its outputs read until the
+  // feedthrough chains settle, before any equilibrates (an exported FMU's outputs in
+  // initialization mode). initialize() starts again from the beginning. Throws Stop.
+  void initial_outputs();
 
   RunState& state() { return s_; }
   const RunState& state() const { return s_; }

@@ -29,6 +29,12 @@ void Simulation::initialize() {
   }
 }
 
+void Simulation::initial_outputs() {
+  if (scheme_) throw std::logic_error("initial_outputs() after initialize()");
+  stopped_ = true;  // nothing steps from here
+  master_.initial_outputs();
+}
+
 void Simulation::advance_to(double t) {
   const CouplingConfig& c = experiment_.manifest().coupling;
   if (!scheme_) throw std::logic_error("advance_to() before initialize()");

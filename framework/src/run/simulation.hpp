@@ -50,6 +50,10 @@ class Simulation {
   // The rows of iterative coupling (iterations.csv) or of the adaptive macro step (steps.csv).
   void log_macro_steps(RowFile& file) { macro_log_ = &file; }
   void initialize();
+  // Instead of initialize(): every subsystem initialized and its outputs read (feedthrough
+  // chains settled), before any equilibrates; outputs() reads them. The Simulation can then
+  // only be read and destroyed. An exported FMU's outputs in initialization mode.
+  void initial_outputs();
   // Every subsystem to t (end included): the scheme's communication points up to t, and t.
   void advance_to(double t);
   // Sets input port "subsystem.port" (one no connection feeds, in its unit) from time() on: held

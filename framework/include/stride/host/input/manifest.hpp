@@ -47,6 +47,11 @@ struct ConnectionConfig {
   std::string from_text, to_text;  // as written
   PluginRef extrapolator;
   std::string pointer;
+  // "transformation": {"factor": f, "offset": o}: the destination takes f x + o of the source's
+  // value x (in the source's unit; then converted to the destination's unit), as an SSP
+  // connection's LinearTransformation. "unit_conversion": false passes values in no unit.
+  double factor = 1.0, offset = 0.0;
+  bool unit_conversion = true;
 };
 
 enum class Scheme { jacobi, gauss_seidel, multirate };
