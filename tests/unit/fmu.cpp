@@ -1259,6 +1259,19 @@ TEST_CASE("fmu: event rows: at each event a row before and a row after it, at it
     REQUIRE(cs.code == 0);
     CHECK(cs.table.rows() == 31);
   }
+  // An FMU run alone, as fmusim runs it: --set creates the record section; one bounce in 1 s.
+  Scratch a;
+  Outcome alone_fmu = stride(a, "run", kFmus + "/bouncing_ball.fmu",
+                             {"/record/event_rows=true", "/subsystems/bouncing_ball/integrator=rk4"});
+  REQUIRE(alone_fmu.code == 0);
+  const auto& ta = alone_fmu.table["time"];
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i + 1 < ta.size(); ++i)
+    if (ta[i + 1] == ta[i]) at.push_back(i);
+  REQUIRE(at.size() == 1);
+  CHECK(std::abs(ta[at[0]] - std::sqrt(2 * h0 / g)) < 1e-9);
+  CHECK(alone_fmu.table["bouncing_ball.v"][at[0]] < 0);
+  CHECK(alone_fmu.table["bouncing_ball.v"][at[0] + 1] > 0);
   // Refused by validate: columns of two subsystems, repeated macro steps, not a boolean.
   Scratch s;
   const std::string two = STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json";

@@ -165,9 +165,11 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
-    // A plugin's or FMU's "parameters" object is created for its first value.
-    if (!jp.empty() && !parent.empty() && parent.back() == "parameters" && !doc.contains(parent) &&
-        doc.contains(parent.parent_pointer()) && doc[parent.parent_pointer()].is_object())
+    // A plugin's or FMU's "parameters" object, and the optional "record" section (`stride run
+    // model.fmu --set /record/event_rows=true`), are created for their first value.
+    const bool section = parent.to_string() == "/record" || (!parent.empty() && parent.back() == "parameters");
+    if (!jp.empty() && section && !doc.contains(parent) && doc.contains(parent.parent_pointer()) &&
+        doc[parent.parent_pointer()].is_object())
       doc[parent] = json::object();
     if (!jp.empty() && !doc.contains(parent)) {
       chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
