@@ -116,7 +116,8 @@ int export_command(const std::string& manifest, const std::string& out, int fmi_
   try {
     const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
     std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
-              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.plugins << " plugin libraries packed)\n";
+              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
+              << " plugin libraries packed)\n";
     return 0;
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"

@@ -10,6 +10,8 @@
 //                            the experiment is initialized (again) with them
 //   fmi2GetReal              output elements at the time reached
 //   fmi2Terminate            no more steps; values stay readable until fmi2FreeInstance
+//   fmi2Get/Set/FreeFMUstate in step mode, where the model description declares
+//                            canGetAndSetFMUstate (ExportedInstance::save)
 // Every failure is fmi2Error with the reason through the importer's logger (category
 // logStatusError), never an exception or an abort across the C interface; after a failed step
 // the instance only answers fmi2GetReal, fmi2Terminate, fmi2Reset and fmi2FreeInstance.
@@ -30,6 +32,7 @@
 namespace {
 
 using Component = stride::host::fmu_export::Component<fmi2Status, fmi2OK, fmi2Error>;
+using stride::host::fmu_export::ExportedInstance;
 using stride::host::fmu_export::Phase;
 
 Component* as_component(fmi2Component c) { return static_cast<Component*>(c); }
@@ -163,14 +166,34 @@ STRIDE_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueRefer
   return n == 0 ? fmi2OK : unsupported(c, "fmi2SetString", "the FMU has no String variables");
 }
 
-STRIDE_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate*) {
-  return unsupported(c, "fmi2GetFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state) {
+  if (!c || !state) return fmi2Error;
+  Component& m = *as_component(c);
+  if (!m.in("fmi2GetFMUstate", {Phase::stepping})) return fmi2Error;
+  return m.guarded("fmi2GetFMUstate", [&] {
+    auto* s = static_cast<ExportedInstance::State*>(*state);
+    std::unique_ptr<ExportedInstance::State> made;
+    if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
+    m.x->save(*s);
+    made.release();
+    *state = s;
+    return fmi2OK;
+  });
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate) {
-  return unsupported(c, "fmi2SetFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
+  if (!c || !state) return fmi2Error;
+  Component& m = *as_component(c);
+  if (!m.in("fmi2SetFMUstate", {Phase::stepping})) return fmi2Error;
+  return m.guarded("fmi2SetFMUstate", [&] {
+    m.x->restore(*static_cast<const ExportedInstance::State*>(state));
+    return fmi2OK;
+  });
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate*) {
-  return unsupported(c, "fmi2FreeFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state) {
+  if (!c || !state) return fmi2Error;
+  delete static_cast<ExportedInstance::State*>(*state);
+  *state = nullptr;
+  return fmi2OK;
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate, size_t*) {
   return unsupported(c, "fmi2SerializedFMUstateSize", "not supported (canSerializeFMUstate=\"false\")");

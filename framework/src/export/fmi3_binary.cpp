@@ -9,7 +9,8 @@
 //   fmi3SetFloat64                input ports (those no connection of the experiment feeds),
 //                                 held from the time reached on
 //   fmi3GetFloat64                output ports, each an array of its elements
-// Every other type, FMU state, event mode: fmi3Error with the reason.
+//   fmi3Get/Set/FreeFMUState      in step mode, where canGetAndSetFMUState is declared
+// Every other type, event mode: fmi3Error with the reason.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -25,6 +26,7 @@
 namespace {
 
 using Component = stride::host::fmu_export::Component<fmi3Status, fmi3OK, fmi3Error>;
+using stride::host::fmu_export::ExportedInstance;
 using stride::host::fmu_export::Phase;
 
 Component* as_component(fmi3Instance c) { return static_cast<Component*>(c); }
@@ -181,14 +183,34 @@ STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueRefere
                                            size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetString", "the FMU has no String variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState*) {
-  return unsupported(c, "fmi3GetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState* state) {
+  if (!c || !state) return fmi3Error;
+  Component& m = *as_component(c);
+  if (!m.in("fmi3GetFMUState", {Phase::stepping})) return fmi3Error;
+  return m.guarded("fmi3GetFMUState", [&] {
+    auto* s = static_cast<ExportedInstance::State*>(*state);
+    std::unique_ptr<ExportedInstance::State> made;
+    if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
+    m.x->save(*s);
+    made.release();
+    *state = s;
+    return fmi3OK;
+  });
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState) {
-  return unsupported(c, "fmi3SetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState state) {
+  if (!c || !state) return fmi3Error;
+  Component& m = *as_component(c);
+  if (!m.in("fmi3SetFMUState", {Phase::stepping})) return fmi3Error;
+  return m.guarded("fmi3SetFMUState", [&] {
+    m.x->restore(*static_cast<const ExportedInstance::State*>(state));
+    return fmi3OK;
+  });
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState*) {
-  return unsupported(c, "fmi3FreeFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState* state) {
+  if (!c || !state) return fmi3Error;
+  delete static_cast<ExportedInstance::State*>(*state);
+  *state = nullptr;
+  return fmi3OK;
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) {
   return unsupported(c, "fmi3EnterEventMode", "not supported (hasEventMode=\"false\")");

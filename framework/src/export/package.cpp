@@ -110,7 +110,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   ExportReport report;
   report.model_identifier = identifier_of(subsystem.empty() ? manifest.stem().string() : subsystem);
   fmu_export::ExperimentInterface iface =
-      fmu_export::experiment_interface(*ex, fmi_version, report.model_identifier, !subsystem.empty());
+      fmu_export::experiment_interface(*ex, reg, fmi_version, report.model_identifier, !subsystem.empty());
   if (!subsystem.empty())
     iface.model.description = "the subsystem " + subsystem + " (plugin " + ex->manifest().subsystems.front().plugin.plugin +
                               ") of " + manifest.filename().string() + ", exported by Stride";
@@ -136,7 +136,8 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   }
   for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
   a.finish();
-  for (const fmu_export::PortBinding& b : iface.bindings) ++(b.input ? report.inputs : report.outputs);
+  for (const fmu_export::PortBinding& b : iface.bindings)
+    ++(!b.parameter.empty() ? report.parameters : b.input ? report.inputs : report.outputs);
   report.plugins = files.size();
   return report;
 }

@@ -30,7 +30,7 @@ namespace stride::host {
 
 struct ExportReport {
   std::string model_identifier;
-  std::size_t inputs = 0, outputs = 0;  // variables (FMI 2: scalars)
+  std::size_t inputs = 0, outputs = 0, parameters = 0;  // variables (FMI 2: scalars)
   std::size_t plugins = 0;
 };
 
