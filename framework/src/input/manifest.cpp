@@ -165,9 +165,11 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
-    // A plugin's or FMU's "parameters" object is created for its first value.
-    if (!jp.empty() && !parent.empty() && parent.back() == "parameters" && !doc.contains(parent) &&
-        doc.contains(parent.parent_pointer()) && doc[parent.parent_pointer()].is_object())
+    // A plugin's or FMU's "parameters" object, and the optional "record" section (`stride run
+    // model.fmu --set /record/event_rows=true`), are created for their first value.
+    const bool section = parent.to_string() == "/record" || (!parent.empty() && parent.back() == "parameters");
+    if (!jp.empty() && section && !doc.contains(parent) && doc.contains(parent.parent_pointer()) &&
+        doc[parent.parent_pointer()].is_object())
       doc[parent] = json::object();
     if (!jp.empty() && !doc.contains(parent)) {
       chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
@@ -518,8 +520,16 @@ void read_coupling(Checker& chk, const json& d, Manifest& m) {
 void read_record(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("record")) return;
   const json& r = d["record"];
-  if (!chk.object(r, "/record", {"interval", "variables"}, {})) return;
+  if (!chk.object(r, "/record", {"interval", "variables", "event_rows"}, {})) return;
   m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
+  if (r.contains("event_rows")) {
+    if (!r["event_rows"].is_boolean()) chk.error("/record/event_rows", "expected true or false, found " + type_name(r["event_rows"]));
+    else m.record.event_rows = r["event_rows"].get<bool>();
+    if (m.record.event_rows && (m.coupling.iteration.enabled || m.coupling.step_control.enabled))
+      chk.error("/record/event_rows", std::string("event rows cannot be taken back when a macro step is repeated: remove ") +
+                                          (m.coupling.iteration.enabled ? "/coupling/iteration" : "/coupling/step_control") +
+                                          " or event_rows");
+  }
   if (!r.contains("variables")) return;
   const json& vars = r["variables"];
   if (!vars.is_array()) {

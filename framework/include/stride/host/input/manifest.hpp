@@ -107,6 +107,9 @@ struct CouplingConfig {
 struct RecordConfig {
   double interval = 0.0;               // 0: every macro step
   std::vector<std::string> variables;  // "sub.port"; empty: every output
+  // At each event a step ends at, a row with the values just before it and one with those after,
+  // at its time, as fmusim and FMPy write them (one recorded subsystem, no repeated macro steps).
+  bool event_rows = false;
 };
 
 // Divergence monitors: declared bounds of outputs and a limit on the energy residual of any
