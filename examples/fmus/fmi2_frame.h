@@ -15,6 +15,9 @@
  * FMU_FAULT_HANG_INSTANCE (fmi2Instantiate returns NULL, crashes, never returns), FMU_FAULT_NO_DOSTEP,
  * FMU_FAULT_ERROR_AT / _CRASH_AT / _HANG_AT=<t> (doStep returns fmi2Error, crashes, never
  * returns past t), FMU_DISCARD_ABOVE=<h> (longer steps are cut there with fmi2Discard),
+ * FMU_FAULT_INIT_ERROR_ABOVE=<x> (fmi2ExitInitializationMode returns fmi2Error when the first
+ * variable, r[0], starts above x, as a model that checks its start values does; _CRASH_ABOVE /
+ * _HANG_ABOVE: crashes, never returns),
  * FMU_FAULT_CRASH_SECOND_INSTANCE (a second instance in one process crashes, as a model with
  * global state may) and FMU_FAULT_DISCARD_NO_PROGRESS (fmi2Discard without integrating, while
  * fmi2LastSuccessfulTime claims the whole step). */
@@ -109,6 +112,22 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) { (void)c; return
 EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
   Instance* m = (Instance*)c;
   model_initialize(m->r);
+#ifdef FMU_FAULT_INIT_ERROR_ABOVE
+  if (m->r[0] > FMU_FAULT_INIT_ERROR_ABOVE) {
+    say(m, fmi2Error, "the initial value of the first variable (%g) is beyond the model's limit", m->r[0]);
+    return fmi2Error;
+  }
+#endif
+#ifdef FMU_FAULT_INIT_CRASH_ABOVE
+  if (m->r[0] > FMU_FAULT_INIT_CRASH_ABOVE) {
+    volatile int* volatile p = NULL;
+    *p = 1; /* a crash while initializing */
+  }
+#endif
+#ifdef FMU_FAULT_INIT_HANG_ABOVE
+  if (m->r[0] > FMU_FAULT_INIT_HANG_ABOVE)
+    for (;;) pause(); /* never returns */
+#endif
   model_derivatives(m->r, m->time);
   return fmi2OK;
 }

@@ -1,7 +1,9 @@
 /* A minimal FMI 3.0 implementation (co-simulation and model exchange) for models whose variables
  * are all Float64, included by one model file after it defines what fmi2_frame.h asks for.
  * Co-simulation steps with fixed RK4 substeps of at most r[CS_SUBSTEP_VR], the inputs held.
- * Faults for tests: FMU_FAULT_ERROR_AT=<t> (fmi3DoStep returns fmi3Error past t) and
+ * Faults for tests: FMU_FAULT_ERROR_AT=<t> (fmi3DoStep returns fmi3Error past t),
+ * FMU_FAULT_INIT_ERROR_ABOVE=<x> (fmi3ExitInitializationMode returns fmi3Error when r[0]
+ * starts above x) and
  * FMU_DISCARD_ABOVE=<h> (longer steps return early there), FMU_LOG_FLOOD (the first fmi3DoStep
  * logs a warning of 10 MB). */
 #include <math.h>
@@ -52,6 +54,14 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean td, fm
 EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
   Instance* m = (Instance*)c;
   model_initialize(m->r);
+#ifdef FMU_FAULT_INIT_ERROR_ABOVE
+  if (m->r[0] > FMU_FAULT_INIT_ERROR_ABOVE) {
+    char text[160];
+    snprintf(text, sizeof text, "the initial value of the first variable (%g) is beyond the model's limit", m->r[0]);
+    if (m->log) m->log(m->env, fmi3Error, "model", text);
+    return fmi3Error;
+  }
+#endif
   model_derivatives(m->r, m->time);
   return fmi3OK;
 }

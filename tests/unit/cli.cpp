@@ -128,6 +128,26 @@ void check_ramp_gain_rows(const Table& t) {
 
 }  // namespace
 
+TEST_CASE("cli: a connection's transformation gives the destination f x + o of the source's value") {
+  Scratch s;
+  const fs::path out = s.dir / "transformed";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() +
+                         "' --quiet --set '/connections/0/transformation={\"factor\": 2, \"offset\": 1}'");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const Table t = read_csv(out / "results.csv");
+  REQUIRE(t.rows.size() == 21);
+  for (const auto& r : t.rows) CHECK(r[2] == doctest::Approx(3.0 * (2.0 * r[1] + 1.0)).epsilon(1e-12));
+  o = stride(s, "validate '" + kDir + "ramp_gain.json' --set '/connections/0/transformation={\"factor\": 2}'");
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "src.y -> amp.u: transformation x 2 + 0"));
+  o = stride(s, "validate '" + kDir + "ramp_gain.json' --set '/connections/0/transformation={\"gain\": 2}' --set "
+                "/connections/0/unit_conversion=1");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/connections/0/transformation"));
+  CHECK(contains(o.err, "/connections/0/unit_conversion: expected true or false"));
+}
+
 TEST_CASE("cli: a good run exits 0 and writes results.csv and summary.json") {
   Scratch s;
   const fs::path out = s.dir / "good";

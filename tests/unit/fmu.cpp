@@ -8,6 +8,7 @@
 // unit conversion at connections.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1198,6 +1199,95 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
   }
 }
 
+TEST_CASE("fmu: event rows: at each event a row before and a row after it, at its time, as fmusim and FMPy write them") {
+  // The bouncing ball (10-ms rk4 steps, rows every 50 ms): bounces at t1 = sqrt(2 h0 / g) and
+  // t(k+1) = t(k) + 2 e^k v1 / g, v = -e^(k-1) v1 just before the k-th and e^k v1 just after.
+  const double g = 9.81, e = 0.8, h0 = 1.0, v1 = std::sqrt(2 * g * h0);
+  const std::vector<double> bounces = {std::sqrt(2 * h0 / g), std::sqrt(2 * h0 / g) + 2 * e * v1 / g};  // up to 1.2 s
+  for (const std::string file : {"bouncing_ball.fmu", "bouncing_ball3.fmu"}) {
+    CAPTURE(file);
+    Scratch s;
+    json m = alone(kFmus + "/" + file, 0.01, 1.2, {{"g", g}, {"e", e}, {"h0", h0}}, "rk4");
+    m["record"] = {{"interval", 0.05}, {"variables", {"s.h", "s.v"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 25 + 2 * bounces.size());
+    const auto& t = o.table["time"];
+    const auto& v = o.table["s.v"];
+    std::vector<std::size_t> pairs;  // the first of two rows at one time
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      CHECK(t[i + 1] >= t[i]);
+      if (t[i + 1] == t[i]) pairs.push_back(i);
+    }
+    REQUIRE(pairs.size() == bounces.size());
+    double worst_t = 0.0, worst_v = 0.0;
+    for (std::size_t k = 0; k < bounces.size(); ++k) {
+      const std::size_t i = pairs[k];
+      worst_t = std::max(worst_t, std::abs(t[i] - bounces[k]));
+      worst_v = std::max({worst_v, std::abs(v[i] + std::pow(e, double(k)) * v1), std::abs(v[i + 1] - std::pow(e, double(k + 1)) * v1)});
+    }
+    MESSAGE(file << ": event rows at " << bounces.size() << " bounces, largest |t - t_exact| = " << worst_t
+                  << " s, largest |v - v_exact| before and after = " << worst_v << " m/s");
+    CHECK(worst_t < 1e-9);
+    CHECK(worst_v < 1e-8);
+  }
+  // The stair (model exchange, 0.3-s steps and rows): time events at t = 1, ..., 9, three of them
+  // on rows of the grid (3, 6, 9: the grid's row is the row after, the row before is added), the
+  // last one ending the run. Before the event at k the counter is k, after it k + 1; x = k (k + 1) / 2.
+  for (const std::string fmu : {"stair", "stair3"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 10.0, json::object(), "rk4");
+    m["record"] = {{"interval", 0.3}, {"variables", {"s.counter", "s.x"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 31 + 6 * 2 + 3);
+    const auto& t = o.table["time"];
+    int events = 0, wrong = 0;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      if (t[i + 1] != t[i]) continue;
+      ++events;
+      const double k = std::round(t[i]);
+      wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
+      wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
+    }
+    CHECK(events == 9);
+    CHECK(wrong == 0);
+    // As co-simulation the events happen inside doStep, out of Stride's sight: the grid's rows only.
+    m["subsystems"]["s"].erase("integrator");
+    Outcome cs = stride(s, "run", write_manifest(s, "stair_cs.json", m), {});
+    REQUIRE(cs.code == 0);
+    CHECK(cs.table.rows() == 31);
+  }
+  // An FMU run alone, as fmusim runs it: --set creates the record section; one bounce in 1 s.
+  Scratch a;
+  Outcome alone_fmu = stride(a, "run", kFmus + "/bouncing_ball.fmu",
+                             {"/record/event_rows=true", "/subsystems/bouncing_ball/integrator=rk4"});
+  REQUIRE(alone_fmu.code == 0);
+  const auto& ta = alone_fmu.table["time"];
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i + 1 < ta.size(); ++i)
+    if (ta[i + 1] == ta[i]) at.push_back(i);
+  REQUIRE(at.size() == 1);
+  CHECK(std::abs(ta[at[0]] - std::sqrt(2 * h0 / g)) < 1e-9);
+  CHECK(alone_fmu.table["bouncing_ball.v"][at[0]] < 0);
+  CHECK(alone_fmu.table["bouncing_ball.v"][at[0] + 1] > 0);
+  // Refused by validate: columns of two subsystems, repeated macro steps, not a boolean.
+  Scratch s;
+  const std::string two = STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json";
+  const std::string fmu = "/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu";
+  Outcome both = stride(s, "validate", two, {fmu, "/record/event_rows=true"});
+  CHECK(both.code == 2);
+  CHECK(contains(both.err, "/record/event_rows: event rows need every recorded column from one subsystem, found columns of fast, slow"));
+  CHECK(stride(s, "validate", two, {fmu, "/record/event_rows=true", R"(/record/variables=["slow.*"])"}).code == 0);
+  Outcome iterated = stride(s, "validate", two, {fmu, "/record/event_rows=true", R"(/coupling/iteration={"tolerance": 1e-6})"});
+  CHECK(iterated.code == 2);
+  CHECK(contains(iterated.err, "/record/event_rows: event rows cannot be taken back when a macro step is repeated"));
+  Outcome text = stride(s, "validate", two, {fmu, "/record/event_rows=\"yes\""});
+  CHECK(text.code == 2);
+  CHECK(contains(text.err, "/record/event_rows: expected true or false, found string \"yes\""));
+}
+
 TEST_CASE("fmu: stride run on a missing, truncated or damaged FMU: exit 2 with the file and the reason") {
   Scratch s;
   Outcome missing = stride(s, "run", (s.dir / "missing.fmu").string(), {});
@@ -1289,4 +1379,143 @@ TEST_CASE("fmu: any variable can be recorded: locals, derivatives, parameters an
   CHECK(v.code == 2);
   CHECK(contains(v.err, "/record/variables/0"));
   CHECK(contains(v.err, "subsystem \"s\" has no port \"s_y\""));
+}
+
+TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is a manifest error of validate") {
+  // The stair's counter is declared settable (initial="exact") but read-only in the FMU: the
+  // probe sets it in its child process as the run would at t = 0, and the FMU refuses it.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"", "rk4"})
+      for (const std::string verb : {"validate", "run"}) {
+        CAPTURE(fmu);
+        CAPTURE(integrator);
+        CAPTURE(verb);
+        Scratch s;
+        json m = alone(kBroken + "/" + fmu + ".fmu", 0.25, 2.0, {{"counter", 5}}, integrator);
+        Outcome o = stride(s, verb, write_manifest(s, "stair.json", m), {});
+        CHECK(o.code == 2);
+        CHECK(contains(o.err, "/subsystems/s/parameters/counter: the FMU refused this value when it was set before initialization"));
+        CHECK(contains(o.err, fmu == "stair" ? "fmi2SetInteger returned fmi2Error at t = 0" : "fmi3SetInt32 returned fmi3Error at t = 0"));
+        CHECK(contains(o.err, "cannot be set"));  // the FMU's own message
+        CHECK(!fs::exists(s.dir / "out" / "results.csv"));
+        CHECK(s.leftovers() == 0);
+        // The values it takes pass: the period and the last step.
+        m["subsystems"]["s"]["parameters"] = {{"period", 0.5}, {"last", 4}};
+        CHECK(stride(s, "validate", write_manifest(s, "stair.json", m), {}).code == 0);
+      }
+  // An oscillator that checks its start in ExitInitializationMode (x above 1.5 m refused): the
+  // failure is the FMU's own message at the subsystem; x0 = 1 m runs to the closed form. As
+  // co-simulation with an input it leaves initialization mode only once its input holds the
+  // other subsystems' initial outputs, in the run: there the run fails at t = 0 with the
+  // FMU's message (validate passes).
+  for (const std::string fmu : {"init_error", "init_error3"})
+    for (const std::string integrator : {"", "rk4"}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      const std::string v = fmu == "init_error" ? "fmi2" : "fmi3";
+      std::vector<std::string> sets = {"/subsystems/osc/fmu=" + kBroken + "/" + fmu + ".fmu"};
+      if (!integrator.empty()) sets.push_back("/subsystems/osc/integrator=" + integrator);
+      Scratch s;
+      Outcome good = stride(s, "run", kManifests + "fmu_oscillator.json", sets);
+      CHECK(good.code == 0);
+      CHECK(oscillator_error(good.table) < 2e-5);
+      sets.push_back("/subsystems/osc/parameters/x0=2");
+      if (integrator.empty()) {
+        CHECK(stride(s, "validate", kManifests + "fmu_oscillator.json", sets).code == 0);
+        Outcome run = stride(s, "run", kManifests + "fmu_oscillator.json", sets);
+        CHECK(run.code == 1);
+        CHECK(run.status() == "failed");
+        CHECK(contains(run.message(), v + "ExitInitializationMode returned " + v + "Error at t = 0"));
+        CHECK(contains(run.message(), "the initial value of the first variable (2) is beyond the model's limit"));
+        continue;
+      }
+      Outcome bad = stride(s, "validate", kManifests + "fmu_oscillator.json", sets);
+      CHECK(bad.code == 2);
+      CHECK(contains(bad.err, "/subsystems/osc/fmu: could not create: plugin '" + kBroken + "/" + fmu + ".fmu': the FMU failed its "
+                              "initialization at t = 0 (parameters and start values set, " + v + "EnterInitializationMode, " + v +
+                              "ExitInitializationMode): " + v + "ExitInitializationMode returned " + v + "Error at t = 0"));
+      CHECK(contains(bad.err, "the initial value of the first variable (2) is beyond the model's limit"));
+      CHECK(s.leftovers() == 0);
+    }
+  // One that crashes or never returns in ExitInitializationMode: the probe's child dies or is
+  // ended, validate reports it (exit 2) and leaves no unpacked folder behind.
+  ::setenv("STRIDE_FMU_PROBE_TIMEOUT", "1", 1);
+  const std::vector<std::pair<std::string, std::string>> faults = {
+      {"init_crash", "crashed with SIGSEGV (tried in a separate process before the run)"},
+      {"init_hang", "did not return within 1 s (tried in a separate process before the run)"}};
+  for (const auto& [fmu, what] : faults) {
+    CAPTURE(fmu);
+    Scratch s;
+    Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
+                       {"/subsystems/osc/fmu=" + kBroken + "/" + fmu + ".fmu", "/subsystems/osc/integrator=rk4",
+                        "/subsystems/osc/parameters/x0=2"});
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "/subsystems/osc/fmu: could not create: plugin '" + kBroken + "/" + fmu +
+                              ".fmu': initialization at t = 0 (parameters and start values set, fmi2EnterInitializationMode, "
+                              "fmi2ExitInitializationMode) " + what));
+    CHECK(s.leftovers() == 0);
+  }
+}
+
+TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
+  // "s.*" is every output, then every other numeric variable in modelDescription.xml's order,
+  // each once (FMI 3: der(x) by its own name, not again as its alias "rate"; never "time").
+  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last"};
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.25, 5.0, {{"last", 100}}, integrator);
+      m["record"]["variables"] = {"s.*", "s.counter"};  // the second names a column recorded already
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      CHECK(o.table.names == all);
+      REQUIRE(o.table.rows() == 21);
+      int wrong = 0;
+      for (std::size_t i = 0; i < o.table.rows(); ++i) {
+        // counter = k + 1 on [k, k + 1), x its integral: k (k + 1) / 2 + (k + 1) (t - k); k
+        // events settled.
+        const double t = o.table["time"][i], k = std::floor(t + 1e-9);
+        wrong += o.table["s.counter"][i] != k + 1 || o.table["s.der(x)"][i] != k + 1;
+        wrong += std::abs(o.table["s.x"][i] - (k * (k + 1) / 2 + (k + 1) * (t - k))) > 1e-9;
+        wrong += o.table["s.period"][i] != 1.0 || o.table["s.last"][i] != 100 || o.table["s.settled"][i] != k;
+      }
+      CHECK(wrong == 0);
+    }
+  // "?" is one character, "*" any run; an FMI 3 alias is chosen by a pattern only it matches.
+  Scratch s;
+  json m = alone(kBroken + "/stair3.fmu", 0.5, 1.0, json::object(), "");
+  m["record"]["variables"] = {"s.der(?)", "s.ra*", "s.?ast", "s.counte?"};
+  Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+  REQUIRE(o.code == 0);
+  CHECK(o.table.names == std::vector<std::string>{"time", "s.der(x)", "s.rate", "s.last", "s.counter"});
+  CHECK(o.table["s.rate"] == o.table["s.der(x)"]);
+  // Patterns over subsystems and plugin output ports: the two-mass test's fast mass is a
+  // plugin, the slow one an FMU; "*.?" is x and v of both, the plugin's a and the FMU's
+  // one-letter parameters.
+  Scratch t;
+  Outcome two = stride(t, "run", STRIDE_SOURCE_DIR "/manifests/fmu_two_mass.json",
+                       {"/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu", "/coupling/end=0.2", R"(/record/variables=["*.?"])"});
+  REQUIRE(two.code == 0);
+  CHECK(two.table.names ==
+        std::vector<std::string>{"time", "fast.x", "fast.v", "fast.a", "slow.x", "slow.v", "slow.m", "slow.k", "slow.d"});
+  CHECK(two.table["slow.m"].front() == 100);
+  CHECK(std::abs(two.table["slow.x"].front() - 9.99) < 1e-12);
+  // A pattern that matches nothing is a manifest error at its pointer, listing what there is.
+  const std::vector<std::array<std::string, 3>> bad = {
+      {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
+       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last"},
+      {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
+  for (const auto& [entry, what, there] : bad) {
+    CAPTURE(entry);
+    Scratch u;
+    json b = alone(kBroken + "/stair3.fmu", 0.5, 1.0, json::object(), "");
+    b["record"]["variables"] = {"s.x", entry};
+    Outcome v = stride(u, "validate", write_manifest(u, "t.json", b), {});
+    CHECK(v.code == 2);
+    CHECK(contains(v.err, "/record/variables/1"));
+    CHECK(contains(v.err, what));
+    CHECK(contains(v.err, there));
+  }
 }

@@ -102,6 +102,9 @@ struct Api {
   fmi2GetRealTYPE* get_real;
   fmi2SetRealTYPE* set_real;
   fmi2TerminateTYPE* terminate;
+  fmi2GetFMUstateTYPE* get_state;
+  fmi2SetFMUstateTYPE* set_state;
+  fmi2FreeFMUstateTYPE* free_state;
   template <class T>
   void sym(T*& f, const char* name) {
     void* p = dlsym(lib, name);
@@ -120,6 +123,9 @@ struct Api {
     sym(get_real, "fmi2GetReal");
     sym(set_real, "fmi2SetReal");
     sym(terminate, "fmi2Terminate");
+    sym(get_state, "fmi2GetFMUstate");
+    sym(set_state, "fmi2SetFMUstate");
+    sym(free_state, "fmi2FreeFMUstate");
   }
 };
 
@@ -285,7 +291,8 @@ struct Replaced {
   double largest = 0.0;
   double crane_s = 0.0;  // the crane's actuator length s, m
 };
-Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int fmi, double end) {
+Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int fmi, double end,
+                        const json& iteration = nullptr) {
   const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / manifest;
   std::string stem = manifest.substr(0, manifest.size() - 5) + "_" + sub + "_fmi" + std::to_string(fmi);
   std::replace(stem.begin(), stem.end(), '/', '_');
@@ -298,6 +305,7 @@ Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int
   std::ifstream in(source);
   nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);  // the subsystems' order is the graph's
   d["coupling"]["end"] = end;
+  if (!iteration.is_null()) d["coupling"]["iteration"] = nlohmann::ordered_json::parse(iteration.dump());
   d.erase("output");
   d.erase("plugin_paths");
   const fs::path native_file = stride_test::scratch() / (stem + "_native.json");
@@ -363,8 +371,9 @@ TEST_CASE("each subsystem exported alone replaces the native one in its manifest
   // The RIM synchronizes at the end of each multibody step with the crane's sample of that
   // instant (Peiret 2018 Algorithm 2); an FMU is given its inputs at the step's start only, so
   // it synchronizes with the sample before. Its run is not the native one bit for bit: over
-  // 0.3 s the crane's s differs by 2e-17 m (crane_independent, at rest) and 1.3e-9 m (the
-  // mechanism crane), far below the RIM's own coupling error against the monolithic crane.
+  // 0.3 s the crane's s is the same (crane_independent; forces differ by 1.8e-12 N) and
+  // differs by 1.3e-9 m (the mechanism crane), far below the RIM's own coupling error against
+  // the monolithic crane.
   for (int fmi : {2, 3})
     for (const char* manifest : {"crane1_rim.json", "mechanism/crane1_rim.json"}) {
       CAPTURE(fmi);
@@ -376,23 +385,63 @@ TEST_CASE("each subsystem exported alone replaces the native one in its manifest
     }
 }
 
-TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
-  const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
-  const fs::path fmu = stride_test::scratch() / "cylinder_inputs.fmu";
-  REQUIRE(stride_test::run_command(stride_cmd("export '" + source.string() + "' --subsystem cylinder -o '" +
-                                              fmu.string() + "'"))
-              .exit_code == 0);
-  const fs::path dir = stride_test::scratch() / "cylinder inputs";
-  fs::create_directories(dir);
-  REQUIRE(stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
+TEST_CASE("iterative coupling repeats an exported subsystem's steps from its FMU state") {
+  // crane1_zoh with every macro step iterated to 1e-10: the cylinder as an FMU (repeated from
+  // fmi2GetFMUstate / fmi2SetFMUstate; iterative coupling refuses a subsystem that cannot save
+  // its state) against the native cylinder (repeated from its snapshots).
+  for (int fmi : {2, 3}) {
+    CAPTURE(fmi);
+    const Replaced r =
+        replace_by_fmu("crane1_zoh.json", "cylinder", fmi, 1.0, {{"max_iterations", 20}, {"tolerance", 1e-10}});
+    CAPTURE(r.largest);
+    CHECK(r.compared == 1500);
+    CHECK(r.equal == r.compared);  // bit for bit
+  }
+}
+
+namespace {
+
+// `stride export <args> -o <scratch>/<name>.fmu`, unpacked into "<scratch>/<name> unpacked" (a
+// folder name with a space): the folder, the model description and its GUID.
+struct Unpacked {
+  fs::path dir;
+  std::string text, guid;
+  std::string output;  // what the export printed
+};
+Unpacked export_and_unpack(const std::string& args, const std::string& name, const std::string& env = "") {
+  fs::create_directories(stride_test::scratch());
+  const fs::path fmu = stride_test::scratch() / (name + ".fmu");
+  const auto r = stride_test::run_command(env + stride_cmd("export " + args + " -o '" + fmu.string() + "'"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  Unpacked u;
+  u.output = r.output;
+  u.dir = stride_test::scratch() / (name + " unpacked");
+  fs::remove_all(u.dir);
+  fs::create_directories(u.dir);
+  REQUIRE(stride_test::run_command("cd '" + u.dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar xf '" + fmu.string() +
                                    "'")
               .exit_code == 0);
-  std::ifstream md(dir / "modelDescription.xml");
-  const std::string text((std::istreambuf_iterator<char>(md)), {});
+  std::ifstream md(u.dir / "modelDescription.xml");
+  u.text.assign(std::istreambuf_iterator<char>(md), {});
+  const auto g = u.text.find("guid=\"");
+  REQUIRE(g != std::string::npos);
+  u.guid = u.text.substr(g + 6, u.text.find('"', g + 6) - g - 6);
+  return u;
+}
+
+const std::string kCrane1Zoh = "'" + std::string(STRIDE_SOURCE_DIR) + "/manifests/crane1_zoh.json'";
+
+}  // namespace
+
+TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any step, refused when wrong") {
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_inputs");
+  const fs::path& dir = u.dir;
+  const std::string& text = u.text;
+  const std::string& guid = u.guid;
   CHECK(contains(text, "name=\"f_eq\" valueReference=\"3\""));
   CHECK(contains(text, "causality=\"input\""));
-  const auto g = text.find("guid=\"");
-  const std::string guid = text.substr(g + 6, text.find('"', g + 6) - g - 6);
+  CHECK(contains(text, "<Real unit=\"Pa\" min=\"0\" max=\"2e+07\" />"));  // /monitor/bounds of p1, p2
   Api api(dir / "binaries" / "linux64" / "cylinder.so");
   g_log.clear();
   fmi2Component c =
@@ -434,6 +483,135 @@ TEST_CASE("an exported subsystem's inputs: set in initialization mode, at any st
   api.free_instance(c);
 }
 
+TEST_CASE("an exported subsystem's parameters: set before initialization, fixed after") {
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_parameters");
+  CHECK(contains(u.output, "3 inputs, 6 outputs, 14 parameters"));
+  const fs::path& dir = u.dir;
+  const std::string& text = u.text;
+  const auto at = text.find("name=\"c\" valueReference=\"");
+  REQUIRE(at != std::string::npos);
+  const std::string key = "name=\"c\" valueReference=\"";
+  const fmi2ValueReference c_vr[] = {static_cast<fmi2ValueReference>(std::stoul(text.substr(at + key.size())))};
+  const std::string& guid = u.guid;
+  Api api(dir / "binaries" / "linux64" / "cylinder.so");
+  // The friction of Eq. 24, f_h = (p2 - p1) a_p - c s_dot: from rest in equilibrium (f_h = -f_eq),
+  // an actuator rate of 0.1 m/s takes c * 0.1 off the force at once.
+  auto force = [&](double c) {
+    fmi2Component x =
+        api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
+    REQUIRE(x);
+    double value = 0;
+    CHECK(api.get_real(x, c_vr, 1, &value) == fmi2OK);
+    CHECK(value == 1e5);  // the manifest's (the plugin's default)
+    CHECK(api.set_real(x, c_vr, 1, &c) == fmi2OK);
+    CHECK(api.get_real(x, c_vr, 1, &value) == fmi2OK);
+    CHECK(value == c);
+    CHECK(api.setup(x, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+    CHECK(api.enter(x) == fmi2OK);
+    const fmi2ValueReference in[] = {1, 2, 3}, f_h[] = {4}, s_dot[] = {2};
+    const double u[] = {1.0, 0.0, -2.0e4}, moving[] = {0.1};
+    CHECK(api.set_real(x, in, 3, u) == fmi2OK);
+    g_log.clear();
+    CHECK(api.exit(x) == fmi2OK);
+    INFO(g_log);
+    double at_rest = 0, f = 0;
+    CHECK(api.get_real(x, f_h, 1, &at_rest) == fmi2OK);
+    CHECK(at_rest == doctest::Approx(2.0e4).epsilon(1e-9));
+    CHECK(api.set_real(x, s_dot, 1, moving) == fmi2OK);
+    CHECK(api.get_real(x, f_h, 1, &f) == fmi2OK);
+    g_log.clear();
+    CHECK(api.set_real(x, c_vr, 1, &c) == fmi2Error);
+    CHECK(contains(g_log, "is fixed"));
+    api.free_instance(x);
+    return f - at_rest;
+  };
+  CHECK(force(1e5) == doctest::Approx(-1e4).epsilon(1e-9));
+  CHECK(force(3e5) == doctest::Approx(-3e4).epsilon(1e-9));
+}
+
+TEST_CASE("an exported subsystem's FMU state: a step repeated from a saved state gives the same outputs") {
+  const Unpacked u = export_and_unpack(kCrane1Zoh + " --subsystem cylinder", "cylinder_state");
+  const fs::path& dir = u.dir;
+  const std::string& guid = u.guid;
+  CHECK(contains(u.text, "canGetAndSetFMUstate=\"true\""));
+  Api api(dir / "binaries" / "linux64" / "cylinder.so");
+  fmi2Component c =
+      api.instantiate("cyl", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(), &kCallbacks, 0, 0);
+  REQUIRE(c);
+  fmi2FMUstate none = nullptr;
+  CHECK(api.get_state(c, &none) == fmi2Error);  // not before initialization
+  CHECK(api.setup(c, 0, 0, 0.0, 1, 10.0) == fmi2OK);
+  CHECK(api.enter(c) == fmi2OK);
+  const fmi2ValueReference in[] = {1, 2, 3}, out[] = {4, 5, 6};
+  const double u0[] = {1.0, 0.0, -2.0e4};
+  CHECK(api.set_real(c, in, 3, u0) == fmi2OK);
+  CHECK(api.exit(c) == fmi2OK);
+  // The actuator driven through s(t) = 1 + 0.05 sin(2t), 10-ms steps.
+  auto drive = [&](double t0, double t1, std::vector<double>& y) {
+    for (double t = t0; t < t1 - 1e-9; t += 0.01) {
+      const double u[] = {1.0 + 0.05 * std::sin(2 * t), 0.1 * std::cos(2 * t)};
+      CHECK(api.set_real(c, in, 2, u) == fmi2OK);
+      CHECK(api.do_step(c, t, 0.01, 1) == fmi2OK);
+    }
+    y.assign(3, 0.0);
+    CHECK(api.get_real(c, out, 3, y.data()) == fmi2OK);
+  };
+  std::vector<double> at_half, first, again, back;
+  drive(0.0, 0.5, at_half);
+  fmi2FMUstate saved = nullptr;
+  REQUIRE(api.get_state(c, &saved) == fmi2OK);
+  REQUIRE(saved != nullptr);
+  drive(0.5, 1.0, first);
+  CHECK(first != at_half);
+  CHECK(api.set_state(c, saved) == fmi2OK);
+  back.assign(3, 0.0);
+  CHECK(api.get_real(c, out, 3, back.data()) == fmi2OK);
+  CHECK(back == at_half);
+  drive(0.5, 1.0, again);
+  CHECK(again == first);  // bit for bit
+  CHECK(api.get_state(c, &saved) == fmi2OK);  // the same state object, reused
+  CHECK(api.free_state(c, &saved) == fmi2OK);
+  CHECK(saved == nullptr);
+  api.free_instance(c);
+  // A whole experiment with connections keeps extrapolator histories: no FMU state.
+  CHECK(contains(export_and_unpack(kCrane1Zoh, "crane_whole").text, "canGetAndSetFMUstate=\"false\""));
+}
+
+TEST_CASE("an exported experiment's plugin messages go through the importer's logger") {
+  // tests/manifests/log_ramp.json: test_log ramps y = t and warns at each step past 0.5 m, and
+  // says at its start where it starts (info).
+  const Unpacked u = export_and_unpack("'" + std::string(STRIDE_SOURCE_DIR) + "/tests/manifests/log_ramp.json'",
+                                       "log_ramp", std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' ");
+  const fs::path& dir = u.dir;
+  const std::string& guid = u.guid;
+  // Self-contained: the libraries the binary needs beyond the C library are beside it and found
+  // there first, and it reads the unit database it carries (not the one UDUNITS2_XML_PATH names).
+  const auto ldd = stride_test::run_command("ldd '" + (dir / "binaries" / "linux64" / "log_ramp.so").string() + "'");
+  CHECK(contains(ldd.output, "libzip.so.4 => " + (dir / "binaries" / "linux64" / "libzip.so.4").string()));
+  CHECK(contains(ldd.output, "libudunits2.so.0 => " + (dir / "binaries" / "linux64" / "libudunits2.so.0").string()));
+  CHECK(fs::exists(dir / "resources" / "udunits" / "udunits2.xml"));
+  ::setenv("UDUNITS2_XML_PATH", "/nonexistent/udunits2.xml", 1);
+  Api api(dir / "binaries" / "linux64" / "log_ramp.so");
+  for (int logging : {0, 1}) {
+    CAPTURE(logging);
+    g_log.clear();
+    fmi2Component c = api.instantiate("ramp", fmi2CoSimulation, guid.c_str(), uri(dir / "resources").c_str(),
+                                      &kCallbacks, 0, logging);
+    REQUIRE(c);
+    CHECK(api.setup(c, 0, 0, 0.0, 1, 1.0) == fmi2OK);
+    CHECK(api.enter(c) == fmi2OK);
+    CHECK(api.exit(c) == fmi2OK);
+    CHECK(api.do_step(c, 0.0, 0.4, 1) == fmi2OK);
+    CHECK_FALSE(contains(g_log, "above the limit"));
+    CHECK(contains(g_log, "logInfo: [info] ramp, t = 0 s: starts at t0 = 0 s") == (logging == 1));
+    CHECK(api.do_step(c, 0.4, 0.2, 1) == fmi2OK);
+    INFO(g_log);
+    CHECK(contains(g_log, "logStatusWarning: [warning] ramp, t = 0.5 s: y = 0.51 m is above the limit 0.5 m"));
+    api.free_instance(c);
+  }
+  ::unsetenv("UDUNITS2_XML_PATH");
+}
+
 TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
   std::ifstream in(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json");
   json d = json::parse(in);
@@ -449,6 +627,7 @@ TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
   d["record"]["variables"] = {"crane.s"};
   d["monitor"].erase("bounds");
   d["exports"] = {"crane.f_h", "crane.s", "crane.s_dot"};
+  fs::create_directories(stride_test::scratch());
   const fs::path m = stride_test::scratch() / "crane_exports.json";
   std::ofstream(m) << d.dump(2);
   const fs::path out = stride_test::scratch() / "crane_exports.fmu";

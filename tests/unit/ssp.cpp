@@ -160,6 +160,86 @@ TEST_CASE("an SSP runs as the manifest it describes: the two-mass test as .ssp, 
   CHECK(contains(v.output, "no_such_parameter"));
 }
 
+namespace {
+
+std::string stride_run_csv(const fs::path& system, const std::string& tag) {
+  const fs::path out = stride_test::scratch() / tag;
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + system.string() +
+                                          "' --quiet --out '" + out.string() + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  return file_text(out / "results.csv");
+}
+
+fs::path export_ssp_of(const fs::path& source, const std::string& name, const std::string& options = "") {
+  fs::create_directories(stride_test::scratch());
+  const fs::path out = stride_test::scratch() / (name + ".ssp");
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' export '" + source.string() + "' --ssp '" +
+                                          out.string() + "' " + options);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.output, "SSP 1.0 package"));
+  return out;
+}
+
+// The manifest an SSP reads as, without what names its unpacked folder or its own file.
+json read_back(const fs::path& system) {
+  json d = json::parse(ssp::read_ssp(system).text);
+  for (auto& [name, s] : d["subsystems"].items())
+    if (s.contains("fmu")) s["fmu"] = fs::path(s["fmu"].get<std::string>()).filename().string();
+  d.erase("output");
+  d.erase("title");
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("stride export --ssp: a manifest as an SSP runs to the same results; SSP -> Stride -> SSP keeps everything") {
+  // An FMU and a plugin, and plugins alone (the crane with ZOH): the package runs bit for bit
+  // as the manifest it was written from.
+  for (const char* manifest : {"fmu_two_mass.json", "crane1_zoh.json"}) {
+    CAPTURE(manifest);
+    const fs::path source = fs::path(STRIDE_SOURCE_DIR) / "manifests" / manifest;
+    const fs::path package = export_ssp_of(source, fs::path(manifest).stem().string());
+    CHECK(stride_run_csv(package, std::string("ssp_export_") + manifest) ==
+          stride_run_csv(source, std::string("ssp_native_") + manifest));
+  }
+  // Every plugin subsystem exported as an FMU first (--fmus): a package of FMUs only, as any SSP
+  // importer takes it, runs bit for bit as the manifest.
+  const fs::path crane = fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json";
+  for (const char* fmi : {"2", "3"}) {
+    CAPTURE(fmi);
+    const fs::path package = export_ssp_of(crane, std::string("crane_fmus") + fmi, std::string("--fmus --fmi ") + fmi);
+    const json d = read_back(package);
+    CHECK(d["subsystems"]["crane"]["fmu"] == "crane.fmu");
+    CHECK(d["subsystems"]["cylinder"]["fmu"] == "cylinder.fmu");
+    CHECK(stride_run_csv(package, std::string("ssp_fmus") + fmi) == stride_run_csv(crane, "ssp_fmus_native"));
+  }
+  // The hand-written package (parameter files, a mapping with a transformation, a system-level
+  // set with a prefix, three tools' step annotations) written again: the same manifest, every
+  // connection and parameter, and the package written from that one is the same again.
+  const fs::path first = export_ssp_of(kSsp / "two_mass.ssp", "two_mass_again");
+  const json original = read_back(kSsp / "two_mass.ssp"), again = read_back(first);
+  CHECK(again["subsystems"] == original["subsystems"]);
+  CHECK(again["connections"] == original["connections"]);
+  CHECK(again["coupling"] == original["coupling"]);
+  CHECK(again["record"] == original["record"]);
+  const fs::path second = export_ssp_of(first, "two_mass_again_again");
+  CHECK(read_back(second) == again);
+  CHECK(stride_run_csv(first, "ssp_again") == stride_run_csv(kSsp / "two_mass.ssp", "ssp_original"));
+  // A connection of port elements has no SSP 1.0 form: refused with its pointer, no file left.
+  json d = json::parse(file_text(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_zoh.json"));
+  d["connections"][0]["from"] = "crane.s[0]";
+  const fs::path m = stride_test::scratch() / "elements.json";
+  std::ofstream(m) << d.dump(2);
+  const fs::path out = stride_test::scratch() / "elements.ssp";
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' export '" + m.string() + "' --ssp '" +
+                                          out.string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.output, "/connections/0: a connection of port elements"));
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("an SSP and the same system written by hand are one experiment: every output bit for bit at every macro step") {
   Experiment from_ssp(manifest_of((kSsp / "two_mass.ssp").string(), {}), stride_test::registry());
   Experiment by_hand(read_manifest(kSsp / "two_mass.stage" / "two_mass.json"), stride_test::registry());

@@ -478,3 +478,22 @@ TEST_CASE("validation: an ODE system's state declaration is checked when it is c
          {"declares state \"x\" with nominal value 0", "expected a positive number"});
   expect(problems(kBase, with("unit")), kBase, "/subsystems/bad", {"declares state \"x\" in unit \"meter_per_fortnight\""});
 }
+
+TEST_CASE("validation: record patterns: \"*\" any run, \"?\" one character, every other character itself") {
+  using stride::host::pattern_match;
+  CHECK(pattern_match("*", ""));
+  CHECK(pattern_match("*", "der(x)"));
+  CHECK(pattern_match("der(?)", "der(x)"));
+  CHECK(!pattern_match("der(?)", "der(xy)"));
+  CHECK(pattern_match("counter*", "counter"));
+  CHECK(pattern_match("*.a.*", "s.a.0"));
+  CHECK(!pattern_match("?", ""));
+  CHECK(pattern_match("x[1]", "x[1]"));  // brackets are no character class (FMI 2 array names)
+  CHECK(!pattern_match("x[12]", "x1"));
+  CHECK(!stride::host::is_pattern("x[1]"));
+  // A hostile pattern is linear in practice: 2000 stars against 100 000 characters without the "b".
+  std::string pattern;
+  for (int i = 0; i < 2000; ++i) pattern += "*a";
+  CHECK(!pattern_match(pattern + "*b", std::string(100000, 'a')));
+  CHECK(pattern_match(pattern + "*b", std::string(100000, 'a') + "b"));
+}

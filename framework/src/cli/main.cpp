@@ -110,13 +110,12 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
   return 0;
 }
 
-// `stride export`: exit 2 for an invalid manifest or what cannot be exported, 0 with a summary.
-int export_command(const std::string& manifest, const std::string& out, int fmi_version,
-                   const std::string& subsystem) {
+// `stride export`: exit 2 for an invalid manifest or what cannot be exported (or held by an
+// SSP), 0 with the summary `write` prints.
+template <class Write>
+int exporting(Write&& write) {
   try {
-    const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
-    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
-              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.plugins << " plugin libraries packed)\n";
+    write();
     return 0;
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
@@ -126,6 +125,24 @@ int export_command(const std::string& manifest, const std::string& out, int fmi_
     std::cerr << "error: " << e.what() << "\n";
   }
   return 2;
+}
+
+int export_command(const std::string& manifest, const std::string& out, int fmi_version,
+                   const std::string& subsystem) {
+  return exporting([&] {
+    const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
+              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
+              << " plugin libraries packed)\n";
+  });
+}
+
+int export_ssp_command(const std::string& manifest, const std::string& out, int fmi) {
+  return exporting([&] {
+    const SspReport r = export_ssp(manifest, out, fmi);
+    std::cout << out << ": SSP 1.0 package (" << r.components << " components, " << r.connections << " connections, "
+              << r.parameters << " parameters, " << r.fmus << " FMUs packed)\n";
+  });
 }
 
 // Started by mpirun (Open MPI, or a PMI/PMIx launcher): a sweep spreads over the ranks.
@@ -144,7 +161,8 @@ struct CommandLine {
   SweepOptions sweep_opt;
   CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
            *describe_cmd = nullptr, *export_cmd = nullptr;
-  std::string fmu_out, export_subsystem;
+  std::string fmu_out, export_subsystem, ssp_out;
+  bool ssp_fmus = false;
   int fmi_version = 2;
 
   CommandLine() {
@@ -156,7 +174,12 @@ struct CommandLine {
     add_sweep();
     export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 or 3.0 co-simulation FMU");
     export_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
-    export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write")->required();
+    export_cmd->add_option("-o,--out", fmu_out, "the FMU file to write");
+    export_cmd->add_option("--ssp", ssp_out,
+                           "write the manifest (or SSP system) as an SSP 1.0 package instead of an FMU");
+    export_cmd->add_flag("--fmus", ssp_fmus,
+                         "with --ssp: export every plugin subsystem as an FMU (of --fmi) so that every component is "
+                         "an FMU");
     export_cmd->add_option("--fmi", fmi_version, "FMI version: 2 (default) or 3")->check(CLI::IsMember({2, 3}));
     export_cmd->add_option("--subsystem", export_subsystem,
                            "export this subsystem alone (its inputs become the FMU's inputs); default: the whole "
@@ -271,6 +294,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
+  if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
+  if (cl.export_cmd->parsed() && cl.fmu_out.empty()) {
+    std::cerr << "error: export: give the FMU to write (-o FILE.fmu) or the SSP package (--ssp FILE.ssp)\n";
+    return 2;
+  }
   if (cl.export_cmd->parsed()) return export_command(cl.manifest_path, cl.fmu_out, cl.fmi_version, cl.export_subsystem);
 
   PluginRegistry reg;

@@ -10,6 +10,8 @@
 //                            the experiment is initialized (again) with them
 //   fmi2GetReal              output elements at the time reached
 //   fmi2Terminate            no more steps; values stay readable until fmi2FreeInstance
+//   fmi2Get/Set/FreeFMUstate in step mode, where the model description declares
+//                            canGetAndSetFMUstate (ExportedInstance::save)
 // Every failure is fmi2Error with the reason through the importer's logger (category
 // logStatusError), never an exception or an abort across the C interface; after a failed step
 // the instance only answers fmi2GetReal, fmi2Terminate, fmi2Reset and fmi2FreeInstance.
@@ -163,14 +165,14 @@ STRIDE_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueRefer
   return n == 0 ? fmi2OK : unsupported(c, "fmi2SetString", "the FMU has no String variables");
 }
 
-STRIDE_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate*) {
-  return unsupported(c, "fmi2GetFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state) {
+  return c ? as_component(c)->get_state("fmi2GetFMUstate", state) : fmi2Error;
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate) {
-  return unsupported(c, "fmi2SetFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
+  return c ? as_component(c)->set_state("fmi2SetFMUstate", state) : fmi2Error;
 }
-STRIDE_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate*) {
-  return unsupported(c, "fmi2FreeFMUstate", "not supported (canGetAndSetFMUstate=\"false\")");
+STRIDE_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state) {
+  return c ? Component::free_state(state) : fmi2Error;
 }
 STRIDE_FMI_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate, size_t*) {
   return unsupported(c, "fmi2SerializedFMUstateSize", "not supported (canSerializeFMUstate=\"false\")");

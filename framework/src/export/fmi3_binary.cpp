@@ -9,7 +9,8 @@
 //   fmi3SetFloat64                input ports (those no connection of the experiment feeds),
 //                                 held from the time reached on
 //   fmi3GetFloat64                output ports, each an array of its elements
-// Every other type, FMU state, event mode: fmi3Error with the reason.
+//   fmi3Get/Set/FreeFMUState      in step mode, where canGetAndSetFMUState is declared
+// Every other type, event mode: fmi3Error with the reason.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -181,14 +182,14 @@ STRIDE_FMI_EXPORT fmi3Status fmi3SetString(fmi3Instance c, const fmi3ValueRefere
                                            size_t) {
   return n == 0 ? fmi3OK : unsupported(c, "fmi3SetString", "the FMU has no String variables");
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState*) {
-  return unsupported(c, "fmi3GetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance c, fmi3FMUState* state) {
+  return c ? as_component(c)->get_state("fmi3GetFMUState", state) : fmi3Error;
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState) {
-  return unsupported(c, "fmi3SetFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance c, fmi3FMUState state) {
+  return c ? as_component(c)->set_state("fmi3SetFMUState", state) : fmi3Error;
 }
-STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState*) {
-  return unsupported(c, "fmi3FreeFMUState", "not supported (canGetAndSetFMUState=\"false\")");
+STRIDE_FMI_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance c, fmi3FMUState* state) {
+  return c ? Component::free_state(state) : fmi3Error;
 }
 STRIDE_FMI_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) {
   return unsupported(c, "fmi3EnterEventMode", "not supported (hasEventMode=\"false\")");

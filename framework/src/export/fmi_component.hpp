@@ -64,7 +64,16 @@ struct Component {
   // The instance from the resources: false (and the reason logged) when it cannot be made.
   bool make(const char* call) {
     return guarded(call, [&] {
-             x = std::make_unique<ExportedInstance>(folder_of_uri(resources), token);
+             // Warnings and errors always, the other messages with debug logging on.
+             x = std::make_unique<ExportedInstance>(
+                 folder_of_uri(resources), token, [this](LogLevel level, const std::string& message) {
+                   if (level >= LogLevel::warning || logging)
+                     log(level >= LogLevel::error,
+                         level >= LogLevel::error     ? "logStatusError"
+                         : level >= LogLevel::warning ? "logStatusWarning"
+                                                      : "logInfo",
+                         message);
+                 });
              start = x->start();
              return OK;
            }) == OK;
@@ -102,6 +111,35 @@ struct Component {
   Status terminate(const char* call) {
     if (!in(call, {Phase::stepping, Phase::failed, Phase::initializing})) return Error;
     phase = Phase::terminated;
+    return OK;
+  }
+  // FMU state: a new ExportedInstance::State in *state (or the one there, reused), put back,
+  // freed.
+  Status get_state(const char* call, void** state) {
+    if (!state) return error(call, "no state pointer");
+    if (!in(call, {Phase::stepping})) return Error;
+    return guarded(call, [&] {
+      auto* s = static_cast<ExportedInstance::State*>(*state);
+      std::unique_ptr<ExportedInstance::State> made;
+      if (!s) made = std::make_unique<ExportedInstance::State>(), s = made.get();
+      x->save(*s);
+      made.release();
+      *state = s;
+      return OK;
+    });
+  }
+  Status set_state(const char* call, const void* state) {
+    if (!state) return error(call, "no state");
+    if (!in(call, {Phase::stepping})) return Error;
+    return guarded(call, [&] {
+      x->restore(*static_cast<const ExportedInstance::State*>(state));
+      return OK;
+    });
+  }
+  static Status free_state(void** state) {
+    if (!state) return Error;
+    delete static_cast<ExportedInstance::State*>(*state);
+    *state = nullptr;
     return OK;
   }
   Status reset(const char* call) {

@@ -8,6 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "graph/graph.hpp"
+#include "input/units.hpp"
+#include "run/run_log.hpp"
 #include "run/simulation.hpp"
 #include "run/stop.hpp"
 #include "stride/host/input/manifest.hpp"
@@ -68,10 +71,13 @@ fs::path folder_of_uri(const std::string& uri) {
   return decoded;
 }
 
-ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token) {
+ExportedInstance::ExportedInstance(const fs::path& resources, const std::string& token, MessageSink log) {
   std::error_code ec;
   if (!fs::is_directory(resources, ec))
     throw std::runtime_error("the resources folder " + resources.string() + " does not exist");
+  // The unit database the FMU carries, where the exporter packed one (before any unit is read).
+  if (fs::exists(resources / "udunits" / "udunits2.xml", ec))
+    set_unit_database((resources / "udunits" / "udunits2.xml").string());
   const json iface = read_json(resources / "stride_export.json");
   if (iface.value("token", std::string()) != token)
     throw std::runtime_error("the token \"" + token + "\" is not this FMU's (" + iface.value("token", std::string()) +
@@ -83,15 +89,13 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
   if (!registry_.refusals().empty())
     throw std::runtime_error("plugin library " + registry_.refusals().front().file.string() +
                              " refused: " + registry_.refusals().front().reason);
-  try {
-    Manifest m = read_manifest(resources / "manifest.json", {});
-    m.plugin_paths.clear();
-    m.external_inputs = true;
-    experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
-  } catch (const ManifestError& e) {
-    throw std::runtime_error(problems_text(e));
-  }
+  manifest_ = resources / "manifest.json";
+  log_ = std::move(log);
+  for (const auto& [vr, b] : bindings_)
+    if (!b.parameter.empty()) parameters_[vr] = b.start;
+  build();
   for (const auto& [vr, b] : bindings_) {
+    if (!b.parameter.empty()) continue;
     const Node* node = nullptr;
     for (const Node& n : experiment_->graph().nodes)
       if (b.port.rfind(n.name + ".", 0) == 0) node = &n;
@@ -108,11 +112,31 @@ ExportedInstance::ExportedInstance(const fs::path& resources, const std::string&
 
 ExportedInstance::~ExportedInstance() = default;
 
+// The experiment from the packed manifest with the parameters set so far.
+void ExportedInstance::build() {
+  std::vector<std::string> overrides;
+  for (const auto& [vr, value] : parameters_) overrides.push_back(bindings_.at(vr).parameter + "=" + json(value).dump());
+  sim_.reset();
+  experiment_.reset();
+  try {
+    Manifest m = read_manifest(manifest_, overrides);
+    m.plugin_paths.clear();
+    m.external_inputs = true;
+    experiment_ = std::make_unique<Experiment>(std::move(m), registry_);
+    if (log_) experiment_->graph().log->forward(log_);
+  } catch (const ManifestError& e) {
+    throw std::runtime_error(problems_text(e));
+  }
+  rebuild_ = false;
+  inputs_changed_ = true;
+}
+
 double ExportedInstance::start() const { return experiment_->manifest().coupling.start; }
 double ExportedInstance::end() const { return experiment_->manifest().coupling.end; }
 double ExportedInstance::time() const { return initialized_ ? sim_->time() : start(); }
 
 void ExportedInstance::initialization_mode_view() {
+  if (rebuild_) build();
   if (sim_ && !inputs_changed_) return;
   sim_.reset();  // plugins start again from the beginning
   sim_ = std::make_unique<Simulation>(*experiment_);
@@ -131,17 +155,28 @@ void ExportedInstance::initialize(double start_time) {
   if (std::abs(start_time - start()) > 1e-12 * std::max(1.0, std::abs(start())))
     throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
                              number_text(start()) + " s");
+  if (rebuild_) build();
   sim_.reset();
   sim_ = std::make_unique<Simulation>(*experiment_);
   for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
   reporting_stop([&] { sim_->initialize(); });
   for (const auto& [vr, b] : bindings_)
-    if (!b.input) (void)sim_->outputs(b.port);  // every output binding names an output
+    if (!b.input && b.parameter.empty()) (void)sim_->outputs(b.port);  // every output binding names an output
   initialized_ = true;
 }
 
 void ExportedInstance::set(std::uint32_t vr, std::span<const double> values) {
   const PortBinding& b = binding(vr);
+  if (!b.parameter.empty()) {
+    if (initialized_)
+      throw std::runtime_error("parameter " + b.port + " (value reference " + std::to_string(vr) +
+                               ") is fixed: it is set before the end of initialization mode");
+    if (values.size() != 1 || !std::isfinite(values[0]))
+      throw std::runtime_error("parameter " + b.port + ": expected one finite number");
+    if (parameters_.at(vr) != values[0]) rebuild_ = true;
+    parameters_[vr] = values[0];
+    return;
+  }
   if (!b.input) throw std::out_of_range("value reference " + std::to_string(vr) + " is the output " + b.port);
   if (values.size() != b.size)
     throw std::runtime_error("value reference " + std::to_string(vr) + " (" + b.port + ") takes " +
@@ -179,6 +214,24 @@ void ExportedInstance::do_step(double t, double h) {
   reporting_stop([&] { sim_->advance_to(target); });
 }
 
+bool ExportedInstance::can_save_state() const { return initialized_ && sim_->can_save(); }
+
+void ExportedInstance::save(State& s) {
+  if (!initialized_) throw std::runtime_error("the state is saved from the end of initialization on");
+  if (!sim_->can_save())
+    throw std::runtime_error("this experiment's state cannot be saved (it needs Jacobi or Gauss-Seidel coupling "
+                             "without iteration or step control, no connection, and subsystems that save their state)");
+  reporting_stop([&] { sim_->save(s.run); });
+  s.inputs = inputs_;
+}
+
+void ExportedInstance::restore(const State& s) {
+  if (!initialized_) throw std::runtime_error("a state is restored from the end of initialization on");
+  if (!sim_->can_save()) throw std::runtime_error("this experiment's state cannot be restored");
+  reporting_stop([&] { sim_->restore(s.run); });
+  inputs_ = s.inputs;
+}
+
 const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
   const auto it = bindings_.find(vr);
   if (it == bindings_.end())
@@ -188,6 +241,7 @@ const PortBinding& ExportedInstance::binding(std::uint32_t vr) const {
 
 double ExportedInstance::get(std::uint32_t vr) {
   const PortBinding& b = binding(vr);
+  if (!b.parameter.empty()) return parameters_.at(vr);
   if (b.input) return inputs_.at(b.port)[b.element];
   if (!initialized_) initialization_mode_view();
   return sim_->outputs(b.port)[b.element];
@@ -195,6 +249,10 @@ double ExportedInstance::get(std::uint32_t vr) {
 
 void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) {
   const PortBinding& b = binding(vr);
+  if (!b.parameter.empty()) {
+    out.push_back(parameters_.at(vr));
+    return;
+  }
   if (!b.input && !initialized_) initialization_mode_view();
   const std::span<const double> y = b.input ? std::span<const double>(inputs_.at(b.port)) : sim_->outputs(b.port);
   out.insert(out.end(), y.begin() + static_cast<std::ptrdiff_t>(b.element),

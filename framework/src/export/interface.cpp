@@ -2,7 +2,10 @@
 #include "export/interface.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "graph/graph.hpp"
@@ -18,6 +21,23 @@ bool unconnected_input(const Node& n, std::size_t port) {
   for (std::size_t k = 0; k < n.inputs.size(); ++k)
     if (n.inputs[k] == port) return n.in_links[k].empty();
   return false;
+}
+
+// An output's min and max: the manifest's divergence bound (/monitor/bounds) of its element (FMI
+// 2) or the one bound all its elements share (FMI 3 arrays).
+void output_bounds(const Node& n, std::size_t port, std::size_t element, ExportedVariable& v) {
+  const std::size_t first = n.output_offset[port] + element, count = v.size;
+  std::optional<double> lo, hi;
+  std::size_t covered = 0;
+  for (const Node::Bound& b : n.bounds) {
+    if (b.element < first || b.element >= first + count) continue;
+    if (covered > 0 && (lo != b.min || hi != b.max)) return;  // elements bounded differently
+    lo = b.min, hi = b.max;
+    ++covered;
+  }
+  if (covered != count) return;
+  if (lo && std::isfinite(*lo)) v.min = lo;
+  if (hi && std::isfinite(*hi)) v.max = hi;
 }
 
 std::vector<ShownPort> shown_ports(const Experiment& ex) {
@@ -53,8 +73,41 @@ std::vector<ShownPort> shown_ports(const Experiment& ex) {
 
 }  // namespace
 
-ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier,
-                                         bool port_names) {
+// The real parameters of plugin subsystems, as FMU parameters.
+void add_parameters(const Experiment& ex, const PluginRegistry& registry, bool port_names, std::uint32_t& vr,
+                    ExperimentInterface& out) {
+  std::set<std::string> taken;
+  for (const auto& v : out.model.variables) taken.insert(v.name);
+  for (const SubsystemConfig& sc : ex.manifest().subsystems) {
+    const LoadedPlugin* lp = sc.fmu.empty() ? registry.find(sc.plugin.plugin) : nullptr;
+    if (!lp) continue;
+    for (const ParamSpec& ps : lp->info().parameters) {
+      if (ps.type != ParamType::real) continue;
+      const json& given = sc.plugin.parameters.is_object() && sc.plugin.parameters.contains(ps.name)
+                              ? sc.plugin.parameters[ps.name]
+                              : ps.default_value;
+      const std::string name = port_names ? ps.name : sc.name + "." + ps.name;
+      if (!given.is_number() || !taken.insert(name).second) continue;  // a value with a unit, a clash
+      ExportedVariable v;
+      v.name = name;
+      v.value_reference = vr++;
+      v.causality = Causality::parameter;
+      v.unit = ps.unit == "1" ? "" : ps.unit;
+      v.start = given.get<double>();
+      v.min = ps.min;
+      v.max = ps.max;
+      v.description = ps.doc;
+      out.model.variables.push_back(v);
+      PortBinding b{v.value_reference, sc.name + "." + ps.name, 0, 1, false};
+      b.parameter = "/subsystems/" + pointer_escape(sc.name) + "/parameters/" + pointer_escape(ps.name);
+      b.start = given.get<double>();
+      out.bindings.push_back(b);
+    }
+  }
+}
+
+ExperimentInterface experiment_interface(const Experiment& ex, const PluginRegistry& registry, int fmi_version,
+                                         const std::string& model_identifier, bool port_names) {
   ExperimentInterface out;
   ExportedModel& m = out.model;
   const Manifest& man = ex.manifest();
@@ -66,6 +119,11 @@ ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, 
   m.start_time = man.coupling.start;
   m.stop_time = man.coupling.end;
   m.step_size = man.coupling.macro_step;
+  // FMU state: what Simulation::can_save() allows once the run is initialized.
+  const CouplingConfig& c = man.coupling;
+  m.can_get_set_state = c.scheme != Scheme::multirate && !c.iteration.enabled && !c.step_control.enabled &&
+                        ex.graph().links.empty();
+  for (const Node& n : ex.graph().nodes) m.can_get_set_state = m.can_get_set_state && n.sub->can_save_state();
   std::uint32_t vr = 1;
   std::map<const Node*, std::vector<std::uint32_t>> node_inputs;  // value references of each node's inputs
   for (const auto& [node, i] : shown_ports(ex)) {
@@ -90,13 +148,15 @@ ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, 
       if (input) {
         v.start = v.size == 1 ? json(start.at(e)) : json(start);
         node_inputs[node].push_back(v.value_reference);
-      } else if (p.feedthrough) {
-        v.dependencies = node_inputs[node];
+      } else {
+        if (p.feedthrough) v.dependencies = node_inputs[node];
+        output_bounds(n, i, e, v);
       }
       m.variables.push_back(v);
       out.bindings.push_back({v.value_reference, port, e, v.size, input});
     }
   }
+  add_parameters(ex, registry, port_names, vr, out);
   return out;
 }
 
@@ -105,7 +165,7 @@ json interface_json(const ExperimentInterface& i) {
   for (const PortBinding& b : i.bindings)
     vars.push_back(
         {{"value_reference", b.value_reference}, {"port", b.port}, {"element", b.element}, {"size", b.size},
-         {"input", b.input}});
+         {"input", b.input}, {"parameter", b.parameter}, {"start", b.start}});
   return {{"format", 1}, {"fmi_version", i.model.fmi_version}, {"token", i.model.token}, {"variables", vars}};
 }
 
@@ -118,7 +178,8 @@ std::vector<PortBinding> bindings_of(const json& j) {
         !v.contains("size"))
       throw std::runtime_error("stride_export.json: a variable without value_reference, port, element and size");
     out.push_back({v["value_reference"].get<std::uint32_t>(), v["port"].get<std::string>(),
-                   v["element"].get<std::size_t>(), v["size"].get<std::size_t>(), v.value("input", false)});
+                   v["element"].get<std::size_t>(), v["size"].get<std::size_t>(), v.value("input", false),
+                   v.value("parameter", std::string()), v.value("start", 0.0)});
   }
   return out;
 }

@@ -16,6 +16,7 @@
 
 #include "export/model_description.hpp"
 #include "stride/host/graph/experiment.hpp"
+#include "stride/host/load/registry.hpp"
 
 namespace stride::host::fmu_export {
 
@@ -26,6 +27,10 @@ struct PortBinding {
   std::size_t element = 0;  // 0-based within the port (FMI 3: the first of the array)
   std::size_t size = 1;     // elements this value reference stands for (FMI 3 arrays)
   bool input = false;       // an input the importer sets; else an output it reads
+  // A real parameter of a subsystem's plugin: its manifest pointer ("/subsystems/c/parameters/k"),
+  // set before initialization; `port` is then "subsystem.parameter".
+  std::string parameter;
+  double start = 0.0;  // parameters: the manifest's value (or the plugin's default)
 };
 
 struct ExperimentInterface {
@@ -38,8 +43,10 @@ struct ExperimentInterface {
 // connection feeds, and /exports for an unconnected input left out of the list.
 // With port_names (one subsystem exported), variables are named after the ports alone, so that
 // the FMU replaces the subsystem in its manifest with the same connections.
-ExperimentInterface experiment_interface(const Experiment& ex, int fmi_version, const std::string& model_identifier,
-                                         bool port_names = false);
+// The real parameters of the subsystems' plugins (found in `registry`; FMU subsystems have none
+// here) are FMU parameters (fixed: set before initialization), unless their name is taken.
+ExperimentInterface experiment_interface(const Experiment& ex, const PluginRegistry& registry, int fmi_version,
+                                         const std::string& model_identifier, bool port_names = false);
 
 // The bindings as resources/stride_export.json holds them (with the token the binary checks
 // fmi2Instantiate's GUID against), and back (throws std::runtime_error naming what is wrong).

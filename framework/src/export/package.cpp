@@ -1,14 +1,15 @@
 // `stride export` of a whole experiment (see stride/host/export/export.hpp).
-#include <zip.h>
-
 #include <boost/dll/runtime_symbol_info.hpp>
+#include <cstdio>
 #include <fstream>
-#include <list>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "export/archive.hpp"
 #include "export/fmi_rules.hpp"
+#include "input/units.hpp"
 #include "export/interface.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/export/export.hpp"
@@ -37,6 +38,34 @@ fs::path fmu_binary(int fmi_version) {
   throw std::runtime_error("the FMU binary " + name + " is in neither " + beside.string() + " nor " + build.string());
 }
 
+// The shared libraries `binary` needs beyond the C library, as the dynamic loader finds them
+// here (ldd): packed beside it, where it looks first (RPATH $ORIGIN), so that the FMU runs where
+// libzip, pugixml, UDUNITS-2 or this libstdc++ are not installed.
+std::vector<fs::path> needed_libraries(const fs::path& binary) {
+  std::string quoted = "'";
+  for (char c : binary.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  FILE* p = popen(("ldd " + quoted + " 2>/dev/null").c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run ldd on " + binary.string());
+  std::vector<fs::path> out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, p)) {
+    const std::string l = line;
+    const auto arrow = l.find(" => /");
+    if (arrow == std::string::npos) continue;
+    const std::string name = l.substr(l.find_first_not_of(" \t"), arrow - l.find_first_not_of(" \t"));
+    const auto end = l.find(" (", arrow);
+    const fs::path file = l.substr(arrow + 4, end == std::string::npos ? std::string::npos : end - arrow - 4);
+    static const char* system[] = {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so",
+                                   "libresolv.so", "libutil.so"};
+    bool c_library = false;
+    for (const char* s : system) c_library = c_library || name.rfind(s, 0) == 0;
+    if (!c_library) out.push_back(file);
+  }
+  if (pclose(p) != 0) throw std::runtime_error("ldd " + binary.string() + " failed");
+  return out;
+}
+
 // The manifest as written, keys in their order (the subsystems' order is the graph's).
 nlohmann::ordered_json manifest_document(const fs::path& manifest) {
   std::ifstream in(manifest);
@@ -44,12 +73,16 @@ nlohmann::ordered_json manifest_document(const fs::path& manifest) {
   nlohmann::ordered_json d = nlohmann::ordered_json::parse(in);
   if (!d.is_object() || !d.contains("subsystems") || !d["subsystems"].is_object())
     throw std::runtime_error(manifest.string() + ": expected a manifest object with \"subsystems\"");
+  return d;
+}
+
+// FMUs are not packed inside an exported FMU.
+void refuse_fmus(const nlohmann::ordered_json& d, const fs::path& manifest) {
   for (const auto& [name, s] : d["subsystems"].items())
     if (s.is_object() && s.contains("fmu"))
       throw std::runtime_error(
           manifest.string() + ": /subsystems/" + name +
           "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
-  return d;
 }
 
 // Subsystem `name` of the manifest `d` alone: its plugin, parameters, integrator or formulation
@@ -90,44 +123,6 @@ nlohmann::ordered_json packed(nlohmann::ordered_json d) {
   return d;
 }
 
-// A zip archive written to `tmp`, renamed onto `out` by finish() (no torn FMU at `out`).
-class Archive {
- public:
-  Archive(fs::path out) : out_(std::move(out)), tmp_(out_.string() + ".part") {
-    fs::remove(tmp_);
-    int err = 0;
-    z_ = zip_open(tmp_.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-    if (!z_) throw std::runtime_error("cannot create " + tmp_.string() + " (libzip error " + std::to_string(err) + ")");
-  }
-  ~Archive() {
-    if (z_) zip_discard(z_);
-    std::error_code ec;
-    fs::remove(tmp_, ec);
-  }
-  void text(const std::string& name, const std::string& content) {
-    texts_.push_back(content);
-    zip_source_t* s = zip_source_buffer(z_, texts_.back().data(), texts_.back().size(), 0);
-    add(name, s);
-  }
-  void file(const std::string& name, const fs::path& f) { add(name, zip_source_file(z_, f.c_str(), 0, -1)); }
-  void finish() {
-    if (zip_close(z_) != 0) throw std::runtime_error("cannot write " + tmp_.string() + ": " + zip_strerror(z_));
-    z_ = nullptr;
-    fs::rename(tmp_, out_);
-  }
-
- private:
-  void add(const std::string& name, zip_source_t* s) {
-    if (!s || zip_file_add(z_, name.c_str(), s, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
-      if (s) zip_source_free(s);
-      throw std::runtime_error("cannot add " + name + " to " + tmp_.string() + ": " + zip_strerror(z_));
-    }
-  }
-  fs::path out_, tmp_;
-  zip_t* z_ = nullptr;
-  std::list<std::string> texts_;  // alive until zip_close reads them
-};
-
 }  // namespace
 
 ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_version,
@@ -143,6 +138,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
     document = subsystem_document(document, manifest, subsystem);
     m = read_manifest_text(document.dump(2), manifest);
   }
+  refuse_fmus(document, manifest);
   m.external_inputs = true;
   PluginRegistry reg;
   const std::unique_ptr<Experiment> ex = build_experiment(reg, std::move(m));
@@ -150,7 +146,7 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   ExportReport report;
   report.model_identifier = identifier_of(subsystem.empty() ? manifest.stem().string() : subsystem);
   fmu_export::ExperimentInterface iface =
-      fmu_export::experiment_interface(*ex, fmi_version, report.model_identifier, !subsystem.empty());
+      fmu_export::experiment_interface(*ex, reg, fmi_version, report.model_identifier, !subsystem.empty());
   if (!subsystem.empty())
     iface.model.description = "the subsystem " + subsystem + " (plugin " + ex->manifest().subsystems.front().plugin.plugin +
                               ") of " + manifest.filename().string() + ", exported by Stride";
@@ -165,7 +161,13 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   Archive a(out);
   a.text("modelDescription.xml", xml);
   const std::string platform = fmi_version == 2 ? "linux64" : "x86_64-linux";
-  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", fmu_binary(fmi_version));
+  const fs::path binary = fmu_binary(fmi_version);
+  a.file("binaries/" + platform + "/" + report.model_identifier + ".so", binary);
+  // The unit database the host inside reads (set_unit_database), with the files it includes.
+  const fs::path units = unit_database_file();
+  if (!units.empty())
+    for (const auto& f : fs::directory_iterator(units.parent_path()))
+      if (f.path().extension() == ".xml") a.file("resources/udunits/" + f.path().filename().string(), f.path());
   a.text("resources/manifest.json", packed_document.dump(2) + "\n");
   a.text("resources/stride_export.json", fmu_export::interface_json(iface).dump(2) + "\n");
   std::set<fs::path> files;
@@ -175,9 +177,17 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
     files.insert(p->file);
   }
   for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
+  // The libraries of the binary and of the plugins (which the binary loads, so that its RPATH
+  // applies to theirs too), once each.
+  std::map<std::string, fs::path> libraries;
+  files.insert(binary);
+  for (const fs::path& f : files)
+    for (const fs::path& lib : needed_libraries(f)) libraries.emplace(lib.filename().string(), lib);
+  for (const auto& [name, lib] : libraries) a.file("binaries/" + platform + "/" + name, lib);
   a.finish();
-  for (const fmu_export::PortBinding& b : iface.bindings) ++(b.input ? report.inputs : report.outputs);
-  report.plugins = files.size();
+  for (const fmu_export::PortBinding& b : iface.bindings)
+    ++(!b.parameter.empty() ? report.parameters : b.input ? report.inputs : report.outputs);
+  report.plugins = files.size() - 1;
   return report;
 }
 

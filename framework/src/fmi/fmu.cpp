@@ -148,11 +148,11 @@ std::vector<PortSpec> FmuPlugin::ports(const json& parameters, const std::vector
 }
 
 std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
-  return create(p, fmu_->md.model_name, nullptr);
+  return create(p, fmu_->md.model_name, nullptr, {}, fmu_->md.experiment.start.value_or(0.0));
 }
 
 std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name, std::shared_ptr<Integrator> integrator,
-                                             const std::vector<std::string>& observed) const {
+                                             const std::vector<std::string>& observed, double t0) const {
   const auto& md = fmu_->md;
   const bool model_exchange = integrator || !md.has_cs;
   if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
@@ -164,7 +164,7 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
                                          "\" already has its instance: the subsystems of a run share one process, so only one "
                                          "of them can use this FMU");
   // Every instantiation: a binary may crash on the second one only.
-  probe_instantiation(fmu_, model_exchange);
+  probe_instantiation(fmu_, model_exchange, p, name, t0);
   return make_subsystem(fmu_, ports(p.values(), observed), p, name, std::move(integrator), model_exchange);
 }
 

@@ -46,10 +46,11 @@ class FmuPlugin final : public Plugin {
   // and the `observed` variables (locals, states, derivatives, parameters, FMI 3 aliases, by
   // name) as outputs after the FMU's own.
   std::vector<PortSpec> ports(const json& parameters = json::object(), const std::vector<std::string>& observed = {}) const;
-  // The interface chosen for a subsystem: model exchange when an integrator is named.
+  // The interface chosen for a subsystem: model exchange when an integrator is named. Its
+  // instantiation and initialization at t0 are probed first (probe.hpp).
   // Throws std::invalid_argument when the FMU does not provide it.
   std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name, std::shared_ptr<Integrator> integrator,
-                                    const std::vector<std::string>& observed = {}) const;
+                                    const std::vector<std::string>& observed, double t0) const;
   std::shared_ptr<boost::dll::shared_library> library(bool model_exchange) const;
   // The value of an input port while nothing feeds it: the manifest's value for it among the
   // parameters, else the FMU's start value, else 0 (Booleans as 0 or 1).

@@ -109,7 +109,7 @@ void Interface::observe(const ModelDescription& md, const Shape& shape, const st
   std::size_t offset = out.empty() ? 0 : out.back().offset + out.back().size;
   for (const std::string& name : names) {
     const Variable* v = md.find(name);
-    if (!v || !is_numeric(v->type) || v->causality == "input" || v->causality == "output") continue;
+    if (!v || !observable(*v)) continue;
     const std::size_t i = std::size_t(v - md.variables.data());
     if (shape.size[i] == 0) continue;
     Io io = io_of(*v, shape.size[i]);
@@ -194,8 +194,10 @@ void Instance::set_parameters(bool structural, double t) {
     if ((v.causality == "structuralParameter") != structural || !(v.is_parameter() || v.has_settable_start())) continue;
     auto it = given.find(v.name);
     if (it == given.end() || *it == v.start) continue;  // the FMU starts from its own start values
+    setting_ = v.name;
     set_value(v, shape_.size[i], *it, t);
   }
+  setting_.clear();
 }
 
 std::string fmt_time(double t) {

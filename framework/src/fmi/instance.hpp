@@ -56,6 +56,12 @@ struct Io {
 };
 Io io_of(const Variable& v, std::size_t size);
 
+// A variable a record or connection can read like an output beside the outputs: numeric, no
+// input or output (those are ports already).
+inline bool observable(const Variable& v) {
+  return is_numeric(v.type) && v.causality != "input" && v.causality != "output";
+}
+
 // The FMU's ports for one subsystem's shape: numeric inputs and outputs of at least one element,
 // in the order of the model description.
 struct Interface {
@@ -169,6 +175,8 @@ class Instance {
   void observe(const std::vector<PortSpec>& ports);
   LogSink& log() { return log_; }
   const LogSink& log() const { return log_; }
+  // The parameter or start value being set when start() threw, "" when none was.
+  const std::string& setting() const { return setting_; }
 
  protected:
   Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name);
@@ -187,6 +195,7 @@ class Instance {
   std::vector<std::uint64_t> bytes_ = std::vector<std::uint64_t>(io_.scratch_size);
   Params params_;
   LogSink log_;
+  std::string setting_;
   bool started_ = false, fatal_ = false, may_restore_ = false;
   std::shared_ptr<const StateRelease> release_state_;
 };

@@ -18,7 +18,9 @@
 //   add_bounds                the monitors' output bounds
 //   order_subsystems          the Gauss–Seidel order: those listed first, then the others
 //   describe_bond_delays      the communication delay of each paired bond's paths
-//   add_record_columns        the columns of results.csv
+//   add_record_columns        the columns of results.csv (patterns expanded; an FMU's
+//                             variables the record names were made ports when it was created);
+//                             event rows only with one recorded subsystem
 // A phase skips what an earlier one could not build (a connection to a subsystem whose plugin
 // failed is not reported again).
 //
@@ -30,7 +32,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -39,6 +43,7 @@ namespace stride::host {
 
 namespace fmi {
 class FmuPlugin;
+struct ModelDescription;
 }
 
 class GraphBuilder {
@@ -111,6 +116,9 @@ class GraphBuilder {
   void warn_unpaired(const std::vector<std::vector<char>>& paired);
   std::string path_delay(const Node* from, const std::vector<const Node*>& via, const Node* to) const;
   void add_port_columns(Node& n, std::size_t port);
+  void add_named_columns();
+  std::vector<std::string> recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md);
+  void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
   const Manifest& manifest_;
   const PluginRegistry& reg_;
@@ -119,6 +127,9 @@ class GraphBuilder {
   std::vector<Diagnostic> diags_;
   std::map<std::string, Node*> by_name_;
   std::vector<std::string> sub_names_;         // every subsystem the manifest names, built or not
+  // Per FMU subsystem: the variables a record may name beside its outputs (for messages).
+  std::map<std::string, std::vector<std::string>> fmu_variables_;
+  std::set<std::pair<const Node*, std::size_t>> recorded_;  // (node, port) with columns already
   std::vector<std::vector<Bond>> bond_ports_;  // per node: each bonded input port, whole width
 };
 

@@ -56,6 +56,27 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   return best;
 }
 
+bool is_pattern(const std::string& s) { return s.find_first_of("*?") != std::string::npos; }
+
+// Greedy with one backtrack point (the last "*"): O(|pattern| * |text|) at worst, so a
+// hostile pattern like "*a*a*a*b" cannot take exponential time.
+bool pattern_match(const std::string& pattern, const std::string& text) {
+  std::size_t p = 0, t = 0, star = std::string::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && pattern[p] == text[t]))) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++, resume = t;
+    } else if (star != std::string::npos) {
+      p = star + 1, t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 std::string number_text(double x) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, x);

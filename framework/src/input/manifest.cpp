@@ -165,9 +165,11 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
-    // A plugin's or FMU's "parameters" object is created for its first value.
-    if (!jp.empty() && !parent.empty() && parent.back() == "parameters" && !doc.contains(parent) &&
-        doc.contains(parent.parent_pointer()) && doc[parent.parent_pointer()].is_object())
+    // A plugin's or FMU's "parameters" object, and the optional "record" section (`stride run
+    // model.fmu --set /record/event_rows=true`), are created for their first value.
+    const bool section = parent.to_string() == "/record" || (!parent.empty() && parent.back() == "parameters");
+    if (!jp.empty() && section && !doc.contains(parent) && doc.contains(parent.parent_pointer()) &&
+        doc[parent.parent_pointer()].is_object())
       doc[parent] = json::object();
     if (!jp.empty() && !doc.contains(parent)) {
       chk.error(ptr, "--set: the parent " + parent.to_string() + " does not exist in the manifest");
@@ -420,6 +422,26 @@ void read_subsystems(Checker& chk, const json& d, const std::string& text, const
       m.subsystems.push_back(std::move(*sc));
 }
 
+// A connection's "transformation" {"factor", "offset"} and "unit_conversion".
+void read_transformation(Checker& chk, const json& c, const std::string& p, ConnectionConfig& out) {
+  if (c.contains("unit_conversion")) {
+    if (!c["unit_conversion"].is_boolean())
+      chk.error(p + "/unit_conversion", "expected true or false (false: values pass in no unit), found " +
+                                            type_name(c["unit_conversion"]));
+    else out.unit_conversion = c["unit_conversion"].get<bool>();
+  }
+  if (!c.contains("transformation")) return;
+  const json& t = c["transformation"];
+  const std::string tp = p + "/transformation";
+  if (!chk.object(t, tp, {"factor", "offset"}, {})) return;
+  for (const char* key : {"factor", "offset"}) {
+    if (!t.contains(key)) continue;
+    if (!t[key].is_number() || !std::isfinite(t[key].get<double>()))
+      chk.error(tp + "/" + key, std::string("expected a finite number, found ") + type_name(t[key]));
+    else (std::string(key) == "factor" ? out.factor : out.offset) = t[key].get<double>();
+  }
+}
+
 void read_connections(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("connections")) return;
   const json& cs = d["connections"];
@@ -429,7 +451,9 @@ void read_connections(Checker& chk, const json& d, Manifest& m) {
   }
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const std::string p = "/connections/" + std::to_string(i);
-    if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description"}, {"from", "to"})) continue;
+    if (!chk.object(cs[i], p, {"from", "to", "extrapolator", "description", "transformation", "unit_conversion"},
+                    {"from", "to"}))
+      continue;
     ConnectionConfig c;
     c.pointer = p;
     auto from = chk.string(cs[i], p, "from");
@@ -443,6 +467,7 @@ void read_connections(Checker& chk, const json& d, Manifest& m) {
     c.from_text = from.value_or("");
     c.to_text = to.value_or("");
     c.extrapolator = chk.plugin_ref(cs[i], p, "extrapolator").value_or(PluginRef{"zoh", json::object(), p});
+    read_transformation(chk, cs[i], p, c);
     m.connections.push_back(std::move(c));
   }
 }
@@ -495,8 +520,16 @@ void read_coupling(Checker& chk, const json& d, Manifest& m) {
 void read_record(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("record")) return;
   const json& r = d["record"];
-  if (!chk.object(r, "/record", {"interval", "variables"}, {})) return;
+  if (!chk.object(r, "/record", {"interval", "variables", "event_rows"}, {})) return;
   m.record.interval = chk.quantity(r, "/record", "interval", "a positive interval in s", "s", true, 0.0).value_or(0.0);
+  if (r.contains("event_rows")) {
+    if (!r["event_rows"].is_boolean()) chk.error("/record/event_rows", "expected true or false, found " + type_name(r["event_rows"]));
+    else m.record.event_rows = r["event_rows"].get<bool>();
+    if (m.record.event_rows && (m.coupling.iteration.enabled || m.coupling.step_control.enabled))
+      chk.error("/record/event_rows", std::string("event rows cannot be taken back when a macro step is repeated: remove ") +
+                                          (m.coupling.iteration.enabled ? "/coupling/iteration" : "/coupling/step_control") +
+                                          " or event_rows");
+  }
   if (!r.contains("variables")) return;
   const json& vars = r["variables"];
   if (!vars.is_array()) {

@@ -186,6 +186,13 @@ bool is_temperature(Database& db, const ut_unit* unit) {
 
 void set_unit_database(const std::string& xml) { database_path() = xml; }
 
+std::string unit_database_file() {
+  if (!database_path().empty()) return database_path();
+  ut_status status = UT_SUCCESS;
+  const char* path = ut_get_path_xml(nullptr, &status);
+  return path ? path : "";
+}
+
 std::string unit_problem(const std::string& unit) {
   if (is_dimensionless(trimmed(unit))) return "";  // needs no database
   Database& db = database();

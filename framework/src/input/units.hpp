@@ -22,6 +22,9 @@ struct UnitConversion {
 // The database to read instead of UDUNITS-2's default (a host inside an exported FMU reads the
 // copy the FMU carries). Call before the first unit is read; later calls change nothing.
 void set_unit_database(const std::string& xml);
+// The database file read (or to be read): the one named, else UDUNITS-2's default; "" when
+// there is none.
+std::string unit_database_file();
 
 // "" when `unit` is a unit Stride understands: UDUNITS-2 syntax and names ("kN", "kg*m/s^2",
 // "m^3/s", "N.m", "degC", "rpm", "deg"), or dimensionless written "", "1" or "-" (known without

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "run/master.hpp"
 #include "run/row_file.hpp"
@@ -29,6 +31,12 @@ class CouplingScheme {
   virtual void advance(double target) = 0;
   // The scheme's entries of summary.json ("iteration", "step_control"); none by default.
   virtual void summarize(json& /*summary*/) const {}
+  // Where the scheme stands between calls to advance() (communication time, macro steps on
+  // the grid taken), so that a saved run can be put back there; nullopt (and resume() false)
+  // for a scheme that keeps more than that.
+  using Position = std::pair<double, long>;
+  virtual std::optional<Position> position() const { return std::nullopt; }
+  virtual bool resume(const Position& /*p*/) { return false; }
 };
 
 // The scheme the manifest's /coupling names: multirate; else iterative when /coupling/

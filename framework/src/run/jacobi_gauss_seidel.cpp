@@ -38,6 +38,12 @@ class JacobiGaussSeidel final : public CouplingScheme {
       m_.reached(T_);
     }
   }
+  std::optional<Position> position() const override { return Position{T_, k_}; }
+  bool resume(const Position& p) override {
+    T_ = p.first;
+    k_ = p.second;
+    return true;
+  }
 
  private:
   Master& m_;

@@ -8,8 +8,9 @@
 namespace stride::host {
 
 Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
-                   std::size_t capacity, RunBeacon* beacon)
-    : t0_(t0), dt_(interval), end_(end), ncols_(g.columns.size()), beacon_(beacon), file_(csv, header(g)) {
+                   std::size_t capacity, RunBeacon* beacon, bool event_rows)
+    : t0_(t0), dt_(interval), end_(end), event_rows_(event_rows), ncols_(g.columns.size()), beacon_(beacon),
+      file_(csv, header(g)) {
   for (const Node& n : g.nodes)
     if (!n.record_cols.empty()) ++recording_nodes_;
   rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
@@ -20,10 +21,15 @@ Recorder::~Recorder() { g_pending_rows.fd = -1; }
 void Recorder::passed(NodeState& n) {
   if (!records(n)) return;
   const Node& d = *n.node;
+  bool event_row = event_rows_ && n.event_at_end && !(n.t > end_ + 1e-9 * dt_);  // the row before it is due
   for (;;) {
     const std::size_t k = n.next_record;
     const double tk = time_of(k);
     if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
+    if (event_row && tk >= n.t - 1e-9 * dt_) {  // the grid's row at the event is the row after it
+      put_event_row(n, n.y_before_event);
+      event_row = false;
+    }
     if (k >= formatted_ + rows_.size()) grow();
     Row& r = rows_[k % rows_.size()];
     // Linear between the step's start and its end; a step that ended at an event ends, for the
@@ -40,7 +46,20 @@ void Recorder::passed(NodeState& n) {
     ++n.next_record;
     format_complete_rows();
   }
+  if (event_row) {
+    put_event_row(n, n.y_before_event);
+    put_event_row(n, n.y);
+  }
   wake_for(n, n.next_record);
+}
+
+// Every earlier row is written already (one recording subsystem, nothing held).
+void Recorder::put_event_row(const NodeState& n, const std::vector<double>& y) {
+  const Node& d = *n.node;
+  std::vector<double>& values = rows_[formatted_ % rows_.size()].values;  // the next grid row's, refilled later
+  for (std::size_t i = 0; i < d.record_cols.size(); ++i) values[d.record_cols[i]] = y[d.record_elem[i]];
+  put_row(n.t, values);
+  if (file_.due()) commit();
 }
 
 void Recorder::accepted(double t) {
@@ -63,23 +82,27 @@ std::string Recorder::header(const Graph& g) {
 void Recorder::format_complete_rows() {
   const std::size_t need = std::max<std::size_t>(recording_nodes_, 1);
   bool wrote = false;
-  std::string& buffer = file_.buffer();
   while (rows_[formatted_ % rows_.size()].filled >= need && time_of(formatted_) <= accepted_ + 1e-9 * dt_) {
     Row& r = rows_[formatted_ % rows_.size()];
-    g_pending_rows.busy = 1;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    put_number(buffer, time_of(formatted_));
-    for (double v : r.values) {
-      buffer += ',';
-      put_number(buffer, v);
-    }
-    buffer += '\n';
-    expose();
+    put_row(time_of(formatted_), r.values);
     r.filled = 0;
     ++formatted_;
     wrote = true;
   }
   if (wrote && file_.due()) commit();
+}
+
+void Recorder::put_row(double t, const std::vector<double>& values) {
+  std::string& buffer = file_.buffer();
+  g_pending_rows.busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  put_number(buffer, t);
+  for (double v : values) {
+    buffer += ',';
+    put_number(buffer, v);
+  }
+  buffer += '\n';
+  expose();
 }
 
 // The buffer as the SIGUSR1 handler may write it (whole rows only).

@@ -9,6 +9,12 @@
 // (hold_after/accept), and a repeated macro step takes back what its subsystems filled
 // (rewind).
 //
+// Event rows (record/event_rows; one recording subsystem, no repeated macro steps, so every
+// row is written as soon as its subsystem fills it): a step that ends at an event (EventOutputs)
+// adds, at the event's time, a row with the values just before it and one with those after;
+// where a row of the grid falls on the event's time, it is the row after and only the row
+// before is added ahead of it.
+//
 // An observer of the loop's steps (run/observer.hpp): a subsystem's step is seen when it
 // passes the time of the next row it fills. One thread. The row ring has room for `capacity`
 // rows (what the longest step spans) and only grows (allocating) when a step spans more.
@@ -30,7 +36,7 @@ class Recorder final : public Observer {
  public:
   // Creates results.csv with its header. Throws Stop.
   Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
-           std::size_t capacity, RunBeacon* beacon);
+           std::size_t capacity, RunBeacon* beacon, bool event_rows = false);
   ~Recorder() override;
   unsigned events() const override { return steps; }
   double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
@@ -55,15 +61,19 @@ class Recorder final : public Observer {
   bool records(const NodeState& n) const { return !n.node->record_cols.empty() || recording_nodes_ == 0; }
   // n wakes the recorder when its time reaches that of row k; the exact test is passed()'s
   // (tk <= t + 1e-9 dt), this one is a little earlier so that it never misses a row.
+  // With event rows, after every step (an event may end any of them).
   void wake_for(NodeState& n, std::size_t k) const {
     const double tk = time_of(k);
-    if (!(tk > end_ + 1e-9 * dt_)) n.observe_at = std::min(n.observe_at, tk - 2e-9 * dt_);
+    if (!(tk > end_ + 1e-9 * dt_)) n.observe_at = std::min(n.observe_at, event_rows_ ? n.t : tk - 2e-9 * dt_);
   }
   void format_complete_rows();
+  void put_row(double t, const std::vector<double>& values);
+  void put_event_row(const NodeState& n, const std::vector<double>& y);
   void expose();
   void commit();
   void grow();
   double t0_, dt_, end_;
+  bool event_rows_;
   std::size_t ncols_;
   RunBeacon* beacon_;
   RowFile file_;

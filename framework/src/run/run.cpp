@@ -150,7 +150,8 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   std::optional<Simulation> sim;
   try {
     sim.emplace(ex, Simulation::Options{opt.stop, beacon, true});
-    rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, row_capacity(m, g, interval), beacon);
+    rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, row_capacity(m, g, interval), beacon,
+                m.record.event_rows);
     sim->observe(*rec);
     if (prog.enabled()) sim->observe(prog);
     if (m.coupling.iteration.enabled)

@@ -204,7 +204,17 @@ bool RunLog::append_to_file(const std::string& line, bool closing) {
   return true;
 }
 
+void RunLog::forward(std::function<void(LogLevel, const std::string&)> f) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  forward_ = std::move(f);
+  pending_.clear();
+}
+
 bool RunLog::emit(LogLevel level, const std::string& text, bool closing) {
+  if (forward_) {
+    forward_(level, text);
+    return true;
+  }
   const std::string line = text + "\n";
   if (level >= config_.stderr_level) write_stderr(line, closing);
   return append_to_file(line, closing);

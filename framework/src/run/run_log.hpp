@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,9 @@ class RunLog {
   // `*time`, when not null, is read for the time of each message (the node's clock follows the
   // run attached: NodeInputs::clock()). The sink lives as long as the RunLog.
   Logger& sink(std::string source, std::string group, const double* const* time);
+  // From now on every line goes to `f` instead of stderr and log.txt (an exported FMU: the
+  // importer's logger). `f` is called under the log's lock and must not log here.
+  void forward(std::function<void(LogLevel, const std::string&)> f);
   // From now on lines go to `file` too (created or emptied), those written before first.
   // "" or what went wrong.
   std::string open(const std::filesystem::path& file);
@@ -93,6 +97,7 @@ class RunLog {
   std::map<std::string, Counts> counts_;
   std::size_t texts_ = 0;  // over every sink
   std::string pending_;    // lines before open()
+  std::function<void(LogLevel, const std::string&)> forward_;
   int fd_ = -1;
   bool opened_ = false;
   std::string error_;

@@ -84,6 +84,42 @@ void Simulation::set_input(const std::string& subsystem_port, std::span<const do
   throw std::invalid_argument("no input \"" + subsystem_port + "\" (expected \"subsystem.port\")");
 }
 
+bool Simulation::can_save() const {
+  if (!scheme_ || stopped_ || !scheme_->position() || !state_.links.empty()) return false;
+  for (const NodeState& n : state_.nodes)
+    if (!n.sub->can_save_state()) return false;
+  return true;
+}
+
+void Simulation::save(Saved& s) {
+  if (!can_save()) throw std::logic_error("this run's state cannot be saved");
+  s.position = *scheme_->position();
+  s.nodes.resize(state_.nodes.size());
+  s.inputs.resize(state_.nodes.size());
+  s.renewed.resize(state_.nodes.size());
+  for (NodeState& n : state_.nodes) {
+    const auto i = static_cast<std::size_t>(n.index);
+    master_.save(n, s.nodes[i]);
+    s.inputs[i] = n.input_value;
+    s.renewed[i] = n.inputs_renewed;
+  }
+}
+
+void Simulation::restore(const Saved& s) {
+  if (!can_save() || s.nodes.size() != state_.nodes.size())
+    throw std::logic_error("this run's state cannot be restored");
+  for (NodeState& n : state_.nodes) {
+    const auto i = static_cast<std::size_t>(n.index);
+    master_.restore(n, s.nodes[i]);
+    for (std::size_t k = 0; k < n.input_value.size(); ++k) {
+      std::copy(s.inputs[i][k].begin(), s.inputs[i][k].end(), n.input_value[k].begin());
+      n.known[k] = NodeInputs::Known{};
+    }
+    n.inputs_renewed = s.renewed[i];
+  }
+  scheme_->resume(s.position);
+}
+
 std::span<const double> Simulation::outputs(const std::string& subsystem_port) const {
   const auto dot = subsystem_port.find('.');
   for (const NodeState& n : state_.nodes) {

@@ -28,6 +28,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "run/coupling.hpp"
 
@@ -65,6 +66,21 @@ class Simulation {
   // (input_discontinuity), and outputs() reads its outputs again. Throws std::invalid_argument
   // for an unknown or connected input or a wrong number of values; allocates nothing.
   void set_input(const std::string& subsystem_port, std::span<const double> values);
+  // A run's state between advance_to()s, for an exported FMU's get/set FMU state: every
+  // subsystem's snapshot (Master::save), the inputs set from outside and where the scheme
+  // stands. Only for runs can_save() allows: Jacobi or Gauss–Seidel without iteration or step
+  // control, no connection (an extrapolator keeps a history it cannot save) and every
+  // subsystem able to save its state. save() may allocate (the plugins' snapshots); restore()
+  // puts everything back as it was at save(). Both throw std::logic_error when not allowed.
+  struct Saved {
+    CouplingScheme::Position position;
+    std::vector<Master::Snapshot> nodes;
+    std::vector<std::vector<std::vector<double>>> inputs;
+    std::vector<char> renewed;
+  };
+  bool can_save() const;
+  void save(Saved& s);
+  void restore(const Saved& s);
   // The time every subsystem has reached.
   double time() const { return master_.time_reached(); }
   // Output port "subsystem.port" at time(), in its unit. The span stays valid until the

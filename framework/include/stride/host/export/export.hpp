@@ -30,9 +30,29 @@ namespace stride::host {
 
 struct ExportReport {
   std::string model_identifier;
-  std::size_t inputs = 0, outputs = 0;  // variables (FMI 2: scalars)
+  std::size_t inputs = 0, outputs = 0, parameters = 0;  // variables (FMI 2: scalars)
   std::size_t plugins = 0;
 };
+
+// `stride export --ssp`: a manifest (or an SSP system) as an SSP 1.0 package that read_ssp()
+// reads back as the same manifest:
+//   SystemStructure.ssd   one component per subsystem: an FMU (its file under resources/, its
+//                         variables as connectors, its scalar parameters as an inline parameter
+//                         set) or a Stride plugin (type application/x-stride-plugin, its ports
+//                         as connectors); steps, integrators, formulations and other values in
+//                         Stride's annotation (org.stride.manifest); connections with their
+//                         transformation and unit conversion; the coupling, recording and
+//                         monitors in the system's annotation, the macro step also as
+//                         OMSimulator's fixed-step master; the units used; start and stop time
+//   resources/*.fmu       the FMUs
+// With `fmi` 2 or 3, every plugin subsystem is first exported alone as an FMU of that version
+// (export_fmu with its name), so that every component is an FMU and the system opens in any SSP
+// importer. Throws ManifestError (the manifest, or a connection of port elements, which SSP 1.0
+// cannot express) or std::runtime_error, leaving no file at `out`.
+struct SspReport {
+  std::size_t components = 0, connections = 0, parameters = 0, fmus = 0;
+};
+SspReport export_ssp(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi = 0);
 
 ExportReport export_fmu(const std::filesystem::path& manifest, const std::filesystem::path& out, int fmi_version = 2,
                         const std::string& subsystem = {});

@@ -60,6 +60,11 @@ std::string type_name(const json& v);
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
+// Names chosen by pattern (record/variables): "*" stands for any run of characters, "?" for
+// one; every other character, "[" and "]" too (FMI 2 names like "x[1]"), stands for itself.
+bool is_pattern(const std::string& s);
+bool pattern_match(const std::string& pattern, const std::string& text);
+
 // A manifest value written with a unit and the number it became: at `pointer`, `written`
 // ("100 ms") is `value` in `unit` (0.1 s). `validate` lists them.
 struct ConvertedValue {

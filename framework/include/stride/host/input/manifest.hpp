@@ -47,6 +47,11 @@ struct ConnectionConfig {
   std::string from_text, to_text;  // as written
   PluginRef extrapolator;
   std::string pointer;
+  // "transformation": {"factor": f, "offset": o}: the destination takes f x + o of the source's
+  // value x (in the source's unit; then converted to the destination's unit), as an SSP
+  // connection's LinearTransformation. "unit_conversion": false passes values in no unit.
+  double factor = 1.0, offset = 0.0;
+  bool unit_conversion = true;
 };
 
 enum class Scheme { jacobi, gauss_seidel, multirate };
@@ -102,6 +107,9 @@ struct CouplingConfig {
 struct RecordConfig {
   double interval = 0.0;               // 0: every macro step
   std::vector<std::string> variables;  // "sub.port"; empty: every output
+  // At each event a step ends at, a row with the values just before it and one with those after,
+  // at its time, as fmusim and FMPy write them (one recorded subsystem, no repeated macro steps).
+  bool event_rows = false;
 };
 
 // Divergence monitors: declared bounds of outputs and a limit on the energy residual of any
