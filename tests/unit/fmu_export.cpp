@@ -1,6 +1,7 @@
 // `stride export` (stride/host/export/export.hpp): the two-mass test (manifests/two_mass.json,
 // 10 s) and the crane with ZOH and with RIM coupling packed as FMI 2.0 and 3.0 co-simulation FMUs,
-// and each subsystem of the shipped cranes and of the two-mass test exported alone
+// fmu_two_mass.json with its FMU packed inside, and each subsystem of the shipped cranes and of
+// the two-mass test exported alone
 // (`--subsystem`) and put back into its manifest in place of the native one.
 //  1. Round trip: the FMU imported back into Stride as one subsystem stepped at the experiment's
 //     macro step gives, at every communication point, the outputs of the experiment run alone,
@@ -198,6 +199,13 @@ TEST_CASE("an exported experiment imported back reproduces the experiment bit fo
     compared = equal = 0;
     round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "crane1_rim.json", fmi, 0.01, 1.0,
                {"crane.s", "crane.s_dot", "cylinder.p1", "cylinder.p2"}, compared, equal);
+    CHECK(compared == 400);
+    CHECK(equal == compared);
+    // An experiment with an FMU subsystem (the oscillator as model exchange, with its
+    // integrator): the FMU packed inside the exported one.
+    compared = equal = 0;
+    round_trip(fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json", fmi, 0.1, 10.0,
+               {"fast.x", "fast.v", "slow.x", "slow.v"}, compared, equal);
     CHECK(compared == 400);
     CHECK(equal == compared);
   }
@@ -656,11 +664,12 @@ TEST_CASE("\"exports\" chooses the ports of an exported experiment") {
 
 TEST_CASE("what cannot be exported is refused with the reason and leaves no file") {
   const fs::path out = stride_test::scratch() / "refused.fmu";
-  const auto r = stride_test::run_command(
-      stride_cmd("export '" + (fs::path(STRIDE_SOURCE_DIR) / "manifests" / "fmu_two_mass.json").string() + "' -o '" +
-                 out.string() + "'"));
+  fs::create_directories(stride_test::scratch());
+  const fs::path ssd = stride_test::scratch() / "system.ssd";
+  std::ofstream(ssd) << "<x/>";
+  const auto r = stride_test::run_command(stride_cmd("export '" + ssd.string() + "' -o '" + out.string() + "'"));
   CHECK(r.exit_code == 2);
-  CHECK(contains(r.output, "/subsystems/slow/fmu"));
+  CHECK(contains(r.output, "only a JSON manifest can be exported"));
   CHECK_FALSE(fs::exists(out));
   const auto bad = stride_test::run_command(stride_cmd("export /no/such/manifest.json -o '" + out.string() + "'"));
   CHECK(bad.exit_code == 2);

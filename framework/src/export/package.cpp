@@ -76,13 +76,17 @@ nlohmann::ordered_json manifest_document(const fs::path& manifest) {
   return d;
 }
 
-// FMUs are not packed inside an exported FMU.
-void refuse_fmus(const nlohmann::ordered_json& d, const fs::path& manifest) {
-  for (const auto& [name, s] : d["subsystems"].items())
-    if (s.is_object() && s.contains("fmu"))
-      throw std::runtime_error(
-          manifest.string() + ": /subsystems/" + name +
-          "/fmu: subsystems that are FMUs are not packed into an exported FMU (not supported yet)");
+// The FMU subsystems' files, packed as resources/fmus/<subsystem>.fmu and named so in the
+// packed manifest (relative to it: the FMU inside unpacks them where its resources are).
+std::map<std::string, fs::path> nested_fmus(const Manifest& m, nlohmann::ordered_json& packed_document) {
+  std::map<std::string, fs::path> out;
+  for (const SubsystemConfig& sc : m.subsystems) {
+    if (sc.fmu.empty()) continue;
+    const std::string name = "fmus/" + sc.name + ".fmu";
+    packed_document["subsystems"][sc.name]["fmu"] = name;
+    out["resources/" + name] = sc.fmu;
+  }
+  return out;
 }
 
 // Subsystem `name` of the manifest `d` alone: its plugin, parameters, integrator or formulation
@@ -138,18 +142,18 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
     document = subsystem_document(document, manifest, subsystem);
     m = read_manifest_text(document.dump(2), manifest);
   }
-  refuse_fmus(document, manifest);
   m.external_inputs = true;
   PluginRegistry reg;
   const std::unique_ptr<Experiment> ex = build_experiment(reg, std::move(m));
-  const nlohmann::ordered_json packed_document = packed(document);
+  nlohmann::ordered_json packed_document = packed(document);
+  const std::map<std::string, fs::path> fmus = nested_fmus(ex->manifest(), packed_document);
   ExportReport report;
   report.model_identifier = identifier_of(subsystem.empty() ? manifest.stem().string() : subsystem);
   fmu_export::ExperimentInterface iface =
       fmu_export::experiment_interface(*ex, reg, fmi_version, report.model_identifier, !subsystem.empty());
   if (!subsystem.empty())
-    iface.model.description = "the subsystem " + subsystem + " (plugin " + ex->manifest().subsystems.front().plugin.plugin +
-                              ") of " + manifest.filename().string() + ", exported by Stride";
+    iface.model.description = "the subsystem " + subsystem + " of " + manifest.filename().string() +
+                              ", exported by Stride";
   iface.model.token = fmu_export::content_token(packed_document.dump() + fmu_export::interface_json(iface).dump());
   const std::string xml = fmu_export::model_description_xml(iface.model);
   const auto problems = fmu_export::model_description_problems(xml);
@@ -172,10 +176,12 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   a.text("resources/stride_export.json", fmu_export::interface_json(iface).dump(2) + "\n");
   std::set<fs::path> files;
   for (const std::string& name : plugin_names(ex->manifest())) {
+    if (name.empty()) continue;  // an FMU subsystem
     const LoadedPlugin* p = reg.find(name);
     if (!p || p->fmu) throw std::runtime_error("plugin \"" + name + "\" has no library to pack");
     files.insert(p->file);
   }
+  for (const auto& [name, file] : fmus) a.file(name, file);
   for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
   // The libraries of the binary and of the plugins (which the binary loads, so that its RPATH
   // applies to theirs too), once each.

@@ -6,7 +6,7 @@
 //       integrator or formulation, step; the variables, coupling times and its monitors), so
 //       that every input port of it is an input of the FMU
 //     read and build the experiment (every check of `validate`; an input no connection feeds is
-//     an input of the FMU), refusing what cannot be packed (FMU subsystems, an SSP system)
+//     an input of the FMU), refusing an SSP system (a JSON manifest only)
 //     interface (export/interface.hpp): output ports and unconnected inputs, all of them or
 //       those listed under "exports", as variables "subsystem.port"
 //     modelDescription.xml from it, checked against the FMI rules (export/fmi_rules.hpp)
@@ -17,6 +17,7 @@
 //       resources/manifest.json                 the manifest, without "output" and "plugin_paths"
 //       resources/stride_export.json            value references -> ports, and the GUID
 //       resources/plugins/*.so                  the plugin libraries the manifest names
+//       resources/fmus/<subsystem>.fmu          its FMU subsystems (the packed manifest names them so)
 // The binary finds everything relative to the resource location the importer passes: the FMU
 // can be moved and needs no STRIDE_PLUGIN_PATH. Throws ManifestError (the manifest) or
 // std::runtime_error (what cannot be exported or written), leaving no file at `out`.
