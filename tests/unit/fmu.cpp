@@ -1443,7 +1443,9 @@ TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is 
   const std::vector<std::pair<std::string, std::string>> faults = {
       {"init_crash", "crashed with SIGSEGV (tried in a separate process before the run)"},
       {"init_hang", "did not return within 1 s (tried in a separate process before the run)"}};
-  for (const auto& [fmu, what] : faults) {
+  for (const auto& fault : faults) {
+    const std::string& fmu = fault.first;  // not a structured binding: clang 14 cannot capture one
+    const std::string& what = fault.second;
     CAPTURE(fmu);
     Scratch s;
     Outcome o = stride(s, "validate", kManifests + "fmu_oscillator.json",
@@ -1507,7 +1509,8 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
       {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
        "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last"},
       {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
-  for (const auto& [entry, what, there] : bad) {
+  for (const auto& row : bad) {
+    const std::string &entry = row[0], &what = row[1], &there = row[2];  // clang 14 cannot capture bindings
     CAPTURE(entry);
     Scratch u;
     json b = alone(kBroken + "/stair3.fmu", 0.5, 1.0, json::object(), "");
