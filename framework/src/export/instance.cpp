@@ -135,12 +135,17 @@ double ExportedInstance::start() const { return experiment_->manifest().coupling
 double ExportedInstance::end() const { return experiment_->manifest().coupling.end; }
 double ExportedInstance::time() const { return initialized_ ? sim_->time() : start(); }
 
+// A new Simulation (its plugins start again from the beginning) with the inputs set so far.
+void ExportedInstance::fresh_simulation() {
+  sim_.reset();
+  sim_ = std::make_unique<Simulation>(*experiment_);
+  for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+}
+
 void ExportedInstance::initialization_mode_view() {
   if (rebuild_) build();
   if (sim_ && !inputs_changed_) return;
-  sim_.reset();  // plugins start again from the beginning
-  sim_ = std::make_unique<Simulation>(*experiment_);
-  for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+  fresh_simulation();
   inputs_changed_ = false;
   try {
     reporting_stop([&] { sim_->initial_outputs(); });
@@ -156,9 +161,7 @@ void ExportedInstance::initialize(double start_time) {
     throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
                              number_text(start()) + " s");
   if (rebuild_) build();
-  sim_.reset();
-  sim_ = std::make_unique<Simulation>(*experiment_);
-  for (const auto& [port, value] : inputs_) sim_->set_input(port, value);
+  fresh_simulation();
   reporting_stop([&] { sim_->initialize(); });
   for (const auto& [vr, b] : bindings_)
     if (!b.input && b.parameter.empty()) (void)sim_->outputs(b.port);  // every output binding names an output
@@ -244,6 +247,7 @@ double ExportedInstance::get(std::uint32_t vr) {
   if (!b.parameter.empty()) return parameters_.at(vr);
   if (b.input) return inputs_.at(b.port)[b.element];
   if (!initialized_) initialization_mode_view();
+  else reporting_stop([&] { sim_->fresh_outputs(); });
   return sim_->outputs(b.port)[b.element];
 }
 
@@ -254,6 +258,7 @@ void ExportedInstance::get_all(std::uint32_t vr, std::vector<double>& out) {
     return;
   }
   if (!b.input && !initialized_) initialization_mode_view();
+  if (!b.input && initialized_) reporting_stop([&] { sim_->fresh_outputs(); });
   const std::span<const double> y = b.input ? std::span<const double>(inputs_.at(b.port)) : sim_->outputs(b.port);
   out.insert(out.end(), y.begin() + static_cast<std::ptrdiff_t>(b.element),
              y.begin() + static_cast<std::ptrdiff_t>(b.element + b.size));

@@ -72,6 +72,7 @@ class ExportedInstance {
   const PortBinding& binding(std::uint32_t vr) const;
   // Initialization mode: a Simulation's initial outputs with the inputs set so far.
   void initialization_mode_view();
+  void fresh_simulation();
   void build();
   PluginRegistry registry_;
   std::unique_ptr<Experiment> experiment_;

@@ -43,9 +43,19 @@ void Simulation::advance_to(double t) {
   if (stopped_) throw std::logic_error("advance_to() after the run stopped");
   if (!(t <= c.end))
     throw std::invalid_argument("time " + number_text(t) + " s is past the end " + number_text(c.end) + " s");
+  fresh_outputs();  // inputs set since: the outputs the steps start from
   try {
     scheme_->advance(t);
-    // Outputs() and the caller read every subsystem's outputs at the time reached.
+  } catch (...) {
+    stopped_ = true;
+    throw;
+  }
+  fresh_outputs();  // outputs() and the caller read every subsystem's outputs at the time reached
+}
+
+void Simulation::fresh_outputs() {
+  if (!scheme_ || stopped_) return;
+  try {
     for (NodeState& n : state_.nodes) master_.fresh_outputs(n);
   } catch (...) {
     stopped_ = true;
@@ -69,15 +79,7 @@ void Simulation::set_input(const std::string& subsystem_port, std::span<const do
       std::copy(values.begin(), values.end(), n.input_value[k].begin());
       n.known[k] = NodeInputs::Known{};  // read again: the held value changed
       n.inputs_renewed = true;
-      if (scheme_ && !stopped_) {  // outputs with feedthrough see the new value
-        n.y_stale = true;
-        try {
-          master_.fresh_outputs(n);
-        } catch (...) {
-          stopped_ = true;
-          throw;
-        }
-      }
+      n.y_stale = n.y_stale || scheme_ != nullptr;  // read again by fresh_outputs()
       return;
     }
   }

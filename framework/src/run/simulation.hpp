@@ -63,9 +63,13 @@ class Simulation {
   void advance_to(double t);
   // Sets input port "subsystem.port" (one no connection feeds, in its unit) from time() on: held
   // until the next set_input(). The subsystem's next step starts from a discontinuity
-  // (input_discontinuity), and outputs() reads its outputs again. Throws std::invalid_argument
-  // for an unknown or connected input or a wrong number of values; allocates nothing.
+  // (input_discontinuity); its outputs at time() are read again by fresh_outputs(), once for
+  // all the inputs set. Throws std::invalid_argument for an unknown or connected input or a
+  // wrong number of values; allocates nothing.
   void set_input(const std::string& subsystem_port, std::span<const double> values);
+  // Reads again the outputs at time() of the subsystems whose inputs were set since (an output
+  // with feedthrough sees them); advance_to() does it itself. Throws Stop (not finite).
+  void fresh_outputs();
   // A run's state between advance_to()s, for an exported FMU's get/set FMU state: every
   // subsystem's snapshot (Master::save), the inputs set from outside and where the scheme
   // stands. Only for runs can_save() allows: Jacobi or Gauss–Seidel without iteration or step
