@@ -57,7 +57,8 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
     double tc = t;
     while (tc < t_end) {
       std::copy(x_.begin(), x_.end(), x0_.begin());
-      const double reached = integ_->step(*sys_, tc, t_end - tc, x_);
+      // Without events, h itself, as the path above ((t + h) - t may differ from h by round-off).
+      const double reached = integ_->step(*sys_, tc, z_.empty() ? h : t_end - tc, x_);
       if (!z_.empty()) sys_->event_indicators(reached, x_, zt_);
       if (z_.empty() || !crossed()) {
         z_ = zt_;
