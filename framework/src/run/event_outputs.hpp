@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -44,12 +45,21 @@ class DenseRows {
     t0_ = t0;
     dt_ = dt;
     width_ = width;
+    after_ = std::numeric_limits<double>::quiet_NaN();
     rows_.assign(8 * width, 0.0);  // before the run: steps with up to 8 rows allocate nothing
   }
   bool on() const { return dt_ > 0; }
   void begin_step() { count_ = 0; }
-  // Whether a record time lies in (ta, tb), both ends excluded by 1e-9 dt.
-  bool any(double ta, double tb) const { return on() && time(first_after(ta)) < tb - near(); }
+  // Whether a record time lies in (ta, tb), both ends excluded by 1e-9 dt. Steps go forward:
+  // the first record time after the last ta is kept, so that this costs a comparison or two
+  // per step (a division only when ta went back, in a repeated macro step).
+  bool any(double ta, double tb) {
+    if (!on()) return false;
+    if (!(ta >= after_)) next_ = first_after(ta);
+    while (time(next_) <= ta + near()) ++next_;
+    after_ = ta;
+    return time(next_) < tb - near();
+  }
   // Adds the outputs at the record times in (ta, tb) (at_end: also one within 1e-9 dt of tb),
   // out(t, row) writing each.
   template <class Out>
@@ -89,6 +99,8 @@ class DenseRows {
   }
   double t0_ = 0.0, dt_ = 0.0;
   std::size_t width_ = 0, first_ = 0, count_ = 0;
+  double after_ = std::numeric_limits<double>::quiet_NaN();  // any(): the last ta, and
+  std::size_t next_ = 0;                                     // the first record time after it
   std::vector<double> rows_;
 };
 
