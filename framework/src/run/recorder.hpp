@@ -9,6 +9,10 @@
 // (hold_after/accept), and a repeated macro step takes back what its subsystems filled
 // (rewind).
 //
+// String and Binary columns (Node::text_cols) hold, in each row, the value at the latest
+// communication point of their subsystem at or before the row's time (text is never
+// interpolated), written as CSV text in double quotes; Binary values as hexadecimal digits.
+//
 // Event rows (record/event_rows; one recording subsystem, no repeated macro steps, so every
 // row is written as soon as its subsystem fills it): a step that ends at an event (EventOutputs)
 // adds, at the event's time, a row with the values just before it and one with those after;
@@ -27,6 +31,7 @@
 #include "run/observer.hpp"
 #include "run/row_file.hpp"
 #include "run/run_state.hpp"
+#include "run/text_signal.hpp"
 
 namespace stride::host {
 
@@ -56,9 +61,13 @@ class Recorder final : public Observer {
   struct Row {
     std::vector<double> values;
     std::size_t filled;
+    std::vector<std::string> texts;  // String and Binary columns (none without them)
   };
+  Row empty_row() const {
+    return Row{std::vector<double>(ncols_, 0.0), 0, std::vector<std::string>(text_col_.empty() ? 0 : ncols_)};
+  }
   static std::string header(const Graph& g);
-  bool records(const NodeState& n) const { return !n.node->record_cols.empty() || recording_nodes_ == 0; }
+  bool records(const NodeState& n) const { return n.node->records() || recording_nodes_ == 0; }
   // n wakes the recorder when its time reaches that of row k; the exact test is passed()'s
   // (tk <= t + 1e-9 dt), this one is a little earlier so that it never misses a row.
   // With event rows, after every step (an event may end any of them).
@@ -67,8 +76,8 @@ class Recorder final : public Observer {
     if (!(tk > end_ + 1e-9 * dt_)) n.observe_at = std::min(n.observe_at, event_rows_ ? n.t : tk - 2e-9 * dt_);
   }
   void format_complete_rows();
-  void put_row(double t, const std::vector<double>& values);
-  void put_event_row(const NodeState& n, const std::vector<double>& y);
+  void put_row(double t, const Row& row);
+  void put_event_row(const NodeState& n, const std::vector<double>& y, bool before = false);
   void expose();
   void commit();
   void grow();
@@ -78,6 +87,7 @@ class Recorder final : public Observer {
   RunBeacon* beacon_;
   RowFile file_;
   std::size_t recording_nodes_ = 0;
+  std::vector<const TextSignal*> text_col_;  // per column: its text, null for a number (empty: none)
   std::vector<Row> rows_;
   std::size_t formatted_ = 0;
   double accepted_ = std::numeric_limits<double>::infinity();

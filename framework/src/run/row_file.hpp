@@ -54,4 +54,15 @@ inline void put_number(std::string& out, double v) {
       num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
 }
 
+// Appends text as a CSV field (RFC 4180): in double quotes, a quote doubled; commas, line
+// breaks and every other byte as they are.
+inline void put_text(std::string& out, const std::string& value) {
+  out += '"';
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
 }  // namespace stride::host
