@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fmi/instance.hpp"
 #include "run/text_signal.hpp"
@@ -38,7 +39,8 @@ class CoSimulation final : public Subsystem, public TextPorts {
   void initialize(double t0) override {
     initializing_ = inst_->has_inputs();
     inst_->start(t0, !initializing_);
-    inst_->rewound();
+    inst_->rewound(t0);
+    inst_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
     inst_->hold_texts_from(t0);
     t_ = t0;
     first_h_ = 0.0;
@@ -114,7 +116,7 @@ class CoSimulation final : public Subsystem, public TextPorts {
   void restore_state(const SavedState& state) override {
     const auto& s = dynamic_cast<const CsSnapshot&>(state);
     inst_->restore(s.fmu, s.t);
-    inst_->rewound();
+    inst_->rewound(s.t);
     t_ = s.t;
     first_h_ = s.first_h;
     end_ = s.end;

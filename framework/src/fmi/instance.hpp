@@ -157,6 +157,7 @@ class Instance {
   std::shared_ptr<TextSignal> text_output(const std::string& name);
   void text_input(const std::string& name, std::shared_ptr<TextSignal> source);
   bool has_inputs() const { return !io_.in.empty() || !text_in_.empty(); }
+  bool has_texts() const { return !text_in_.empty() || !text_out_.empty(); }
   // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
   // Free for an FMU whose text no one reads.
   void publish_texts(double t, double from) {
@@ -166,11 +167,12 @@ class Instance {
   // communication point at or before it), whatever the source did since, so that the value
   // does not depend on the order in which subsystems step.
   void hold_texts_from(double t) { text_time_ = t; }
-  // The host took a snapshot at t; the FMU went back to one or started afresh (its text inputs
-  // are set again at the next set_inputs).
+  // The host took a snapshot at t; the FMU went back to t (a snapshot, or a fresh start): what
+  // it published after t is gone, its text inputs are set again at the next set_inputs.
   void snapshot_at(double t) { snapshot_t_ = t; }
-  void rewound() {
-    for (TextIn& x : text_in_) x.serial = 0;
+  void rewound(double t) {
+    for (TextIn& x : text_in_) x.serial = 0, x.source->set_floor(x.reader, t);
+    for (TextOut& x : text_out_) x.signal->forget_after(t);
   }
 
   // Co-simulation: one doStep from t by h.

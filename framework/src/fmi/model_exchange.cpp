@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "fmi/instance.hpp"
@@ -76,7 +77,8 @@ class ModelExchange final : public Subsystem, public EventOutputs, public TextPo
   void initialize(double t0) override {
     if (!integ_ && !x_.empty()) throw std::logic_error("a model-exchange FMU with continuous states needs an integrator");
     me_->start(t0);  // the FMU is in event mode after initialization
-    me_->rewound();
+    me_->rewound(t0);
+    me_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
     me_->hold_texts_from(t0);
     check_sizes();
     t_ = t0;
@@ -92,6 +94,10 @@ class ModelExchange final : public Subsystem, public EventOutputs, public TextPo
   }
   void equilibrate(double t0) override {
     if (end_.empty()) restart(t0);
+    if (me_->has_texts() && end_.empty()) {  // text inputs at t0 are the other FMUs' initial values
+      ode_.at(t0, x_);
+      me_->publish_texts(t0, t0);
+    }
   }
   double step(double t, double h) override {
     if (!end_.empty()) throw EndOfSimulation(end_);
@@ -179,7 +185,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public TextPo
   void restore_state(const SavedState& state) override {
     const auto& s = dynamic_cast<const Snapshot&>(state);
     me_->restore(s.fmu, s.t);
-    me_->rewound();
+    me_->rewound(s.t);
     x_ = s.x;
     z_ = s.z;
     next_event_ = s.next_event;

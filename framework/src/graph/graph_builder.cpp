@@ -573,10 +573,11 @@ bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, con
 void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
   Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
-  if (src && dst) {
-    const fmi::Variable* from = text_variable(*src, cc.from_port);
-    const fmi::Variable* to = text_variable(*dst, cc.to_port);
-    if (from || to) return add_text_connection(cc, *src, from, *dst, to);
+  const fmi::Variable* from = src ? text_variable(*src, cc.from_port) : nullptr;
+  const fmi::Variable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
+  if (from || to) {
+    if (src && dst) add_text_connection(cc, *src, from, *dst, to);
+    return;
   }
   int sp = src ? find_port(*src, cc.from_port, Direction::output, cc.pointer + "/from") : -1;
   int dp = dst ? find_port(*dst, cc.to_port, Direction::input, cc.pointer + "/to") : -1;
@@ -1039,7 +1040,7 @@ std::string GraphBuilder::text_partner(const Node& n, const std::string& port) c
     return std::string("a ") + (v->type == fmi::VarType::binary ? "Binary" : "String") + " variable";
   const int i = n.port_index(port);
   if (i >= 0)
-    return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin \"" + n.plugin + "\"") + ": " +
+    return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin " + n.plugin) + ": " +
            describe_port(n.ports[std::size_t(i)]);
   return "no port or variable of subsystem \"" + n.name + "\"";
 }

@@ -54,6 +54,11 @@ class TextSignal {
     entries_.erase(entries_.begin(), entries_.begin() + static_cast<long>(drop));
   }
 
+  // The owner went back to t.
+  void forget_after(double t) {
+    while (!entries_.empty() && entries_.back().t > t) entries_.pop_back();
+  }
+
   // The entry in force at t (times within tol are one time); the first one for a time before
   // it (a reader before anything was published reads the empty entry).
   const Entry& at(double t, double tol, bool before = false) const {
