@@ -86,6 +86,7 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     n.y.assign(d.output_width, 0.0);
     n.y_prev.assign(d.output_width, 0.0);
     n.events = dynamic_cast<const EventOutputs*>(n.sub);
+    n.dense = dynamic_cast<const DenseOutputs*>(n.sub);
     if (n.events) n.y_before_event.assign(d.output_width, 0.0);
     n.bounds = d.bounds;
     n.known.assign(d.inputs.size(), NodeInputs::Known{});
