@@ -1761,7 +1761,8 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
       {{{"from", "a.s_t[0]"}, {"to", "b.s_u"}}, "", "/connections/0/from", "a String connection takes the whole variable"},
       {{{"from", "a.nothing"}, {"to", "b.s_u"}}, "", "/connections/0/from", "and \"a.nothing\" is no port or variable of subsystem \"a\""},
       {json(), "a.s_u", "/record/variables/0", "\"a.s_u\" is a String input: results.csv records outputs and other variables, not inputs"},
-      {json(), "a.tick", "/record/variables/0", "subsystem \"a\" has no port \"tick\""},  // a Clock
+      {{{"from", "a.q_f64"}, {"to", "b.tick"}}, "", "/connections/0/to", "subsystem \"b\" has no port \"tick\""},  // a Clock
+      {json(), "a.tick", "/record/variables/0", "subsystem \"a\" has no port \"tick\""},
       {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""}};
   for (const auto& b : bad) {
     CAPTURE(b.connection.dump());
@@ -1778,6 +1779,19 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
       CHECK(contains(o.err, b.pointer));
       CHECK(contains(o.err, b.why));
     }
+  }
+  // validate lists the String and Binary inputs no connection feeds, at their start values.
+  {
+    Scratch s;
+    json m = text_pair(3, 0.1, 0.1, 0.2);
+    m["subsystems"]["a"]["parameters"] = {{"s_u", std::string(1000, 'x')}};
+    Outcome o = stride(s, "validate", write_manifest(s, "valid.json", m), {});
+    CHECK(o.code == 0);
+    CHECK(contains(o.out, "unconnected FMU input, kept at its start value: a.s_u = \"xxxxx"));
+    CHECK(contains(o.out, "xxx...\"\n"));
+    CHECK(contains(o.out, "unconnected FMU input, kept at its start value: a.b_u = \"\"\n"));
+    CHECK(!contains(o.out, "b.s_u ="));  // fed by a.s_t
+    CHECK(!contains(o.out, "b.b_u ="));
   }
   // Two connections into one String input.
   Scratch s;

@@ -677,6 +677,20 @@ void GraphBuilder::check_unconnected_inputs() {
                      : std::string("not connected")) +
                 "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
     }
+  // An FMU's String and Binary inputs no connection feeds keep theirs too.
+  for (const SubsystemConfig& sc : manifest_.subsystems) {
+    const auto md = fmu_md_.find(sc.name);
+    if (md == fmu_md_.end()) continue;
+    for (const fmi::Variable& v : md->second->variables) {
+      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary) ||
+          text_fed_.count({by_name_.at(sc.name), v.name}))
+        continue;
+      const json& given = sc.plugin.parameters;
+      std::string value = (given.contains(v.name) ? given[v.name] : v.start).dump(-1, ' ', true);  // ASCII: cut anywhere
+      if (value.size() > 80) value = value.substr(0, 76) + "...\"";
+      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value);
+    }
+  }
 }
 
 // A cycle through outputs with direct feedthrough: vertex = (node, output port); edge o -> o'
