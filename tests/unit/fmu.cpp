@@ -1646,15 +1646,32 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
   // a.s_t = "tick k, \"q\"<newline>end" (k = floor(4 t), bytes k 0 '"' '\n' ',' 255 as b_t)
   // feeds b.s_u; b.s_y = b.s_u. Rows every 0.05 s, steps of 0.1 s: a row holds the value of the
   // latest communication point at or before it; b holds over each step what a had at its
-  // start, so b.s_y at point p > 0 is a.s_t at p - h (at 0: the value at 0).
+  // start, so b.s_y at b's point p > 0 is a.s_t at p - h (at 0: the value at 0), whichever
+  // steps first (Jacobi, Gauss-Seidel either way, multirate with a stepping 0.05 s either way).
   const double h = 0.1;
+  struct Scheme {
+    std::string scheme;
+    json order;
+    double ha;
+    std::string synchronization;
+  };
+  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
+                                       {"gauss_seidel", json(), h, ""},
+                                       {"gauss_seidel", {"b", "a"}, h, ""},
+                                       {"multirate", json(), 0.05, "slowest_first"},
+                                       {"multirate", json(), 0.05, "fastest_first"}};
   for (int version : {2, 3})
-    for (const std::string scheme : {"jacobi", "gauss_seidel"}) {
+    for (const Scheme& sc : schemes) {
       CAPTURE(version);
-      CAPTURE(scheme);
+      CAPTURE(sc.scheme);
+      CAPTURE(sc.order.dump());
+      CAPTURE(sc.synchronization);
       Scratch s;
       json m = text_pair(version, h, 0.05, 1.0);
-      m["coupling"]["scheme"] = scheme;
+      m["coupling"]["scheme"] = sc.scheme;
+      if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
+      if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
+      m["subsystems"]["a"]["step"] = sc.ha;
       const std::string hostile = "he said \"hi\", then\nleft,\r\n\"\"";
       m["subsystems"]["a"]["parameters"] = {{"s_p", hostile}};
       if (version == 3) m["subsystems"]["a"]["parameters"]["b_p"] = "00ff220a2c";
@@ -1670,7 +1687,7 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
       int wrong = 0;
       for (std::size_t i = 0; i < t.rows.size(); ++i) {
         const double r = std::stod(t["time"][i]), p = std::floor(r / h + 1e-9) * h, fed = p > 0 ? p - h : 0.0;
-        wrong += t["a.s_t"][i] != tick_text(p);
+        wrong += t["a.s_t"][i] != tick_text(std::floor(r / sc.ha + 1e-9) * sc.ha);
         wrong += t["b.s_y"][i] != tick_text(fed);
         wrong += t["a.s_q"][i] != hostile;  // a parameter's copy: quotes, commas, CR LF
         wrong += t["a.s_y"][i] != "";       // an unconnected input's start value, empty
