@@ -1,11 +1,15 @@
 // String and Binary values over a run (framework/src/run/text_signal.hpp): what a connection
 // between two FMUs passes and results.csv records, checked against the rules it states (a hold
 // between communication points, a rewind drops what came after, only what a reader can still
-// reach is kept). The runs through FMUs are in fmu.cpp.
+// reach is kept); and text fields of results.csv written and read back (run/row_file.hpp, as
+// sweeps read results). The runs through FMUs are in fmu.cpp.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "run/row_file.hpp"
 #include "run/text_signal.hpp"
 
 TEST_CASE("text signal: holds values between communication points, goes back with a rewind and keeps only what readers can reach") {
@@ -42,4 +46,33 @@ TEST_CASE("text signal: holds values between communication points, goes back wit
   CHECK(s.entries() == 101);
   CHECK(s.at(0.1 * 99999, 1e-9).value == value(99999));
   CHECK(s.at(0.1 * 100050 + 0.05, 1e-9).value == value(100050));
+}
+
+TEST_CASE("text signal: CSV text fields are read back as written, whatever bytes they hold") {
+  const std::vector<std::string> texts = {"",         "plain",       "a,b",          "\"",          "\"\"",
+                                          "line\nbreak", "cr\r\nlf",     std::string(1, '\0'), "trailing\"",
+                                          std::string(100000, ',') + "\n\""};
+  std::string csv = "time,s,x\n";
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    stride::host::put_number(csv, 0.5 * double(i));
+    csv += ',';
+    stride::host::put_text(csv, texts[i]);
+    csv += ",1.25\n";
+  }
+  std::istringstream in(csv);
+  std::vector<std::vector<std::string>> records;
+  stride::host::each_csv_record(in, [&](const std::vector<std::string>& f) { records.push_back(f); });
+  REQUIRE(records.size() == texts.size() + 1);
+  CHECK(records[0] == std::vector<std::string>{"time", "s", "x"});
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(records[i + 1].size() == 3);
+    CHECK(records[i + 1][1] == texts[i]);
+    CHECK(records[i + 1][2] == "1.25");
+  }
+  // A row cut short (a crash while writing) is the fields it has, unterminated.
+  std::istringstream cut("time,s\n0,\"ab");
+  std::vector<std::size_t> sizes;
+  stride::host::each_csv_record(cut, [&](const std::vector<std::string>& f) { sizes.push_back(f.size()); });
+  CHECK(sizes == std::vector<std::size_t>{2, 2});
 }
