@@ -1506,7 +1506,7 @@ TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is 
 TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
   // "s.*" is every output, then every other numeric variable in modelDescription.xml's order,
   // each once (FMI 3: der(x) by its own name, not again as its alias "rate"; never "time").
-  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last", "s.first"};
+  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last", "s.first", "s.label"};
   for (const std::string fmu : {"stair", "stair3"})
     for (const std::string integrator : {"rk4", ""}) {
       CAPTURE(fmu);
@@ -1552,7 +1552,7 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
   // A pattern that matches nothing is a manifest error at its pointer, listing what there is.
   const std::vector<std::array<std::string, 3>> bad = {
       {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
-       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last, s.first"},
+       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last, s.first, s.label"},
       {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
   for (const auto& row : bad) {
     const std::string &entry = row[0], &what = row[1], &there = row[2];  // clang 14 cannot capture bindings
@@ -1818,4 +1818,37 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/connections/1/to"));
   CHECK(contains(o.err, "input \"b.s_u\" is already fed by /connections/0"));
+}
+
+TEST_CASE("fmu: a String that changes at events is recorded at its events: event rows hold the text before and after") {
+  // stair: label = "step <counter>", both changed by each time event (every second); as model
+  // exchange with event rows, every row (grid, before and after an event) has the label of its
+  // counter; as co-simulation, every row at a communication point.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 5.0, {{"last", 100}}, integrator);
+      m["record"] = {{"interval", 0.1}, {"variables", {"s.counter", "s.label"}}};
+      if (!integrator.empty()) m["record"]["event_rows"] = true;
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+      CHECK(!t.ragged);
+      // Events at t = 1..5 s, on the 0.1-s grid: the grid's row is the one after, a row before is added.
+      REQUIRE(t.rows.size() == (integrator.empty() ? 51u : 56u));
+      int wrong = 0, pairs = 0;
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        const double time = std::stod(t["time"][i]);
+        if (integrator.empty() && std::abs(time / 0.3 - std::round(time / 0.3)) > 1e-9) continue;
+        wrong += t["s.label"][i] != "step " + t["s.counter"][i];
+        if (i > 0 && t["time"][i] == t["time"][i - 1]) {
+          ++pairs;
+          wrong += std::stoi(t["s.counter"][i]) != std::stoi(t["s.counter"][i - 1]) + 1;
+        }
+      }
+      CHECK(wrong == 0);
+      CHECK(pairs == (integrator.empty() ? 0 : 5));
+    }
 }
