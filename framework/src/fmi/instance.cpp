@@ -176,7 +176,7 @@ void Instance::set_inputs(Inputs& inputs, double t) {
     }
     set_numbers(io, u, t);
   }
-  if (!text_in_.empty()) set_text_inputs(t);
+  if (texts_) set_text_inputs(t);
 }
 
 std::string Instance::get_text(const Io& io, double t) {
@@ -196,6 +196,7 @@ std::shared_ptr<TextSignal> Instance::text_output(const std::string& name) {
   auto signal = std::make_shared<TextSignal>(v->type == VarType::binary);
   const std::size_t reader = signal->add_reader();
   text_out_.push_back({std::move(io), signal, reader});
+  texts_ = true;
   return signal;
 }
 
@@ -205,6 +206,7 @@ void Instance::text_input(const std::string& name, std::shared_ptr<TextSignal> s
     throw std::invalid_argument("\"" + name + "\" is no String or Binary input of the FMU");
   const std::size_t reader = source->add_reader();
   text_in_.push_back({io_of(*v, 1), std::move(source), reader, 0});
+  texts_ = true;
 }
 
 // Results.csv reads the values from the step's start on (from a snapshot's time when the host

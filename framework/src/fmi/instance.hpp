@@ -156,12 +156,12 @@ class Instance {
   // numeric inputs in set_inputs, when the value there changed).
   std::shared_ptr<TextSignal> text_output(const std::string& name);
   void text_input(const std::string& name, std::shared_ptr<TextSignal> source);
-  bool has_inputs() const { return !io_.in.empty() || !text_in_.empty(); }
-  bool has_texts() const { return !text_in_.empty() || !text_out_.empty(); }
+  bool has_inputs() const { return !io_.in.empty() || texts_; }
+  bool has_texts() const { return texts_; }
   // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
   // Free for an FMU whose text no one reads.
   void publish_texts(double t, double from) {
-    if (!text_out_.empty()) publish_texts_now(t, from);
+    if (texts_) publish_texts_now(t, from);
   }
   // A step starts at t: over it, text inputs hold their sources' values at t (the latest
   // communication point at or before it), whatever the source did since, so that the value
@@ -244,6 +244,7 @@ class Instance {
   };
   std::vector<TextOut> text_out_;
   std::vector<TextIn> text_in_;
+  bool texts_ = false;  // any of them: one test on the numeric path
   double snapshot_t_ = std::numeric_limits<double>::infinity();
   double text_time_ = 0.0;
   void publish_texts_now(double t, double from);

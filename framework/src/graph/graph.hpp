@@ -120,7 +120,7 @@ struct Node {
     std::shared_ptr<const TextSignal> signal;
   };
   std::vector<TextColumn> text_cols;
-  bool records() const { return !record_cols.empty() || !text_cols.empty(); }
+  bool recorded = false;  // any column, numeric or text
   int index = 0;                         // in Graph::nodes
 
   // The output port holding element `offset` of the outputs; ports.size() when none does.

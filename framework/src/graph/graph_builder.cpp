@@ -910,6 +910,7 @@ void GraphBuilder::add_port_columns(Node& n, std::size_t pi) {
     if (p.size > 1) col += "." + (e < p.elements.size() ? p.elements[e] : std::to_string(e));
     n.record_cols.push_back(graph_->columns.size());
     n.record_elem.push_back(n.output_offset[pi] + e);
+    n.recorded = true;
     graph_->columns.push_back(col);
   }
 }
@@ -1002,7 +1003,7 @@ void GraphBuilder::add_record_columns() {
   // subsystem's columns would need their values at that time after they have passed it.
   std::vector<std::string> recording;
   for (const Node& n : graph_->nodes)
-    if (n.records()) recording.push_back(n.name);
+    if (n.recorded) recording.push_back(n.name);
   if (recording.size() > 1)
     error("/record/event_rows", "event rows need every recorded column from one subsystem, found columns of " +
                                     list(recording) + "; name one subsystem's variables in /record/variables");
@@ -1121,6 +1122,7 @@ void GraphBuilder::add_text_column(Node& n, const std::string& name, const fmi::
   if (!ports || !recorded_text_.insert({&n, v.name}).second) return;
   created(ptr, [&] {
     n.text_cols.push_back({graph_->columns.size(), ports->text_output(name)});
+    n.recorded = true;
     graph_->columns.push_back(n.name + "." + name);
     return true;
   });

@@ -62,13 +62,12 @@ class Recorder final : public Observer {
   struct Row {
     std::vector<double> values;
     std::size_t filled;
-    std::vector<std::string> texts;  // String and Binary columns (none without them)
   };
-  Row empty_row() const {
-    return Row{std::vector<double>(ncols_, 0.0), 0, std::vector<std::string>(text_col_.empty() ? 0 : ncols_)};
-  }
+  // String and Binary columns of row k (numbers only: none). Beside the rows, not in them: a
+  // Row stays 32 bytes, and finding row k in the ring a shift.
+  std::vector<std::string>& texts_of(std::size_t k) { return row_texts_[k % row_texts_.size()]; }
   static std::string header(const Graph& g);
-  bool records(const NodeState& n) const { return n.node->records() || recording_nodes_ == 0; }
+  bool records(const NodeState& n) const { return n.node->recorded || recording_nodes_ == 0; }
   // n wakes the recorder when its time reaches that of row k; the exact test is passed()'s
   // (tk <= t + 1e-9 dt), this one is a little earlier so that it never misses a row.
   // With event rows, after every step (an event may end any of them).
@@ -77,7 +76,9 @@ class Recorder final : public Observer {
     if (!(tk > end_ + 1e-9 * dt_)) n.observe_at = std::min(n.observe_at, event_rows_ ? n.t : tk - 2e-9 * dt_);
   }
   void format_complete_rows();
-  void put_row(double t, const Row& row);
+  void put_row(double t, const std::vector<double>& values);
+  [[gnu::cold, gnu::noinline]] void put_text_row(double t, std::size_t k);  // row k, with String and Binary columns
+  void fill_texts(std::size_t k, const Node& d, double tk, bool before = false);
   void put_event_row(const NodeState& n, const std::vector<double>& y, bool before = false);
   void expose();
   void commit();
@@ -89,7 +90,9 @@ class Recorder final : public Observer {
   RowFile file_;
   std::size_t recording_nodes_ = 0;
   std::vector<const TextSignal*> text_col_;  // per column: its text, null for a number (empty: none)
+  bool texts_ = false;                        // any text column
   std::vector<Row> rows_;
+  std::vector<std::vector<std::string>> row_texts_;  // as rows_, with text columns only
   std::size_t formatted_ = 0;
   double accepted_ = std::numeric_limits<double>::infinity();
 };
