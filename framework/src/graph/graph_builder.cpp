@@ -573,12 +573,7 @@ bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, con
 void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
   Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
-  const fmi::Variable* from = src ? text_variable(*src, cc.from_port) : nullptr;
-  const fmi::Variable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
-  if (from || to) {
-    if (src && dst) add_text_connection(cc, *src, from, *dst, to);
-    return;
-  }
+  if (text_connection(cc, src, dst)) return;  // String and Binary variables, beside the ports
   int sp = src ? find_port(*src, cc.from_port, Direction::output, cc.pointer + "/from") : -1;
   int dp = dst ? find_port(*dst, cc.to_port, Direction::input, cc.pointer + "/to") : -1;
   const LoadedPlugin* ep = resolve(cc.extrapolator, Kind::extrapolator, cc.extrapolator.pointer);
@@ -1058,6 +1053,15 @@ std::string GraphBuilder::text_partner(const Node& n, const std::string& port) c
     return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin " + n.plugin) + ": " +
            describe_port(n.ports[std::size_t(i)]);
   return "no port or variable of subsystem \"" + n.name + "\"";
+}
+
+// A connection naming a String or Binary variable at either end (true: made or refused here).
+bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* dst) {
+  const fmi::Variable* from = src ? text_variable(*src, cc.from_port) : nullptr;
+  const fmi::Variable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
+  if (!from && !to) return false;
+  if (src && dst) add_text_connection(cc, *src, from, *dst, to);
+  return true;
 }
 
 // A String feeds a String input of another FMU and a Binary a Binary input: the value the

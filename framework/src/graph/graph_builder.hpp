@@ -127,6 +127,7 @@ class GraphBuilder {
   // (same type, whole scalar variables, no unit, transformation or extrapolator) and recorded.
   const fmi::Variable* text_variable(const Node& n, const std::string& name) const;
   std::string text_partner(const Node& n, const std::string& port) const;
+  bool text_connection(const ConnectionConfig& cc, Node* src, Node* dst);
   void add_text_connection(const ConnectionConfig& cc, Node& src, const fmi::Variable* from, Node& dst,
                            const fmi::Variable* to);
   void add_text_column(Node& n, const std::string& name, const fmi::Variable& v, const std::string& pointer);
