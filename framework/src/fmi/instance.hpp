@@ -156,7 +156,7 @@ class Instance {
   // numeric inputs in set_inputs, when the value there changed).
   std::shared_ptr<TextSignal> text_output(const std::string& name);
   void text_input(const std::string& name, std::shared_ptr<TextSignal> source);
-  bool has_inputs() const { return !io_.in.empty() || texts_; }
+  bool has_inputs() const { return !io_.in.empty() || (texts_ && !text_in_.empty()); }
   bool has_texts() const { return texts_; }
   // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
   // Free for an FMU whose text no one reads.
