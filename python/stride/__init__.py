@@ -13,6 +13,7 @@ the arrays are what the command line writes.
 
 import csv
 import json
+import math
 import os
 import signal
 
@@ -89,13 +90,15 @@ def _path(p, what):
 
 class Result:
     """One run: `time` and the recorded columns as NumPy arrays (`r["fast.x"]`, `r.columns`,
-    `r.data` with time in column 0), `summary` (summary.json as a dict), `status`, `output`."""
+    `r.data` with time in column 0), `summary` (summary.json as a dict), `status`, `output`.
+    An FMU's String and Binary columns are NaN in `data`; `r["s.name"]` gives their texts (a
+    Binary as hexadecimal digits), `r.texts` all of them by column."""
 
     def __init__(self, output, summary):
         self.output = output
         self.summary = summary
         self.status = summary.get("status", "failed")
-        self.columns, self.data = _read_results(os.path.join(output, "results.csv"))
+        self.columns, self.data, self.texts = _read_results(os.path.join(output, "results.csv"))
 
     @property
     def time(self):
@@ -104,6 +107,8 @@ class Result:
     def __getitem__(self, column):
         if column == "time":
             return self.time
+        if column in self.texts:
+            return self.texts[column]
         try:
             return self.data[:, 1 + self.columns.index(column)]
         except ValueError:
@@ -118,17 +123,34 @@ class Result:
 
 
 def _read_results(file):
-    """results.csv as (column names after "time", 2-D float array with time first)."""
+    """results.csv as (column names after "time", 2-D float array with time first, the text
+    columns' values by name)."""
     if not os.path.exists(file):
-        return [], np.empty((0, 1))
+        return [], np.empty((0, 1)), {}
     with open(file, newline="") as f:
         header = f.readline().rstrip("\n").split(",")
+        text = '"' in f.read()
     if header[:1] != ["time"]:
         raise ValueError(f"{file}: expected a header starting with 'time', found {header[:1]}")
+    if text:
+        return _read_text_results(file)
     data = np.loadtxt(file, delimiter=",", skiprows=1, ndmin=2)
     if data.size == 0:
         data = np.empty((0, len(header)))
-    return header[1:], data
+    return header[1:], data, {}
+
+
+def _read_text_results(file):
+    """results.csv with quoted String or Binary columns (commas, quotes and line breaks inside):
+    the quoted fields are text, the others numbers."""
+    with open(file, newline="") as f:
+        header = f.readline().rstrip("\n").split(",")
+        rows = [r for r in csv.reader(f, quoting=csv.QUOTE_NONNUMERIC) if len(r) == len(header)]
+    is_text = [any(isinstance(r[j], str) for r in rows) for j in range(len(header))]
+    data = np.array([[math.nan if is_text[j] else r[j] for j in range(len(header))] for r in rows],
+                    dtype=float).reshape(len(rows), len(header))
+    texts = {header[j]: np.array([r[j] for r in rows], dtype=object) for j in range(1, len(header)) if is_text[j]}
+    return header[1:], data, texts
 
 
 def load_results(folder):

@@ -2,8 +2,11 @@
  * `period` seconds; dx/dt = counter. Each event takes three rounds of event iteration (the
  * counter steps in the first; `settled` counts the events whose rounds all ran). When the
  * counter reaches `last` the model asks to end the simulation (period 1, last 10: at t = 9 s).
- * Closed form for t in [k, k + 1), period 1: counter = k + 1, x = k (k + 1) / 2 + (k + 1)(t - k). */
+ * Closed form for t in [k, k + 1), period 1: counter = k + 1, x = k (k + 1) / 2 + (k + 1)(t - k).
+ * A String local `label` = "step <counter>" changes with the counter, at the events only. */
 #include "test_model.h"
+
+#include <stdio.h>
 
 #define MODEL_TOKEN "{9d7e4c11-stride-stair}"
 #define MODEL_CS_SUBSTEP 0.01
@@ -12,14 +15,15 @@ typedef struct {
   int32_t counter, settled, last;
   double x, der_x, period, next, first;
   int pending;
+  char* label;
 } Model;
 
-enum { COUNTER = 1, X = 2, DER_X = 3, SETTLED = 4, PERIOD = 5, LAST = 6, FIRST = 7 };
+enum { COUNTER = 1, X = 2, DER_X = 3, SETTLED = 4, PERIOD = 5, LAST = 6, FIRST = 7, LABEL = 8 };
 static const Var model_vars[] = {
     {COUNTER, INT32, offsetof(Model, counter), 1, READ_ONLY}, {X, FLOAT64, offsetof(Model, x), 1, START},
     {DER_X, FLOAT64, offsetof(Model, der_x), 1, READ_ONLY},   {SETTLED, INT32, offsetof(Model, settled), 1, READ_ONLY},
     {PERIOD, FLOAT64, offsetof(Model, period), 1, START},     {LAST, INT32, offsetof(Model, last), 1, START},
-    {FIRST, FLOAT64, offsetof(Model, first), 1, START},
+    {FIRST, FLOAT64, offsetof(Model, first), 1, START},     {LABEL, STRING, offsetof(Model, label), 1, READ_ONLY},
 };
 #define N_VARS (sizeof model_vars / sizeof model_vars[0])
 
@@ -27,6 +31,7 @@ static size_t model_count(const Model* m, unsigned vr) { (void)m, (void)vr; retu
 static void model_start(Model* m) {
   m->counter = 1, m->settled = 0, m->last = 10;
   m->x = 0.0, m->period = 1.0, m->first = -1.0;
+  m->label = fmu_strdup("step 1");
 }
 static void model_initialize(Model* m, double t0) {
   m->next = m->first >= 0 ? m->first : t0 + m->period;
@@ -51,6 +56,10 @@ static void model_event(Model* m, double t, Event* e) {
     if (--m->pending == 0) ++m->settled;
   } else if (t >= m->next) {
     ++m->counter;
+    char text[32];
+    snprintf(text, sizeof text, "step %d", (int)m->counter);
+    free(m->label);
+    m->label = fmu_strdup(text);
     m->next += m->period;
     m->pending = 2;
   }

@@ -2,10 +2,14 @@
  * and input u_T of two elements, with outputs q_T = p_T (no feedthrough) and y_T = u_T (direct
  * feedthrough); String (and FMI 3 Binary) scalars the same way. Two instances connected
  * crosswise (a.q_T -> b.u_T, b.q_T -> a.u_T) give y_T = the other's p_T exactly, which checks
- * every type's way into the FMU and out of it. FMI 3 types: Float64, Float32, Int8, UInt8,
+ * every type's way into the FMU and out of it. A String s_t (FMI 3 also a Binary b_t) changes
+ * with time: "tick k, "q"<newline>end" (bytes k, 0, '"', '\n', ',', 255) with k = floor(4 t), the
+ * text a CSV writer must quote. FMI 3 types: Float64, Float32, Int8, UInt8,
  * Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, Enumeration (Int64); FMI 2: Real,
  * Integer, Boolean, Enumeration (Integer), String. */
 #include "test_model.h"
+
+#include <stdio.h>
 
 #define MODEL_TOKEN "{9d7e4c11-stride-types}"
 #define MODEL_CS_SUBSTEP 0.01
@@ -26,8 +30,8 @@ typedef struct {
   ROLES(bool, bool)
   ROLES(int64_t, enum64)
   ROLES(int32_t, enum32)
-  char *s_p, *s_q, *s_u, *s_y;
-  Bin b_p, b_q, b_u, b_y;
+  char *s_p, *s_q, *s_u, *s_y, *s_t;
+  Bin b_p, b_q, b_u, b_y, b_t;
 } Model;
 
 /* Value references: 100 + 10 k + role (0 p, 1 q, 2 u, 3 y) for numeric type k; 300.. Strings,
@@ -46,11 +50,13 @@ static const Var model_vars[] = {
     VARS(7, UINT32, u32),  VARS(8, INT64, i64),    VARS(9, UINT64, u64), VARS(11, INT64, enum64),
     {310, BINARY, offsetof(Model, b_p), 1, START}, {311, BINARY, offsetof(Model, b_q), 1, READ_ONLY},
     {312, BINARY, offsetof(Model, b_u), 1, INPUT}, {313, BINARY, offsetof(Model, b_y), 1, READ_ONLY},
+    {314, BINARY, offsetof(Model, b_t), 1, READ_ONLY},
 #else
     VARS(11, INT32, enum32),
 #endif
     {300, STRING, offsetof(Model, s_p), 1, START}, {301, STRING, offsetof(Model, s_q), 1, READ_ONLY},
     {302, STRING, offsetof(Model, s_u), 1, INPUT}, {303, STRING, offsetof(Model, s_y), 1, READ_ONLY},
+    {304, STRING, offsetof(Model, s_t), 1, READ_ONLY},
 };
 #define N_VARS (sizeof model_vars / sizeof model_vars[0])
 
@@ -74,11 +80,13 @@ static void model_start(Model* m) {
   m->s_q = fmu_strdup("");
   m->s_u = fmu_strdup("");
   m->s_y = fmu_strdup("");
+  m->s_t = fmu_strdup("");
 #if FMI_VERSION == 3  /* Binary variables exist in FMI 3 only (free_strings frees the declared ones) */
   m->b_p = bin_of("\x01\x02", 2);
   m->b_q = bin_of("", 0);
   m->b_u = bin_of("", 0);
   m->b_y = bin_of("", 0);
+  m->b_t = bin_of("", 0);
 #endif
 }
 static void model_initialize(Model* m, double t0) { (void)m, (void)t0; }
@@ -100,14 +108,20 @@ static void copy_bin(Bin* to, const Bin* from) {
 #endif
 #define COPY(name) memcpy(m->q_##name, m->p_##name, sizeof m->p_##name), memcpy(m->y_##name, m->u_##name, sizeof m->u_##name)
 static void model_outputs(Model* m, double t) {
-  (void)t;
   COPY(f64), COPY(f32), COPY(i8), COPY(u8), COPY(i16), COPY(u16), COPY(i32), COPY(u32), COPY(i64), COPY(u64), COPY(bool),
       COPY(enum64), COPY(enum32);
   copy_text(&m->s_q, m->s_p);
   copy_text(&m->s_y, m->s_u);
+  const int k = (int)(4 * t + 1e-9);
+  char text[64];
+  snprintf(text, sizeof text, "tick %d, \"q\"\nend", k);
+  copy_text(&m->s_t, text);
 #if FMI_VERSION == 3
   copy_bin(&m->b_q, &m->b_p);
   copy_bin(&m->b_y, &m->b_u);
+  const char bytes[6] = {(char)k, 0, '"', '\n', ',', (char)255};
+  free(m->b_t.data);
+  m->b_t = bin_of(bytes, 6);
 #endif
 }
 static void model_event(Model* m, double t, Event* e) { (void)m, (void)t, (void)e; }

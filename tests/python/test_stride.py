@@ -378,5 +378,28 @@ class Plot(Base):
             plot.results(r, ["fast.nothing"])
 
 
+class Text(Base):
+    def test_string_and_binary_columns(self):
+        """String and Binary columns (quoted, with commas, quotes and line breaks) come back as
+        texts, the numbers beside them as numbers; the types3 test FMU's s_t is "tick k, "q"
+        <newline>end" with k = floor(4 t), b_t the bytes k, 0, 34, 10, 44, 255."""
+        fmu = os.path.join(os.path.dirname(os.path.dirname(EXE)), "tests", "fmus", "types3.fmu")
+        manifest = {"format": 1, "subsystems": {"a": {"fmu": fmu, "step": 0.1}}, "connections": [],
+                    "coupling": {"scheme": "jacobi", "macro_step": 0.1, "start": 0, "end": 1},
+                    "record": {"interval": 0.1, "variables": ["a.s_t", "a.q_f64", "a.b_t"]}}
+        path = os.path.join(self.tmp, "text.json")
+        with open(path, "w") as f:
+            json.dump(manifest, f)
+        r = stride.run(path, out=os.path.join(self.tmp, "out"))
+        self.assertEqual(r.status, "completed")
+        self.assertEqual(r.columns, ["a.s_t", "a.q_f64.0", "a.q_f64.1", "a.b_t"])
+        self.assertEqual(len(r.time), 11)
+        k = [int(4 * t + 1e-9) for t in r.time]
+        self.assertEqual(list(r["a.s_t"]), [f'tick {n}, "q"\nend' for n in k])
+        self.assertEqual(list(r["a.b_t"]), [f"{n:02x}00220a2cff" for n in k])
+        self.assertTrue(np.all(r["a.q_f64.0"] == 1.5))
+        self.assertTrue(np.all(np.isnan(r.data[:, 1])))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

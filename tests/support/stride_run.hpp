@@ -46,7 +46,13 @@ inline Table read_csv(const fs::path& file) {
   while (std::getline(in, line)) {
     std::stringstream ls(line);
     std::size_t i = 0;
-    for (std::string c; std::getline(ls, c, ',') && i < t.names.size(); ++i) t.col[t.names[i]].push_back(std::stod(c));
+    // A text column (String, Binary, quoted, perhaps over several lines) reads as NaN here;
+    // tests of text parse the file themselves.
+    for (std::string c; std::getline(ls, c, ',') && i < t.names.size(); ++i) {
+      char* end = nullptr;
+      const double v = std::strtod(c.c_str(), &end);
+      t.col[t.names[i]].push_back(end == c.c_str() ? std::nan("") : v);
+    }
   }
   return t;
 }

@@ -8,6 +8,7 @@
 // unit conversion at connections.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -1412,14 +1413,15 @@ TEST_CASE("fmu: any variable can be recorded: locals, derivatives, parameters an
       }
       CHECK(wrong == 0);
     }
-  // A name that is no numeric variable of the FMU is refused by validate, naming it.
+  // A name that is no variable Stride records (a Clock) is refused by validate, naming it.
   Scratch s;
   json m = alone(kBroken + "/types3.fmu", 0.1, 0.2, json::object(), "");
-  m["record"] = {{"variables", {"s.s_y"}}};
+  m["record"] = {{"variables", {"s.s_y", "s.tick"}}};
   Outcome v = stride(s, "validate", write_manifest(s, "t.json", m), {});
   CHECK(v.code == 2);
-  CHECK(contains(v.err, "/record/variables/0"));
-  CHECK(contains(v.err, "subsystem \"s\" has no port \"s_y\""));
+  CHECK(contains(v.err, "/record/variables/1"));
+  CHECK(contains(v.err, "subsystem \"s\" has no port \"tick\""));
+  CHECK(!contains(v.err, "/record/variables/0"));  // String variables are recorded (as text)
 }
 
 TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is a manifest error of validate") {
@@ -1503,7 +1505,7 @@ TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is 
 TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
   // "s.*" is every output, then every other numeric variable in modelDescription.xml's order,
   // each once (FMI 3: der(x) by its own name, not again as its alias "rate"; never "time").
-  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last", "s.first"};
+  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last", "s.first", "s.label"};
   for (const std::string fmu : {"stair", "stair3"})
     for (const std::string integrator : {"rk4", ""}) {
       CAPTURE(fmu);
@@ -1549,7 +1551,7 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
   // A pattern that matches nothing is a manifest error at its pointer, listing what there is.
   const std::vector<std::array<std::string, 3>> bad = {
       {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
-       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last, s.first"},
+       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last, s.first, s.label"},
       {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
   for (const auto& row : bad) {
     const std::string &entry = row[0], &what = row[1], &there = row[2];  // clang 14 cannot capture bindings
@@ -1563,4 +1565,289 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
     CHECK(contains(v.err, what));
     CHECK(contains(v.err, there));
   }
+}
+
+namespace {
+
+// results.csv as text fields (RFC 4180: quoted fields may hold commas, quotes doubled and line
+// breaks), by column name; also checks that every row has as many fields as the header.
+struct TextTable {
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> rows;
+  bool ragged = false;
+  std::vector<std::string> operator[](const std::string& name) const {
+    const auto it = std::find(names.begin(), names.end(), name);
+    std::vector<std::string> out;
+    if (it == names.end()) return out;
+    for (const auto& r : rows) out.push_back(r[std::size_t(it - names.begin())]);
+    return out;
+  }
+};
+TextTable read_text_csv(const fs::path& file) {
+  const std::string text = slurp(file);
+  std::vector<std::vector<std::string>> lines(1);
+  std::string field;
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      quoted = was_quoted = true;
+    } else if (c == ',' || c == '\n') {
+      lines.back().push_back(field);
+      field.clear();
+      was_quoted = false;
+      if (c == '\n') lines.emplace_back();
+    } else {
+      field += c;
+    }
+  }
+  (void)was_quoted;
+  if (lines.back().empty()) lines.pop_back();
+  TextTable t;
+  if (lines.empty()) return t;
+  t.names = lines.front();
+  t.rows.assign(lines.begin() + 1, lines.end());
+  for (const auto& r : t.rows) t.ragged = t.ragged || r.size() != t.names.size();
+  return t;
+}
+
+// The types FMUs' s_t and b_t at time t: k = floor(4 t).
+std::string tick_text(double t) { return "tick " + std::to_string(int(4 * t + 1e-9)) + ", \"q\"\nend"; }
+std::string tick_hex(double t) {
+  static const char* const d = "0123456789abcdef";
+  const int k = int(4 * t + 1e-9);
+  return std::string{d[k >> 4], d[k & 15]} + "00220a2cff";
+}
+
+// Two types FMUs, a feeding b's String (and Binary) input from its time-varying output.
+json text_pair(int version, double h, double record, double end) {
+  const std::string fmu = kBroken + (version == 3 ? "/types3.fmu" : "/types.fmu");
+  json m = {{"format", 1},
+            {"subsystems", {{"a", {{"fmu", fmu}, {"step", h}}}, {"b", {{"fmu", fmu}, {"step", h}}}}},
+            {"connections", {{{"from", "a.s_t"}, {"to", "b.s_u"}}}},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", h}, {"start", 0}, {"end", end}}},
+            {"record", {{"interval", record}, {"variables", {"a.s_t", "b.s_y", "a.q_f64", "a.s_q", "a.s_y"}}}}};
+  if (version == 3) {
+    m["connections"].push_back({{"from", "a.b_t"}, {"to", "b.b_u"}});
+    m["record"]["variables"].push_back("b.b_y");
+    m["record"]["variables"].push_back("a.b_q");
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: String and Binary variables connected between two FMUs and recorded as quoted CSV text") {
+  // a.s_t = "tick k, \"q\"<newline>end" (k = floor(4 t), bytes k 0 '"' '\n' ',' 255 as b_t)
+  // feeds b.s_u; b.s_y = b.s_u. Rows every 0.05 s, steps of 0.1 s: a row holds the value of the
+  // latest communication point at or before it; b holds over each step what a had at its
+  // start, so b.s_y at b's point p > 0 is a.s_t at p - h (at 0: the value at 0), whichever
+  // steps first (Jacobi, Gauss-Seidel either way, multirate with a stepping 0.05 s either way).
+  const double h = 0.1;
+  struct Scheme {
+    std::string scheme;
+    json order;
+    double ha;
+    std::string synchronization;
+  };
+  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
+                                       {"gauss_seidel", json(), h, ""},
+                                       {"gauss_seidel", {"b", "a"}, h, ""},
+                                       {"multirate", json(), 0.05, "slowest_first"},
+                                       {"multirate", json(), 0.05, "fastest_first"}};
+  for (int version : {2, 3})
+    for (const Scheme& sc : schemes) {
+      CAPTURE(version);
+      CAPTURE(sc.scheme);
+      CAPTURE(sc.order.dump());
+      CAPTURE(sc.synchronization);
+      Scratch s;
+      json m = text_pair(version, h, 0.05, 1.0);
+      m["coupling"]["scheme"] = sc.scheme;
+      if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
+      if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
+      m["subsystems"]["a"]["step"] = sc.ha;
+      const std::string hostile = "he said \"hi\", then\nleft,\r\n\"\"";
+      m["subsystems"]["a"]["parameters"] = {{"s_p", hostile}};
+      if (version == 3) m["subsystems"]["a"]["parameters"]["b_p"] = "00ff220a2c";
+      Outcome o = stride(s, "run", write_manifest(s, "text.json", m), {});
+      REQUIRE(o.code == 0);
+      CHECK(o.status() == "completed");
+      const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+      CHECK(!t.ragged);
+      std::vector<std::string> names = {"time", "a.s_t", "b.s_y", "a.q_f64", "a.s_q", "a.s_y"};
+      if (version == 3) names = {"time", "a.s_t", "b.s_y", "a.q_f64.0", "a.q_f64.1", "a.s_q", "a.s_y", "b.b_y", "a.b_q"};
+      CHECK(t.names == names);
+      REQUIRE(t.rows.size() == 21);
+      int wrong = 0;
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        const double r = std::stod(t["time"][i]), p = std::floor(r / h + 1e-9) * h, fed = p > 0 ? p - h : 0.0;
+        wrong += t["a.s_t"][i] != tick_text(std::floor(r / sc.ha + 1e-9) * sc.ha);
+        wrong += t["b.s_y"][i] != tick_text(fed);
+        wrong += t["a.s_q"][i] != hostile;  // a parameter's copy: quotes, commas, CR LF
+        wrong += t["a.s_y"][i] != "";       // an unconnected input's start value, empty
+        if (version == 3) wrong += t["b.b_y"][i] != tick_hex(fed) || t["a.b_q"][i] != "00ff220a2c";
+      }
+      CHECK(wrong == 0);
+      CHECK(std::stod(t[names[3]].back()) == 1.5);  // numbers beside the text as before
+      // The text is quoted in the file itself.
+      CHECK(contains(slurp(s.dir / "out" / "results.csv"), "\"tick 0, \"\"q\"\"\nend\""));
+    }
+}
+
+TEST_CASE("fmu: huge and empty String and Binary values pass a connection and the record whole") {
+  // A 1 MB String parameter with quotes and line breaks, copied to a.s_q, recorded and fed to b;
+  // an empty one the same. FMI 3 also a 256 KiB Binary with every byte value.
+  std::string big;
+  for (int i = 0; big.size() < (1u << 20); ++i) big += i % 7 == 0 ? "\"" : i % 11 == 0 ? "\n" : i % 13 == 0 ? "," : "x";
+  std::string hex;
+  for (int i = 0; i < (1 << 17); ++i) {
+    char b[3];
+    std::snprintf(b, sizeof b, "%02x", i & 255);
+    hex += b;
+  }
+  for (const std::string& value : {big, std::string()}) {
+    Scratch s;
+    json m = text_pair(3, 0.1, 0.1, 0.3);
+    m["connections"] = {{{"from", "a.s_q"}, {"to", "b.s_u"}}, {{"from", "a.b_q"}, {"to", "b.b_u"}}};
+    m["subsystems"]["a"]["parameters"] = {{"s_p", value}, {"b_p", value.empty() ? "" : hex}};
+    m["record"]["variables"] = {"a.s_q", "b.s_y", "b.b_y"};
+    Outcome o = stride(s, "run", write_manifest(s, "big.json", m), {});
+    REQUIRE(o.code == 0);
+    const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+    REQUIRE(t.rows.size() == 4);
+    CHECK(!t.ragged);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      CHECK(t["a.s_q"][i] == value);
+      CHECK(t["b.s_y"][i] == value);  // a.s_q is a parameter's copy: the same from t = 0
+      CHECK(t["b.b_y"][i] == (value.empty() ? "" : hex));
+    }
+  }
+}
+
+TEST_CASE("fmu: String and Binary variables chosen by pattern, after the numbers; model exchange connects them too") {
+  Scratch s;
+  json m = text_pair(3, 0.1, 0.1, 0.5);
+  m["record"]["variables"] = {"a.s_*", "a.?_t"};  // s_u is an input: not recorded
+  Outcome o = stride(s, "run", write_manifest(s, "p.json", m), {});
+  REQUIRE(o.code == 0);
+  const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+  CHECK(t.names == std::vector<std::string>{"time", "a.s_p", "a.s_q", "a.s_y", "a.s_t", "a.b_t"});
+  CHECK(t["a.s_p"].front() == "start");
+  CHECK(t["a.b_t"].back() == tick_hex(0.5));
+  // types3_me (model exchange without states): b holds over its step what a had at its start.
+  Scratch u;
+  json me = text_pair(3, 0.1, 0.1, 0.5);
+  for (const char* sub : {"a", "b"}) me["subsystems"][sub]["fmu"] = kBroken + "/types3_me.fmu";
+  Outcome r = stride(u, "run", write_manifest(u, "me.json", me), {});
+  REQUIRE(r.code == 0);
+  const TextTable v = read_text_csv(u.dir / "out" / "results.csv");
+  REQUIRE(v.rows.size() == 6);
+  int wrong = 0;
+  for (std::size_t i = 0; i < v.rows.size(); ++i) {
+    const double p = 0.1 * double(i), fed = p > 0 ? p - 0.1 : 0.0;
+    wrong += v["a.s_t"][i] != tick_text(p) || v["b.s_y"][i] != tick_text(fed) || v["b.b_y"][i] != tick_hex(fed);
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a manifest error naming it") {
+  struct Bad {
+    json connection;
+    std::string record, pointer, why;
+  };
+  const std::vector<Bad> bad = {
+      {{{"from", "a.s_t"}, {"to", "b.u_f64"}}, "", "/connections/0/to",
+       "\"a.s_t\" is a String variable of an FMU: it connects only to a String input of an FMU, and \"b.u_f64\" is a numeric port of an FMU"},
+      {{{"from", "a.q_f64"}, {"to", "b.s_u"}}, "", "/connections/0/from",
+       "\"b.s_u\" is a String variable of an FMU: it connects only to a String variable of an FMU, and \"a.q_f64\" is a numeric port"},
+      {{{"from", "a.s_t"}, {"to", "b.b_u"}}, "", "/connections/0/to", "and \"b.b_u\" is a Binary variable"},
+      {{{"from", "a.s_t"}, {"to", "p.x2"}}, "", "/connections/0/to", "and \"p.x2\" is a port of plugin two_mass_fast"},
+      {{{"from", "p.x"}, {"to", "b.s_u"}}, "", "/connections/0/from", "and \"p.x\" is a port of plugin two_mass_fast"},
+      {{{"from", "a.s_t"}, {"to", "b.s_u"}, {"transformation", {{"factor", 2}}}}, "", "/connections/0/transformation",
+       "a String value takes no transformation"},
+      {{{"from", "a.b_t"}, {"to", "b.b_u"}, {"extrapolator", "linear"}}, "", "/connections/0/extrapolator",
+       "a Binary connection passes the value held at each communication point and takes no extrapolator"},
+      {{{"from", "a.s_u"}, {"to", "b.s_u"}}, "", "/connections/0/from", "\"a.s_u\" is an input"},
+      {{{"from", "a.s_t"}, {"to", "b.s_y"}}, "", "/connections/0/to", "\"b.s_y\" is no input (causality \"output\")"},
+      {{{"from", "a.s_t[0]"}, {"to", "b.s_u"}}, "", "/connections/0/from", "a String connection takes the whole variable"},
+      {{{"from", "a.nothing"}, {"to", "b.s_u"}}, "", "/connections/0/from", "and \"a.nothing\" is no port or variable of subsystem \"a\""},
+      {json(), "a.s_u", "/record/variables/0", "\"a.s_u\" is a String input: results.csv records outputs and other variables, not inputs"},
+      {{{"from", "a.q_f64"}, {"to", "b.tick"}}, "", "/connections/0/to", "subsystem \"b\" has no port \"tick\""},  // a Clock
+      {json(), "a.tick", "/record/variables/0", "subsystem \"a\" has no port \"tick\""},
+      {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""}};
+  for (const auto& b : bad) {
+    CAPTURE(b.connection.dump());
+    CAPTURE(b.record);
+    Scratch s;
+    json m = text_pair(3, 0.1, 0.1, 0.2);
+    m["subsystems"]["p"] = {{"plugin", "two_mass_fast"}, {"step", 0.1}, {"integrator", "rk4"}};
+    m["connections"] = json::array();
+    if (!b.connection.is_null()) m["connections"].push_back(b.connection);
+    if (!b.record.empty()) m["record"]["variables"] = {b.record};
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome o = stride(s, verb, write_manifest(s, "bad.json", m), {});
+      CHECK(o.code == 2);
+      CHECK(contains(o.err, b.pointer));
+      CHECK(contains(o.err, b.why));
+    }
+  }
+  // validate lists the String and Binary inputs no connection feeds, at their start values.
+  {
+    Scratch s;
+    json m = text_pair(3, 0.1, 0.1, 0.2);
+    m["subsystems"]["a"]["parameters"] = {{"s_u", std::string(1000, 'x')}};
+    Outcome o = stride(s, "validate", write_manifest(s, "valid.json", m), {});
+    CHECK(o.code == 0);
+    CHECK(contains(o.out, "unconnected FMU input, kept at its start value: a.s_u = \"xxxxx"));
+    CHECK(contains(o.out, "xxx...\"\n"));
+    CHECK(contains(o.out, "unconnected FMU input, kept at its start value: a.b_u = \"\"\n"));
+    CHECK(!contains(o.out, "b.s_u ="));  // fed by a.s_t
+    CHECK(!contains(o.out, "b.b_u ="));
+  }
+  // Two connections into one String input.
+  Scratch s;
+  json m = text_pair(2, 0.1, 0.1, 0.2);
+  m["connections"].push_back({{"from", "a.s_q"}, {"to", "b.s_u"}});
+  Outcome o = stride(s, "validate", write_manifest(s, "twice.json", m), {});
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/connections/1/to"));
+  CHECK(contains(o.err, "input \"b.s_u\" is already fed by /connections/0"));
+}
+
+TEST_CASE("fmu: a String that changes at events is recorded at its events: event rows hold the text before and after") {
+  // stair: label = "step <counter>", both changed by each time event (every second); as model
+  // exchange with event rows, every row (grid, before and after an event) has the label of its
+  // counter; as co-simulation, every row at a communication point.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const std::string integrator : {"rk4", ""}) {
+      CAPTURE(fmu);
+      CAPTURE(integrator);
+      Scratch s;
+      json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 5.0, {{"last", 100}}, integrator);
+      m["record"] = {{"interval", 0.1}, {"variables", {"s.counter", "s.label"}}};
+      if (!integrator.empty()) m["record"]["event_rows"] = true;
+      Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+      REQUIRE(o.code == 0);
+      const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+      CHECK(!t.ragged);
+      // Events at t = 1..5 s, on the 0.1-s grid: the grid's row is the one after, a row before is added.
+      REQUIRE(t.rows.size() == (integrator.empty() ? 51u : 56u));
+      int wrong = 0, pairs = 0;
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        const double time = std::stod(t["time"][i]);
+        if (integrator.empty() && std::abs(time / 0.3 - std::round(time / 0.3)) > 1e-9) continue;
+        wrong += t["s.label"][i] != "step " + t["s.counter"][i];
+        if (i > 0 && t["time"][i] == t["time"][i - 1]) {
+          ++pairs;
+          wrong += std::stoi(t["s.counter"][i]) != std::stoi(t["s.counter"][i - 1]) + 1;
+        }
+      }
+      CHECK(wrong == 0);
+      CHECK(pairs == (integrator.empty() ? 0 : 5));
+    }
 }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fmi/instance.hpp"
+#include "run/text_signal.hpp"
 
 namespace stride::host::fmi {
 
@@ -18,7 +20,7 @@ struct CsSnapshot final : SavedState {
   std::string end;
 };
 
-class CoSimulation final : public Subsystem {
+class CoSimulation final : public Subsystem, public TextPorts {
  public:
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
@@ -35,13 +37,25 @@ class CoSimulation final : public Subsystem {
   // subsystems' initial outputs: its initial state may depend on them (an exported subsystem
   // in static equilibrium, Eq. 41).
   void initialize(double t0) override {
-    initializing_ = !inst_->io().in.empty();
+    initializing_ = inst_->has_inputs();
     inst_->start(t0, !initializing_);
+    inst_->rewound(t0);
+    inst_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
+    inst_->hold_texts_from(t0);
     t_ = t0;
     first_h_ = 0.0;
     end_.clear();
+    inst_->publish_texts(t0, t0);
   }
-  void equilibrate(double t0) override { end_initialization(t0); }
+  void equilibrate(double t0) override {
+    if (!initializing_) return;
+    end_initialization(t0);
+    inst_->publish_texts(t0, t0);
+  }
+  std::shared_ptr<TextSignal> text_output(const std::string& name) override { return inst_->text_output(name); }
+  void text_input(const std::string& name, std::shared_ptr<TextSignal> source) override {
+    inst_->text_input(name, std::move(source));
+  }
   double step(double t, double h) override {
     end_initialization(t);
     if (!end_.empty()) throw EndOfSimulation(end_);
@@ -51,6 +65,7 @@ class CoSimulation final : public Subsystem {
       throw StepFailure("the FMU cannot handle a variable communication step size (canHandleVariableCommunicationStepSize"
                         " is false), but a step of " + fmt_time(h) + " s follows steps of " + fmt_time(first_h_) +
                         " s; make the macro step a multiple of the subsystem's step");
+    inst_->hold_texts_from(t);
     inst_->set_inputs(inputs(), input_time(t, h));
     const CsStep s = inst_->do_step(t, h);
     ++steps_;
@@ -61,6 +76,7 @@ class CoSimulation final : public Subsystem {
              inst_->log().tail();
       if (!(s.reached > t)) throw EndOfSimulation(end_);
       t_ = std::min(s.reached, t + h);
+      inst_->publish_texts(t_, t);
       return t_;
     }
     if (s.discarded) {
@@ -72,9 +88,11 @@ class CoSimulation final : public Subsystem {
                           fmt_time(t + h) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
                           (s.reached > t ? ", not inside the step" : ": no progress") + inst_->log().tail());
       t_ = s.reached;
+      inst_->publish_texts(t_, t);
       return t_;
     }
     t_ = t + h;
+    inst_->publish_texts(t_, t);
     return t_;
   }
   void outputs(std::span<double> y) override {
@@ -90,6 +108,7 @@ class CoSimulation final : public Subsystem {
     auto* s = dynamic_cast<CsSnapshot*>(slot.get());
     if (!s) slot.reset(s = new CsSnapshot);
     inst_->save(s->fmu, t_);
+    inst_->snapshot_at(t_);
     s->t = t_;
     s->first_h = first_h_;
     s->end = end_;
@@ -97,6 +116,7 @@ class CoSimulation final : public Subsystem {
   void restore_state(const SavedState& state) override {
     const auto& s = dynamic_cast<const CsSnapshot&>(state);
     inst_->restore(s.fmu, s.t);
+    inst_->rewound(s.t);
     t_ = s.t;
     first_h_ = s.first_h;
     end_ = s.end;

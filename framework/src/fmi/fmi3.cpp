@@ -102,6 +102,18 @@ class Fmi3Instance final : public Instance {
     for (std::size_t i = 0; i < data.size(); ++i) out.emplace_back(data[i], data[i] + (data[i] ? sizes[i] : 0));
     return out;
   }
+  void set_text(const Io& io, const std::string& value, double t) override {
+    if (io.type == VarType::string) {
+      need(api_.set_string, "fmi3SetString", io);
+      const fmi3String x = value.c_str();
+      check(api_.set_string(c_, &io.vr, 1, &x, 1), "fmi3SetString", t);
+      return;
+    }
+    need(api_.set_binary, "fmi3SetBinary", io);
+    const fmi3Binary x = reinterpret_cast<const fmi3Byte*>(value.data());
+    const std::size_t size = value.size();
+    check(api_.set_binary(c_, &io.vr, 1, &size, &x, 1), "fmi3SetBinary", t);
+  }
 
   CsStep do_step(double t, double h) override {
     fmi3Boolean event = false, terminate = false, early = false;

@@ -3,6 +3,7 @@
 #include "fmi/instance.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -174,6 +175,57 @@ void Instance::set_inputs(Inputs& inputs, double t) {
       u = {scratch_.data(), u.size()};
     }
     set_numbers(io, u, t);
+  }
+  if (texts_) set_text_inputs(t);
+}
+
+std::string Instance::get_text(const Io& io, double t) {
+  if (io.type == VarType::string) return std::move(get_strings(io, t).front());
+  const std::vector<std::uint8_t> bytes = std::move(get_binaries(io, t).front());
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::shared_ptr<TextSignal> Instance::text_output(const std::string& name) {
+  for (const TextOut& x : text_out_)
+    if (x.io.name() == name) return x.signal;
+  const Variable* v = fmu_->md.find(name);
+  if (!v || (v->type != VarType::string && v->type != VarType::binary))
+    throw std::invalid_argument("\"" + name + "\" is no String or Binary variable of the FMU");
+  Io io = io_of(*v, 1);
+  io.label = name == v->name ? std::string() : name;
+  auto signal = std::make_shared<TextSignal>(v->type == VarType::binary);
+  const std::size_t reader = signal->add_reader();
+  text_out_.push_back({std::move(io), signal, reader});
+  texts_ = true;
+  return signal;
+}
+
+void Instance::text_input(const std::string& name, std::shared_ptr<TextSignal> source) {
+  const Variable* v = fmu_->md.find(name);
+  if (!v || v->causality != "input" || (v->type != VarType::string && v->type != VarType::binary))
+    throw std::invalid_argument("\"" + name + "\" is no String or Binary input of the FMU");
+  const std::size_t reader = source->add_reader();
+  text_in_.push_back({io_of(*v, 1), std::move(source), reader, 0});
+  texts_ = true;
+}
+
+// Results.csv reads the values from the step's start on (from a snapshot's time when the host
+// may go back there).
+void Instance::publish_texts_now(double t, double from) {
+  for (TextOut& x : text_out_) {
+    x.signal->set_floor(x.reader, std::min(from, snapshot_t_));
+    x.signal->publish(t, get_text(x.io, t));
+  }
+}
+
+void Instance::set_text_inputs(double t) {
+  const double from = text_time_, tol = 1e-9 * std::max(1.0, std::abs(from));
+  for (TextIn& x : text_in_) {
+    x.source->set_floor(x.reader, std::min(from, snapshot_t_));
+    const TextSignal::Entry& e = x.source->at(from, tol);
+    if (e.serial == 0 || e.serial == x.serial) continue;  // nothing published yet: the start value
+    set_text(x.io, e.value, t);
+    x.serial = e.serial;
   }
 }
 

@@ -17,12 +17,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "fmi/binary.hpp"
+#include "run/text_signal.hpp"
 #include "stride/host/load/registry.hpp"  // PluginError
 
 namespace stride::host::fmi {
@@ -60,6 +62,11 @@ Io io_of(const Variable& v, std::size_t size);
 // input or output (those are ports already).
 inline bool observable(const Variable& v) {
   return is_numeric(v.type) && v.causality != "input" && v.causality != "output";
+}
+
+// A String or Binary variable a record may name (a text column): scalar, no input.
+inline bool text_recordable(const Variable& v) {
+  return (v.type == VarType::string || v.type == VarType::binary) && v.causality != "input" && v.dimensions.empty();
 }
 
 // The FMU's ports for one subsystem's shape: numeric inputs and outputs of at least one element,
@@ -140,6 +147,33 @@ class Instance {
   // Strings (FMI 2 and 3) and Binary values (FMI 3), element by element.
   virtual std::vector<std::string> get_strings(const Io& io, double t) = 0;
   virtual std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double t) = 0;
+  // One scalar String or Binary (its raw bytes) in a std::string.
+  virtual void set_text(const Io& io, const std::string& value, double t) = 0;
+  std::string get_text(const Io& io, double t);
+
+  // String and Binary variables recorded or connected (run/text_signal.hpp): the signal of one
+  // (published by publish_texts), and an input fed by another FMU's signal (set with the
+  // numeric inputs in set_inputs, when the value there changed).
+  std::shared_ptr<TextSignal> text_output(const std::string& name);
+  void text_input(const std::string& name, std::shared_ptr<TextSignal> source);
+  bool has_inputs() const { return !io_.in.empty() || (texts_ && !text_in_.empty()); }
+  bool has_texts() const { return texts_; }
+  // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
+  // Free for an FMU whose text no one reads.
+  void publish_texts(double t, double from) {
+    if (texts_) publish_texts_now(t, from);
+  }
+  // A step starts at t: over it, text inputs hold their sources' values at t (the latest
+  // communication point at or before it), whatever the source did since, so that the value
+  // does not depend on the order in which subsystems step.
+  void hold_texts_from(double t) { text_time_ = t; }
+  // The host took a snapshot at t; the FMU went back to t (a snapshot, or a fresh start): what
+  // it published after t is gone, its text inputs are set again at the next set_inputs.
+  void snapshot_at(double t) { snapshot_t_ = t; }
+  void rewound(double t) {
+    for (TextIn& x : text_in_) x.serial = 0, x.source->set_floor(x.reader, t);
+    for (TextOut& x : text_out_) x.signal->forget_after(t);
+  }
 
   // Co-simulation: one doStep from t by h.
   virtual CsStep do_step(double t, double h) = 0;
@@ -197,6 +231,24 @@ class Instance {
   LogSink log_;
   std::string setting_;
   bool started_ = false, fatal_ = false, may_restore_ = false;
+  struct TextOut {
+    Io io;
+    std::shared_ptr<TextSignal> signal;
+    std::size_t reader = 0;  // the owner's own (results.csv reads from its step's start on)
+  };
+  struct TextIn {
+    Io io;
+    std::shared_ptr<TextSignal> source;
+    std::size_t reader = 0;
+    std::uint64_t serial = 0;  // of the value last set; 0: none
+  };
+  std::vector<TextOut> text_out_;
+  std::vector<TextIn> text_in_;
+  bool texts_ = false;  // any of them: one test on the numeric path
+  double snapshot_t_ = std::numeric_limits<double>::infinity();
+  double text_time_ = 0.0;
+  void publish_texts_now(double t, double from);
+  void set_text_inputs(double t);
   std::shared_ptr<const StateRelease> release_state_;
 };
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "fmi/instance.hpp"
 #include "run/event_outputs.hpp"
+#include "run/text_signal.hpp"
 
 namespace stride::host::fmi {
 
@@ -37,7 +39,7 @@ class MeOde final : public OdeSystem {
   void at(double t, std::span<const double> x) {
     me_.set_time(t);
     if (!x.empty()) me_.set_states(x, t);
-    if (!me_.io().in.empty()) me_.set_inputs(inputs(), t);
+    if (me_.has_inputs()) me_.set_inputs(inputs(), t);
   }
   long evaluations() const { return evaluations_; }
 
@@ -47,7 +49,7 @@ class MeOde final : public OdeSystem {
   long evaluations_ = 0;
 };
 
-class ModelExchange final : public Subsystem, public EventOutputs, public DenseOutputs {
+class ModelExchange final : public Subsystem, public EventOutputs, public DenseOutputs, public TextPorts {
  public:
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
@@ -77,6 +79,9 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   void initialize(double t0) override {
     if (!integ_ && !x_.empty()) throw std::logic_error("a model-exchange FMU with continuous states needs an integrator");
     me_->start(t0);  // the FMU is in event mode after initialization
+    me_->rewound(t0);
+    me_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
+    me_->hold_texts_from(t0);
     check_sizes();
     t_ = t0;
     end_.clear();
@@ -84,12 +89,22 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     handle_due_time_events(t0, false);  // scheduled for t0: the outputs at t0 are those after it
     get_states(t0);
     started_ = false;
+    me_->publish_texts(t0, t0);
+  }
+  std::shared_ptr<TextSignal> text_output(const std::string& name) override { return me_->text_output(name); }
+  void text_input(const std::string& name, std::shared_ptr<TextSignal> source) override {
+    me_->text_input(name, std::move(source));
   }
   void equilibrate(double t0) override {
     if (end_.empty()) restart(t0);
+    if (me_->has_texts() && end_.empty()) {  // text inputs at t0 are the other FMUs' initial values
+      ode_.at(t0, x_);
+      me_->publish_texts(t0, t0);
+    }
   }
   double step(double t, double h) override {
     if (!end_.empty()) throw EndOfSimulation(end_);
+    me_->hold_texts_from(t);
     if (!started_) restart(t);
     handle_due_time_events(t);
     if (!end_.empty()) throw EndOfSimulation(end_);
@@ -120,6 +135,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     if (terminate) {
       end_ = "the FMU asked to end the simulation at t = " + fmt_time(t_new) + " (completedIntegratorStep: terminateSimulation)" +
              me_->log().tail();
+      me_->publish_texts(t_, t);
       return t_;
     }
     if (time_event || state_event || enter) {
@@ -132,6 +148,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     } else if (!z_.empty()) {
       ode_.indicators(t_new, x_, z_);
     }
+    me_->publish_texts(t_, t);
     return t_;
   }
   void outputs(std::span<double> y) override {
@@ -163,6 +180,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     auto* s = dynamic_cast<Snapshot*>(slot.get());
     if (!s) slot.reset(s = new Snapshot);
     me_->save(s->fmu, t_);
+    me_->snapshot_at(t_);
     s->x = x_;
     s->z = z_;
     s->next_event = next_event_;
@@ -174,6 +192,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   void restore_state(const SavedState& state) override {
     const auto& s = dynamic_cast<const Snapshot&>(state);
     me_->restore(s.fmu, s.t);
+    me_->rewound(s.t);
     x_ = s.x;
     z_ = s.z;
     next_event_ = s.next_event;

@@ -29,6 +29,7 @@ namespace stride::host {
 struct Node;
 struct NodeState;
 class RunLog;
+class TextSignal;
 
 // One connection: source output elements -> destination input elements, through an
 // extrapolator.
@@ -113,6 +114,13 @@ struct Node {
   std::vector<Bound> bounds;             // divergence monitors on outputs
   std::vector<std::size_t> record_cols;  // CSV column of each recorded output element
   std::vector<std::size_t> record_elem;  // the output element of each column
+  // Recorded String and Binary variables (an FMU's): their CSV columns and values.
+  struct TextColumn {
+    std::size_t col;
+    std::shared_ptr<const TextSignal> signal;
+  };
+  std::vector<TextColumn> text_cols;
+  bool recorded = false;  // any column, numeric or text
   int index = 0;                         // in Graph::nodes
 
   // The output port holding element `offset` of the outputs; ports.size() when none does.

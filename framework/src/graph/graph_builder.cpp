@@ -10,6 +10,7 @@
 #include "input/plugin_version.hpp"
 #include "input/units.hpp"
 #include "run/run_log.hpp"
+#include "run/text_signal.hpp"
 #include "stride/host/graph/adapters.hpp"
 
 namespace stride::host {
@@ -303,6 +304,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     node.plugin += " + " + sc.integrator->plugin;
   }
   node.fmu = true;
+  fmu_md_[sc.name] = &md;
   if (!sc.integrator && !md.can_variable_step && !fixed_step_ok(sc)) return false;
   // Variables the record names beside the FMU's outputs: read like outputs.
   const std::vector<std::string> observed = recorded_fmu_variables(sc.name, md);
@@ -571,6 +573,7 @@ bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, con
 void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
   Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
+  if (text_connection(cc, src, dst)) return;  // String and Binary variables, beside the ports
   int sp = src ? find_port(*src, cc.from_port, Direction::output, cc.pointer + "/from") : -1;
   int dp = dst ? find_port(*dst, cc.to_port, Direction::input, cc.pointer + "/to") : -1;
   const LoadedPlugin* ep = resolve(cc.extrapolator, Kind::extrapolator, cc.extrapolator.pointer);
@@ -669,6 +672,20 @@ void GraphBuilder::check_unconnected_inputs() {
                      : std::string("not connected")) +
                 "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
     }
+  // An FMU's String and Binary inputs no connection feeds keep theirs too.
+  for (const SubsystemConfig& sc : manifest_.subsystems) {
+    const auto md = fmu_md_.find(sc.name);
+    if (md == fmu_md_.end()) continue;
+    for (const fmi::Variable& v : md->second->variables) {
+      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary) ||
+          text_fed_.count({by_name_.at(sc.name), v.name}))
+        continue;
+      const json& given = sc.plugin.parameters;
+      std::string value = (given.contains(v.name) ? given[v.name] : v.start).dump(-1, ' ', true);  // ASCII: cut anywhere
+      if (value.size() > 80) value = value.substr(0, 76) + "...\"";
+      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value);
+    }
+  }
 }
 
 // A cycle through outputs with direct feedthrough: vertex = (node, output port); edge o -> o'
@@ -888,6 +905,7 @@ void GraphBuilder::add_port_columns(Node& n, std::size_t pi) {
     if (p.size > 1) col += "." + (e < p.elements.size() ? p.elements[e] : std::to_string(e));
     n.record_cols.push_back(graph_->columns.size());
     n.record_elem.push_back(n.output_offset[pi] + e);
+    n.recorded = true;
     graph_->columns.push_back(col);
   }
 }
@@ -899,7 +917,7 @@ void GraphBuilder::add_port_columns(Node& n, std::size_t pi) {
 std::vector<std::string> GraphBuilder::recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md) {
   std::vector<std::string>& known = fmu_variables_[sub];
   for (const fmi::Variable& v : md.variables)
-    if (fmi::observable(v) && v.causality != "independent") known.push_back(v.name);
+    if ((fmi::observable(v) || fmi::text_recordable(v)) && v.causality != "independent") known.push_back(v.name);
   std::vector<std::string> names;
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
@@ -953,6 +971,16 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
     const auto f = fmu_variables_.find(n->name);
     if (f == fmu_variables_.end()) continue;
     fmu = true;
+    // Its String and Binary variables after the numbers, by name or else the first alias matched.
+    for (const fmi::Variable& v : fmu_md_.at(n->name)->variables) {
+      if (!fmi::text_recordable(v)) continue;
+      const std::string* name = pattern_match(port, v.name) ? &v.name : nullptr;
+      for (const std::string& a : v.aliases)
+        if (!name && pattern_match(port, a)) name = &a;
+      if (!name) continue;
+      any = true;
+      add_text_column(*n, *name, v, ptr);
+    }
     for (const std::string& v : f->second)
       if (std::find(there.begin(), there.end(), n->name + "." + v) == there.end()) there.push_back(n->name + "." + v);
   }
@@ -970,7 +998,7 @@ void GraphBuilder::add_record_columns() {
   // subsystem's columns would need their values at that time after they have passed it.
   std::vector<std::string> recording;
   for (const Node& n : graph_->nodes)
-    if (!n.record_cols.empty()) recording.push_back(n.name);
+    if (n.recorded) recording.push_back(n.name);
   if (recording.size() > 1)
     error("/record/event_rows", "event rows need every recorded column from one subsystem, found columns of " +
                                     list(recording) + "; name one subsystem's variables in /record/variables");
@@ -997,9 +1025,111 @@ void GraphBuilder::add_named_columns() {
     }
     Node* n = find_node(sub, ptr);
     if (!n) continue;
+    if (const fmi::Variable* text = text_variable(*n, port)) {
+      add_text_column(*n, port, *text, ptr);
+      continue;
+    }
     const int pi = find_port(*n, port, Direction::output, ptr);
     if (pi >= 0 && recorded_.insert({n, std::size_t(pi)}).second) add_port_columns(*n, static_cast<std::size_t>(pi));
   }
+}
+
+// ---- String and Binary variables ---------------------------------------------------------
+
+// An FMU's String or Binary variable by name or FMI 3 alias; null for a port or anything else.
+const fmi::Variable* GraphBuilder::text_variable(const Node& n, const std::string& name) const {
+  const auto md = fmu_md_.find(n.name);
+  if (!n.fmu || md == fmu_md_.end() || n.port_index(name) >= 0) return nullptr;
+  const fmi::Variable* v = md->second->find(name);
+  return v && (v->type == fmi::VarType::string || v->type == fmi::VarType::binary) ? v : nullptr;
+}
+
+// What the other end of a String or Binary connection is, for messages.
+std::string GraphBuilder::text_partner(const Node& n, const std::string& port) const {
+  if (const fmi::Variable* v = text_variable(n, port))
+    return std::string("a ") + (v->type == fmi::VarType::binary ? "Binary" : "String") + " variable";
+  const int i = n.port_index(port);
+  if (i >= 0)
+    return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin " + n.plugin) + ": " +
+           describe_port(n.ports[std::size_t(i)]);
+  return "no port or variable of subsystem \"" + n.name + "\"";
+}
+
+// A connection naming a String or Binary variable at either end (true: made or refused here).
+bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* dst) {
+  const fmi::Variable* from = src ? text_variable(*src, cc.from_port) : nullptr;
+  const fmi::Variable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
+  if (!from && !to) return false;
+  if (src && dst) add_text_connection(cc, *src, from, *dst, to);
+  return true;
+}
+
+// A String feeds a String input of another FMU and a Binary a Binary input: the value the
+// source held at the latest communication point, set with the destination's inputs.
+void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, const fmi::Variable* from, Node& dst,
+                                       const fmi::Variable* to) {
+  const fmi::Variable& known = from ? *from : *to;
+  const std::string type = known.type == fmi::VarType::binary ? "Binary" : "String";
+  if (!from || !to || from->type != to->type) {
+    const bool at_to = from != nullptr;
+    error(cc.pointer + (at_to ? "/to" : "/from"),
+          "\"" + (at_to ? cc.from_text : cc.to_text) + "\" is " + with_article(type) + " variable of an FMU: it connects only to " +
+              with_article(type) + (at_to ? " input" : " variable") + " of an FMU, and \"" + (at_to ? cc.to_text : cc.from_text) +
+              "\" is " + (at_to ? text_partner(dst, cc.to_port) : text_partner(src, cc.from_port)));
+    return;
+  }
+  bool ok = true;
+  auto refuse = [&](const std::string& where, const std::string& why) {
+    error(cc.pointer + where, why);
+    ok = false;
+  };
+  if (from->causality == "input")
+    refuse("/from", "\"" + cc.from_text + "\" is an input: a connection reads an output (or a variable that is no input)");
+  if (to->causality != "input")
+    refuse("/to", "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
+  for (const fmi::Variable* v : {from, to})
+    if (!v->dimensions.empty())
+      refuse(v == from ? "/from" : "/to", "\"" + v->name + "\" is an array of " + type +
+                                              " values: Stride connects and records scalar String and Binary variables only");
+  if (cc.from_first || cc.from_count || cc.to_first || cc.to_count)
+    refuse("/from", "a " + type + " connection takes the whole variable: remove the element range");
+  if (cc.factor != 1.0 || cc.offset != 0.0)
+    refuse("/transformation", "a " + type + " value takes no transformation (factor and offset are for numbers)");
+  if (cc.extrapolator.pointer != cc.pointer && cc.extrapolator.plugin != "zoh")
+    refuse("/extrapolator", "a " + type + " connection passes the value held at each communication point and takes no "
+                                    "extrapolator (\"" + cc.extrapolator.plugin + "\"): remove it");
+  const auto fed = text_fed_.emplace(std::make_pair(&dst, to->name), cc.pointer);
+  if (ok && !fed.second) refuse("/to", "input \"" + cc.to_text + "\" is already fed by " + fed.first->second);
+  auto* out = dynamic_cast<TextPorts*>(src.sub.get());
+  auto* in = dynamic_cast<TextPorts*>(dst.sub.get());
+  if (!ok || !out || !in) return;
+  created(cc.pointer, [&] {
+    in->text_input(to->name, out->text_output(cc.from_port));
+    return true;
+  });
+}
+
+// One column of a String or Binary variable (not an input: those are what a connection set).
+void GraphBuilder::add_text_column(Node& n, const std::string& name, const fmi::Variable& v, const std::string& ptr) {
+  const std::string type = v.type == fmi::VarType::binary ? "Binary" : "String";
+  if (v.causality == "input") {
+    error(ptr, "\"" + n.name + "." + name + "\" is " + with_article(type) +
+                   " input: results.csv records outputs and other variables, not inputs; record what feeds it");
+    return;
+  }
+  if (!v.dimensions.empty()) {
+    error(ptr, "\"" + n.name + "." + name + "\" is an array of " + type +
+                   " values: Stride records and connects scalar String and Binary variables only");
+    return;
+  }
+  auto* ports = dynamic_cast<TextPorts*>(n.sub.get());
+  if (!ports || !recorded_text_.insert({&n, v.name}).second) return;
+  created(ptr, [&] {
+    n.text_cols.push_back({graph_->columns.size(), ports->text_output(name)});
+    n.recorded = true;
+    graph_->columns.push_back(n.name + "." + name);
+    return true;
+  });
 }
 
 }  // namespace stride::host

@@ -10,7 +10,8 @@
 //                             integrator, multibody model with formulation): names, versions,
 //                             parameters, ports, units, bonds; inputs and loggers bound
 //   add_connections           element ranges, sizes, units (and conversions), one connection
-//                             per input element, the extrapolators
+//                             per input element, the extrapolators; String and Binary
+//                             connections between FMUs wired beside them
 //   check_unconnected_inputs  every input element fed (complete graphs, nothing failed before)
 //   check_algebraic_loops     no cycle through outputs with direct feedthrough (likewise)
 //   add_power_bonds           one bond per connection into a bonded input, pairs of bonds
@@ -19,7 +20,8 @@
 //   order_subsystems          the Gauss–Seidel order: those listed first, then the others
 //   describe_bond_delays      the communication delay of each paired bond's paths
 //   add_record_columns        the columns of results.csv (patterns expanded; an FMU's
-//                             variables the record names were made ports when it was created);
+//                             variables the record names were made ports when it was created,
+//                             its String and Binary variables are text columns);
 //                             event rows only with one recorded subsystem
 // A phase skips what an earlier one could not build (a connection to a subsystem whose plugin
 // failed is not reported again).
@@ -44,6 +46,7 @@ namespace stride::host {
 namespace fmi {
 class FmuPlugin;
 struct ModelDescription;
+struct Variable;
 }
 
 class GraphBuilder {
@@ -120,6 +123,15 @@ class GraphBuilder {
   std::vector<std::string> recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md);
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
+  // String and Binary variables of FMUs (run/text_signal.hpp): connected between two FMUs
+  // (same type, whole scalar variables, no unit, transformation or extrapolator) and recorded.
+  const fmi::Variable* text_variable(const Node& n, const std::string& name) const;
+  std::string text_partner(const Node& n, const std::string& port) const;
+  bool text_connection(const ConnectionConfig& cc, Node* src, Node* dst);
+  void add_text_connection(const ConnectionConfig& cc, Node& src, const fmi::Variable* from, Node& dst,
+                           const fmi::Variable* to);
+  void add_text_column(Node& n, const std::string& name, const fmi::Variable& v, const std::string& pointer);
+
   const Manifest& manifest_;
   const PluginRegistry& reg_;
   const std::string file_;
@@ -130,6 +142,9 @@ class GraphBuilder {
   // Per FMU subsystem: the variables a record may name beside its outputs (for messages).
   std::map<std::string, std::vector<std::string>> fmu_variables_;
   std::set<std::pair<const Node*, std::size_t>> recorded_;  // (node, port) with columns already
+  std::map<std::string, const fmi::ModelDescription*> fmu_md_;  // per FMU subsystem
+  std::set<std::pair<const Node*, std::string>> recorded_text_;  // (node, variable) with a column
+  std::map<std::pair<const Node*, std::string>, std::string> text_fed_;  // (node, input): the connection's pointer
   std::vector<std::vector<Bond>> bond_ports_;  // per node: each bonded input port, whole width
 };
 

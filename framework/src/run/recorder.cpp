@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "fmi/values.hpp"  // to_hex
 #include "stride/host/run/supervise.hpp"
 
 namespace stride::host {
@@ -11,12 +12,16 @@ Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, 
                    std::size_t capacity, RunBeacon* beacon, bool event_rows)
     : t0_(t0), dt_(interval), end_(end), event_rows_(event_rows), ncols_(g.columns.size()), beacon_(beacon),
       file_(csv, header(g)) {
+  for (const Node& n : g.nodes) {
+    if (n.recorded) ++recording_nodes_;
+    if (!n.text_cols.empty()) text_col_.resize(ncols_, nullptr), texts_ = true;
+    for (const Node::TextColumn& c : n.text_cols) text_col_[c.col] = c.signal.get();
+  }
   for (const Node& n : g.nodes)
-    if (!n.record_cols.empty()) ++recording_nodes_;
-  for (const Node& n : g.nodes)
-    if (auto* dense = dynamic_cast<DenseOutputs*>(n.sub.get()); dense && (!n.record_cols.empty() || recording_nodes_ == 0))
+    if (auto* dense = dynamic_cast<DenseOutputs*>(n.sub.get()); dense && (n.recorded || recording_nodes_ == 0))
       dense->record_grid(t0, interval);
   rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
+  if (texts_) row_texts_.assign(capacity, std::vector<std::string>(ncols_));
 }
 
 Recorder::~Recorder() { g_pending_rows.fd = -1; }
@@ -30,7 +35,7 @@ void Recorder::passed(NodeState& n) {
     const double tk = time_of(k);
     if (tk > n.t + 1e-9 * dt_ || tk > end_ + 1e-9 * dt_) break;
     if (event_row && tk >= n.t - 1e-9 * dt_) {  // the grid's row at the event is the row after it
-      put_event_row(n, n.y_before_event);
+      put_event_row(n, n.y_before_event, true);
       event_row = false;
     }
     if (k >= formatted_ + rows_.size()) grow();
@@ -52,23 +57,29 @@ void Recorder::passed(NodeState& n) {
         r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
       }
     }
+    if (texts_) fill_texts(k, d, tk);
     ++r.filled;
     ++n.next_record;
     format_complete_rows();
   }
   if (event_row) {
-    put_event_row(n, n.y_before_event);
+    put_event_row(n, n.y_before_event, true);
     put_event_row(n, n.y);
   }
   wake_for(n, n.next_record);
 }
 
 // Every earlier row is written already (one recording subsystem, nothing held).
-void Recorder::put_event_row(const NodeState& n, const std::vector<double>& y) {
+void Recorder::put_event_row(const NodeState& n, const std::vector<double>& y, bool before) {
   const Node& d = *n.node;
-  std::vector<double>& values = rows_[formatted_ % rows_.size()].values;  // the next grid row's, refilled later
-  for (std::size_t i = 0; i < d.record_cols.size(); ++i) values[d.record_cols[i]] = y[d.record_elem[i]];
-  put_row(n.t, values);
+  Row& r = rows_[formatted_ % rows_.size()];  // the next grid row's, refilled later
+  for (std::size_t i = 0; i < d.record_cols.size(); ++i) r.values[d.record_cols[i]] = y[d.record_elem[i]];
+  if (!texts_) {
+    put_row(n.t, r.values);
+  } else {
+    fill_texts(formatted_, d, n.t, before);
+    put_text_row(n.t, formatted_);
+  }
   if (file_.due()) commit();
 }
 
@@ -94,7 +105,10 @@ void Recorder::format_complete_rows() {
   bool wrote = false;
   while (rows_[formatted_ % rows_.size()].filled >= need && time_of(formatted_) <= accepted_ + 1e-9 * dt_) {
     Row& r = rows_[formatted_ % rows_.size()];
-    put_row(time_of(formatted_), r.values);
+    if (texts_) [[unlikely]]
+      put_text_row(time_of(formatted_), formatted_);
+    else
+      put_row(time_of(formatted_), r.values);
     r.filled = 0;
     ++formatted_;
     wrote = true;
@@ -110,6 +124,30 @@ void Recorder::put_row(double t, const std::vector<double>& values) {
   for (double v : values) {
     buffer += ',';
     put_number(buffer, v);
+  }
+  buffer += '\n';
+  expose();
+}
+
+// Text holds the value of the latest communication point at or before the row (before an
+// event at the step's end: the value from before it, published at an earlier point).
+void Recorder::fill_texts(std::size_t k, const Node& d, double tk, bool before) {
+  std::vector<std::string>& texts = texts_of(k);
+  for (const Node::TextColumn& c : d.text_cols) texts[c.col] = c.signal->at(tk, 1e-9 * dt_, before).value;
+}
+
+void Recorder::put_text_row(double t, std::size_t k) {
+  const std::vector<double>& values = rows_[k % rows_.size()].values;
+  const std::vector<std::string>& texts = texts_of(k);
+  std::string& buffer = file_.buffer();
+  g_pending_rows.busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  put_number(buffer, t);
+  for (std::size_t i = 0; i < ncols_; ++i) {
+    buffer += ',';
+    if (!text_col_[i]) put_number(buffer, values[i]);
+    else if (!text_col_[i]->binary()) put_text(buffer, texts[i]);
+    else put_text(buffer, fmi::to_hex(reinterpret_cast<const std::uint8_t*>(texts[i].data()), texts[i].size()));
   }
   buffer += '\n';
   expose();
@@ -141,6 +179,11 @@ void Recorder::grow() {
   std::vector<Row> bigger(rows_.size() * 2, Row{std::vector<double>(ncols_, 0.0), 0});
   for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k)
     bigger[k % bigger.size()] = rows_[k % rows_.size()];
+  if (texts_) {
+    std::vector<std::vector<std::string>> more(bigger.size(), std::vector<std::string>(ncols_));
+    for (std::size_t k = formatted_; k < formatted_ + rows_.size(); ++k) more[k % more.size()] = std::move(texts_of(k));
+    row_texts_ = std::move(more);
+  }
   rows_ = std::move(bigger);
 }
 

@@ -10,6 +10,10 @@
 // (hold_after/accept), and a repeated macro step takes back what its subsystems filled
 // (rewind).
 //
+// String and Binary columns (Node::text_cols) hold, in each row, the value at the latest
+// communication point of their subsystem at or before the row's time (text is never
+// interpolated), written as CSV text in double quotes; Binary values as hexadecimal digits.
+//
 // Event rows (record/event_rows; one recording subsystem, no repeated macro steps, so every
 // row is written as soon as its subsystem fills it): a step that ends at an event (EventOutputs)
 // adds, at the event's time, a row with the values just before it and one with those after;
@@ -28,6 +32,7 @@
 #include "run/observer.hpp"
 #include "run/row_file.hpp"
 #include "run/run_state.hpp"
+#include "run/text_signal.hpp"
 
 namespace stride::host {
 
@@ -58,8 +63,11 @@ class Recorder final : public Observer {
     std::vector<double> values;
     std::size_t filled;
   };
+  // String and Binary columns of row k (numbers only: none). Beside the rows, not in them: a
+  // Row stays 32 bytes, and finding row k in the ring a shift.
+  std::vector<std::string>& texts_of(std::size_t k) { return row_texts_[k % row_texts_.size()]; }
   static std::string header(const Graph& g);
-  bool records(const NodeState& n) const { return !n.node->record_cols.empty() || recording_nodes_ == 0; }
+  bool records(const NodeState& n) const { return n.node->recorded || recording_nodes_ == 0; }
   // n wakes the recorder when its time reaches that of row k; the exact test is passed()'s
   // (tk <= t + 1e-9 dt), this one is a little earlier so that it never misses a row.
   // With event rows, after every step (an event may end any of them).
@@ -69,7 +77,9 @@ class Recorder final : public Observer {
   }
   void format_complete_rows();
   void put_row(double t, const std::vector<double>& values);
-  void put_event_row(const NodeState& n, const std::vector<double>& y);
+  [[gnu::cold, gnu::noinline]] void put_text_row(double t, std::size_t k);  // row k, with String and Binary columns
+  void fill_texts(std::size_t k, const Node& d, double tk, bool before = false);
+  void put_event_row(const NodeState& n, const std::vector<double>& y, bool before = false);
   void expose();
   void commit();
   void grow();
@@ -79,7 +89,10 @@ class Recorder final : public Observer {
   RunBeacon* beacon_;
   RowFile file_;
   std::size_t recording_nodes_ = 0;
+  std::vector<const TextSignal*> text_col_;  // per column: its text, null for a number (empty: none)
+  bool texts_ = false;                        // any text column
   std::vector<Row> rows_;
+  std::vector<std::vector<std::string>> row_texts_;  // as rows_, with text columns only
   std::size_t formatted_ = 0;
   double accepted_ = std::numeric_limits<double>::infinity();
 };

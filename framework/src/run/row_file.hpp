@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <istream>
 #include <string>
+#include <vector>
 
 namespace stride::host {
 
@@ -52,6 +54,45 @@ inline void put_number(std::string& out, double v) {
   char num[32];
   out.append(
       num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+}
+
+// Appends text as a CSV field (RFC 4180): in double quotes, a quote doubled; commas, line
+// breaks and every other byte as they are.
+inline void put_text(std::string& out, const std::string& value) {
+  out += '"';
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+// The records of CSV text as put_text() writes fields (RFC 4180: a quoted field may hold commas,
+// line breaks and doubled quotes): record(fields) for each, the header first. A quote inside
+// an unquoted field is kept as it is.
+template <class Record>
+void each_csv_record(std::istream& in, Record&& record) {
+  std::vector<std::string> fields(1);
+  bool quoted = false, any = false;
+  for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+    any = true;
+    if (quoted) {
+      if (c != '"') fields.back() += char(c);
+      else if (in.peek() == '"') fields.back() += char(in.get());
+      else quoted = false;
+    } else if (c == '"' && fields.back().empty()) {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '\n') {
+      record(fields);
+      fields.assign(1, std::string());
+      any = false;
+    } else {
+      fields.back() += char(c);
+    }
+  }
+  if (any) record(fields);
 }
 
 }  // namespace stride::host

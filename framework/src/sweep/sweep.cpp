@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "load/elf_section.hpp"
+#include "run/row_file.hpp"  // each_csv_record
 #include "fmi/fmu.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
@@ -318,29 +319,25 @@ struct Point {
 std::map<long long, std::map<std::string, double>> read_csv(const fs::path& file, const std::set<std::string>& want) {
   std::map<long long, std::map<std::string, double>> rows;
   std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line)) return rows;
   std::vector<std::string> header;
-  {
-    std::stringstream ss(line);
-    std::string c;
-    while (std::getline(ss, c, ',')) header.push_back(c);
-  }
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string c;
-    std::size_t i = 0;
-    long long key = 0;
-    std::map<std::string, double> row;
-    while (std::getline(ss, c, ',')) {
-      if (i >= header.size()) break;
-      double v = std::strtod(c.c_str(), nullptr);
-      if (i == 0) key = std::abs(v) < 9e9 ? std::llround(v * 1e9) : std::llround(std::min(std::abs(v), 9e18) * (v < 0 ? -1 : 1));
-      else if (want.count(header[i])) row[header[i]] = v;
-      ++i;
+  // Quoted text columns (String, Binary) may hold commas and line breaks; they read as NaN.
+  each_csv_record(in, [&](const std::vector<std::string>& fields) {
+    if (header.empty()) {
+      header = fields;
+      return;
     }
-    if (i == header.size()) rows[key] = std::move(row);
-  }
+    if (fields.size() != header.size()) return;
+    std::map<std::string, double> row;
+    const double t = std::strtod(fields[0].c_str(), nullptr);
+    const long long key = std::abs(t) < 9e9 ? std::llround(t * 1e9) : std::llround(std::min(std::abs(t), 9e18) * (t < 0 ? -1 : 1));
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      if (!want.count(header[i])) continue;
+      char* end = nullptr;
+      const double v = std::strtod(fields[i].c_str(), &end);
+      row[header[i]] = end == fields[i].c_str() ? std::nan("") : v;
+    }
+    rows[key] = std::move(row);
+  });
   return rows;
 }
 
