@@ -11,7 +11,8 @@
 //     every max(64, subsystems) steps: time reached, energy residuals, observers
 //
 // The subsystems still before target wait in a binary heap ordered by who steps next:
-// O(log N) per step instead of a scan. Allocates at construction only.
+// O(log N) per step instead of a scan; ordering it reads only the heap's own array. Allocates
+// at construction only.
 #include <algorithm>
 
 #include "run/coupling.hpp"
@@ -34,11 +35,11 @@ class MultirateCoupling final : public CouplingScheme {
     const double eps = m_.eps();
     heap_.clear();
     for (auto& n : m_.state().nodes)
-      if (n.t < target - eps) heap_.push_back({key(n), n.step, &n});
+      if (n.t < target - eps) heap_.push_back({key(n), n.step, n.index});
     std::make_heap(heap_.begin(), heap_.end(), later_);
     while (!heap_.empty()) {
       std::pop_heap(heap_.begin(), heap_.end(), later_);
-      NodeState* next = heap_.back().node;
+      NodeState* next = &nodes_[static_cast<std::size_t>(heap_.back().index)];
       m_.step(*next, std::min(next->step, target - next->t));
       m_.push_outputs(*next);
       if (next->t < target - eps) {
@@ -52,12 +53,13 @@ class MultirateCoupling final : public CouplingScheme {
   }
 
  private:
-  // The heap holds the keys, so that ordering it reads one array instead of every subsystem
-  // it compares.
+  // The heap holds the keys and the tie-breaking index, so that ordering it reads one array
+  // instead of every subsystem it compares (with thousands of subsystems on one grid nearly
+  // every comparison is a tie, and each NodeState it read was a cache miss).
   struct Entry {
     double key;
     double step;
-    NodeState* node;
+    int index;  // in RunState::nodes
   };
   // Keys within eps are a tie (the same grid time up to round-off), broken by the step and then
   // by the subsystem's place in the manifest, as a scan in that order would.
@@ -68,12 +70,13 @@ class MultirateCoupling final : public CouplingScheme {
       if (a.key > b.key + eps) return true;
       if (a.key < b.key - eps) return false;
       if (a.step != b.step) return slowest_first ? a.step < b.step : a.step > b.step;
-      return a.node->index > b.node->index;
+      return a.index > b.index;
     }
   };
   double key(const NodeState& n) const { return slowest_first_ ? n.t : n.t + n.step; }
 
   Master& m_;
+  std::vector<NodeState>& nodes_ = m_.state().nodes;
   const bool slowest_first_;
   const long check_every_;
   const Later later_{slowest_first_, m_.eps()};

@@ -68,7 +68,7 @@ class Recorder final : public Observer {
   }
   void format_complete_rows();
   void put_row(double t, const std::vector<double>& values);
-  void put_event_row(const NodeState& n, const std::vector<double>& y);
+  void put_event_row(const NodeState& n, std::span<const double> y);
   void expose();
   void commit();
   void grow();

@@ -76,6 +76,27 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
 }
 
 RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.links.size()) {
+  // Per node: y, y_prev, then the value of each connection into it; its known inputs.
+  std::size_t nv = 0, nk = 0;
+  for (const Node& d : g.nodes) nv += 2 * d.output_width, nk += d.inputs.size();
+  for (const Link& d : g.links) nv += d.width;
+  values.assign(nv, 0.0);
+  known.assign(nk, NodeInputs::Known{});
+  std::span<double> free_values(values);
+  std::span<NodeInputs::Known> free_known(known);
+  auto take = [](auto& from, std::size_t size) {
+    auto s = from.first(size);
+    from = from.subspan(size);
+    return s;
+  };
+  for (const Node& d : g.nodes) {
+    NodeState& n = nodes[static_cast<std::size_t>(d.index)];
+    n.y = take(free_values, d.output_width);
+    n.y_prev = take(free_values, d.output_width);
+    n.known = take(free_known, d.inputs.size());
+    for (const auto& port : d.in_links)
+      for (const Link* l : port) links[static_cast<std::size_t>(l->index)].value = take(free_values, l->width);
+  }
   for (const Node& d : g.nodes) {
     NodeState& n = nodes[static_cast<std::size_t>(d.index)];
     n.node = &d;
@@ -83,12 +104,9 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     n.step = d.step;
     n.sub = d.sub.get();
     n.plugin_inputs = d.plugin_inputs.get();
-    n.y.assign(d.output_width, 0.0);
-    n.y_prev.assign(d.output_width, 0.0);
     n.events = dynamic_cast<const EventOutputs*>(n.sub);
     if (n.events) n.y_before_event.assign(d.output_width, 0.0);
     n.bounds = d.bounds;
-    n.known.assign(d.inputs.size(), NodeInputs::Known{});
     n.in_links.resize(d.in_links.size());
     n.input_value = d.input_start;
     for (const Bond& b : d.bonds) n.bonds.push_back({b.input, b.element, b.output_offset, b.width, b.sign});
@@ -104,7 +122,6 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     l.dst_input = d.dst_input;
     l.dst_offset = d.dst_offset;
     l.extrapolator = d.extrapolator.get();
-    l.value.assign(d.width, 0.0);
     l.whole_port = d.whole_port;
     l.convert = d.convert;
     l.scale = d.scale;
