@@ -252,6 +252,8 @@ int main(int argc, char** argv) {
       std::printf("%6zu %14.0f %14.0f %14.0f %14.0f\n", n, open.experiment / N, (ring.experiment - open.experiment) / N,
                   open.run / N, (ring.run - open.run) / N);
     }
+    std::printf("  of the run's: the host's state of a subsystem %zu B (NodeState), of a connection %zu B (LinkState)\n",
+                sizeof(host::NodeState), sizeof(host::LinkState));
   }
 
   if (chain && selected("chain")) {
