@@ -10,25 +10,26 @@
 
 typedef struct {
   int32_t counter, settled, last;
-  double x, der_x, period, next;
+  double x, der_x, period, next, first;
   int pending;
 } Model;
 
-enum { COUNTER = 1, X = 2, DER_X = 3, SETTLED = 4, PERIOD = 5, LAST = 6 };
+enum { COUNTER = 1, X = 2, DER_X = 3, SETTLED = 4, PERIOD = 5, LAST = 6, FIRST = 7 };
 static const Var model_vars[] = {
     {COUNTER, INT32, offsetof(Model, counter), 1, READ_ONLY}, {X, FLOAT64, offsetof(Model, x), 1, START},
     {DER_X, FLOAT64, offsetof(Model, der_x), 1, READ_ONLY},   {SETTLED, INT32, offsetof(Model, settled), 1, READ_ONLY},
     {PERIOD, FLOAT64, offsetof(Model, period), 1, START},     {LAST, INT32, offsetof(Model, last), 1, START},
+    {FIRST, FLOAT64, offsetof(Model, first), 1, START},
 };
 #define N_VARS (sizeof model_vars / sizeof model_vars[0])
 
 static size_t model_count(const Model* m, unsigned vr) { (void)m, (void)vr; return 1; }
 static void model_start(Model* m) {
   m->counter = 1, m->settled = 0, m->last = 10;
-  m->x = 0.0, m->period = 1.0;
+  m->x = 0.0, m->period = 1.0, m->first = -1.0;
 }
 static void model_initialize(Model* m, double t0) {
-  m->next = t0 + m->period;
+  m->next = m->first >= 0 ? m->first : t0 + m->period;
   m->pending = 0;
 }
 static size_t model_nx(const Model* m) { (void)m; return 1; }

@@ -215,9 +215,11 @@ TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") 
   // manifests/two_mass.json (both plugins) against manifests/fmu_two_mass.json (m2 as the
   // oscillator FMU, the same parameters, the same integrator): the same equations, so the
   // same numbers up to the Newton tolerance (finite-difference Jacobian for the FMU). The
-  // summary shows the FMU was used: its statistics count FMU derivative evaluations.
+  // summary shows the FMU was used: its statistics count FMU derivative evaluations. Rows at
+  // the slow mass's steps (0.1 s): between them the FMU's rows are its outputs at interpolated
+  // states, the plugin's linear between the step's ends.
   Scratch a, b;
-  const std::vector<std::string> common = {"/coupling/end=20"};
+  const std::vector<std::string> common = {"/coupling/end=20", "/record/interval=0.1"};
   Outcome plugins = stride(a, "run", STRIDE_SOURCE_DIR "/manifests/two_mass.json", common);
   std::vector<std::string> with_fmu = common;
   with_fmu.push_back("/subsystems/slow/fmu=" + kFmus + "/oscillator.fmu");
@@ -228,7 +230,7 @@ TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") 
   const double dx1 = stride_test::largest_difference(fmu.table, "fast.x", plugins.table, "fast.x", &n);
   const double dx2 = stride_test::largest_difference(fmu.table, "slow.x", plugins.table, "slow.x");
   MESSAGE("largest |x1_fmu - x1_plugin| = " << dx1 << " m, |x2_fmu - x2_plugin| = " << dx2 << " m over " << n << " rows");
-  CHECK(n == 2001);
+  CHECK(n == 201);
   CHECK(contains(fmu.summary["subsystems"]["slow"]["plugin"].get<std::string>(), "oscillator.fmu + trapezoidal"));
   CHECK(fmu.summary["subsystems"]["slow"]["statistics"]["rhs_evaluations"].get<long>() > 0);
   // results.csv holds 12 significant digits; the runs differ in the last one at most.
@@ -1183,6 +1185,15 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
       tk = next;
     }
   };
+  auto h_exact = [&](double t) {
+    double tk = std::sqrt(2 * h0 / g);
+    if (t < tk) return h0 - g * t * t / 2;
+    for (int k = 1;; ++k) {
+      const double up = std::pow(e, k) * v1, next = tk + 2 * up / g;
+      if (t < next) return up * (t - tk) - g * (t - tk) * (t - tk) / 2;
+      tk = next;
+    }
+  };
   for (const std::string file : {"bouncing_ball.fmu", "bouncing_ball3.fmu"}) {
     CAPTURE(file);
     Scratch s;
@@ -1191,11 +1202,42 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
     Outcome o = stride(s, "run", write_manifest(s, "ball.json", m), {});
     REQUIRE(o.code == 0);
     REQUIRE(o.table.rows() == 1201);
-    double worst = 0.0;
-    for (std::size_t i = 0; i < o.table.rows(); ++i) worst = std::max(worst, std::abs(o.table["s.v"][i] - v_exact(o.table["time"][i])));
-    MESSAGE(file << ": largest |v - v_exact| over 1201 rows = " << worst << " m/s");
+    double worst = 0.0, worst_h = 0.0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i];
+      worst = std::max(worst, std::abs(o.table["s.v"][i] - v_exact(t)));
+      worst_h = std::max(worst_h, std::abs(o.table["s.h"][i] - h_exact(t)));
+    }
+    MESSAGE(file << ": largest |v - v_exact| over 1201 rows = " << worst << " m/s, |h - h_exact| = " << worst_h << " m");
     CHECK(worst < 1e-8);
+    // h is quadratic in t: linear interpolation inside a 10-ms step would be off by up to
+    // g h^2 / 8 = 1.2e-4 m; the integrator's states at the record time are exact.
+    CHECK(worst_h < 1e-9);
     CHECK(o.table["s.v"][451] == doctest::Approx(-g * 0.451).epsilon(1e-9));  // still falling
+  }
+}
+
+TEST_CASE("fmu: a time event the FMU schedules at the start time is handled there, not a step later") {
+  // The stair's first event at t = 1e-13 s, within round-off of t0 = 0 (first = 1e-13): the
+  // row at t = 0 holds the counter after it, 2; then k + 2 on [k, k + 1) (events 1e-13 after
+  // each whole second, within round-off of the rows there) and x = 2 t + k t - k (k + 1) / 2.
+  for (const std::string fmu : {"stair", "stair3"}) {
+    CAPTURE(fmu);
+    Scratch s;
+    json m = alone(kBroken + "/" + fmu + ".fmu", 0.3, 3.0, {{"last", 100}, {"first", 1e-13}}, "rk4");
+    m["record"]["interval"] = 0.1;
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    REQUIRE(o.table.rows() == 31);
+    CHECK(o.table["s.counter"][0] == 2);
+    int wrong = 0;
+    for (std::size_t i = 0; i < o.table.rows(); ++i) {
+      const double t = o.table["time"][i], k = std::floor(t + 1e-9);
+      wrong += o.table["s.counter"][i] != k + 2;
+      wrong += std::abs(o.table["s.x"][i] - (2 * t + k * t - k * (k + 1) / 2)) > 1e-9;
+    }
+    CHECK(wrong == 0);
+    CHECK(o.summary["subsystems"]["s"]["statistics"]["time_events"] == 4);  // 1e-13 s after 0, 1, 2 and 3 s
   }
 }
 
@@ -1462,7 +1504,7 @@ TEST_CASE("fmu: a start value or parameter the FMU refuses at initialization is 
 TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU variables, aliases and plugin outputs") {
   // "s.*" is every output, then every other numeric variable in modelDescription.xml's order,
   // each once (FMI 3: der(x) by its own name, not again as its alias "rate"; never "time").
-  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last"};
+  const std::vector<std::string> all = {"time", "s.counter", "s.x", "s.settled", "s.der(x)", "s.period", "s.last", "s.first"};
   for (const std::string fmu : {"stair", "stair3"})
     for (const std::string integrator : {"rk4", ""}) {
       CAPTURE(fmu);
@@ -1482,6 +1524,7 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
         wrong += o.table["s.counter"][i] != k + 1 || o.table["s.der(x)"][i] != k + 1;
         wrong += std::abs(o.table["s.x"][i] - (k * (k + 1) / 2 + (k + 1) * (t - k))) > 1e-9;
         wrong += o.table["s.period"][i] != 1.0 || o.table["s.last"][i] != 100 || o.table["s.settled"][i] != k;
+        wrong += o.table["s.first"][i] != -1.0;
       }
       CHECK(wrong == 0);
     }
@@ -1507,7 +1550,7 @@ TEST_CASE("fmu: recorded variables chosen by pattern: \"*\" and \"?\" over FMU v
   // A pattern that matches nothing is a manifest error at its pointer, listing what there is.
   const std::vector<std::array<std::string, 3>> bad = {
       {"s.nothing*", "the pattern \"s.nothing*\" matches no output or recordable variable",
-       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last"},
+       "there are: s.counter, s.x, s.settled, s.der(x), s.period, s.last, s.first"},
       {"x*.counter", "the pattern \"x*\" matches no subsystem", "subsystems: s"}};
   for (const auto& row : bad) {
     const std::string &entry = row[0], &what = row[1], &there = row[2];  // clang 14 cannot capture bindings

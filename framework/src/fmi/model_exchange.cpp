@@ -47,7 +47,7 @@ class MeOde final : public OdeSystem {
   long evaluations_ = 0;
 };
 
-class ModelExchange final : public Subsystem, public EventOutputs {
+class ModelExchange final : public Subsystem, public EventOutputs, public DenseOutputs {
  public:
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
@@ -59,6 +59,8 @@ class ModelExchange final : public Subsystem, public EventOutputs {
       if (port.direction == Direction::output) y_before_event_.resize(y_before_event_.size() + port.size);
     x0_.assign(n, 0.0);
     xt_.assign(n, 0.0);
+    f0_.assign(n, 0.0);
+    f1_.assign(n, 0.0);
     z_.assign(m, 0.0);
     zt_.assign(m, 0.0);
   }
@@ -79,6 +81,7 @@ class ModelExchange final : public Subsystem, public EventOutputs {
     t_ = t0;
     end_.clear();
     event_iteration(t0);
+    handle_due_time_events(t0, false);  // scheduled for t0: the outputs at t0 are those after it
     get_states(t0);
     started_ = false;
   }
@@ -107,6 +110,7 @@ class ModelExchange final : public Subsystem, public EventOutputs {
       if (crossed(z_, zt_)) t_new = locate_state_event(t, t_new), state_event = true;
     }
     time_event = time_event && t_new == t_end;
+    dense_outputs(t, t_new);
     // Step completed: the FMU may ask for an event (step events) or the end.
     ode_.at(t_new, x_);
     bool enter = false, terminate = false;
@@ -124,6 +128,7 @@ class ModelExchange final : public Subsystem, public EventOutputs {
       time_events_ += time_event;
       step_events_ += enter;
       handle_event(time_event ? *next_event_ : t_new, t_new);
+      handle_due_time_events(t_new);  // one the FMU scheduled for now: here, not a step late
     } else if (!z_.empty()) {
       ode_.indicators(t_new, x_, z_);
     }
@@ -136,6 +141,14 @@ class ModelExchange final : public Subsystem, public EventOutputs {
   bool outputs_before_event(std::span<double> y) const override {
     if (event_at_end_) std::copy(y_before_event_.begin(), y_before_event_.end(), y.begin());
     return event_at_end_;
+  }
+  void record_grid(double t0, double dt) override {
+    grid_t0_ = t0;
+    grid_dt_ = dt;
+  }
+  const double* outputs_at_row(std::size_t k) const override {
+    if (k < dense_first_ || k - dense_first_ >= dense_count_) return nullptr;
+    return dense_y_.data() + (k - dense_first_) * y_before_event_.size();
   }
   json statistics() const override {
     return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
@@ -174,6 +187,7 @@ class ModelExchange final : public Subsystem, public EventOutputs {
     end_ = s.end;
     in_event_mode_ = s.in_event_mode;
     started_ = false;
+    dense_count_ = 0;
   }
 
  private:
@@ -223,22 +237,52 @@ class ModelExchange final : public Subsystem, public EventOutputs {
 
   // A time event at or before t (scheduled in the past, or within round-off ahead) is handled
   // before stepping on, at its own time; the FMU may schedule the next at once.
-  void handle_due_time_events(double t) {
+  void handle_due_time_events(double t, bool restart_integrator = true) {
     for (int n = 0; end_.empty() && next_event_ && *next_event_ <= t + tolerance(t); ++n) {
       if (n == 1000) throw StepFailure("the FMU schedules time event after time event at t = " + fmt_time(t));
       ++time_events_;
-      handle_event(std::max(t, *next_event_), t);
+      handle_event(std::max(t, *next_event_), t, restart_integrator);
     }
   }
 
   // An event at time `at` (the FMU's time: a time event's own), the states being those of t:
-  // event mode, event iteration, the states after it, the integrator restarted.
-  void handle_event(double at, double t) {
+  // event mode, event iteration, the states after it, the integrator restarted (not before
+  // the run's inputs exist, at initialization).
+  void handle_event(double at, double t, bool restart_integrator = true) {
     me_->set_time(at);
     me_->enter_event_mode(at);
     event_iteration(at);
     get_states(at);
-    if (end_.empty()) restart(t);
+    if (end_.empty() && restart_integrator) restart(t);
+  }
+
+  // The outputs at the record times strictly inside (t, t_new), before any event at t_new:
+  // the FMU's outputs at the states of the cubic Hermite interpolant through the states and
+  // derivatives at the step's ends (exact for cubics; the error of a 4th-order step's
+  // states), with the inputs at those times. Costs two derivative evaluations per step that
+  // has such a time, none otherwise.
+  void dense_outputs(double t, double t_new) {
+    dense_count_ = 0;
+    if (!(grid_dt_ > 0)) return;
+    const double near = 1e-9 * grid_dt_, h = t_new - t;
+    auto time_of = [&](std::size_t k) { return grid_t0_ + static_cast<double>(k) * grid_dt_; };
+    const double k0 = std::ceil((t - grid_t0_) / grid_dt_);
+    std::size_t k = k0 > 0 ? static_cast<std::size_t>(k0) : 0;
+    while (time_of(k) <= t + near) ++k;
+    if (!(time_of(k) < t_new - near)) return;
+    dense_first_ = k;
+    if (!x_.empty()) {
+      ode_.derivatives(t, x0_, f0_);
+      ode_.derivatives(t_new, x_, f1_);
+    }
+    const std::size_t width = y_before_event_.size();
+    for (; time_of(k) < t_new - near; ++k, ++dense_count_) {
+      const double tk = time_of(k), s = (tk - t) / h, s2 = s * s, s3 = s2 * s;
+      const double a0 = 2 * s3 - 3 * s2 + 1, b0 = (s3 - 2 * s2 + s) * h, a1 = 3 * s2 - 2 * s3, b1 = (s3 - s2) * h;
+      for (std::size_t i = 0; i < x_.size(); ++i) xt_[i] = a0 * x0_[i] + b0 * f0_[i] + a1 * x_[i] + b1 * f1_[i];
+      if (dense_y_.size() < (dense_count_ + 1) * width) dense_y_.resize(2 * (dense_count_ + 1) * width);
+      ode_.outputs(tk, xt_, std::span<double>(dense_y_.data() + dense_count_ * width, width));
+    }
   }
 
   // Event mode: new discrete states until the FMU is done, then continuous-time mode; an FMU
@@ -288,12 +332,16 @@ class ModelExchange final : public Subsystem, public EventOutputs {
   MeOde ode_;
   std::shared_ptr<Integrator> integ_;
   std::vector<PortSpec> ports_;
-  std::vector<double> x_, x0_, xt_, z_, zt_;
+  std::vector<double> x_, x0_, xt_, z_, zt_, f0_, f1_;
   std::optional<double> next_event_;
   double t_ = 0.0;
   bool started_ = false, in_event_mode_ = false;
   bool event_at_end_ = false;            // the last step ended at an event
   std::vector<double> y_before_event_;  // the outputs just before it
+  // DenseOutputs: the record grid, and the outputs at its times inside the last step.
+  double grid_t0_ = 0.0, grid_dt_ = 0.0;
+  std::size_t dense_first_ = 0, dense_count_ = 0;
+  std::vector<double> dense_y_;
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
   static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json

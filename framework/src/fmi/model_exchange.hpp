@@ -8,10 +8,13 @@
 //     integrate from t towards t_end
 //     an event indicator changed sign -> bisect on the time of the first change, re-integrating
 //                                        from t (to event_tolerance)
+//     record times strictly inside the step (DenseOutputs) -> outputs at the states of the
+//                                  cubic Hermite interpolant of the step's ends
 //     completedIntegratorStep at the time reached (may ask for an event or the end)
 //     time, state or step event -> enter event mode, event iteration (new discrete states until
 //                                  the FMU is done; next time event), continuous states,
-//                                  restart the integrator
+//                                  restart the integrator; again while the next time event
+//                                  is due at the time reached (also after initialization)
 #pragma once
 
 #include <memory>

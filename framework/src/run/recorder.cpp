@@ -13,6 +13,9 @@ Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, 
       file_(csv, header(g)) {
   for (const Node& n : g.nodes)
     if (!n.record_cols.empty()) ++recording_nodes_;
+  for (const Node& n : g.nodes)
+    if (auto* dense = dynamic_cast<DenseOutputs*>(n.sub.get()); dense && (!n.record_cols.empty() || recording_nodes_ == 0))
+      dense->record_grid(t0, interval);
   rows_.assign(capacity, Row{std::vector<double>(ncols_, 0.0), 0});
 }
 
@@ -32,15 +35,22 @@ void Recorder::passed(NodeState& n) {
     }
     if (k >= formatted_ + rows_.size()) grow();
     Row& r = rows_[k % rows_.size()];
-    // Linear between the step's start and its end; a step that ended at an event ends, for the
-    // times before it, at the values just before the event (the row at its time: those after).
-    const double span = n.t - n.t_prev;
-    const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+    // The subsystem's own outputs inside the step (DenseOutputs), else linear between the
+    // step's start and its end; a step that ended at an event ends, for the times before it,
+    // at the values just before the event (the row at its time: those after).
     const bool before_event = n.event_at_end && tk < n.t - 1e-9 * dt_;
-    const std::span<const double> end = before_event ? std::span<const double>(n.y_before_event) : n.y;
-    for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
-      const std::size_t e = d.record_elem[i];
-      r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
+    const bool strictly_inside = tk > n.t_prev + 1e-9 * dt_ && tk < n.t - 1e-9 * dt_;
+    const double* inside = n.dense && strictly_inside ? n.dense->outputs_at_row(k) : nullptr;
+    if (inside) {
+      for (std::size_t i = 0; i < d.record_cols.size(); ++i) r.values[d.record_cols[i]] = inside[d.record_elem[i]];
+    } else {
+      const double span = n.t - n.t_prev;
+      const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+      const std::span<const double> end = before_event ? std::span<const double>(n.y_before_event) : n.y;
+      for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
+        const std::size_t e = d.record_elem[i];
+        r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
+      }
     }
     ++r.filled;
     ++n.next_record;

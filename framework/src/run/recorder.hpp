@@ -1,7 +1,8 @@
 // The rows of results.csv. Internal to the host.
 //
-// Each subsystem fills its columns of the rows whose times its last step passed (linear
-// interpolation between the step's ends); a row is written once every recording subsystem has
+// Each subsystem fills its columns of the rows whose times its last step passed (its own
+// values at those times where it has them, DenseOutputs; otherwise linear interpolation
+// between the step's ends); a row is written once every recording subsystem has
 // filled it. Rows reach the file whole (RowFile), at least every 50 ms of wall time and at the
 // end: a crash loses at most that much, and never leaves half a row; the SIGUSR1 handler of a
 // supervised run (g_pending_rows) may write the complete rows still in memory. Under iterative
@@ -40,7 +41,7 @@ class Recorder final : public Observer {
   ~Recorder() override;
   unsigned events() const override { return steps; }
   double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
-  // Times (t_prev, t] of node n passed: fill its columns by linear interpolation.
+  // Times (t_prev, t] of node n passed: fill its columns.
   void passed(NodeState& n) override;
   // Rows after t wait until accepted().
   void hold_after(double t) override { accepted_ = t; }

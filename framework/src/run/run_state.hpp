@@ -73,6 +73,7 @@ struct alignas(64) NodeState {
   // A subsystem whose outputs jump at events (an FMU): after a step that ended at one,
   // `event_at_end` and the outputs just before it, which recording interpolates to instead of y.
   const EventOutputs* events = nullptr;
+  const DenseOutputs* dense = nullptr;  // outputs at record times inside a step, where it has them
   bool event_at_end = false;
   std::vector<double> y_before_event;
   const Node* node = nullptr;
