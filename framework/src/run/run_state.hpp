@@ -11,9 +11,9 @@
 // The hot fields of the graph a step reads (a node's step, a link's offsets and conversion, a
 // bond's elements) are copied here, so that a step and a push each read one block of memory.
 // The small arrays every step touches (a node's outputs y and y_prev, its inputs' known values,
-// the values its connections hold) lie in two blocks of the RunState, node after node in the
-// nodes' order, instead of one heap block each: with thousands of subsystems each separate
-// block was a cache miss per step.
+// the values its connections hold, its connections out and in) lie in a few blocks of the
+// RunState, node after node in the nodes' order, instead of one heap block each: with
+// thousands of subsystems each separate block was a cache miss per step.
 #pragma once
 
 #include <algorithm>
@@ -66,8 +66,8 @@ struct alignas(64) NodeState {
   // Each input's value over an interval of times, as the plugin's Inputs::at returns it without
   // asking the host (a held sample, the value just evaluated); in RunState::known.
   std::span<NodeInputs::Known> known;
+  std::span<LinkState* const> out_links;  // in RunState::link_refs
   std::span<const Node::Bound> bounds;
-  std::vector<LinkState*> out_links;
   std::vector<BondState> bonds;
   std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
   // A subsystem whose outputs jump at events (an FMU): after a step that ended at one,
@@ -81,7 +81,7 @@ struct alignas(64) NodeState {
   // Per output element: whether the run reads it (RunState::read_only_what_the_run_reads);
   // null: every element is read.
   std::unique_ptr<bool[]> outputs_read;
-  std::vector<std::vector<LinkState*>> in_links;              // per input index
+  std::span<const std::span<LinkState* const>> in_links;     // per input index (RunState::port_links)
   std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
 
@@ -208,6 +208,8 @@ struct RunState {
   // The blocks NodeState::y, y_prev, known and LinkState::value point into (sized once).
   std::vector<double> values;
   std::vector<NodeInputs::Known> known;
+  std::vector<LinkState*> link_refs;                   // NodeState::out_links and in_links' links
+  std::vector<std::span<LinkState* const>> port_links;  // NodeState::in_links
   std::vector<NodeState> nodes;   // as Graph::nodes
   std::vector<LinkState> links;   // as Graph::links
   std::vector<NodeState*> order;  // as Graph::order
