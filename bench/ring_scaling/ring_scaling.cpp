@@ -167,6 +167,24 @@ Memory memory_of(const host::PluginRegistry& reg, const std::string& text, const
   return m;
 }
 
+// The memory table: per subsystem from the unconnected ring, per connection from the ring less it.
+void print_memory(const host::PluginRegistry& reg, const std::vector<std::size_t>& sizes, const json& jacobi,
+                  const fs::path& dir) {
+  std::printf("\nMemory (heap bytes in use, mallinfo2): the experiment built, and what a run adds up to the end of "
+              "its initialization (Jacobi)\n%6s %14s %14s %14s %14s\n",
+              "N", "exp B/subsys", "exp B/conn", "run B/subsys", "run B/conn");
+  memory_of(reg, ring_manifest(8, jacobi, 1.0), dir);  // loads the plugin libraries first
+  for (std::size_t n : sizes) {
+    const Memory open = memory_of(reg, ring_manifest(n, jacobi, 1.0, false), dir);
+    const Memory ring = memory_of(reg, ring_manifest(n, jacobi, 1.0), dir);
+    const double N = double(n);
+    std::printf("%6zu %14.0f %14.0f %14.0f %14.0f\n", n, open.experiment / N, (ring.experiment - open.experiment) / N,
+                open.run / N, (ring.run - open.run) / N);
+  }
+  std::printf("  of the run's: the host's state of a subsystem %zu B (NodeState), of a connection %zu B (LinkState)\n",
+              sizeof(host::NodeState), sizeof(host::LinkState));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,22 +257,7 @@ int main(int argc, char** argv) {
                 worst / best, sc.coupling.at("scheme") == "jacobi" ? "1.2x, issue 12" : "1.5x, issue 26", worst_init);
   }
 
-  if (selected("memory")) {
-    std::printf("\nMemory (heap bytes in use, mallinfo2): the experiment built, and what a run adds up to the end of "
-                "its initialization (Jacobi)\n%6s %14s %14s %14s %14s\n",
-                "N", "exp B/subsys", "exp B/conn", "run B/subsys", "run B/conn");
-    const json& jacobi = schemes.front().coupling;
-    memory_of(reg, ring_manifest(8, jacobi, 1.0), dir);  // loads the plugin libraries first
-    for (std::size_t n : sizes) {
-      const Memory open = memory_of(reg, ring_manifest(n, jacobi, 1.0, false), dir);
-      const Memory ring = memory_of(reg, ring_manifest(n, jacobi, 1.0), dir);
-      const double N = double(n);
-      std::printf("%6zu %14.0f %14.0f %14.0f %14.0f\n", n, open.experiment / N, (ring.experiment - open.experiment) / N,
-                  open.run / N, (ring.run - open.run) / N);
-    }
-    std::printf("  of the run's: the host's state of a subsystem %zu B (NodeState), of a connection %zu B (LinkState)\n",
-                sizeof(host::NodeState), sizeof(host::LinkState));
-  }
+  if (selected("memory")) print_memory(reg, sizes, schemes.front().coupling, dir);
 
   if (chain && selected("chain")) {
     std::printf("\nFeedthrough chain ramp -> g0 -> ... -> g{N-1} (test gains, each with direct feedthrough; "

@@ -77,9 +77,10 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
   return value;
 }
 
-RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.links.size()) {
-  // Per node: y, y_prev, then the value of each connection into it; its known inputs; its
-  // connections out, then in (in the graph's order of links into each input).
+// Per node: y, y_prev, then the value of each connection into it; its known inputs; its
+// connections out, then in (in the graph's order of links into each input).
+void RunState::lay_out_blocks() {
+  const Graph& g = graph;
   std::size_t nv = 0, nk = 0, nr = 0, np = 0;
   for (const Node& d : g.nodes) {
     nv += 2 * d.output_width, nk += d.inputs.size(), nr += d.out_links.size(), np += d.in_links.size();
@@ -116,6 +117,10 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     for (std::size_t k = 0; k < d.in_links.size(); ++k) ports[k] = refs(d.in_links[k]);
     n.in_links = ports;
   }
+}
+
+RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.links.size()) {
+  lay_out_blocks();
   for (const Node& d : g.nodes) {
     NodeState& n = nodes[static_cast<std::size_t>(d.index)];
     n.node = &d;

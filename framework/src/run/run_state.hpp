@@ -227,6 +227,10 @@ struct RunState {
     for (const auto& n : nodes) end = std::min(end, n.t);
     return end;
   }
+
+ private:
+  // Sizes values, known, link_refs and port_links and points the nodes and links into them.
+  void lay_out_blocks();
 };
 
 }  // namespace stride::host
