@@ -142,14 +142,8 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     if (event_at_end_) std::copy(y_before_event_.begin(), y_before_event_.end(), y.begin());
     return event_at_end_;
   }
-  void record_grid(double t0, double dt) override {
-    grid_t0_ = t0;
-    grid_dt_ = dt;
-  }
-  const double* outputs_at_row(std::size_t k) const override {
-    if (k < dense_first_ || k - dense_first_ >= dense_count_) return nullptr;
-    return dense_y_.data() + (k - dense_first_) * y_before_event_.size();
-  }
+  void record_grid(double t0, double dt) override { dense_.grid(t0, dt, y_before_event_.size()); }
+  const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   json statistics() const override {
     return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
             {"step_events", step_events_}, {"bisection_steps", bisections_}, {"integrator", integ_ ? integ_->statistics() : json()}};
@@ -187,7 +181,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     end_ = s.end;
     in_event_mode_ = s.in_event_mode;
     started_ = false;
-    dense_count_ = 0;
+    dense_.begin_step();
   }
 
  private:
@@ -257,32 +251,19 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   }
 
   // The outputs at the record times strictly inside (t, t_new), before any event at t_new:
-  // the FMU's outputs at the states of the cubic Hermite interpolant through the states and
-  // derivatives at the step's ends (exact for cubics; the error of a 4th-order step's
-  // states), with the inputs at those times. Costs two derivative evaluations per step that
-  // has such a time, none otherwise.
+  // the FMU's outputs at the interpolated states (hermite_state), with the inputs at those
+  // times. Costs two derivative evaluations per step that has such a time, none otherwise.
   void dense_outputs(double t, double t_new) {
-    dense_count_ = 0;
-    if (!(grid_dt_ > 0)) return;
-    const double near = 1e-9 * grid_dt_, h = t_new - t;
-    auto time_of = [&](std::size_t k) { return grid_t0_ + static_cast<double>(k) * grid_dt_; };
-    const double k0 = std::ceil((t - grid_t0_) / grid_dt_);
-    std::size_t k = k0 > 0 ? static_cast<std::size_t>(k0) : 0;
-    while (time_of(k) <= t + near) ++k;
-    if (!(time_of(k) < t_new - near)) return;
-    dense_first_ = k;
+    dense_.begin_step();
+    if (!dense_.any(t, t_new)) return;
     if (!x_.empty()) {
       ode_.derivatives(t, x0_, f0_);
       ode_.derivatives(t_new, x_, f1_);
     }
-    const std::size_t width = y_before_event_.size();
-    for (; time_of(k) < t_new - near; ++k, ++dense_count_) {
-      const double tk = time_of(k), s = (tk - t) / h, s2 = s * s, s3 = s2 * s;
-      const double a0 = 2 * s3 - 3 * s2 + 1, b0 = (s3 - 2 * s2 + s) * h, a1 = 3 * s2 - 2 * s3, b1 = (s3 - s2) * h;
-      for (std::size_t i = 0; i < x_.size(); ++i) xt_[i] = a0 * x0_[i] + b0 * f0_[i] + a1 * x_[i] + b1 * f1_[i];
-      if (dense_y_.size() < (dense_count_ + 1) * width) dense_y_.resize(2 * (dense_count_ + 1) * width);
-      ode_.outputs(tk, xt_, std::span<double>(dense_y_.data() + dense_count_ * width, width));
-    }
+    dense_.add(t, t_new, false, [&](double tk, std::span<double> y) {
+      hermite_state((tk - t) / (t_new - t), t_new - t, x0_, f0_, x_, f1_, xt_);
+      ode_.outputs(tk, xt_, y);
+    });
   }
 
   // Event mode: new discrete states until the FMU is done, then continuous-time mode; an FMU
@@ -338,10 +319,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   bool started_ = false, in_event_mode_ = false;
   bool event_at_end_ = false;            // the last step ended at an event
   std::vector<double> y_before_event_;  // the outputs just before it
-  // DenseOutputs: the record grid, and the outputs at its times inside the last step.
-  double grid_t0_ = 0.0, grid_dt_ = 0.0;
-  std::size_t dense_first_ = 0, dense_count_ = 0;
-  std::vector<double> dense_y_;
+  DenseRows dense_;  // the outputs at the record times inside the last step
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   long state_events_ = 0, time_events_ = 0, step_events_ = 0, bisections_ = 0;
   static constexpr std::size_t kKeptEventTimes = 1000;  // the first ones, in summary.json

@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "run/event_outputs.hpp"
 #include "stride/host/graph/adapters.hpp"
 
 namespace stride::host {
@@ -12,8 +13,10 @@ namespace {
 //     to event_tolerance; x = x at the first time found on the far side;
 //     handle_event(t_e, x); reset the integrator at t_e; read the indicators again;
 //     continue from t_e to t_end.
-// The step still ends at t + h, so the subsystem's grid is kept.
-class OdeSubsystem final : public Subsystem {
+// The step still ends at t + h, so the subsystem's grid is kept. Recorded, it keeps its
+// outputs at the record times inside each integrator step (DenseOutputs: at the interpolated
+// states, hermite_state, with the discrete state of that step; at an event's time, after it).
+class OdeSubsystem final : public Subsystem, public DenseOutputs {
  public:
   OdeSubsystem(std::shared_ptr<OdeSystem> sys, std::shared_ptr<Integrator> integ)
       : sys_(std::move(sys)), integ_(std::move(integ)), x_(sys_->state_size()) {
@@ -22,6 +25,8 @@ class OdeSubsystem final : public Subsystem {
     zt_.assign(m, 0.0);
     x0_.assign(x_.size(), 0.0);
     xt_.assign(x_.size(), 0.0);
+    f0_.assign(x_.size(), 0.0);
+    f1_.assign(x_.size(), 0.0);
     event_times_.reserve(kKeptEventTimes);  // step() does not allocate
   }
 
@@ -46,27 +51,40 @@ class OdeSubsystem final : public Subsystem {
   }
   double step(double t, double h) override {
     if (!started_) restart(t);
-    if (z_.empty()) return t_ = integ_->step(*sys_, t, h, x_);
+    dense_.begin_step();
+    if (z_.empty() && !dense_.any(t, t + h)) return t_ = integ_->step(*sys_, t, h, x_);
     const double t_end = t + h;
     double tc = t;
     while (tc < t_end) {
       std::copy(x_.begin(), x_.end(), x0_.begin());
-      const double reached = integ_->step(*sys_, tc, t_end - tc, x_);
-      sys_->event_indicators(reached, x_, zt_);
-      if (!crossed()) {
+      // Without events, h itself, as the path above ((t + h) - t may differ from h by round-off).
+      const double reached = integ_->step(*sys_, tc, z_.empty() ? h : t_end - tc, x_);
+      if (!z_.empty()) sys_->event_indicators(reached, x_, zt_);
+      if (z_.empty() || !crossed()) {
         z_ = zt_;
+        dense_outputs(tc, reached);
         tc = reached;
         if (reached < t_end) break;  // an adaptive integrator stopped short: the host steps on
         continue;
       }
+      const double from = tc;
       tc = locate(tc, reached);
+      dense_outputs(from, tc);
       sys_->handle_event(tc, x_);
       ++events_;
       if (event_times_.size() < kKeptEventTimes) event_times_.push_back(tc);
       restart(tc);
+      dense_.add_at(tc, [&](double te, std::span<double> y) { sys_->outputs(te, x_, y); });
     }
     return t_ = tc;
   }
+  void record_grid(double t0, double dt) override {
+    std::size_t width = 0;
+    for (const PortSpec& p : sys_->ports())
+      if (p.direction == Direction::output) width += p.size;
+    dense_.grid(t0, dt, width);
+  }
+  const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   // A reset() just before restarts the integrator anyway.
   void input_discontinuity(double t) override {
     if (started_) integ_->input_discontinuity(t);
@@ -100,6 +118,7 @@ class OdeSubsystem final : public Subsystem {
     t_ = s.t;
     if (s.system) sys_->restore_state(*s.system);
     started_ = false;
+    dense_.begin_step();
   }
 
  private:
@@ -115,6 +134,17 @@ class OdeSubsystem final : public Subsystem {
     for (std::size_t i = 0; i < z_.size(); ++i)
       if ((z_[i] > 0) != (zt_[i] > 0)) return true;
     return false;
+  }
+  // The outputs at the record times in (t0, t1) of one integrator step from x0_ to x_, before
+  // any event at t1.
+  void dense_outputs(double t0, double t1) {
+    if (!dense_.any(t0, t1)) return;
+    sys_->derivatives(t0, x0_, f0_);
+    sys_->derivatives(t1, x_, f1_);
+    dense_.add(t0, t1, false, [&](double tk, std::span<double> y) {
+      hermite_state((tk - t0) / (t1 - t0), t1 - t0, x0_, f0_, x_, f1_, xt_);
+      sys_->outputs(tk, xt_, y);
+    });
   }
   // The first event in (t0, t1], x0_ holding x(t0) and x_ x(t1): bisection re-integrating from
   // t0; leaves x_ at the time returned, the earliest reached on the far side of the event.
@@ -152,6 +182,8 @@ class OdeSubsystem final : public Subsystem {
   double t_ = 0.0;
   bool started_ = false;
   std::vector<double> z_, zt_, x0_, xt_;  // event indicators at t_ and at a trial time; x at the step start and past the event
+  std::vector<double> f0_, f1_;           // dx/dt at an integrator step's ends (dense outputs)
+  DenseRows dense_;                       // the outputs at the record times inside the last step
   long events_ = 0, bisections_ = 0;
   std::vector<double> event_times_;
 };

@@ -11,8 +11,10 @@
 // between the step's ends. The recorder hands it the grid once, before the run.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace stride::host {
 
@@ -33,5 +35,70 @@ class DenseOutputs {
   // The outputs at record time k when the last step kept them, else null.
   virtual const double* outputs_at_row(std::size_t k) const = 0;
 };
+
+// The outputs a DenseOutputs subsystem keeps for the record times inside its last step, in the
+// order of the times (a step split at its events adds them segment by segment).
+class DenseRows {
+ public:
+  void grid(double t0, double dt, std::size_t width) {
+    t0_ = t0;
+    dt_ = dt;
+    width_ = width;
+    rows_.assign(8 * width, 0.0);  // before the run: steps with up to 8 rows allocate nothing
+  }
+  bool on() const { return dt_ > 0; }
+  void begin_step() { count_ = 0; }
+  // Whether a record time lies in (ta, tb), both ends excluded by 1e-9 dt.
+  bool any(double ta, double tb) const { return on() && time(first_after(ta)) < tb - near(); }
+  // Adds the outputs at the record times in (ta, tb) (at_end: also one within 1e-9 dt of tb),
+  // out(t, row) writing each.
+  template <class Out>
+  void add(double ta, double tb, bool at_end, Out&& out) {
+    if (!on()) return;
+    std::size_t k = first_after(ta);
+    if (count_ == 0) first_ = k;
+    for (; time(k) < tb - near() || (at_end && time(k) <= tb + near()); ++k, ++count_) {
+      if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
+      out(time(k), std::span<double>(rows_.data() + count_ * width_, width_));
+    }
+  }
+  // Adds the outputs at a record time within 1e-9 dt of t, if there is one (after an event at t).
+  template <class Out>
+  void add_at(double t, Out&& out) {
+    if (!on() || t < t0_ - near()) return;
+    const double k = std::round((t - t0_) / dt_);
+    if (std::abs(time(static_cast<std::size_t>(k)) - t) > near()) return;
+    if (count_ == 0) first_ = static_cast<std::size_t>(k);
+    if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
+    out(t, std::span<double>(rows_.data() + count_ * width_, width_));
+    ++count_;
+  }
+  const double* row(std::size_t k) const {
+    if (k < first_ || k - first_ >= count_) return nullptr;
+    return rows_.data() + (k - first_) * width_;
+  }
+
+ private:
+  double near() const { return 1e-9 * dt_; }
+  double time(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
+  std::size_t first_after(double t) const {
+    const double k0 = std::ceil((t - t0_) / dt_);
+    std::size_t k = k0 > 0 ? static_cast<std::size_t>(k0) : 0;
+    while (time(k) <= t + near()) ++k;
+    return k;
+  }
+  double t0_ = 0.0, dt_ = 0.0;
+  std::size_t width_ = 0, first_ = 0, count_ = 0;
+  std::vector<double> rows_;
+};
+
+// x at t0 + s h on the cubic Hermite interpolant through x0, dx/dt = f0 at t0 and x1, f1 at
+// t0 + h: exact for cubics, of the order of a 4th-order step's error otherwise.
+inline void hermite_state(double s, double h, std::span<const double> x0, std::span<const double> f0,
+                          std::span<const double> x1, std::span<const double> f1, std::span<double> x) {
+  const double s2 = s * s, s3 = s2 * s;
+  const double a0 = 2 * s3 - 3 * s2 + 1, b0 = (s3 - 2 * s2 + s) * h, a1 = 3 * s2 - 2 * s3, b1 = (s3 - s2) * h;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = a0 * x0[i] + b0 * f0[i] + a1 * x1[i] + b1 * f1[i];
+}
 
 }  // namespace stride::host
