@@ -11,11 +11,15 @@
 // and each N it prints the median over --repeat runs of
 //   - initialization (Master::initialize: initial state, passes, equilibrium, first outputs),
 //   - stepping time per subsystem step (the master's loop / the steps all subsystems took),
-// and their ratios to the smallest N. With the tests built, it also times the initialization of
+// and their ratios to the smallest N. A table of memory follows (heap bytes in use, glibc's
+// mallinfo2, per subsystem and per connection): what building the experiment keeps (graph,
+// plugin objects) and what a run adds by the end of its initialization (the run state, the
+// plugins' work memory, the extrapolators' histories); per connection is the ring less the
+// same N subsystems unconnected, divided by N. With the tests built, it also times the initialization of
 // a chain ramp -> gain -> gain -> ... of N test gains (each with direct feedthrough): the
 // longest feedthrough chain has N links, the worst case for the initialization passes.
 //
-//   ring_scaling [--sizes 8,16,...] [--repeat 5] [--steps 400000]
+//   ring_scaling [--sizes 8,16,...] [--repeat 5] [--steps 400000] [--schemes ...,memory,chain]
 //
 // Not a test: it checks that every run completed with the expected number of steps, and that
 // the chain's outputs at t0 are exact, and exits 1 otherwise.
@@ -29,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +41,7 @@
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
+#include "run/simulation.hpp"
 
 namespace fs = std::filesystem;
 namespace host = stride::host;
@@ -51,7 +57,9 @@ struct Scheme {
   json coupling;
 };
 
-std::string ring_manifest(std::size_t n, const json& coupling, double end) {
+// connected = false: the same subsystems with no connection (memory_of makes their inputs
+// external, held at 0).
+std::string ring_manifest(std::size_t n, const json& coupling, double end, bool connected = true) {
   json subs = json::object(), conns = json::array();
   const json params = {{"FR", 10}, {"zeta", 0.05}};
   for (std::size_t i = 0; i < n; ++i) {
@@ -60,9 +68,10 @@ std::string ring_manifest(std::size_t n, const json& coupling, double end) {
                                      {"parameters", params},
                                      {"step", fast ? h_fast : h_slow},
                                      {"integrator", "rk4"}};
-    conns.push_back({{"from", "m" + std::to_string((i + n - 1) % n) + ".x"},
-                     {"to", "m" + std::to_string(i) + (fast ? ".x2" : ".x1")},
-                     {"extrapolator", "zoh"}});
+    if (connected)
+      conns.push_back({{"from", "m" + std::to_string((i + n - 1) % n) + ".x"},
+                       {"to", "m" + std::to_string(i) + (fast ? ".x2" : ".x1")},
+                       {"extrapolator", "zoh"}});
   }
   json c = coupling;
   c["start"] = 0.0;
@@ -136,6 +145,46 @@ Sample run_text(const host::PluginRegistry& reg, const std::string& text, const 
   return s;
 }
 
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+// Heap bytes kept by building the experiment of `text`, and added by a run up to the end of
+// its initialization.
+struct Memory {
+  double experiment = 0, run = 0;
+};
+Memory memory_of(const host::PluginRegistry& reg, const std::string& text, const fs::path& dir) {
+  Memory m;
+  host::Manifest manifest = host::read_manifest_text(text, dir / "ring.json");
+  manifest.external_inputs = true;  // inputs no connection feeds (the unconnected ring) hold 0
+  const std::size_t m0 = heap_in_use();
+  host::Experiment ex(std::move(manifest), reg);
+  const std::size_t m1 = heap_in_use();
+  host::Simulation sim(ex);
+  sim.initialize();
+  const std::size_t m2 = heap_in_use();
+  m.experiment = double(m1) - double(m0);
+  m.run = double(m2) - double(m1);
+  return m;
+}
+
+// The memory table: per subsystem from the unconnected ring, per connection from the ring less it.
+void print_memory(const host::PluginRegistry& reg, const std::vector<std::size_t>& sizes, const json& jacobi,
+                  const fs::path& dir) {
+  std::printf("\nMemory (heap bytes in use, mallinfo2): the experiment built, and what a run adds up to the end of "
+              "its initialization (Jacobi)\n%6s %14s %14s %14s %14s\n",
+              "N", "exp B/subsys", "exp B/conn", "run B/subsys", "run B/conn");
+  memory_of(reg, ring_manifest(8, jacobi, 1.0), dir);  // loads the plugin libraries first
+  for (std::size_t n : sizes) {
+    const Memory open = memory_of(reg, ring_manifest(n, jacobi, 1.0, false), dir);
+    const Memory ring = memory_of(reg, ring_manifest(n, jacobi, 1.0), dir);
+    const double N = double(n);
+    std::printf("%6zu %14.0f %14.0f %14.0f %14.0f\n", n, open.experiment / N, (ring.experiment - open.experiment) / N,
+                open.run / N, (ring.run - open.run) / N);
+  }
+  std::printf("  of the run's: the host's state of a subsystem %zu B (NodeState), of a connection %zu B (LinkState)\n",
+              sizeof(host::NodeState), sizeof(host::LinkState));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,7 +195,7 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", sizes, "numbers of subsystems (even)")->delimiter(',');
   app.add_option("--repeat", repeat, "runs per case (median shown)")->check(CLI::Range(1, 1000));
   std::vector<std::string> only;
-  app.add_option("--schemes", only, "jacobi, slowest_first, fastest_first, chain (default: all)")->delimiter(',');
+  app.add_option("--schemes", only, "jacobi, slowest_first, fastest_first, memory, chain (default: all)")->delimiter(',');
   app.add_option("--steps", total_steps, "subsystem steps per run (sets the end time)")->check(CLI::Range(1e3, 1e9));
   CLI11_PARSE(app, argc, argv);
   for (auto n : sizes)
@@ -203,10 +252,12 @@ int main(int argc, char** argv) {
       std::printf("%6zu %10.2f %9.2f %14.3f %12.3f %16.1f %11.2fx\n", n, end, median(build) * 1e3, in * 1e3,
                   in / double(n) * 1e6, ps, ps / first_step);
     }
-    std::printf("  per subsystem step: largest / smallest over N = %.2fx (target <= 1.2x); "
+    std::printf("  per subsystem step: largest / smallest over N = %.2fx (target <= %s); "
                 "initialization per subsystem: largest / first = %.2fx\n",
-                worst / best, worst_init);
+                worst / best, sc.coupling.at("scheme") == "jacobi" ? "1.2x, issue 12" : "1.5x, issue 26", worst_init);
   }
+
+  if (selected("memory")) print_memory(reg, sizes, schemes.front().coupling, dir);
 
   if (chain && selected("chain")) {
     std::printf("\nFeedthrough chain ramp -> g0 -> ... -> g{N-1} (test gains, each with direct feedthrough; "

@@ -54,7 +54,7 @@ void Master::initialize() {
   }
   for (NodeState* n : s_.order) {
     outputs_at_start(*n, t0);
-    n->y_prev = n->y;
+    std::copy(n->y.begin(), n->y.end(), n->y_prev.begin());
     for (BondState& b : n->bonds) {
       b.power = bond_power(*n, b);
       b.rectangle = true;
@@ -180,7 +180,8 @@ void Master::accept(double T) {
 void Master::save(NodeState& n, Snapshot& s) {
   fresh_outputs(n);
   s.t = n.t, s.t_prev = n.t_prev, s.steps = n.steps, s.next_record = n.next_record;
-  s.y = n.y, s.y_prev = n.y_prev;
+  s.y.assign(n.y.begin(), n.y.end());
+  s.y_prev.assign(n.y_prev.begin(), n.y_prev.end());
   s.bond_energy.resize(n.bonds.size());
   s.bond_power.resize(n.bonds.size());
   for (std::size_t i = 0; i < n.bonds.size(); ++i)
@@ -197,7 +198,8 @@ void Master::restore(NodeState& n, const Snapshot& s) {
   for (Observer* o : at_steps_) o->rewound(n, s.next_record);
   n.next_record = s.next_record;
   n.t = s.t, n.t_prev = s.t_prev, n.steps = s.steps;
-  n.y = s.y, n.y_prev = s.y_prev;
+  std::copy(s.y.begin(), s.y.end(), n.y.begin());
+  std::copy(s.y_prev.begin(), s.y_prev.end(), n.y_prev.begin());
   n.y_stale = false;
   for (std::size_t i = 0; i < n.bonds.size(); ++i)
     n.bonds[i].energy = s.bond_energy[i], n.bonds[i].power = s.bond_power[i];

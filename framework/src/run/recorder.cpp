@@ -51,7 +51,7 @@ void Recorder::passed(NodeState& n) {
     } else {
       const double span = n.t - n.t_prev;
       const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
-      const std::vector<double>& end = before_event ? n.y_before_event : n.y;
+      const std::span<const double> end = before_event ? std::span<const double>(n.y_before_event) : n.y;
       for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
         const std::size_t e = d.record_elem[i];
         r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
@@ -70,7 +70,7 @@ void Recorder::passed(NodeState& n) {
 }
 
 // Every earlier row is written already (one recording subsystem, nothing held).
-void Recorder::put_event_row(const NodeState& n, const std::vector<double>& y, bool before) {
+void Recorder::put_event_row(const NodeState& n, std::span<const double> y, bool before) {
   const Node& d = *n.node;
   Row& r = rows_[formatted_ % rows_.size()];  // the next grid row's, refilled later
   for (std::size_t i = 0; i < d.record_cols.size(); ++i) r.values[d.record_cols[i]] = y[d.record_elem[i]];

@@ -79,7 +79,7 @@ class Recorder final : public Observer {
   void put_row(double t, const std::vector<double>& values);
   [[gnu::cold, gnu::noinline]] void put_text_row(double t, std::size_t k);  // row k, with String and Binary columns
   void fill_texts(std::size_t k, const Node& d, double tk, bool before = false);
-  void put_event_row(const NodeState& n, const std::vector<double>& y, bool before = false);
+  void put_event_row(const NodeState& n, std::span<const double> y, bool before = false);
   void expose();
   void commit();
   void grow();

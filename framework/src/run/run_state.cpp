@@ -63,7 +63,9 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
     }
   }
   std::span<const double> value;
-  if (links.size() == 1 && links[0]->dst_offset == 0 && links[0]->width == n.input_value[port].size()) {
+  // whole_port first: it answers without reading input_value (another block of memory).
+  if (links.size() == 1 &&
+      (links[0]->whole_port || (links[0]->dst_offset == 0 && links[0]->width == n.input_value[port].size()))) {
     value = links[0]->value;
   } else {
     auto& out = n.input_value[port];
@@ -75,7 +77,50 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
   return value;
 }
 
+// Per node: y, y_prev, then the value of each connection into it; its known inputs; its
+// connections out, then in (in the graph's order of links into each input).
+void RunState::lay_out_blocks() {
+  const Graph& g = graph;
+  std::size_t nv = 0, nk = 0, nr = 0, np = 0;
+  for (const Node& d : g.nodes) {
+    nv += 2 * d.output_width, nk += d.inputs.size(), nr += d.out_links.size(), np += d.in_links.size();
+    for (const auto& port : d.in_links) nr += port.size();
+  }
+  for (const Link& d : g.links) nv += d.width;
+  values.assign(nv, 0.0);
+  known.assign(nk, NodeInputs::Known{});
+  link_refs.assign(nr, nullptr);
+  port_links.assign(np, {});
+  std::span<double> free_values(values);
+  std::span<NodeInputs::Known> free_known(known);
+  std::span<LinkState*> free_refs(link_refs);
+  std::span<std::span<LinkState* const>> free_ports(port_links);
+  auto take = [](auto& from, std::size_t size) {
+    auto s = from.first(size);
+    from = from.subspan(size);
+    return s;
+  };
+  for (const Node& d : g.nodes) {
+    NodeState& n = nodes[static_cast<std::size_t>(d.index)];
+    n.y = take(free_values, d.output_width);
+    n.y_prev = take(free_values, d.output_width);
+    n.known = take(free_known, d.inputs.size());
+    for (const auto& port : d.in_links)
+      for (const Link* l : port) links[static_cast<std::size_t>(l->index)].value = take(free_values, l->width);
+    const auto refs = [&](const std::vector<const Link*>& from) {
+      std::span<LinkState*> to = take(free_refs, from.size());
+      for (std::size_t i = 0; i < from.size(); ++i) to[i] = &links[static_cast<std::size_t>(from[i]->index)];
+      return std::span<LinkState* const>(to);
+    };
+    n.out_links = refs(d.out_links);
+    std::span<std::span<LinkState* const>> ports = take(free_ports, d.in_links.size());
+    for (std::size_t k = 0; k < d.in_links.size(); ++k) ports[k] = refs(d.in_links[k]);
+    n.in_links = ports;
+  }
+}
+
 RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.links.size()) {
+  lay_out_blocks();
   for (const Node& d : g.nodes) {
     NodeState& n = nodes[static_cast<std::size_t>(d.index)];
     n.node = &d;
@@ -83,14 +128,10 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     n.step = d.step;
     n.sub = d.sub.get();
     n.plugin_inputs = d.plugin_inputs.get();
-    n.y.assign(d.output_width, 0.0);
-    n.y_prev.assign(d.output_width, 0.0);
     n.events = dynamic_cast<const EventOutputs*>(n.sub);
     n.dense = dynamic_cast<const DenseOutputs*>(n.sub);
     if (n.events) n.y_before_event.assign(d.output_width, 0.0);
     n.bounds = d.bounds;
-    n.known.assign(d.inputs.size(), NodeInputs::Known{});
-    n.in_links.resize(d.in_links.size());
     n.input_value = d.input_start;
     for (const Bond& b : d.bonds) n.bonds.push_back({b.input, b.element, b.output_offset, b.width, b.sign});
   }
@@ -105,19 +146,11 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     l.dst_input = d.dst_input;
     l.dst_offset = d.dst_offset;
     l.extrapolator = d.extrapolator.get();
-    l.value.assign(d.width, 0.0);
     l.whole_port = d.whole_port;
     l.convert = d.convert;
     l.scale = d.scale;
     l.offset = d.offset;
     if (d.convert) l.converted.assign(d.width, 0.0);
-  }
-  // In the graph's order of links into each input and out of each node.
-  for (const Node& d : g.nodes) {
-    NodeState& n = nodes[static_cast<std::size_t>(d.index)];
-    for (std::size_t k = 0; k < d.in_links.size(); ++k)
-      for (const Link* l : d.in_links[k]) n.in_links[k].push_back(&links[static_cast<std::size_t>(l->index)]);
-    for (const Link* l : d.out_links) n.out_links.push_back(&links[static_cast<std::size_t>(l->index)]);
   }
   for (const Node* d : g.order) order.push_back(&nodes[static_cast<std::size_t>(d->index)]);
   for (const BondPair& p : g.bond_pairs)

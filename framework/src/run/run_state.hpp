@@ -10,6 +10,10 @@
 //
 // The hot fields of the graph a step reads (a node's step, a link's offsets and conversion, a
 // bond's elements) are copied here, so that a step and a push each read one block of memory.
+// The small arrays every step touches (a node's outputs y and y_prev, its inputs' known values,
+// the values its connections hold, its connections out and in) lie in a few blocks of the
+// RunState, node after node in the nodes' order, instead of one heap block each: with
+// thousands of subsystems each separate block was a cache miss per step.
 #pragma once
 
 #include <algorithm>
@@ -57,13 +61,14 @@ struct alignas(64) NodeState {
   // (Master::fresh_outputs). y_stale: y is not yet the outputs at t.
   bool lazy_outputs = false, y_stale = false;
   int index = 0;                // in RunState::nodes and Graph::nodes
-  std::vector<double> y, y_prev;
-  std::vector<LinkState*> out_links;
-  std::vector<BondState> bonds;
-  std::span<const Node::Bound> bounds;
+  // The outputs at t and at t_prev (swapped by each step), in RunState::values.
+  std::span<double> y, y_prev;
   // Each input's value over an interval of times, as the plugin's Inputs::at returns it without
-  // asking the host (a held sample, the value just evaluated).
-  std::vector<NodeInputs::Known> known;
+  // asking the host (a held sample, the value just evaluated); in RunState::known.
+  std::span<NodeInputs::Known> known;
+  std::span<LinkState* const> out_links;  // in RunState::link_refs
+  std::span<const Node::Bound> bounds;
+  std::vector<BondState> bonds;
   std::size_t next_record = 0;  // first row of results.csv this subsystem has not filled
   // A subsystem whose outputs jump at events (an FMU): after a step that ended at one,
   // `event_at_end` and the outputs just before it, which recording interpolates to instead of y.
@@ -76,7 +81,7 @@ struct alignas(64) NodeState {
   // Per output element: whether the run reads it (RunState::read_only_what_the_run_reads);
   // null: every element is read.
   std::unique_ptr<bool[]> outputs_read;
-  std::vector<std::vector<LinkState*>> in_links;              // per input index
+  std::span<const std::span<LinkState* const>> in_links;     // per input index (RunState::port_links)
   std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
 
@@ -106,7 +111,7 @@ struct alignas(64) LinkState {
   std::uint64_t pushes = 0;
   std::uint64_t value_pushes = ~std::uint64_t(0);
   double value_time = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> value;  // last evaluated input
+  std::span<double> value;  // last evaluated input (in RunState::values, beside its reader's outputs)
   bool whole_port = false;
   bool convert = false;
   // Iterative coupling: while a macro step [iter_t0, iter_t1] is repeated, the input is the
@@ -200,6 +205,11 @@ struct RunState {
   RunState& operator=(const RunState&) = delete;
 
   const Graph& graph;
+  // The blocks NodeState::y, y_prev, known and LinkState::value point into (sized once).
+  std::vector<double> values;
+  std::vector<NodeInputs::Known> known;
+  std::vector<LinkState*> link_refs;                   // NodeState::out_links and in_links' links
+  std::vector<std::span<LinkState* const>> port_links;  // NodeState::in_links
   std::vector<NodeState> nodes;   // as Graph::nodes
   std::vector<LinkState> links;   // as Graph::links
   std::vector<NodeState*> order;  // as Graph::order
@@ -217,6 +227,10 @@ struct RunState {
     for (const auto& n : nodes) end = std::min(end, n.t);
     return end;
   }
+
+ private:
+  // Sizes values, known, link_refs and port_links and points the nodes and links into them.
+  void lay_out_blocks();
 };
 
 }  // namespace stride::host

@@ -26,19 +26,19 @@ class SampleHistory {
     if (capacity == 0) throw std::invalid_argument("sample history needs a capacity of at least 1");
     width_ = width;
     capacity_ = capacity;
-    times_.assign(capacity, 0.0);
-    values_.assign(capacity * width, 0.0);
+    stride_ = 1 + width;
+    slots_.assign(capacity * stride_, 0.0);
     head_ = tail_ = 0;
     count_ = 0;
   }
 
   // Sample times must increase strictly.
   void push(double t, std::span<const double> y) {
-    if (y.size() != width_ || (count_ > 0 && !(t > times_[tail_]))) [[unlikely]]
+    if (y.size() != width_ || (count_ > 0 && !(t > slot_time(tail_)))) [[unlikely]]
       refuse(t, y.size());
     const std::size_t slot = count_ == 0 ? head_ : wrap(tail_ + 1);
-    times_[slot] = t;
-    double* v = values_.data() + slot * width_;
+    double* v = slots_.data() + slot * stride_;
+    *v++ = t;
     if (width_ == 1) v[0] = y[0];  // most connections carry one scalar
     else std::copy(y.begin(), y.end(), v);
     tail_ = slot;
@@ -49,9 +49,9 @@ class SampleHistory {
   std::size_t size() const { return count_; }
   std::size_t width() const { return width_; }
   // Sample i, 0 = oldest kept, size()-1 = newest.
-  double time(std::size_t i) const { return times_[wrap(head_ + i)]; }
-  std::span<const double> value(std::size_t i) const { return {values_.data() + wrap(head_ + i) * width_, width_}; }
-  double newest_time() const { return times_[tail_]; }
+  double time(std::size_t i) const { return slot_time(wrap(head_ + i)); }
+  std::span<const double> value(std::size_t i) const { return {slots_.data() + wrap(head_ + i) * stride_ + 1, width_}; }
+  double newest_time() const { return slot_time(tail_); }
 
   // Times from which hold() returns the newest sample: within the tolerance below of it or
   // later. +infinity while empty.
@@ -134,16 +134,20 @@ class SampleHistory {
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(double t, std::size_t width) const {
     if (width != width_)
       throw std::invalid_argument("sample of width " + std::to_string(width) + ", expected " + std::to_string(width_));
-    throw std::invalid_argument(stride::format_text("sample times must increase strictly ({} after {})", t, times_[tail_]));
+    throw std::invalid_argument(stride::format_text("sample times must increase strictly ({} after {})", t, slot_time(tail_)));
   }
   // i < 2 capacity: a comparison instead of a division.
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
+  double slot_time(std::size_t slot) const { return slots_[slot * stride_]; }
   void require_samples() const {
     if (count_ == 0) throw std::logic_error("extrapolator evaluated before any sample was pushed");
   }
 
   std::size_t width_ = 0, capacity_ = 0, head_ = 0, tail_ = 0, count_ = 0;  // tail_: newest sample
-  std::vector<double> times_, values_;
+  // Slot k holds its time and then its values: a push or a read of the newest sample touches
+  // one piece of memory (with thousands of connections pushed in turn, each piece is a miss).
+  std::size_t stride_ = 1;  // 1 + width_
+  std::vector<double> slots_;
 };
 
 }  // namespace stride_extrapolation
