@@ -1753,6 +1753,21 @@ TEST_CASE("fmu: String and Binary variables chosen by pattern, after the numbers
     wrong += v["a.s_t"][i] != tick_text(p) || v["b.s_y"][i] != tick_text(fed) || v["b.b_y"][i] != tick_hex(fed);
   }
   CHECK(wrong == 0);
+  // FMI 2 as model exchange (an integrator chooses the interface): the String the same way.
+  Scratch w;
+  json me2 = text_pair(2, 0.1, 0.1, 0.5);
+  for (const char* sub : {"a", "b"}) me2["subsystems"][sub]["integrator"] = {{"plugin", "rk4"}};
+  Outcome r2 = stride(w, "run", write_manifest(w, "me2.json", me2), {});
+  REQUIRE(r2.code == 0);
+  CHECK(contains(r2.summary["subsystems"]["b"]["report"]["interface"].get<std::string>(), "model exchange"));
+  const TextTable v2 = read_text_csv(w.dir / "out" / "results.csv");
+  REQUIRE(v2.rows.size() == 6);
+  int wrong2 = 0;
+  for (std::size_t i = 0; i < v2.rows.size(); ++i) {
+    const double p = 0.1 * double(i), fed = p > 0 ? p - 0.1 : 0.0;
+    wrong2 += v2["a.s_t"][i] != tick_text(p) || v2["b.s_y"][i] != tick_text(fed);
+  }
+  CHECK(wrong2 == 0);
 }
 
 TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a manifest error naming it") {
