@@ -41,6 +41,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   void initialize(double t0) override {
     t_ = t0;
     started_ = false;
+    dense_.restart();
     sys_->initial_state(t0, x_);
   }
   // The integrator starts here, not in initialize(): it may evaluate the system, and inputs
@@ -51,6 +52,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   }
   double step(double t, double h) override {
     if (!started_) restart(t);
+    if (z_.empty() && t + h < dense_.horizon()) return t_ = integ_->step(*sys_, t, h, x_);  // no row inside
     dense_.begin_step();
     if (z_.empty() && !dense_.any(t, t + h)) return t_ = integ_->step(*sys_, t, h, x_);
     const double t_end = t + h;
@@ -118,7 +120,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
     t_ = s.t;
     if (s.system) sys_->restore_state(*s.system);
     started_ = false;
-    dense_.begin_step();
+    dense_.restart();
   }
 
  private:
