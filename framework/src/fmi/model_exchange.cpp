@@ -200,7 +200,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     end_ = s.end;
     in_event_mode_ = s.in_event_mode;
     started_ = false;
-    dense_.begin_step();
+    dense_.restart();
   }
 
  private:

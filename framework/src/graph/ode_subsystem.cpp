@@ -41,6 +41,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   void initialize(double t0) override {
     t_ = t0;
     started_ = false;
+    dense_.restart();
     sys_->initial_state(t0, x_);
   }
   // The integrator starts here, not in initialize(): it may evaluate the system, and inputs
@@ -51,8 +52,13 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   }
   double step(double t, double h) override {
     if (!started_) restart(t);
+    if (z_.empty() && t + h < dense_.horizon()) return t_ = integ_->step(*sys_, t, h, x_);  // no row inside
+    return t_ = step_in_pieces(t, h);
+  }
+  // Out of line, so that the common step above stays small.
+  [[gnu::noinline]] double step_in_pieces(double t, double h) {
     dense_.begin_step();
-    if (z_.empty() && !dense_.any(t, t + h)) return t_ = integ_->step(*sys_, t, h, x_);
+    if (z_.empty() && !dense_.any(t, t + h)) return integ_->step(*sys_, t, h, x_);
     const double t_end = t + h;
     double tc = t;
     while (tc < t_end) {
@@ -76,7 +82,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
       restart(tc);
       dense_.add_at(tc, [&](double te, std::span<double> y) { sys_->outputs(te, x_, y); });
     }
-    return t_ = tc;
+    return tc;
   }
   void record_grid(double t0, double dt) override {
     std::size_t width = 0;
@@ -118,7 +124,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
     t_ = s.t;
     if (s.system) sys_->restore_state(*s.system);
     started_ = false;
-    dense_.begin_step();
+    dense_.restart();
   }
 
  private:

@@ -45,20 +45,30 @@ class DenseRows {
     t0_ = t0;
     dt_ = dt;
     width_ = width;
-    after_ = std::numeric_limits<double>::quiet_NaN();
     rows_.assign(8 * width, 0.0);  // before the run: steps with up to 8 rows allocate nothing
+    restart();
   }
   bool on() const { return dt_ > 0; }
   void begin_step() { count_ = 0; }
+  // A step from ta to tb < horizon() has no record time inside (+inf without a grid): the
+  // subsystem's step path tests only this, and calls any() about once per record time.
+  double horizon() const { return horizon_; }
+  // The subsystem went back in time (a repeated macro step) or starts again.
+  void restart() {
+    count_ = 0;
+    after_ = std::numeric_limits<double>::quiet_NaN();
+    horizon_ = on() ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  }
   // Whether a record time lies in (ta, tb), both ends excluded by 1e-9 dt. Steps go forward:
-  // the first record time after the last ta is kept, so that this costs a comparison or two
-  // per step (a division only when ta went back, in a repeated macro step).
+  // the first record time after the last ta is kept (a division only when ta went back).
   bool any(double ta, double tb) {
     if (!on()) return false;
     if (!(ta >= after_)) next_ = first_after(ta);
     while (time(next_) <= ta + near()) ++next_;
     after_ = ta;
-    return time(next_) < tb - near();
+    const double next_time = time(next_);
+    horizon_ = next_time - near();
+    return next_time < tb - near();
   }
   // Adds the outputs at the record times in (ta, tb) (at_end: also one within 1e-9 dt of tb),
   // out(t, row) writing each.
@@ -101,6 +111,7 @@ class DenseRows {
   std::size_t width_ = 0, first_ = 0, count_ = 0;
   double after_ = std::numeric_limits<double>::quiet_NaN();  // any(): the last ta, and
   std::size_t next_ = 0;                                     // the first record time after it
+  double horizon_ = std::numeric_limits<double>::infinity();
   std::vector<double> rows_;
 };
 
