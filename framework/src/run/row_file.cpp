@@ -14,8 +14,8 @@ namespace stride::host {
 RowFile::RowFile(const std::filesystem::path& path, const std::string& header) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Stop{RunStatus::failed, "cannot write " + path.string() + ": " + std::strerror(errno)};
-  buffer_.reserve(kBufferBytes + 4096);
   buffer_ = header + "\n";
+  buffer_.reserve(std::max(buffer_.size(), kBufferBytes) + 4096);  // after: assigning a string takes its capacity
   commit();
 }
 
