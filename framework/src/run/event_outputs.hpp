@@ -77,10 +77,7 @@ class DenseRows {
     if (!on()) return;
     std::size_t k = first_after(ta);
     if (count_ == 0) first_ = k;
-    for (; time(k) < tb - near() || (at_end && time(k) <= tb + near()); ++k, ++count_) {
-      if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
-      out(time(k), std::span<double>(rows_.data() + count_ * width_, width_));
-    }
+    for (; time(k) < tb - near() || (at_end && time(k) <= tb + near()); ++k) out(time(k), next_row());
   }
   // Adds the outputs at a record time within 1e-9 dt of t, if there is one (after an event at t).
   template <class Out>
@@ -89,9 +86,7 @@ class DenseRows {
     const double k = std::round((t - t0_) / dt_);
     if (std::abs(time(static_cast<std::size_t>(k)) - t) > near()) return;
     if (count_ == 0) first_ = static_cast<std::size_t>(k);
-    if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
-    out(t, std::span<double>(rows_.data() + count_ * width_, width_));
-    ++count_;
+    out(t, next_row());
   }
   const double* row(std::size_t k) const {
     if (k < first_ || k - first_ >= count_) return nullptr;
@@ -100,6 +95,11 @@ class DenseRows {
 
  private:
   double near() const { return 1e-9 * dt_; }
+  // Room for one more row (grows only past the rows reserved by grid()).
+  std::span<double> next_row() {
+    if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
+    return {rows_.data() + (count_++) * width_, width_};
+  }
   double time(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
   std::size_t first_after(double t) const {
     const double k0 = std::ceil((t - t0_) / dt_);
