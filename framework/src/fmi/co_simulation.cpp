@@ -52,9 +52,12 @@ class CoSimulation final : public Subsystem, public TextPorts {
     end_initialization(t0);
     inst_->publish_texts(t0, t0);
   }
-  std::shared_ptr<TextSignal> text_output(const std::string& name) override { return inst_->text_output(name); }
-  void text_input(const std::string& name, std::shared_ptr<TextSignal> source) override {
-    inst_->text_input(name, std::move(source));
+  std::size_t text_size(const std::string& name) const override { return inst_->text_size(name); }
+  std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) override {
+    return inst_->text_output(name, element);
+  }
+  void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source) override {
+    inst_->text_input(name, element, std::move(source));
   }
   double step(double t, double h) override {
     end_initialization(t);
