@@ -1699,6 +1699,99 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
     }
 }
 
+namespace {
+
+// The texts3 FMU's arrays at time t, element j (k = floor(4 t)): s_a empty when (k + j) mod 3 =
+// 0, else "k<k>, \"e<j>\"\n"; b_a the first (k + j) mod 4 of the bytes k, 0, j, '"', ',', '\n'.
+std::string array_text(double t, int j) {
+  const int k = int(4 * t + 1e-9);
+  return (k + j) % 3 ? "k" + std::to_string(k) + ", \"e" + std::to_string(j) + "\"\n" : std::string();
+}
+std::string array_hex(double t, int j) {
+  static const char* const d = "0123456789abcdef";
+  const int k = int(4 * t + 1e-9);
+  const int bytes[6] = {k, 0, j, '"', ',', '\n'};
+  std::string out;
+  for (int i = 0; i < (k + j) % 4; ++i) out += d[bytes[i] >> 4], out += d[bytes[i] & 15];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per element and connected element by element") {
+  // Two texts3 FMUs with n = 4 (a structural parameter): a.s_a feeds b.s_u whole, a.b_a[1:4]
+  // feeds b.b_u[0:3]; b.b_u[3] keeps its start value (empty). b holds over each step what a
+  // had at its start: b's element j at its point p > 0 is a's at p - h (at 0: the value at 0),
+  // whichever steps first.
+  const double h = 0.1;
+  struct Scheme {
+    std::string scheme;
+    json order;
+    double ha;
+    std::string synchronization;
+    bool me = false;
+  };
+  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
+                                       {"gauss_seidel", json(), h, ""},
+                                       {"gauss_seidel", {"b", "a"}, h, ""},
+                                       {"multirate", json(), 0.05, "slowest_first"},
+                                       {"multirate", json(), 0.05, "fastest_first"},
+                                       {"jacobi", json(), h, "", true}};
+  for (const Scheme& sc : schemes) {
+    CAPTURE(sc.scheme);
+    CAPTURE(sc.order.dump());
+    CAPTURE(sc.synchronization);
+    CAPTURE(sc.me);
+    Scratch s;
+    const std::string fmu = kBroken + "/texts3.fmu";
+    json m = {{"format", 1},
+              {"subsystems",
+               {{"a", {{"fmu", fmu}, {"step", sc.ha}, {"parameters", {{"n", 4}}}}},
+                {"b", {{"fmu", fmu}, {"step", h}, {"parameters", {{"n", 4}}}}}}},
+              {"connections", {{{"from", "a.s_a"}, {"to", "b.s_u"}}, {{"from", "a.b_a[1:4]"}, {"to", "b.b_u[0:3]"}}}},
+              {"coupling", {{"scheme", sc.scheme}, {"macro_step", h}, {"start", 0}, {"end", 1.0}}},
+              {"record", {{"interval", 0.05}, {"variables", {"a.s_a", "b.s_y", "b.b_y", "a.b_a"}}}}};
+    if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
+    if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
+    if (sc.me)
+      for (const char* sub : {"a", "b"}) m["subsystems"][sub]["integrator"] = {{"plugin", "rk4"}};
+    const fs::path file = write_manifest(s, "arrays.json", m);
+    Outcome v = stride(s, "validate", file, {});
+    REQUIRE(v.code == 0);
+    CHECK(contains(v.out, "unconnected FMU input, kept at its start value: b.b_u = [\"\",\"\",\"\",\"\"] where no connection feeds it"));
+    CHECK(!contains(v.out, "b.s_u ="));
+    Outcome o = stride(s, "run", file, {});
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    if (sc.me) CHECK(contains(o.summary["subsystems"]["b"]["report"]["interface"].get<std::string>(), "model exchange"));
+    const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+    CHECK(!t.ragged);
+    std::vector<std::string> names = {"time"};
+    for (const char* var : {"a.s_a", "b.s_y", "b.b_y", "a.b_a"})
+      for (int j = 0; j < 4; ++j) names.push_back(std::string(var) + "." + std::to_string(j));
+    CHECK(t.names == names);
+    REQUIRE(t.rows.size() == 21);
+    int wrong = 0;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const double r = std::stod(t["time"][i]), p = std::floor(r / h + 1e-9) * h, fed = p > 0 ? p - h : 0.0;
+      const double own = std::floor(r / sc.ha + 1e-9) * sc.ha;
+      for (int j = 0; j < 4; ++j) {
+        const std::string e = "." + std::to_string(j);
+        wrong += t["a.s_a" + e][i] != array_text(own, j);
+        wrong += t["a.b_a" + e][i] != array_hex(own, j);
+        wrong += t["b.s_y" + e][i] != array_text(fed, j);
+        wrong += t["b.b_y" + e][i] != (j < 3 ? array_hex(fed, j + 1) : std::string());
+      }
+    }
+    CHECK(wrong == 0);
+    // Every kind of element is there: empty, quotes, a comma, a line break, a NUL byte.
+    const std::string csv = slurp(s.dir / "out" / "results.csv");
+    CHECK(contains(csv, ",\"\","));
+    CHECK(contains(csv, "\"k1, \"\"e0\"\"\n\""));
+    CHECK(contains(csv, "\"010002\""));
+  }
+}
+
 TEST_CASE("fmu: huge and empty String and Binary values pass a connection and the record whole") {
   // A 1 MB String parameter with quotes and line breaks, copied to a.s_q, recorded and fed to b;
   // an empty one the same. FMI 3 also a 256 KiB Binary with every byte value.
@@ -1794,13 +1887,27 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
       {json(), "a.s_u", "/record/variables/0", "\"a.s_u\" is a String input: results.csv records outputs and other variables, not inputs"},
       {{{"from", "a.q_f64"}, {"to", "b.tick"}}, "", "/connections/0/to", "subsystem \"b\" has no port \"tick\""},  // a Clock
       {json(), "a.tick", "/record/variables/0", "subsystem \"a\" has no port \"tick\""},
-      {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""}};
+      {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""},
+      // FMI 3 arrays (texts3: t with n = 3, w with n = 2).
+      {{{"from", "t.s_a"}, {"to", "w.s_u"}}, "", "/connections/0/to", "size mismatch: t.s_a gives 3 element(s), w.s_u expects 2"},
+      {{{"from", "t.s_a"}, {"to", "w.s_v"}}, "", "/connections/0/to", "size mismatch: t.s_a gives 3 element(s), w.s_v expects 1"},
+      {{{"from", "t.s_a"}, {"to", "w.b_u"}}, "", "/connections/0/to",
+       "\"t.s_a\" is a String variable of an FMU: it connects only to a String input of an FMU, and \"w.b_u\" is a Binary variable"},
+      {{{"from", "t.b_a[1:3]"}, {"to", "w.s_u"}}, "", "/connections/0/to", "and \"w.s_u\" is a String variable"},
+      {{{"from", "t.s_a[2:4]"}, {"to", "w.s_u"}}, "", "/connections/0/from", "elements [2, 4) out of range: t.s_a has 3 elements"},
+      {{{"from", "t.s_a"}, {"to", "w.s_u[1:4]"}}, "", "/connections/0/to", "elements [1, 4) out of range: w.s_u has 2 elements"},
+      {{{"from", "t.s_a"}, {"to", "w.q_f64"}}, "", "/connections/0/to", "and \"w.q_f64\" is no port or variable of subsystem \"w\""},
+      {{{"from", "a.q_f64"}, {"to", "w.s_u"}}, "", "/connections/0/from",
+       "\"w.s_u\" is a String variable of an FMU: it connects only to a String variable of an FMU, and \"a.q_f64\" is a numeric port"},
+      {json(), "w.s_u", "/record/variables/0", "\"w.s_u\" is a String input: results.csv records outputs"}};
   for (const auto& b : bad) {
     CAPTURE(b.connection.dump());
     CAPTURE(b.record);
     Scratch s;
     json m = text_pair(3, 0.1, 0.1, 0.2);
     m["subsystems"]["p"] = {{"plugin", "two_mass_fast"}, {"step", 0.1}, {"integrator", "rk4"}};
+    m["subsystems"]["t"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}};
+    m["subsystems"]["w"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}, {"parameters", {{"n", 2}}}};
     m["connections"] = json::array();
     if (!b.connection.is_null()) m["connections"].push_back(b.connection);
     if (!b.record.empty()) m["record"]["variables"] = {b.record};
@@ -1832,6 +1939,15 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/connections/1/to"));
   CHECK(contains(o.err, "input \"b.s_u\" is already fed by /connections/0"));
+  // Two connections into one element of a String array input.
+  Scratch u;
+  json a = text_pair(3, 0.1, 0.1, 0.2);
+  a["subsystems"]["t"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}};
+  a["connections"] = {{{"from", "t.s_a[0:2]"}, {"to", "t.s_u[0:2]"}}, {{"from", "a.s_t"}, {"to", "t.s_u[1]"}}};
+  Outcome p = stride(u, "validate", write_manifest(u, "twice.json", a), {});
+  CHECK(p.code == 2);
+  CHECK(contains(p.err, "/connections/1/to"));
+  CHECK(contains(p.err, "input \"t.s_u[1]\" is already fed by /connections/0"));
 }
 
 TEST_CASE("fmu: a String that changes at events is recorded at its events: event rows hold the text before and after") {

@@ -683,7 +683,15 @@ void GraphBuilder::check_unconnected_inputs() {
       if (partly && std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
         continue;
       const json& given = sc.plugin.parameters;
-      std::string value = (given.contains(v.name) ? given[v.name] : v.start).dump(-1, ' ', true);  // ASCII: cut anywhere
+      json start = given.contains(v.name) ? given[v.name] : v.start;
+      const auto* ports = dynamic_cast<const TextPorts*>(by_name_.at(sc.name)->sub.get());
+      if (!v.dimensions.empty() && ports) {  // as many elements as this instance's array has
+        json sized = json::array();
+        for (std::size_t e = 0; e < ports->text_size(v.name); ++e)
+          sized.push_back(start.is_array() && e < start.size() ? start[e] : json(""));
+        start = std::move(sized);
+      }
+      std::string value = start.dump(-1, ' ', true);  // ASCII: cut anywhere
       if (value.size() > 80) value = value.substr(0, 76) + "...\"";
       graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value + (partly ? " where no connection feeds it" : ""));
     }
