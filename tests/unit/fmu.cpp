@@ -1024,6 +1024,40 @@ TEST_CASE("fmu: variables Stride does not exchange (String, Binary, Clock ports)
   CHECK(contains(j.dump(), "\"b_p\""));  // the Binary parameter, as hexadecimal text
 }
 
+TEST_CASE("fmu: plugins describe lists String and Binary variables with their type and size, arrays sized by structural parameters") {
+  Scratch s;
+  Outcome d = stride(s, "plugins describe --set n=5", kBroken + "/texts3.fmu", {});
+  REQUIRE(d.code == 0);
+  CHECK(contains(d.out, "ports (n = 5, defaults for the rest):\n  (none)\n"));
+  CHECK(contains(d.out, "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n"));
+  CHECK(contains(d.out, "  out s_a [5 x String]\n"));
+  CHECK(contains(d.out, "  out b_a [5 x Binary]\n"));
+  CHECK(contains(d.out, "  in  s_u [5 x String]\n"));
+  CHECK(contains(d.out, "  in  b_u [5 x Binary]\n"));
+  CHECK(contains(d.out, "  out s_y [5 x String] feedthrough\n"));
+  CHECK(contains(d.out, "  in  s_v [1 x String]\n"));
+  Outcome j = stride(s, "plugins describe --json", kBroken + "/texts3.fmu", {});
+  REQUIRE(j.code == 0);
+  const json vars = json::parse(j.out)["text_variables"];
+  REQUIRE(vars.size() == 7);
+  CHECK(vars[1] == json{{"name", "b_a"}, {"causality", "output"}, {"type", "Binary"}, {"size", 3}, {"feedthrough", false},
+                        {"doc", vars[1]["doc"]}});
+  CHECK(vars[5]["feedthrough"] == true);
+  CHECK(vars[6]["size"] == 1);
+  // Scalars of FMI 2 and FMI 3: parameters too; an FMU without any lists none.
+  Outcome t2 = stride(s, "plugins describe", kBroken + "/types.fmu", {});
+  REQUIRE(t2.code == 0);
+  CHECK(contains(t2.out, "  parameter s_p [1 x String]\n      value reference 300; start \"start\"\n"));
+  CHECK(contains(t2.out, "  out s_y [1 x String] feedthrough\n"));
+  Outcome t3 = stride(s, "plugins describe", kBroken + "/types3.fmu", {});
+  REQUIRE(t3.code == 0);
+  CHECK(contains(t3.out, "  parameter b_p [1 x Binary]\n"));
+  CHECK(contains(t3.out, "  out b_t [1 x Binary]\n"));
+  Outcome o = stride(s, "plugins describe", kFmus + "/oscillator.fmu", {});
+  REQUIRE(o.code == 0);
+  CHECK(!contains(o.out, "String and Binary variables"));
+}
+
 TEST_CASE("fmu: start values of states and outputs are set like parameters") {
   // The ball dropped from h = 2 m with v = 1 m/s upwards: first bounce at (v + sqrt(v^2 + 2 g h)) / g.
   const double g = 9.81, h = 2.0, v = 1.0;
