@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fmi/instance.hpp"
+#include "run/event_outputs.hpp"
 #include "run/text_signal.hpp"
 
 namespace stride::host::fmi {
@@ -20,7 +21,7 @@ struct CsSnapshot final : SavedState {
   std::string end;
 };
 
-class CoSimulation final : public Subsystem, public TextPorts {
+class CoSimulation final : public Subsystem, public DenseOutputs, public TextPorts {
  public:
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
@@ -45,6 +46,7 @@ class CoSimulation final : public Subsystem, public TextPorts {
     t_ = t0;
     first_h_ = 0.0;
     end_.clear();
+    dense_.restart();
     inst_->publish_texts(t0, t0);
   }
   void equilibrate(double t0) override {
@@ -67,31 +69,22 @@ class CoSimulation final : public Subsystem, public TextPorts {
                         " s; make the macro step a multiple of the subsystem's step");
     inst_->hold_texts_from(t);
     inst_->set_inputs(inputs(), input_time(t, h));
-    const CsStep s = inst_->do_step(t, h);
-    ++steps_;
-    if (s.terminate) {
-      // The model's own end: the step ends where the FMU stopped, the next call ends the run.
-      end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, t)) + " (" +
-             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
-             inst_->log().tail();
-      if (!(s.reached > t)) throw EndOfSimulation(end_);
-      t_ = std::min(s.reached, t + h);
-      inst_->publish_texts(t_, t);
-      return t_;
-    }
-    if (s.discarded) {
-      // A step cut short ends inside it: a time at or before t is no progress, one at or after
-      // t + h contradicts the discard.
-      ++discarded_;
-      if (!(s.reached > t && s.reached < t + h))
-        throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(t) + " to " +
-                          fmt_time(t + h) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
-                          (s.reached > t ? ", not inside the step" : ": no progress") + inst_->log().tail());
-      t_ = s.reached;
-      inst_->publish_texts(t_, t);
-      return t_;
-    }
-    t_ = t + h;
+    // Record times inside the step: the FMU steps to each (the inputs held) and its outputs
+    // there are the rows, so that no row is interpolated across what happened inside.
+    double reached = t;
+    bool cut = false;
+    dense_.begin_step();
+    if (t + h >= dense_.horizon() && dense_.any(t, t + h))
+      dense_.add(t, t + h, false, [&](double tk, std::span<double> y) {
+        if (cut) return;  // rows after a step cut short are never read (after the time reached)
+        const double r = do_step(reached, tk);
+        cut = r < tk || !end_.empty();
+        reached = r;
+        if (!cut) inst_->get_outputs(y, tk);
+      });
+    if (!cut) reached = do_step(reached, t + h);
+    if (!(reached > t)) throw EndOfSimulation(end_);  // the model's end, at t
+    t_ = reached;
     inst_->publish_texts(t_, t);
     return t_;
   }
@@ -99,6 +92,14 @@ class CoSimulation final : public Subsystem, public TextPorts {
     if (inst_->io().any_feedthrough || initializing_) inst_->set_inputs(inputs(), t_);
     inst_->get_outputs(y, t_);
   }
+  // An FMU that cannot change its step keeps its steps whole (rows inside: linear).
+  void record_grid(double t0, double dt) override {
+    if (!inst_->fmu().md.can_variable_step) return;
+    std::size_t width = 0;
+    for (const PortSpec& p : ports_) width += p.direction == Direction::output ? p.size : 0;
+    dense_.grid(t0, dt, width);
+  }
+  const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   json statistics() const override { return {{"steps", steps_}, {"discarded_steps", discarded_}}; }
   json report() const override {
     return {{"fmu", inst_->fmu().file.string()}, {"fmi_version", inst_->fmu().md.fmi_version}, {"interface", "co-simulation"}};
@@ -120,6 +121,7 @@ class CoSimulation final : public Subsystem, public TextPorts {
     t_ = s.t;
     first_h_ = s.first_h;
     end_ = s.end;
+    dense_.restart();
   }
 
  private:
@@ -129,6 +131,28 @@ class CoSimulation final : public Subsystem, public TextPorts {
   // known values, and the value at the step's midpoint, their mean over the step, is held: the
   // held input then errs by O(h²) in its integral instead of O(h).
   double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
+  // One doStep from ta to tb: the time reached, tb unless the FMU stopped inside (discard,
+  // early return) or asked to end the simulation (end_ set; ta when it made no progress).
+  double do_step(double ta, double tb) {
+    const CsStep s = inst_->do_step(ta, tb - ta);
+    ++steps_;
+    if (s.terminate) {
+      end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, ta)) + " (" +
+             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
+             inst_->log().tail();
+      return s.reached > ta ? std::min(s.reached, tb) : ta;
+    }
+    if (!s.discarded) return tb;
+    // A step cut short ends inside it: a time at or before ta is no progress, one at or after
+    // tb contradicts the discard.
+    ++discarded_;
+    if (!(s.reached > ta && s.reached < tb))
+      throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(ta) +
+                                                " to " + fmt_time(tb) + " and reports " + inst_->last_time_name() + " = " +
+                                                fmt_time(s.reached) + (s.reached > ta ? ", not inside the step" : ": no progress") +
+                                                inst_->log().tail());
+    return s.reached;
+  }
   void end_initialization(double t0) {
     if (!initializing_) return;
     inst_->set_inputs(inputs(), t0);
@@ -141,6 +165,7 @@ class CoSimulation final : public Subsystem, public TextPorts {
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
+  DenseRows dense_;  // the outputs at the record times inside the last step
   bool initializing_ = false;  // in initialization mode (initialize() to equilibrate())
 };
 
