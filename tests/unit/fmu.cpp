@@ -790,6 +790,11 @@ TEST_CASE("fmu: no time event is lost with random step sizes and event periods")
     subs.push_back({"s" + std::to_string(k), kBroken + (k % 2 ? "/stair3.fmu" : "/stair.fmu"), k % 3 == 2 ? "" : "rk4", h,
                     {{"last", 1000}, {"period", p}}});
   }
+  for (int k = 36; k < 48; ++k) {  // FMI 3 co-simulation with event mode: every event handled by Stride
+    const double h = step(random), p = period(random);
+    periods.push_back(p);
+    subs.push_back({"s" + std::to_string(k), kBroken + "/stair3_events.fmu", "", h, {{"last", 1000}, {"period", p}}});
+  }
   Scratch s;
   Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
   REQUIRE(o.code == 0);
@@ -804,6 +809,7 @@ TEST_CASE("fmu: no time event is lost with random step sizes and event periods")
     CHECK(o.table[a.name + ".settled"][1] == events);
     CHECK(o.table[a.name + ".x"][1] == doctest::Approx(stair_x(9.5, periods[k])).epsilon(1e-11));  // 12 digits in results.csv
     if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == events);
+    if (contains(a.fmu, "events")) CHECK(o.summary["subsystems"][a.name]["statistics"]["events"] == events);
   }
 }
 
@@ -1348,6 +1354,35 @@ TEST_CASE("fmu: event rows: at each event a row before and a row after it, at it
     Outcome cs = stride(s, "run", write_manifest(s, "stair_cs.json", m), {});
     REQUIRE(cs.code == 0);
     CHECK(cs.table.rows() == 31);
+  }
+  // FMI 3 co-simulation with event mode (stair3_events declares hasEventMode): each doStep
+  // returns at the next event, which Stride handles in event mode, so the same event rows as
+  // model exchange, with 0.3-s and 0.35-s steps; the last event ends the run at t = 9.
+  for (const double h : {0.3, 0.35}) {
+    CAPTURE(h);
+    Scratch s;
+    json m = alone(kBroken + "/stair3_events.fmu", h, 10.0, json::object(), "");
+    m["record"] = {{"interval", 0.3}, {"variables", {"s.counter", "s.x"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    REQUIRE(o.table.rows() == 31 + 6 * 2 + 3);
+    const auto& t = o.table["time"];
+    int events = 0, wrong = 0;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      const double k = std::floor(t[i] + 1e-9);
+      if (t[i + 1] != t[i]) {  // a grid row: counter k + 1 on [k, k + 1), x of the closed form
+        wrong += o.table["s.counter"][i] != k + 1 || std::abs(o.table["s.x"][i] - stair_x(t[i], 1.0)) > 1e-9;
+        continue;
+      }
+      ++events;
+      wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
+      wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
+    }
+    CHECK(events == 9);
+    CHECK(wrong == 0);
+    CHECK(t.back() == doctest::Approx(9.0).epsilon(1e-12));
+    CHECK(o.summary["subsystems"]["s"]["statistics"]["events"] == 9);
   }
   // An FMU run alone, as fmusim runs it: --set creates the record section; one bounce in 1 s.
   Scratch a;
