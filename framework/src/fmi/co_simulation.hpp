@@ -7,9 +7,13 @@
 //     for each record time tk in (t, t + h) (recorded FMUs that can change their step):
 //       doStep to tk, the inputs held; its outputs at tk are that row (DenseOutputs)
 //     doStep to t + h
+//     eventHandlingNeeded (FMI 3 event mode) -> outputs before the event kept, event mode:
+//                                    update discrete states until done, step mode; the step
+//                                    ends at the event (one at t: handled, then doStep again)
 //     discarded / returned early -> the step ends where the FMU stopped (t < reached <= t + h)
 //                                    (no progress: StepFailure)
 //     terminateSimulation        -> the step ends there, the next one ends the run
+//   An FMU with event mode leaves initialization in event mode: updated the same way first.
 //   outputs(): inputs at the time reached first when an output has direct feedthrough.
 #pragma once
 
