@@ -1123,6 +1123,7 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
   created(cc.pointer, [&] {
     for (std::size_t i = 0; i < count; ++i)
       in->text_input(to->name, cc.to_first + i, out->text_output(cc.from_port, cc.from_first + i));
+    ++graph_->text_connections;
     return true;
   });
 }
