@@ -1908,6 +1908,19 @@ TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per
     CHECK(contains(csv, "\"k1, \"\"e0\"\"\n\""));
     CHECK(contains(csv, "\"010002\""));
   }
+  // Chosen by pattern, as many columns as the structural parameter gives.
+  Scratch s;
+  json m = {{"format", 1},
+            {"subsystems", {{"a", {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}, {"parameters", {{"n", 2}}}}}}},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.3}}},
+            {"record", {{"interval", 0.1}, {"variables", {"a.?_a", "a.n"}}}}};
+  Outcome o = stride(s, "run", write_manifest(s, "pattern.json", m), {});
+  REQUIRE(o.code == 0);
+  const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+  CHECK(t.names == std::vector<std::string>{"time", "a.s_a.0", "a.s_a.1", "a.b_a.0", "a.b_a.1", "a.n"});
+  REQUIRE(t.rows.size() == 4);
+  CHECK(t["a.b_a.1"][3] == array_hex(0.3, 1));
+  CHECK(t["a.s_a.1"][0] == array_text(0.0, 1));
 }
 
 TEST_CASE("fmu: huge and empty String and Binary values pass a connection and the record whole") {
