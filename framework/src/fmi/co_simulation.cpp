@@ -154,25 +154,28 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   double do_step(double ta, double tb) {
     CsStep s = inst_->do_step(ta, tb - ta);
     ++steps_;
-    for (int again = 0; s.event && !(s.reached > ta) && end_.empty(); ++again) {
+    // An event within round-off of ta (an FMU scheduling one for "now") is at ta: Stride's
+    // step must not end a round-off after its start.
+    const double at_start = ta + 1e-12 * std::max(1.0, std::abs(ta));
+    for (int again = 0; s.event && !s.terminate && !(s.reached > at_start) && end_.empty(); ++again) {
       if (again == 1000) throw StepFailure("the FMU returned for an event at t = " + fmt_time(ta) + " 1000 times without progress");
       event_mode(ta, true);
       if (!end_.empty()) return ta;
       s = inst_->do_step(ta, tb - ta);
       ++steps_;
     }
-    if (s.event && s.reached > ta) {
-      const double at = std::min(s.reached, tb);
-      inst_->get_outputs(y_before_event_, at);  // the left limit: the event is not handled yet
-      event_mode(at, true);
-      event_at_end_ = true;
-      return at;
-    }
     if (s.terminate) {
       end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, ta)) + " (" +
              inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
              inst_->log().tail();
       return s.reached > ta ? std::min(s.reached, tb) : ta;
+    }
+    if (s.event) {
+      const double at = std::min(s.reached, tb);
+      inst_->get_outputs(y_before_event_, at);  // the left limit: the event is not handled yet
+      event_mode(at, true);
+      event_at_end_ = true;
+      return at;
     }
     if (!s.discarded) return tb;
     // A step cut short ends inside it: a time at or before ta is no progress, one at or after
