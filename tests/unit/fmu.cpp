@@ -1756,6 +1756,31 @@ json text_pair(int version, double h, double record, double end) {
   return m;
 }
 
+// The coupling schemes a text connection is checked under (a steps ha, b the macro step h):
+// the value b holds must not depend on which subsystem steps first.
+struct TextScheme {
+  std::string scheme;
+  json order;
+  double ha;
+  std::string synchronization;
+  bool me = false;  // both as model exchange (an integrator chooses the interface)
+  void apply(json& m) const {
+    m["coupling"]["scheme"] = scheme;
+    if (!order.is_null()) m["coupling"]["order"] = order;
+    if (!synchronization.empty()) m["coupling"]["synchronization"] = synchronization;
+    m["subsystems"]["a"]["step"] = ha;
+    if (me)
+      for (const char* sub : {"a", "b"}) m["subsystems"][sub]["integrator"] = {{"plugin", "rk4"}};
+  }
+};
+std::vector<TextScheme> text_schemes(double h) {
+  return {{"jacobi", json(), h, ""},
+          {"gauss_seidel", json(), h, ""},
+          {"gauss_seidel", {"b", "a"}, h, ""},
+          {"multirate", json(), h / 2, "slowest_first"},
+          {"multirate", json(), h / 2, "fastest_first"}};
+}
+
 }  // namespace
 
 TEST_CASE("fmu: String and Binary variables connected between two FMUs and recorded as quoted CSV text") {
@@ -1765,29 +1790,15 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
   // start, so b.s_y at b's point p > 0 is a.s_t at p - h (at 0: the value at 0), whichever
   // steps first (Jacobi, Gauss-Seidel either way, multirate with a stepping 0.05 s either way).
   const double h = 0.1;
-  struct Scheme {
-    std::string scheme;
-    json order;
-    double ha;
-    std::string synchronization;
-  };
-  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
-                                       {"gauss_seidel", json(), h, ""},
-                                       {"gauss_seidel", {"b", "a"}, h, ""},
-                                       {"multirate", json(), 0.05, "slowest_first"},
-                                       {"multirate", json(), 0.05, "fastest_first"}};
   for (int version : {2, 3})
-    for (const Scheme& sc : schemes) {
+    for (const TextScheme& sc : text_schemes(h)) {
       CAPTURE(version);
       CAPTURE(sc.scheme);
       CAPTURE(sc.order.dump());
       CAPTURE(sc.synchronization);
       Scratch s;
       json m = text_pair(version, h, 0.05, 1.0);
-      m["coupling"]["scheme"] = sc.scheme;
-      if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
-      if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
-      m["subsystems"]["a"]["step"] = sc.ha;
+      sc.apply(m);
       const std::string hostile = "he said \"hi\", then\nleft,\r\n\"\"";
       m["subsystems"]["a"]["parameters"] = {{"s_p", hostile}};
       if (version == 3) m["subsystems"]["a"]["parameters"]["b_p"] = "00ff220a2c";
@@ -1841,20 +1852,9 @@ TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per
   // had at its start: b's element j at its point p > 0 is a's at p - h (at 0: the value at 0),
   // whichever steps first.
   const double h = 0.1;
-  struct Scheme {
-    std::string scheme;
-    json order;
-    double ha;
-    std::string synchronization;
-    bool me = false;
-  };
-  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
-                                       {"gauss_seidel", json(), h, ""},
-                                       {"gauss_seidel", {"b", "a"}, h, ""},
-                                       {"multirate", json(), 0.05, "slowest_first"},
-                                       {"multirate", json(), 0.05, "fastest_first"},
-                                       {"jacobi", json(), h, "", true}};
-  for (const Scheme& sc : schemes) {
+  std::vector<TextScheme> schemes = text_schemes(h);
+  schemes.push_back({"jacobi", json(), h, "", true});
+  for (const TextScheme& sc : schemes) {
     CAPTURE(sc.scheme);
     CAPTURE(sc.order.dump());
     CAPTURE(sc.synchronization);
@@ -1863,15 +1863,12 @@ TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per
     const std::string fmu = kBroken + "/texts3.fmu";
     json m = {{"format", 1},
               {"subsystems",
-               {{"a", {{"fmu", fmu}, {"step", sc.ha}, {"parameters", {{"n", 4}}}}},
+               {{"a", {{"fmu", fmu}, {"step", h}, {"parameters", {{"n", 4}}}}},
                 {"b", {{"fmu", fmu}, {"step", h}, {"parameters", {{"n", 4}}}}}}},
               {"connections", {{{"from", "a.s_a"}, {"to", "b.s_u"}}, {{"from", "a.b_a[1:4]"}, {"to", "b.b_u[0:3]"}}}},
-              {"coupling", {{"scheme", sc.scheme}, {"macro_step", h}, {"start", 0}, {"end", 1.0}}},
+              {"coupling", {{"scheme", "jacobi"}, {"macro_step", h}, {"start", 0}, {"end", 1.0}}},
               {"record", {{"interval", 0.05}, {"variables", {"a.s_a", "b.s_y", "b.b_y", "a.b_a"}}}}};
-    if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
-    if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
-    if (sc.me)
-      for (const char* sub : {"a", "b"}) m["subsystems"][sub]["integrator"] = {{"plugin", "rk4"}};
+    sc.apply(m);
     const fs::path file = write_manifest(s, "arrays.json", m);
     Outcome v = stride(s, "validate", file, {});
     REQUIRE(v.code == 0);
