@@ -1920,6 +1920,51 @@ TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per
   CHECK(t["a.s_a.1"][0] == array_text(0.0, 1));
 }
 
+TEST_CASE("fmu: String and Binary arrays set as start values in the manifest, element by element; bad elements refused at their pointer") {
+  // texts3 with n = 3: the unconnected array inputs s_u, b_u keep the manifest's values, which
+  // the feedthrough outputs s_y, b_y copy at every row.
+  const json strings = {"a, \"b\"", "", "line\nbreak"}, binaries = {"00ff", "", "0x0a00"};
+  json m = alone(kBroken + "/texts3.fmu", 0.1, 0.3, {{"n", 3}, {"s_u", strings}, {"b_u", binaries}}, "");
+  m["record"]["variables"] = {"s.s_y", "s.b_y"};
+  Scratch s;
+  Outcome o = stride(s, "run", write_manifest(s, "t.json", m), {});
+  REQUIRE(o.code == 0);
+  const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+  REQUIRE(t.rows.size() == 4);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    for (std::size_t j = 0; j < 3; ++j) CHECK(t["s.s_y." + std::to_string(j)][r] == strings[j].get<std::string>());
+    CHECK(t["s.b_y.0"][r] == "00ff");
+    CHECK(t["s.b_y.1"][r] == "");
+    CHECK(t["s.b_y.2"][r] == "0a00");
+  }
+  Outcome v = stride(s, "validate", write_manifest(s, "t.json", m), {});
+  CHECK(v.code == 0);
+  CHECK(contains(v.out, "s.s_u = [\"a, \\\"b\\\"\",\"\",\"line\\nbreak\"]"));
+  // Each bad element at its own pointer; a list of another length than the array's.
+  struct Bad {
+    std::string name;
+    json value;
+    std::string where, why;
+  };
+  const std::vector<Bad> bad = {
+      {"s_u", {"x", 1, "z"}, "/s_u/1", "expected a string, found integer 1"},
+      {"s_u", "x", "/s_u", "expected a list of strings, found string"},
+      {"s_u", {"x", "y"}, "/s_u", "expected a list of 3 values (the FMU's array), found 2"},
+      {"s_u", {"x", std::string("a\0b", 3), "z"}, "/s_u/1", "expected a String without NUL characters"},
+      {"b_u", {"00", "0xZZ", ""}, "/b_u/1", "expected a Binary as hexadecimal text: \"0xZZ\" is not hexadecimal"}};
+  for (const auto& b : bad) {
+    CAPTURE(b.value.dump());
+    Scratch e;
+    const std::string file = write_manifest(e, "t.json", alone(kBroken + "/texts3.fmu", 0.1, 0.2, {{"n", 3}, {b.name, b.value}}, ""));
+    for (const std::string verb : {"validate", "run"}) {
+      Outcome r = stride(e, verb, file, {});
+      CHECK(r.code == 2);
+      CHECK(contains(r.err, "/subsystems/s/parameters" + b.where));
+      CHECK(contains(r.err, b.why));
+    }
+  }
+}
+
 TEST_CASE("fmu: huge and empty String and Binary values pass a connection and the record whole") {
   // A 1 MB String parameter with quotes and line breaks, copied to a.s_q, recorded and fed to b;
   // an empty one the same. FMI 3 also a 256 KiB Binary with every byte value.

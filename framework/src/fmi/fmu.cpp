@@ -28,7 +28,7 @@ std::optional<ParamType> param_type(const Variable& v) {
     case VarType::float32: return array ? ParamType::real_list : ParamType::real;
     case VarType::boolean: return array ? ParamType::integer_list : ParamType::boolean;  // lists: 0 or 1 each
     case VarType::string:
-    case VarType::binary: return array ? std::nullopt : std::optional(ParamType::string);
+    case VarType::binary: return array ? ParamType::string_list : ParamType::string;
     case VarType::clock: return std::nullopt;
     default: return array ? ParamType::integer_list : ParamType::integer;
   }
@@ -99,21 +99,26 @@ void check_arrays(const ModelDescription& md, const json& given) {
 }
 
 // String and Binary values the manifest gives reach the FMU whole: a String holds no NUL (the
-// C string would end there), a Binary is hexadecimal text.
+// C string would end there), a Binary is hexadecimal text; each element of an array too.
 void check_texts(const ModelDescription& md, const json& given) {
   for (const Variable& v : md.variables) {
     auto it = given.find(v.name);
-    if (it == given.end() || !it->is_string() || *it == v.start) continue;
-    const std::string& text = it->get_ref<const std::string&>();
-    if (v.type == VarType::string && text.find('\0') != std::string::npos)
-      throw ParameterError("/" + pointer_escape(v.name), "expected a String without NUL characters (the FMU reads a C string, "
-                                                         "which would end at the first one), found one at offset " +
-                                                             std::to_string(text.find('\0')));
-    if (v.type == VarType::binary) try {
-        from_hex(text);
-      } catch (const std::invalid_argument& e) {
-        throw ParameterError("/" + pointer_escape(v.name), std::string("expected a Binary as hexadecimal text: ") + e.what());
-      }
+    if (it == given.end() || *it == v.start || (v.type != VarType::string && v.type != VarType::binary)) continue;
+    const bool list = it->is_array();
+    for (std::size_t i = 0; i < (list ? it->size() : 1); ++i) {
+      const json& x = list ? (*it)[i] : *it;
+      if (!x.is_string()) continue;  // the parameter check names it
+      const std::string& text = x.get_ref<const std::string&>();
+      const std::string at = "/" + pointer_escape(v.name) + (list ? "/" + std::to_string(i) : std::string());
+      if (v.type == VarType::string && text.find('\0') != std::string::npos)
+        throw ParameterError(at, "expected a String without NUL characters (the FMU reads a C string, which would end at "
+                                 "the first one), found one at offset " + std::to_string(text.find('\0')));
+      if (v.type == VarType::binary) try {
+          from_hex(text);
+        } catch (const std::invalid_argument& e) {
+          throw ParameterError(at, std::string("expected a Binary as hexadecimal text: ") + e.what());
+        }
+    }
   }
 }
 

@@ -334,6 +334,7 @@ struct ParamCheck {
     switch (spec.type) {
       case ParamType::real_list: return real_list(v);
       case ParamType::integer_list: return integer_list(v);
+      case ParamType::string_list: return string_list(v);
       case ParamType::matrix: return matrix(v);
       case ParamType::table: return table(v);
       default: return scalar(v);
@@ -390,6 +391,12 @@ struct ParamCheck {
     for (std::size_t i = 0; i < v.size(); ++i)
       if (!v[i].is_number_integer() || !in_bounds(static_cast<double>(v[i].get<long>())))
         bad(index(i), "expected an integer" + bounds(spec) + ", found " + type_name(v[i]));
+  }
+
+  void string_list(const json& v) {
+    if (!v.is_array()) return bad("", "expected a list of strings, found " + type_name(v));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!v[i].is_string()) bad(index(i), "expected a string, found " + type_name(v[i]));
   }
 
   void matrix(const json& v) {

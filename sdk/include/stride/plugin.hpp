@@ -36,7 +36,7 @@ enum class Form { stepper, ode, multibody };
 // `matrix` (Params::matrix): rows of numbers, at least one, all of one length; min/max bound
 // every element.
 // `integer_list` (Params::integers): integers; min/max bound every element.
-enum class ParamType { real, integer, boolean, string, real_list, object, path, table, matrix, integer_list };
+enum class ParamType { real, integer, boolean, string, real_list, object, path, table, matrix, integer_list, string_list };
 
 struct ParamSpec {
   std::string name;
@@ -391,6 +391,7 @@ inline const char* to_string(ParamType t) {
     case ParamType::table: return "table";
     case ParamType::matrix: return "matrix";
     case ParamType::integer_list: return "integer list";
+    case ParamType::string_list: return "string list";
   }
   return "?";
 }
