@@ -96,7 +96,7 @@ class Ali3p final : public Formulation {
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
-      dyn_.evaluate(model, t1, q, vt_, false);
+      dyn_.evaluate(model, t1, q, vt_, false, it > 0);  // Φ(q) of iterations after the first: from their update
       if (it == 0) force_derivatives(model, t1, q, vt_), note_masses();
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;

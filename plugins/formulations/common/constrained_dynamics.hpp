@@ -18,6 +18,8 @@
 
 #include <stride/stride.hpp>
 
+#include "sparse_cholesky.hpp"
+
 namespace stride::formulations {
 
 // Cholesky factor of a symmetric positive definite matrix that is block diagonal, the blocks
@@ -141,7 +143,7 @@ class ConstrainedDynamics {
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n);
     chol_M_.reset(n);
     blocked_ = false;
-    llt_S_ = Eigen::LLT<Eigen::MatrixXd>(m);
+    chol_S_.reset(m);
     labels_ = m > 0 ? model.constraint_labels() : std::vector<ConstraintLabel>{};
     dependent_.assign(std::size_t(m), 0);
     redundant_ = 0;
@@ -184,12 +186,14 @@ class ConstrainedDynamics {
   }
 
   // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c. Without `biases`, b_i
-  // and the constraint bias are left as they were (an iteration that does not use them).
-  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
+  // and the constraint bias are left as they were (an iteration that does not use them); with
+  // `phi_current`, Φ is the caller's, already evaluated at (t, q).
+  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true,
+                bool phi_current = false) {
     model.mass_matrix(q, M);
     model.interface_jacobian(q, D_i);
     if (size.m > 0) {
-      model.constraints(t, q, phi);
+      if (!phi_current) model.constraints(t, q, phi);
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
       sparsify();
@@ -297,7 +301,7 @@ class ConstrainedDynamics {
       mu_.noalias() = Phi_q * x_;
       mu_ -= a_c;
       if (redundant_ > 0) zero_dependent(mu_);
-      llt_S_.solveInPlace(mu_);
+      chol_S_.solveInPlace(mu_);
       subtract_Y(mu_, x_, w_);
     }
     v_dot = x_;
@@ -314,7 +318,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
       if (redundant_ > 0) zero_dependent(Z_);
-      llt_S_.solveInPlace(Z_);
+      chol_S_.solveInPlace(Z_);
       subtract_Y(Z_, T_, Tw_);
     }
     Minv_eff_.noalias() = D_i * T_;
@@ -330,7 +334,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_ = a_c;
       if (redundant_ > 0) zero_dependent(mu_);
-      llt_S_.solveInPlace(mu_);
+      chol_S_.solveInPlace(mu_);
       x_.setZero();
       subtract_Y(mu_, x_, w_);
       r_.noalias() -= D_i * x_;
@@ -350,14 +354,13 @@ class ConstrainedDynamics {
     }
   }
 
-  // S is symmetric positive definite when Φ_q has full rank: Cholesky (blocked, no pivoting).
-  // Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii / min L_ii)², a
-  // bound that costs nothing, in place of an iterative condition estimate.
+  // S is symmetric positive definite when Φ_q has full rank: Cholesky (over its nonzeros, no
+  // pivoting). Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii / min
+  // L_ii)², a bound that costs nothing, in place of an iterative condition estimate.
   bool factorize_S() {
-    llt_S_.compute(S_);
-    if (llt_S_.info() != Eigen::Success) return false;
-    const auto d = llt_S_.matrixLLT().diagonal().cwiseAbs();
-    const double lo = d.minCoeff(), hi = d.maxCoeff();
+    if (!chol_S_.compute(S_)) return false;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    for (Eigen::Index k = 0; k < S_.rows(); ++k) lo = std::min(lo, std::abs(chol_S_.diagonal(k))), hi = std::max(hi, std::abs(chol_S_.diagonal(k)));
     return lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
   }
 
@@ -502,7 +505,7 @@ class ConstrainedDynamics {
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
-  Eigen::LLT<Eigen::MatrixXd> llt_S_;
+  SparseCholesky chol_S_;
   std::vector<ConstraintLabel> labels_;
   std::vector<char> dependent_;     // per row of Φ_q: left out as dependent on the others
   Eigen::Index redundant_ = 0;      // rows left out
