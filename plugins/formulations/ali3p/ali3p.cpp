@@ -132,7 +132,7 @@ class Ali3p final : public Formulation {
     if (constrained) {
       // Projections with the tangent at the converged configuration (Φ(q) is the iteration's).
       dyn_.evaluate_configuration(model, t1, q);
-      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t
+      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t (and at v, the bias)
       at_t_ = t1;
       at_q_ = q;
       W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
@@ -144,6 +144,7 @@ class Ali3p final : public Formulation {
       lu_.solveInPlace(r_);
       v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
+      at_v_ = v;  // exact() at (t1, q, v) reuses the constraint bias too
       r_.noalias() = W_ * at_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.bias, r_);
       lu_.solveInPlace(r_);
@@ -192,8 +193,14 @@ class Ali3p final : public Formulation {
       return;
     }
     at_valid_ = false;
-    if (configured_ && t == at_t_ && q == at_q_) dyn_.evaluate_motion(model, t, q, v);
-    else dyn_.evaluate(model, t, q, v);
+    if (configured_ && t == at_t_ && q == at_q_ && v == at_v_) {
+      dyn_.evaluate_motion(model, t, q, v, false);
+      model.interface_bias(q, v, dyn_.b_i);
+    } else if (configured_ && t == at_t_ && q == at_q_) {
+      dyn_.evaluate_motion(model, t, q, v);
+    } else {
+      dyn_.evaluate(model, t, q, v);
+    }
     configured_ = false;
     dyn_.factorize(true);  // Φ_q only ever comes from dyn_.evaluate*() here
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
