@@ -298,7 +298,7 @@ class ConstrainedDynamics {
     x_ = Q;
     solve_M(x_);
     if (size.m > 0) {
-      mu_.noalias() = Phi_q * x_;
+      Phi_q_times(x_, mu_);
       mu_ -= a_c;
       if (redundant_ > 0) zero_dependent(mu_);
       chol_S_.solveInPlace(mu_);
@@ -316,7 +316,7 @@ class ConstrainedDynamics {
     T_ = D_i.transpose();
     solve_M(T_);
     if (size.m > 0) {
-      Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
+      for (Eigen::Index c = 0; c < T_.cols(); ++c) Phi_q_times(T_.col(c), Z_.col(c));  // Yᵀ D_iᵀ
       if (redundant_ > 0) zero_dependent(Z_);
       chol_S_.solveInPlace(Z_);
       subtract_Y(Z_, T_, Tw_);
@@ -434,14 +434,16 @@ class ConstrainedDynamics {
       if (dependent_[std::size_t(k)]) x.row(k).setZero();
   }
 
-  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path.
+  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path
+  // (Φ_qᵀ U over Φ_q's nonzeros).
   template <class A, class B, class C>
   void subtract_Y(const A& U, B& X, C& work) const {
     if (!blocked_) {
       X.noalias() -= Y_ * U;
       return;
     }
-    work.noalias() = Phi_q.transpose() * U;
+    work.setZero();
+    for (Eigen::Index c = 0; c < U.cols(); ++c) add_Phi_q_transpose_times(1.0, U.col(c), work.col(c));
     chol_M_.solveInPlace(work);
     X -= work;
   }
