@@ -167,15 +167,16 @@ class ConstrainedDynamics {
     row_start_.assign(std::size_t(m) + 1, 0);
     col_.assign(std::size_t(m * n), 0);
     val_.assign(std::size_t(m * n), 0.0);
+    outside_.setOnes(m, n);
   }
 
   // The dense work of a formulation over this model: n × n matrices (M, its two factors, and the
-  // caller's), n × m (Y) and m × m (S, its factors), 8 bytes a number. More than the machine's
+  // caller's), n × m (Y, Φ_q's pattern) and m × m (S, its factors), 8 bytes a number. More than the machine's
   // memory (or more numbers than an index holds) is refused with the sizes, instead of a
   // std::bad_alloc, or an out-of-memory kill while the matrices are cleared.
   static void check_memory(const MultibodySizes& s, std::string_view formulation, int own_square) {
     const double n = double(s.n), m = double(s.m);
-    const double bytes = 8.0 * ((3.0 + own_square) * n * n + n * m + 3.0 * m * m);
+    const double bytes = 8.0 * ((3.0 + own_square) * n * n + 2.0 * n * m + 3.0 * m * m);
     const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGE_SIZE));
     const double memory = pages > 0 && page > 0 ? pages * page : 0.0;
     if ((memory > 0.0 && bytes > memory) || n * n > 9e18)
@@ -487,15 +488,24 @@ class ConstrainedDynamics {
     if (blocked_) chol_M_.solveInPlace(X);
     else ldlt_M_.solveInPlace(X);
   }
-  // Φ_q by rows: the columns and values of row r's nonzeros are at [row_start_[r], row_start_[r + 1]).
+  // Φ_q by rows: the columns and values of row r's entries are at [row_start_[r], row_start_[r + 1]),
+  // over a pattern that covers every nonzero seen so far (a joint row's entries on its bodies;
+  // those that are zero now add exact zeros to the products). A nonzero (or NaN) outside it
+  // makes the masked sum nonzero; then the pattern grows.
   void sparsify() {
-    std::size_t k = 0;
-    for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
-      row_start_[std::size_t(r)] = k;
-      for (Eigen::Index j = 0; j < Phi_q.cols(); ++j)
-        if (Phi_q(r, j) != 0.0) col_[k] = j, val_[k++] = Phi_q(r, j);
+    if (!(Phi_q.cwiseProduct(outside_).cwiseAbs().sum() == 0.0)) {
+      std::size_t k = 0;
+      for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
+        row_start_[std::size_t(r)] = k;
+        for (Eigen::Index j = 0; j < Phi_q.cols(); ++j) {
+          if (Phi_q(r, j) != 0.0) outside_(r, j) = 0.0;
+          if (outside_(r, j) == 0.0) col_[k++] = j;
+        }
+      }
+      row_start_.back() = k;
     }
-    row_start_.back() = k;
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) val_[a] = Phi_q(Eigen::Index(r), col_[a]);
   }
 
   BlockCholesky chol_M_;
@@ -506,6 +516,7 @@ class ConstrainedDynamics {
   std::vector<std::size_t> row_start_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
+  Eigen::MatrixXd outside_;  // 1 where Φ_q's pattern has no entry, else 0
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
   SparseCholesky chol_S_;
   std::vector<ConstraintLabel> labels_;
