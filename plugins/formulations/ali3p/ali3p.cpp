@@ -48,7 +48,6 @@ class Ali3p final : public Formulation {
     K_.setZero(n, n);
     C_.setZero(n, n);
     T_.setZero(n, n);
-    W_.setZero(n, n);
     lu_.reset(n);
     a_.setZero(n);
     qhat_d_.setZero(n);
@@ -135,17 +134,17 @@ class Ali3p final : public Formulation {
       configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t (and at v, the bias)
       at_t_ = t1;
       at_q_ = q;
-      W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
-      T_ = W_;
+      T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;  // W, read before T = W + h²/4 Φ_qᵀ α Φ_q
+      r_.noalias() = T_ * vt_;
+      dq_.noalias() = T_ * at_;
       dyn_.add_constraint_gram(T_, k2 * alpha_);
       factorize(t1, h, -1, 0.0);
-      r_.noalias() = W_ * vt_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.phi_t, r_);
       lu_.solveInPlace(r_);
       v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
       at_v_ = v;  // exact() at (t1, q, v) reuses the constraint bias too
-      r_.noalias() = W_ * at_;
+      r_ = dq_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.bias, r_);
       lu_.solveInPlace(r_);
       a_ = r_;
@@ -297,7 +296,7 @@ class Ali3p final : public Formulation {
   formulations::ConstraintResiduals residuals_;
   double smallest_step_ = 0.0;         // the smallest Newton step of the step under way
   double mass_lo_ = 0.0, mass_hi_ = 0.0;  // the range of M's diagonal at its predictor
-  Eigen::MatrixXd K_, C_, T_, W_, Dw_;
+  Eigen::MatrixXd K_, C_, T_, Dw_;
   formulations::SparseLU lu_;
   Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
 };
