@@ -346,10 +346,10 @@ class ConstrainedDynamics {
  private:
   // S = Φ_q M⁻¹ Φ_qᵀ (lower triangle at least), with Y = M⁻¹ Φ_qᵀ in the dense path.
   void form_S() {
-    Y_ = Phi_q.transpose();
     if (blocked_) {
       constraint_gram_by_blocks();
     } else {
+      Y_ = Phi_q.transpose();
       solve_M(Y_);
       S_.noalias() = Phi_q * Y_;
     }
@@ -449,8 +449,9 @@ class ConstrainedDynamics {
     X -= work;
   }
 
-  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_), summed block by block over the
-  // constraint rows that touch the block (lower triangle).
+  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_, on the blocks each row touches only:
+  // the rest of Y_ is not read), summed block by block over the constraint rows that touch the
+  // block (lower triangle).
   void constraint_gram_by_blocks() {
     const std::size_t nb = chol_M_.blocks(), m = std::size_t(size.m);
     // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...); column r of
@@ -460,7 +461,12 @@ class ConstrainedDynamics {
     for (std::size_t r = 0; r < m; ++r)
       for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
         const std::size_t b = chol_M_.block_of(col_[a]);
-        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1], chol_M_.forward_block(b, Y_, Eigen::Index(r));
+        if (mark_[b] != r + 1) {
+          mark_[b] = r + 1, ++block_rows_start_[b + 1];
+          const Eigen::Index s = chol_M_.start(b), k = chol_M_.start(b + 1) - s;
+          Y_.col(Eigen::Index(r)).segment(s, k) = Phi_q.row(Eigen::Index(r)).segment(s, k).transpose();
+          chol_M_.forward_block(b, Y_, Eigen::Index(r));
+        }
       }
     for (std::size_t b = 0; b < nb; ++b) block_rows_start_[b + 1] += block_rows_start_[b];
     std::copy(block_rows_start_.begin(), block_rows_start_.begin() + long(nb), block_fill_.begin());
