@@ -61,6 +61,7 @@ typedef struct {
   double time, stop;
   bool next_defined, unsettled, terminated;
   bool stepped; /* co-simulation: a step was taken */
+  bool event_mode; /* co-simulation (FMI 3): eventModeUsed, the importer handles the events */
   double next;
   Model m;
   /* what fmi*GetString / GetBinary last returned (valid until the next call) */
@@ -197,7 +198,7 @@ static void settle(Instance* s) {
 
 static void exit_initialization(Instance* s) {
   model_initialize(&s->m, s->time);
-  if (s->me) {
+  if (s->me || s->event_mode) {
     s->mode = EVENT;
     s->unsettled = true; /* the importer must call the event update at least once */
   } else {
@@ -242,6 +243,22 @@ static double cs_step(Instance* s, double t, double h) {
   }
   if (!s->terminated) s->time = end;
   return s->time;
+}
+
+/* Co-simulation with event mode (FMI 3 eventModeUsed): from t by h, to the next time event
+ * at most; the event is left for the importer (event mode, fmi3UpdateDiscreteStates). An
+ * event within round-off of t is due at t: no progress. Returns the time reached; *event
+ * when it is an event's. */
+static double cs_step_to_event(Instance* s, double t, double h, int* event) {
+  const double end = t + h, eps = 1e-12 * fmax(1.0, fabs(end));
+  s->time = t;
+  *event = s->next_defined && s->next <= end + eps;
+  if (*event && s->next <= t + eps) {
+    s->time = fmax(s->next, t);
+    return t;
+  }
+  rk4(s, *event ? s->next : end);
+  return *event && s->next < end ? s->next : end;
 }
 
 /* Model exchange: one round of event iteration. */

@@ -17,9 +17,11 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String toke
                                                 fmi3Boolean earlyReturn, const fmi3ValueReference req[], size_t nreq,
                                                 fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
                                                 fmi3IntermediateUpdateCallback update) {
-  (void)resources, (void)visible, (void)logging, (void)earlyReturn, (void)req, (void)nreq, (void)update;
-  if (eventMode) return NULL; /* no event mode in co-simulation */
-  return instantiate3(name, token, 0, env, log);
+  (void)resources, (void)visible, (void)logging, (void)req, (void)nreq, (void)update;
+  if (eventMode && !earlyReturn) return NULL; /* events inside a step need the early return */
+  Instance* s = instantiate3(name, token, 0, env, log);
+  if (s) s->event_mode = eventMode;
+  return s;
 }
 EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String name, fmi3String token, fmi3String resources,
                                                  fmi3Boolean visible, fmi3Boolean logging,
@@ -207,9 +209,31 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 t, fmi3Float64 h, fmi3B
     return fmi3Error;
   }
   s->stepped = true;
+  if (s->mode != STEPPING) {
+    say(s, ERROR, "fmi3DoStep at t = %g outside step mode", t);
+    return fmi3Error;
+  }
+  if (s->event_mode) {
+    int at_event = 0;
+    *last = cs_step_to_event(s, t, h, &at_event);
+    *event = at_event;
+    *terminate = false;
+    *early = *last < t + h;
+    return fmi3OK;
+  }
   *last = cs_step(s, t, h);
   *event = false;
   *terminate = s->terminated;
   *early = false;
+  return fmi3OK;
+}
+EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance c) {
+  Instance* s = (Instance*)c;
+  if (s->me || s->mode != EVENT || s->unsettled || s->terminated) {
+    say(s, ERROR, "step mode entered at t = %.17g %s", s->time,
+        s->terminated ? "after the model asked to terminate" : "before the discrete states settled");
+    return fmi3Error;
+  }
+  s->mode = STEPPING;
   return fmi3OK;
 }

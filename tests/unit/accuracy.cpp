@@ -157,3 +157,39 @@ TEST_CASE("accuracy: on the single crane (direct ZOH) the estimate tracks the er
   MESSAGE("crane1 ZOH: order of the estimate " << p_est << ", of the true error " << p_true);
   CHECK(std::abs(p_est - p_true) < 0.3);
 }
+
+TEST_CASE("accuracy: /monitor/coupling_error false estimates nothing and changes nothing else") {
+  // The estimate only observes: without it the same results to the bit and the same energy
+  // residual; each connection says it was not estimated, the worst is null. Not a boolean:
+  // a manifest error at its pointer.
+  const std::string plugins = std::string("/plugin_paths=[\"") + STRIDE_TEST_RUNTIME_DIR + "\"]";
+  const std::vector<std::string> jacobi = {plugins, "/coupling/scheme=\"jacobi\""};
+  auto off = jacobi;
+  off.push_back("/monitor={\"coupling_error\": false}");
+  Run on = run_stride("tests/manifests/ramp_gain.json", jacobi, "estimate_on");
+  Run none = run_stride("tests/manifests/ramp_gain.json", off, "estimate_off");
+  REQUIRE(on.status() == "completed");
+  REQUIRE(none.status() == "completed");
+  REQUIRE(on.table.rows() == none.table.rows());
+  for (const std::string col : {"time", "src.y", "amp.y"})
+    for (std::size_t i = 0; i < on.table.rows(); ++i) CHECK(on.table[col][i] == none.table[col][i]);
+  CHECK(connection_error(on, 0).at("points").get<long>() == 20);
+  CHECK(connection_error(none, 0).at("points").get<long>() == 0);
+  CHECK(connection_error(none, 0).at("note").get<std::string>() == "not estimated (/monitor/coupling_error is false)");
+  CHECK(none.summary.at("accuracy").at("max_relative_coupling_error").is_null());
+
+  Run crane_on = run_stride("manifests/crane1_rim.json", {"/coupling/end=1"}, "crane_estimate_on");
+  Run crane_off = run_stride("manifests/crane1_rim.json", {"/coupling/end=1", "/monitor/coupling_error=false"}, "crane_estimate_off");
+  REQUIRE(crane_on.status() == "completed");
+  REQUIRE(crane_off.status() == "completed");
+  CHECK(crane_off.table["crane.s"] == crane_on.table["crane.s"]);
+  CHECK(crane_off.summary.at("accuracy").at("power_bonds") == crane_on.summary.at("accuracy").at("power_bonds"));
+
+  auto bad = jacobi;
+  bad.push_back("/monitor={\"coupling_error\": \"no\"}");
+  const std::string cmd = std::string("'") + STRIDE_EXE + "' validate '" + STRIDE_SOURCE_DIR + "/tests/manifests/ramp_gain.json' --set '" +
+                          bad[0] + "' --set '" + bad[2] + "' 2>&1";
+  const stride_test::CommandResult v = stride_test::run_command(cmd);
+  CHECK(v.exit_code == 2);
+  CHECK(v.output.find("/monitor/coupling_error: expected true or false, found string \"no\"") != std::string::npos);
+}

@@ -790,6 +790,11 @@ TEST_CASE("fmu: no time event is lost with random step sizes and event periods")
     subs.push_back({"s" + std::to_string(k), kBroken + (k % 2 ? "/stair3.fmu" : "/stair.fmu"), k % 3 == 2 ? "" : "rk4", h,
                     {{"last", 1000}, {"period", p}}});
   }
+  for (int k = 36; k < 48; ++k) {  // FMI 3 co-simulation with event mode: every event handled by Stride
+    const double h = step(random), p = period(random);
+    periods.push_back(p);
+    subs.push_back({"s" + std::to_string(k), kBroken + "/stair3_events.fmu", "", h, {{"last", 1000}, {"period", p}}});
+  }
   Scratch s;
   Outcome o = stride(s, "run", write_manifest(s, "stairs.json", side_by_side(subs, 9.5)), {});
   REQUIRE(o.code == 0);
@@ -804,6 +809,7 @@ TEST_CASE("fmu: no time event is lost with random step sizes and event periods")
     CHECK(o.table[a.name + ".settled"][1] == events);
     CHECK(o.table[a.name + ".x"][1] == doctest::Approx(stair_x(9.5, periods[k])).epsilon(1e-11));  // 12 digits in results.csv
     if (!a.integrator.empty()) CHECK(o.summary["subsystems"][a.name]["statistics"]["time_events"] == events);
+    if (contains(a.fmu, "events")) CHECK(o.summary["subsystems"][a.name]["statistics"]["events"] == events);
   }
 }
 
@@ -1217,6 +1223,54 @@ TEST_CASE("fmu: recorded values between steps are never interpolated across an e
   }
 }
 
+TEST_CASE("fmu: a co-simulation FMU recorded inside its steps steps to each record time: every row is its own value") {
+  // The stair (co-simulation, FMI 2 and 3) with 0.3-s and 0.35-s steps, recorded every 0.1 s
+  // and 0.05 s: its events at t = 1, 2, ... fall inside doSteps. Each row must be the counter
+  // k + 1 and x of the closed form; interpolating between communication points would give a
+  // fractional counter in the rows between an event's step start and end.
+  for (const std::string fmu : {"stair", "stair3"})
+    for (const double h : {0.3, 0.35})
+      for (const double dt : {0.1, 0.05}) {
+        CAPTURE(fmu);
+        CAPTURE(h);
+        CAPTURE(dt);
+        Scratch s;
+        json m = alone(kBroken + "/" + fmu + ".fmu", h, 4.2, {{"last", 1000}}, "");
+        m["record"]["interval"] = dt;
+        Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+        REQUIRE(o.code == 0);
+        REQUIRE(o.table.rows() == static_cast<std::size_t>(std::lround(4.2 / dt)) + 1);
+        const StairError e = stair_error(o.table, "s", 1.0);
+        CHECK(e.counter == 0);
+        CHECK(e.x < 1e-11);
+      }
+  // The damped oscillator (RK4 at 1 ms inside the FMU), 0.1-s steps recorded every 10 ms: the
+  // rows inside the steps equal the closed form to the FMU's own error (linear interpolation
+  // would be off by up to x ω² h² / 8 = 0.05 m), and the rows at the step ends equal those
+  // of the run recorded at its steps to round-off.
+  for (const std::string file : {"oscillator.fmu", "oscillator3.fmu"}) {
+    CAPTURE(file);
+    const double k = 39.47841760435743, d = 0.4;
+    json m = alone(kFmus + "/" + file, 0.1, 2.0, {{"m", 1}, {"k", k}, {"d", d}, {"x0", 1}}, "");
+    Scratch coarse, fine;
+    Outcome a = stride(coarse, "run", write_manifest(coarse, "osc.json", m), {});
+    m["record"]["interval"] = 0.01;
+    Outcome b = stride(fine, "run", write_manifest(fine, "osc.json", m), {});
+    REQUIRE(a.code == 0);
+    REQUIRE(b.code == 0);
+    REQUIRE(a.table.rows() == 21);
+    REQUIRE(b.table.rows() == 201);
+    double worst = 0.0, ends = 0.0;
+    for (std::size_t i = 0; i < b.table.rows(); ++i)
+      worst = std::max(worst, std::abs(b.table["s.x"][i] - damped(b.table["time"][i], 1.0, k, d, 1.0)));
+    for (std::size_t i = 0; i < a.table.rows(); ++i) ends = std::max(ends, std::abs(a.table["s.x"][i] - b.table["s.x"][10 * i]));
+    MESSAGE(file << ": largest |x - x_exact| over 201 rows = " << worst << " m; step ends against the coarse record: " << ends << " m");
+    CHECK(worst < 1e-8);
+    CHECK(ends < 1e-13);
+    CHECK(b.summary["subsystems"]["s"]["statistics"]["steps"] == 200);  // a doStep to each record time
+  }
+}
+
 TEST_CASE("fmu: a time event the FMU schedules at the start time is handled there, not a step later") {
   // The stair's first event at t = 1e-13 s, within round-off of t0 = 0 (first = 1e-13): the
   // row at t = 0 holds the counter after it, 2; then k + 2 on [k, k + 1) (events 1e-13 after
@@ -1300,6 +1354,35 @@ TEST_CASE("fmu: event rows: at each event a row before and a row after it, at it
     Outcome cs = stride(s, "run", write_manifest(s, "stair_cs.json", m), {});
     REQUIRE(cs.code == 0);
     CHECK(cs.table.rows() == 31);
+  }
+  // FMI 3 co-simulation with event mode (stair3_events declares hasEventMode): each doStep
+  // returns at the next event, which Stride handles in event mode, so the same event rows as
+  // model exchange, with 0.3-s and 0.35-s steps; the last event ends the run at t = 9.
+  for (const double h : {0.3, 0.35}) {
+    CAPTURE(h);
+    Scratch s;
+    json m = alone(kBroken + "/stair3_events.fmu", h, 10.0, json::object(), "");
+    m["record"] = {{"interval", 0.3}, {"variables", {"s.counter", "s.x"}}, {"event_rows", true}};
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    REQUIRE(o.table.rows() == 31 + 6 * 2 + 3);
+    const auto& t = o.table["time"];
+    int events = 0, wrong = 0;
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      const double k = std::floor(t[i] + 1e-9);
+      if (t[i + 1] != t[i]) {  // a grid row: counter k + 1 on [k, k + 1), x of the closed form
+        wrong += o.table["s.counter"][i] != k + 1 || std::abs(o.table["s.x"][i] - stair_x(t[i], 1.0)) > 1e-9;
+        continue;
+      }
+      ++events;
+      wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
+      wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
+    }
+    CHECK(events == 9);
+    CHECK(wrong == 0);
+    CHECK(t.back() == doctest::Approx(9.0).epsilon(1e-12));
+    CHECK(o.summary["subsystems"]["s"]["statistics"]["events"] == 9);
   }
   // An FMU run alone, as fmusim runs it: --set creates the record section; one bounce in 1 s.
   Scratch a;

@@ -127,6 +127,11 @@ void lookup_cs(Fmu& fmu) {
     lookup_common3(l, fmu.cs3, md.cs_can_get_set_state);
     l(fmu.cs3.instantiate, "fmi3InstantiateCoSimulation");
     l(fmu.cs3.do_step, "fmi3DoStep");
+    if (md.cs_event_mode) {
+      l(fmu.cs3.enter_event_mode, "fmi3EnterEventMode");
+      l(fmu.cs3.update_discrete_states, "fmi3UpdateDiscreteStates");
+      l(fmu.cs3.enter_step_mode, "fmi3EnterStepMode");
+    }
   }
   l.require(fmu.label, "co-simulation");
 }

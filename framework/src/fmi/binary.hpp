@@ -110,6 +110,7 @@ struct Fmi3Api {
   fmi3UpdateDiscreteStatesTYPE* update_discrete_states = nullptr;
   fmi3EnterContinuousTimeModeTYPE* enter_continuous_time_mode = nullptr;
   fmi3CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
+  fmi3EnterStepModeTYPE* enter_step_mode = nullptr;  // co-simulation with event mode
   fmi3GetNumberOfContinuousStatesTYPE* number_of_states = nullptr;      // optional
   fmi3GetNumberOfEventIndicatorsTYPE* number_of_indicators = nullptr;  // optional
 };

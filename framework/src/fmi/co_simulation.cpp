@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fmi/instance.hpp"
+#include "run/event_outputs.hpp"
 #include "run/text_signal.hpp"
 
 namespace stride::host::fmi {
@@ -20,11 +21,12 @@ struct CsSnapshot final : SavedState {
   std::string end;
 };
 
-class CoSimulation final : public Subsystem, public TextPorts {
+class CoSimulation final : public Subsystem, public EventOutputs, public DenseOutputs, public TextPorts {
  public:
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
     inst_->observe(ports_);
+    y_before_event_.assign(output_width(), 0.0);
   }
 
   void bind_logger(Logger& logger) override {
@@ -38,13 +40,15 @@ class CoSimulation final : public Subsystem, public TextPorts {
   // in static equilibrium, Eq. 41).
   void initialize(double t0) override {
     initializing_ = inst_->has_inputs();
+    end_.clear();
     inst_->start(t0, !initializing_);
+    if (!initializing_) initial_events(t0);
     inst_->rewound(t0);
     inst_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
     inst_->hold_texts_from(t0);
     t_ = t0;
     first_h_ = 0.0;
-    end_.clear();
+    dense_.restart();
     inst_->publish_texts(t0, t0);
   }
   void equilibrate(double t0) override {
@@ -67,31 +71,23 @@ class CoSimulation final : public Subsystem, public TextPorts {
                         " s; make the macro step a multiple of the subsystem's step");
     inst_->hold_texts_from(t);
     inst_->set_inputs(inputs(), input_time(t, h));
-    const CsStep s = inst_->do_step(t, h);
-    ++steps_;
-    if (s.terminate) {
-      // The model's own end: the step ends where the FMU stopped, the next call ends the run.
-      end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, t)) + " (" +
-             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
-             inst_->log().tail();
-      if (!(s.reached > t)) throw EndOfSimulation(end_);
-      t_ = std::min(s.reached, t + h);
-      inst_->publish_texts(t_, t);
-      return t_;
-    }
-    if (s.discarded) {
-      // A step cut short ends inside it: a time at or before t is no progress, one at or after
-      // t + h contradicts the discard.
-      ++discarded_;
-      if (!(s.reached > t && s.reached < t + h))
-        throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(t) + " to " +
-                          fmt_time(t + h) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
-                          (s.reached > t ? ", not inside the step" : ": no progress") + inst_->log().tail());
-      t_ = s.reached;
-      inst_->publish_texts(t_, t);
-      return t_;
-    }
-    t_ = t + h;
+    // Record times inside the step: the FMU steps to each (the inputs held) and its outputs
+    // there are the rows, so that no row is interpolated across what happened inside.
+    double reached = t;
+    bool cut = false;
+    event_at_end_ = false;
+    dense_.begin_step();
+    if (t + h >= dense_.horizon() && dense_.any(t, t + h))
+      dense_.add(t, t + h, false, [&](double tk, std::span<double> y) {
+        if (cut) return;  // rows after a step cut short are never read (after the time reached)
+        const double r = do_step(reached, tk);
+        cut = r < tk || !end_.empty() || event_at_end_;
+        reached = r;
+        if (!cut) inst_->get_outputs(y, tk);
+      });
+    if (!cut) reached = do_step(reached, t + h);
+    if (!(reached > t)) throw EndOfSimulation(end_);  // the model's end, at t
+    t_ = reached;
     inst_->publish_texts(t_, t);
     return t_;
   }
@@ -99,7 +95,21 @@ class CoSimulation final : public Subsystem, public TextPorts {
     if (inst_->io().any_feedthrough || initializing_) inst_->set_inputs(inputs(), t_);
     inst_->get_outputs(y, t_);
   }
-  json statistics() const override { return {{"steps", steps_}, {"discarded_steps", discarded_}}; }
+  // An FMU that cannot change its step keeps its steps whole (rows inside: linear).
+  void record_grid(double t0, double dt) override {
+    if (inst_->fmu().md.can_variable_step) dense_.grid(t0, dt, output_width());
+  }
+  const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
+  bool has_events() const override { return inst_->cs_event_mode(); }
+  bool outputs_before_event(std::span<double> y) const override {
+    if (event_at_end_) std::copy(y_before_event_.begin(), y_before_event_.end(), y.begin());
+    return event_at_end_;
+  }
+  json statistics() const override {
+    json s = {{"steps", steps_}, {"discarded_steps", discarded_}};
+    if (inst_->cs_event_mode()) s["events"] = events_;
+    return s;
+  }
   json report() const override {
     return {{"fmu", inst_->fmu().file.string()}, {"fmi_version", inst_->fmu().md.fmi_version}, {"interface", "co-simulation"}};
   }
@@ -120,6 +130,7 @@ class CoSimulation final : public Subsystem, public TextPorts {
     t_ = s.t;
     first_h_ = s.first_h;
     end_ = s.end;
+    dense_.restart();
   }
 
  private:
@@ -128,12 +139,74 @@ class CoSimulation final : public Subsystem, public TextPorts {
   // coupling, after the first save), inputs inside a repeated step are straight lines between
   // known values, and the value at the step's midpoint, their mean over the step, is held: the
   // held input then errs by O(h²) in its integral instead of O(h).
+  std::size_t output_width() const {
+    std::size_t width = 0;
+    for (const PortSpec& p : ports_) width += p.direction == Direction::output ? p.size : 0;
+    return width;
+  }
   double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
+  // One doStep from ta to tb: the time reached, tb unless the FMU stopped inside (discard,
+  // early return, an event: event_at_end_) or asked to end the simulation (end_ set; ta when
+  // it made no progress). An event at ta itself is handled there and the step taken again.
+  double do_step(double ta, double tb) {
+    CsStep s = inst_->do_step(ta, tb - ta);
+    ++steps_;
+    for (int again = 0; s.event && !(s.reached > ta) && end_.empty(); ++again) {
+      if (again == 1000) throw StepFailure("the FMU returned for an event at t = " + fmt_time(ta) + " 1000 times without progress");
+      event_mode(ta, true);
+      if (!end_.empty()) return ta;
+      s = inst_->do_step(ta, tb - ta);
+      ++steps_;
+    }
+    if (s.event && s.reached > ta) {
+      const double at = std::min(s.reached, tb);
+      inst_->get_outputs(y_before_event_, at);  // the left limit: the event is not handled yet
+      event_mode(at, true);
+      event_at_end_ = true;
+      return at;
+    }
+    if (s.terminate) {
+      end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, ta)) + " (" +
+             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
+             inst_->log().tail();
+      return s.reached > ta ? std::min(s.reached, tb) : ta;
+    }
+    if (!s.discarded) return tb;
+    // A step cut short ends inside it: a time at or before ta is no progress, one at or after
+    // tb contradicts the discard.
+    ++discarded_;
+    if (!(s.reached > ta && s.reached < tb))
+      throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(ta) +
+                                                " to " + fmt_time(tb) + " and reports " + inst_->last_time_name() + " = " +
+                                                fmt_time(s.reached) + (s.reached > ta ? ", not inside the step" : ": no progress") +
+                                                inst_->log().tail());
+    return s.reached;
+  }
   void end_initialization(double t0) {
     if (!initializing_) return;
     inst_->set_inputs(inputs(), t0);
     inst_->end_initialization(t0);
     initializing_ = false;
+    initial_events(t0);
+  }
+  // Event mode used: the FMU leaves initialization in event mode.
+  void initial_events(double t0) {
+    if (inst_->cs_event_mode()) event_mode(t0, false);
+  }
+  // Event iteration at t (entering event mode first unless the FMU is in it), then step mode;
+  // an FMU that asks to terminate stays in event mode and the next step ends the run.
+  void event_mode(double t, bool enter) {
+    if (enter) inst_->enter_event_mode(t), ++events_;
+    for (int rounds = 1;; ++rounds) {
+      if (rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
+      const Discrete d = inst_->update_discrete(t);
+      if (d.terminate) {
+        end_ = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + inst_->log().tail();
+        return;
+      }
+      if (!d.again) break;
+    }
+    inst_->enter_step_mode(t);
   }
 
   std::unique_ptr<Instance> inst_;
@@ -141,6 +214,11 @@ class CoSimulation final : public Subsystem, public TextPorts {
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
+  DenseRows dense_;  // the outputs at the record times inside the last step
+  // Event mode: the last step ended at an event; the outputs just before it.
+  bool event_at_end_ = false;
+  std::vector<double> y_before_event_;
+  long events_ = 0;
   bool initializing_ = false;  // in initialization mode (initialize() to equilibrate())
 };
 

@@ -1,13 +1,19 @@
 // A co-simulation FMU (FMI 2 or FMI 3) as a Stride Subsystem. Internal to the host.
 //
-// Each Stride step is one doStep:
+// Each Stride step is one doStep, or one per record time inside it:
 //   step(t, h):
 //     refuse h != first h when the FMU cannot change its communication step
 //     set inputs at t (at t + h/2 when the host may repeat the step, see co_simulation.cpp)
-//     doStep(t, h)
+//     for each record time tk in (t, t + h) (recorded FMUs that can change their step):
+//       doStep to tk, the inputs held; its outputs at tk are that row (DenseOutputs)
+//     doStep to t + h
+//     eventHandlingNeeded (FMI 3 event mode) -> outputs before the event kept, event mode:
+//                                    update discrete states until done, step mode; the step
+//                                    ends at the event (one at t: handled, then doStep again)
 //     discarded / returned early -> the step ends where the FMU stopped (t < reached <= t + h)
 //                                    (no progress: StepFailure)
-//     terminateSimulation        -> StepFailure
+//     terminateSimulation        -> the step ends there, the next one ends the run
+//   An FMU with event mode leaves initialization in event mode: updated the same way first.
 //   outputs(): inputs at the time reached first when an output has direct feedthrough.
 #pragma once
 

@@ -127,6 +127,7 @@ class Fmi2Instance final : public Instance {
     return {t + h, false, false};
   }
   const char* do_step_name() const override { return "fmi2DoStep"; }
+  void enter_step_mode(double) override {}  // FMI 2 has no event mode in co-simulation
   const char* last_time_name() const override { return "fmi2LastSuccessfulTime"; }
 
   void set_time(double t) override { check(api_.set_time(c_, t), "fmi2SetTime", t); }

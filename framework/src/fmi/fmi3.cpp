@@ -121,9 +121,11 @@ class Fmi3Instance final : public Instance {
     const fmi3Status s =
         check(api_.do_step(c_, t, h, no_earlier_state(), &event, &terminate, &early, &last), "fmi3DoStep", t);
     if (terminate) return {last, false, true};
+    if (event) return {early ? last : t + h, early, false, true};
     if (s == fmi3Discard || early) return {last, true, false};
     return {t + h, false, false};
   }
+  void enter_step_mode(double t) override { check(api_.enter_step_mode(c_), "fmi3EnterStepMode", t); }
   const char* do_step_name() const override { return "fmi3DoStep"; }
   const char* last_time_name() const override { return "lastSuccessfulTime"; }
 
@@ -204,8 +206,8 @@ class Fmi3Instance final : public Instance {
     const auto& md = fmu_->md;
     c_ = me_ ? api_.instantiate_me(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, &log_,
                                    stride_fmi3_logger)
-             : api_.instantiate(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, false, false,
-                                nullptr, 0, &log_, stride_fmi3_logger, nullptr);
+             : api_.instantiate(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, md.cs_event_mode,
+                                md.cs_event_mode, nullptr, 0, &log_, stride_fmi3_logger, nullptr);
     if (!c_)
       throw PluginError(fmu_->label, std::string(me_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation") +
                                          " returned NULL (the FMU refused to create an instance)" + log_.tail());

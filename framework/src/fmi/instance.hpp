@@ -118,6 +118,7 @@ struct CsStep {
   double reached = 0.0;    // the time the FMU reached (t + h unless discarded)
   bool discarded = false;  // fmi2Discard, or FMI 3 discard / early return
   bool terminate = false;  // FMI 2 fmi2Terminated after a discard, FMI 3 terminateSimulation
+  bool event = false;      // FMI 3 eventHandlingNeeded (event mode used): an event at `reached`
 };
 
 // The outcome of one round of event iteration (fmi2NewDiscreteStates / fmi3UpdateDiscreteStates).
@@ -177,6 +178,11 @@ class Instance {
 
   // Co-simulation: one doStep from t by h.
   virtual CsStep do_step(double t, double h) = 0;
+  // FMI 3 co-simulation with event mode (hasEventMode, then used): after initialization and
+  // after a step that ends at an event the instance is in event mode (enter_event_mode,
+  // update_discrete) until enter_step_mode.
+  bool cs_event_mode() const { return !me_ && fmu_->md.cs_event_mode; }
+  virtual void enter_step_mode(double t) = 0;
   // The names of the doStep function and of its last-successful-time result, for messages.
   virtual const char* do_step_name() const = 0;
   virtual const char* last_time_name() const = 0;

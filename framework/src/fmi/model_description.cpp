@@ -202,6 +202,7 @@ class Reader {
       md_.has_cs = true;
       md_.cs_identifier = model_identifier(cs);
       md_.can_variable_step = attr_bool(cs, "canHandleVariableCommunicationStepSize", false);
+      md_.cs_event_mode = md_.version == 3 && attr_bool(cs, "hasEventMode", false);
       md_.cs_can_get_set_state = attr_bool(cs, state_flag, false);
       md_.only_once_per_process |= attr_bool(cs, "canBeInstantiatedOnlyOncePerProcess", false);
     }

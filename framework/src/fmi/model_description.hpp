@@ -89,6 +89,7 @@ struct ModelDescription {
   bool has_cs = false, has_me = false, has_se = false;
   std::string cs_identifier, me_identifier;
   bool can_variable_step = true;
+  bool cs_event_mode = false;  // FMI 3 <CoSimulation hasEventMode>: events handled by the importer
   bool cs_can_get_set_state = false, me_can_get_set_state = false;  // canGetAndSetFMUstate per interface
   bool only_once_per_process = false;  // canBeInstantiatedOnlyOncePerProcess (either interface)
   DefaultExperiment experiment;

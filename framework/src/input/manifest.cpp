@@ -609,7 +609,12 @@ std::optional<OutputBound> read_bound(Checker& chk, const std::string& key, cons
 void read_monitor(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("monitor")) return;
   const json& mo = d["monitor"];
-  if (!chk.object(mo, "/monitor", {"bounds", "energy_residual_limit"}, {})) return;
+  if (!chk.object(mo, "/monitor", {"bounds", "energy_residual_limit", "coupling_error"}, {})) return;
+  if (mo.contains("coupling_error")) {
+    if (!mo["coupling_error"].is_boolean())
+      chk.error("/monitor/coupling_error", "expected true or false, found " + type_name(mo["coupling_error"]));
+    else m.monitor.coupling_error = mo["coupling_error"].get<bool>();
+  }
   m.monitor.energy_residual_limit = chk.quantity(mo, "/monitor", "energy_residual_limit", "a positive energy in J", "J",
                                                  true, m.monitor.energy_residual_limit)
                                         .value_or(m.monitor.energy_residual_limit);

@@ -41,7 +41,10 @@ json CouplingErrors::summary(const RunState& state) const {
     const double rms = c.points ? std::sqrt(c.sum_sq / static_cast<double>(c.points)) : 0.0;
     json j{{"from", l.link->config.from_text}, {"to", l.link->config.to_text}, {"points", c.points},
            {"scale", c.scale}};
-    if (c.points > 0) {
+    if (!estimate) {
+      j.erase("scale");
+      j["note"] = "not estimated (/monitor/coupling_error is false)";
+    } else if (c.points > 0) {
       j["max"] = number(c.max);
       j["max_at_s"] = number(c.max_at);
       j["rms"] = number(rms);

@@ -44,6 +44,9 @@ class CouplingErrors {
 
   // Allocates for every connection and bond pair of the run.
   void size_for(const RunState& state);
+  // Whether connections' errors are estimated (manifest /monitor/coupling_error); set before
+  // the run. Off, before_push returns at once and the summary says they were not estimated.
+  bool estimate = true;
   // Before l pushes the source's sample at t (the reader was given the prediction until now).
   // Calls the extrapolator: run it guarded. Defined inline in run_state.hpp (it reads
   // LinkState; every push runs it).

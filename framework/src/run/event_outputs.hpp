@@ -25,6 +25,9 @@ class EventOutputs {
   // After a step: true when it ended at an event, with the outputs just before the event
   // (the left limit at the time reached) in y; outputs() gives those after it.
   virtual bool outputs_before_event(std::span<double> y) const = 0;
+  // Whether this subsystem's steps can end at events at all (a co-simulation FMU only when it
+  // uses event mode): the master asks only those.
+  virtual bool has_events() const { return true; }
 };
 
 class DenseOutputs {

@@ -129,6 +129,7 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     n.sub = d.sub.get();
     n.plugin_inputs = d.plugin_inputs.get();
     n.events = dynamic_cast<const EventOutputs*>(n.sub);
+    if (n.events && !n.events->has_events()) n.events = nullptr;
     n.dense = dynamic_cast<const DenseOutputs*>(n.sub);
     if (n.events) n.y_before_event.assign(d.output_width, 0.0);
     n.bounds = d.bounds;

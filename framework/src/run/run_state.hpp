@@ -162,6 +162,7 @@ inline void LinkState::push_now(double t) {
 }
 
 inline void CouplingErrors::before_push(LinkState& l, double t, double eps) {
+  if (!estimate) return;
   Connection& c = links_[static_cast<std::size_t>(l.index)];
   const double* y = l.src->y.data() + l.src_offset;
   double e = 0.0, scale = c.scale;

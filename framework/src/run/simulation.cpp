@@ -11,6 +11,7 @@ Simulation::Simulation(Experiment& experiment, const Options& o)
       master_(state_, experiment.manifest().coupling, experiment.manifest().monitor.energy_residual_limit, o.stop,
               o.beacon) {
   if (o.outputs_read_by_run_only) state_.read_only_what_the_run_reads();
+  state_.coupling_errors.estimate = experiment.manifest().monitor.coupling_error;
 }
 
 Simulation::~Simulation() = default;

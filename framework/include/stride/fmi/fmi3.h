@@ -90,6 +90,8 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance, fmi3Float64 currentCommunication
                                   fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                   fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
                                   fmi3Boolean* earlyReturn, fmi3Float64* lastSuccessfulTime);
+/* Co-simulation with event mode (eventModeUsed): from event mode back to step mode. */
+typedef fmi3Status fmi3EnterStepModeTYPE(fmi3Instance);
 
 /* Model exchange. */
 typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instanceName, fmi3String instantiationToken,

@@ -133,6 +133,9 @@ struct LogConfig {
 struct MonitorConfig {
   std::vector<OutputBound> bounds;
   double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
+  // Each connection's coupling error estimated at every push (summary.json "accuracy"); false:
+  // not estimated, and nothing paid for it per push.
+  bool coupling_error = true;
 };
 
 // Sizes a manifest may imply. A run beyond them would take days, fill the disk or run out of
