@@ -10,7 +10,7 @@
 // executable, so plugins loaded with dlopen allocate through them too) and reports those that
 // happen while the host steps.
 //
-//   crane_rim_bench [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim]
+//   crane_rim_bench [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim|rim_no_estimate]
 //
 // Not a test: it prints a table and exits 0 unless the fused loop and the framework disagree.
 #include <dlfcn.h>
@@ -541,7 +541,7 @@ int main(int argc, char** argv) {
     else if (a == "--keep" && i + 1 < argc) keep = argv[++i];
     else if (a == "--profile" && i + 1 < argc) profile = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--keep DIR] [--profile fused|faithful|bare|rim|rim_no_estimate]\n", argv[0]);
       return 2;
     }
   }
@@ -564,10 +564,12 @@ int main(int argc, char** argv) {
 
   const Case rim{"manifests/crane1_rim.json", {}};
   const Case rim_coarse{"manifests/crane1_rim.json", {"/record/interval=10"}};
+  // The same without the per-push coupling-error estimate (summary.json's accuracy block).
+  const Case rim_coarse_no_estimate{"manifests/crane1_rim.json", {"/record/interval=10", "/monitor/coupling_error=false"}};
   const Case mono{"manifests/crane1_monolithic.json", {}};
   if (!profile.empty()) {
-    if (profile == "rim") {
-      const Outcome r = run_case(reg, rim_coarse);
+    if (profile == "rim" || profile == "rim_no_estimate") {
+      const Outcome r = run_case(reg, profile == "rim" ? rim_coarse : rim_coarse_no_estimate);
       std::printf("profile run: %s, %.1f ms\n", host::to_string(r.status), 1e3 * r.wall);
     } else if (profile == "bare") {
       stride_test::BareJacobi bare = make_bare(reg);
@@ -656,7 +658,7 @@ int main(int argc, char** argv) {
   const Case zoh{"manifests/crane1_zoh.json", {std::string("/variables/h_M=") + hz}};
 
   // 3. Timings, interleaved so that load from other processes spreads over all cases.
-  std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_rim_stepping, t_mono, t_zoh;
+  std::vector<double> t_fused, t_faithful, t_fused_csv, t_bare, t_rim, t_rim_coarse, t_rim_stepping, t_rim_no_estimate, t_mono, t_zoh;
   stride_test::BareJacobi bare = make_bare(reg);
   for (int i = 0; i < repeat; ++i) {
     {
@@ -690,6 +692,7 @@ int main(int argc, char** argv) {
     const Outcome coarse = run_case(reg, rim_coarse);
     t_rim_coarse.push_back(coarse.wall);
     t_rim_stepping.push_back(coarse.stepping);
+    t_rim_no_estimate.push_back(run_case(reg, rim_coarse_no_estimate).stepping);
     t_mono.push_back(run_case(reg, mono).wall);
     t_zoh.push_back(run_case(reg, zoh).wall);
   }
@@ -706,6 +709,7 @@ int main(int argc, char** argv) {
   row("RIM co-simulation, framework, record every 10 ms", t_rim);
   row("RIM co-simulation, framework, record every 10 s", t_rim_coarse);
   row("  of it stepping (RunResult::stepping_time)", t_rim_stepping);
+  row("  stepping, /monitor/coupling_error false", t_rim_no_estimate);
   row("(b) monolithic reference (trapezoidal + Newton, 0.5 ms)", t_mono);
   char zname[96];
   std::snprintf(zname, sizeof zname, "(c) ZOH co-simulation, H = %.1f ms, record every 10 ms", 1e3 * H_zoh);
@@ -720,6 +724,7 @@ int main(int argc, char** argv) {
               median(t_rim_coarse) / median(t_bare));
   std::printf("framework stepping alone     / plugins, no host (a4) = %5.2fx   (without folder, files and initialization)\n",
               median(t_rim_stepping) / median(t_bare));
+  std::printf("  the same without the coupling-error estimate     = %5.2fx\n", median(t_rim_no_estimate) / median(t_bare));
   std::printf("framework RIM (record 10 ms) / fused + CSV (a3)      = %5.2fx\n", median(t_rim) / median(t_fused_csv));
   std::printf("RIM / monolithic                                    = %5.2fx\n", median(t_rim) / median(t_mono));
   std::printf("RIM / ZOH at H = %.1f ms                             = %5.2fx\n", 1e3 * H_zoh, median(t_rim) / median(t_zoh));

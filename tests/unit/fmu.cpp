@@ -1030,6 +1030,40 @@ TEST_CASE("fmu: variables Stride does not exchange (String, Binary, Clock ports)
   CHECK(contains(j.dump(), "\"b_p\""));  // the Binary parameter, as hexadecimal text
 }
 
+TEST_CASE("fmu: plugins describe lists String and Binary variables with their type and size, arrays sized by structural parameters") {
+  Scratch s;
+  Outcome d = stride(s, "plugins describe --set n=5", kBroken + "/texts3.fmu", {});
+  REQUIRE(d.code == 0);
+  CHECK(contains(d.out, "ports (n = 5, defaults for the rest):\n  (none)\n"));
+  CHECK(contains(d.out, "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n"));
+  CHECK(contains(d.out, "  out s_a [5 x String]\n"));
+  CHECK(contains(d.out, "  out b_a [5 x Binary]\n"));
+  CHECK(contains(d.out, "  in  s_u [5 x String]\n"));
+  CHECK(contains(d.out, "  in  b_u [5 x Binary]\n"));
+  CHECK(contains(d.out, "  out s_y [5 x String] feedthrough\n"));
+  CHECK(contains(d.out, "  in  s_v [1 x String]\n"));
+  Outcome j = stride(s, "plugins describe --json", kBroken + "/texts3.fmu", {});
+  REQUIRE(j.code == 0);
+  const json vars = json::parse(j.out)["text_variables"];
+  REQUIRE(vars.size() == 7);
+  CHECK(vars[1] == json{{"name", "b_a"}, {"causality", "output"}, {"type", "Binary"}, {"size", 3}, {"feedthrough", false},
+                        {"doc", vars[1]["doc"]}});
+  CHECK(vars[5]["feedthrough"] == true);
+  CHECK(vars[6]["size"] == 1);
+  // Scalars of FMI 2 and FMI 3: parameters too; an FMU without any lists none.
+  Outcome t2 = stride(s, "plugins describe", kBroken + "/types.fmu", {});
+  REQUIRE(t2.code == 0);
+  CHECK(contains(t2.out, "  parameter s_p [1 x String]\n      value reference 300; start \"start\"\n"));
+  CHECK(contains(t2.out, "  out s_y [1 x String] feedthrough\n"));
+  Outcome t3 = stride(s, "plugins describe", kBroken + "/types3.fmu", {});
+  REQUIRE(t3.code == 0);
+  CHECK(contains(t3.out, "  parameter b_p [1 x Binary]\n"));
+  CHECK(contains(t3.out, "  out b_t [1 x Binary]\n"));
+  Outcome o = stride(s, "plugins describe", kFmus + "/oscillator.fmu", {});
+  REQUIRE(o.code == 0);
+  CHECK(!contains(o.out, "String and Binary variables"));
+}
+
 TEST_CASE("fmu: start values of states and outputs are set like parameters") {
   // The ball dropped from h = 2 m with v = 1 m/s upwards: first bounce at (v + sqrt(v^2 + 2 g h)) / g.
   const double g = 9.81, h = 2.0, v = 1.0;
@@ -1722,6 +1756,31 @@ json text_pair(int version, double h, double record, double end) {
   return m;
 }
 
+// The coupling schemes a text connection is checked under (a steps ha, b the macro step h):
+// the value b holds must not depend on which subsystem steps first.
+struct TextScheme {
+  std::string scheme;
+  json order;
+  double ha;
+  std::string synchronization;
+  bool me = false;  // both as model exchange (an integrator chooses the interface)
+  void apply(json& m) const {
+    m["coupling"]["scheme"] = scheme;
+    if (!order.is_null()) m["coupling"]["order"] = order;
+    if (!synchronization.empty()) m["coupling"]["synchronization"] = synchronization;
+    m["subsystems"]["a"]["step"] = ha;
+    if (me)
+      for (const char* sub : {"a", "b"}) m["subsystems"][sub]["integrator"] = {{"plugin", "rk4"}};
+  }
+};
+std::vector<TextScheme> text_schemes(double h) {
+  return {{"jacobi", json(), h, ""},
+          {"gauss_seidel", json(), h, ""},
+          {"gauss_seidel", {"b", "a"}, h, ""},
+          {"multirate", json(), h / 2, "slowest_first"},
+          {"multirate", json(), h / 2, "fastest_first"}};
+}
+
 }  // namespace
 
 TEST_CASE("fmu: String and Binary variables connected between two FMUs and recorded as quoted CSV text") {
@@ -1731,29 +1790,15 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
   // start, so b.s_y at b's point p > 0 is a.s_t at p - h (at 0: the value at 0), whichever
   // steps first (Jacobi, Gauss-Seidel either way, multirate with a stepping 0.05 s either way).
   const double h = 0.1;
-  struct Scheme {
-    std::string scheme;
-    json order;
-    double ha;
-    std::string synchronization;
-  };
-  const std::vector<Scheme> schemes = {{"jacobi", json(), h, ""},
-                                       {"gauss_seidel", json(), h, ""},
-                                       {"gauss_seidel", {"b", "a"}, h, ""},
-                                       {"multirate", json(), 0.05, "slowest_first"},
-                                       {"multirate", json(), 0.05, "fastest_first"}};
   for (int version : {2, 3})
-    for (const Scheme& sc : schemes) {
+    for (const TextScheme& sc : text_schemes(h)) {
       CAPTURE(version);
       CAPTURE(sc.scheme);
       CAPTURE(sc.order.dump());
       CAPTURE(sc.synchronization);
       Scratch s;
       json m = text_pair(version, h, 0.05, 1.0);
-      m["coupling"]["scheme"] = sc.scheme;
-      if (!sc.order.is_null()) m["coupling"]["order"] = sc.order;
-      if (!sc.synchronization.empty()) m["coupling"]["synchronization"] = sc.synchronization;
-      m["subsystems"]["a"]["step"] = sc.ha;
+      sc.apply(m);
       const std::string hostile = "he said \"hi\", then\nleft,\r\n\"\"";
       m["subsystems"]["a"]["parameters"] = {{"s_p", hostile}};
       if (version == 3) m["subsystems"]["a"]["parameters"]["b_p"] = "00ff220a2c";
@@ -1780,6 +1825,99 @@ TEST_CASE("fmu: String and Binary variables connected between two FMUs and recor
       // The text is quoted in the file itself.
       CHECK(contains(slurp(s.dir / "out" / "results.csv"), "\"tick 0, \"\"q\"\"\nend\""));
     }
+}
+
+namespace {
+
+// The texts3 FMU's arrays at time t, element j (k = floor(4 t)): s_a empty when (k + j) mod 3 =
+// 0, else "k<k>, \"e<j>\"\n"; b_a the first (k + j) mod 4 of the bytes k, 0, j, '"', ',', '\n'.
+std::string array_text(double t, int j) {
+  const int k = int(4 * t + 1e-9);
+  return (k + j) % 3 ? "k" + std::to_string(k) + ", \"e" + std::to_string(j) + "\"\n" : std::string();
+}
+std::string array_hex(double t, int j) {
+  static const char* const d = "0123456789abcdef";
+  const int k = int(4 * t + 1e-9);
+  const int bytes[6] = {k, 0, j, '"', ',', '\n'};
+  std::string out;
+  for (int i = 0; i < (k + j) % 4; ++i) out += d[bytes[i] >> 4], out += d[bytes[i] & 15];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fmu: FMI 3 arrays of String and Binary values recorded one column per element and connected element by element") {
+  // Two texts3 FMUs with n = 4 (a structural parameter): a.s_a feeds b.s_u whole, a.b_a[1:4]
+  // feeds b.b_u[0:3]; b.b_u[3] keeps its start value (empty). b holds over each step what a
+  // had at its start: b's element j at its point p > 0 is a's at p - h (at 0: the value at 0),
+  // whichever steps first.
+  const double h = 0.1;
+  std::vector<TextScheme> schemes = text_schemes(h);
+  schemes.push_back({"jacobi", json(), h, "", true});
+  for (const TextScheme& sc : schemes) {
+    CAPTURE(sc.scheme);
+    CAPTURE(sc.order.dump());
+    CAPTURE(sc.synchronization);
+    CAPTURE(sc.me);
+    Scratch s;
+    const std::string fmu = kBroken + "/texts3.fmu";
+    json m = {{"format", 1},
+              {"subsystems",
+               {{"a", {{"fmu", fmu}, {"step", h}, {"parameters", {{"n", 4}}}}},
+                {"b", {{"fmu", fmu}, {"step", h}, {"parameters", {{"n", 4}}}}}}},
+              {"connections", {{{"from", "a.s_a"}, {"to", "b.s_u"}}, {{"from", "a.b_a[1:4]"}, {"to", "b.b_u[0:3]"}}}},
+              {"coupling", {{"scheme", "jacobi"}, {"macro_step", h}, {"start", 0}, {"end", 1.0}}},
+              {"record", {{"interval", 0.05}, {"variables", {"a.s_a", "b.s_y", "b.b_y", "a.b_a"}}}}};
+    sc.apply(m);
+    const fs::path file = write_manifest(s, "arrays.json", m);
+    Outcome v = stride(s, "validate", file, {});
+    REQUIRE(v.code == 0);
+    CHECK(contains(v.out, "valid (2 subsystems, 2 connections, 16 recorded columns)"));
+    CHECK(contains(v.out, "unconnected FMU input, kept at its start value: b.b_u = [\"\",\"\",\"\",\"\"] where no connection feeds it"));
+    CHECK(!contains(v.out, "b.s_u ="));
+    Outcome o = stride(s, "run", file, {});
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    if (sc.me) CHECK(contains(o.summary["subsystems"]["b"]["report"]["interface"].get<std::string>(), "model exchange"));
+    const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+    CHECK(!t.ragged);
+    std::vector<std::string> names = {"time"};
+    for (const char* var : {"a.s_a", "b.s_y", "b.b_y", "a.b_a"})
+      for (int j = 0; j < 4; ++j) names.push_back(std::string(var) + "." + std::to_string(j));
+    CHECK(t.names == names);
+    REQUIRE(t.rows.size() == 21);
+    int wrong = 0;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const double r = std::stod(t["time"][i]), p = std::floor(r / h + 1e-9) * h, fed = p > 0 ? p - h : 0.0;
+      const double own = std::floor(r / sc.ha + 1e-9) * sc.ha;
+      for (int j = 0; j < 4; ++j) {
+        const std::string e = "." + std::to_string(j);
+        wrong += t["a.s_a" + e][i] != array_text(own, j);
+        wrong += t["a.b_a" + e][i] != array_hex(own, j);
+        wrong += t["b.s_y" + e][i] != array_text(fed, j);
+        wrong += t["b.b_y" + e][i] != (j < 3 ? array_hex(fed, j + 1) : std::string());
+      }
+    }
+    CHECK(wrong == 0);
+    // Every kind of element is there: empty, quotes, a comma, a line break, a NUL byte.
+    const std::string csv = slurp(s.dir / "out" / "results.csv");
+    CHECK(contains(csv, ",\"\","));
+    CHECK(contains(csv, "\"k1, \"\"e0\"\"\n\""));
+    CHECK(contains(csv, "\"010002\""));
+  }
+  // Chosen by pattern, as many columns as the structural parameter gives.
+  Scratch s;
+  json m = {{"format", 1},
+            {"subsystems", {{"a", {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}, {"parameters", {{"n", 2}}}}}}},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.3}}},
+            {"record", {{"interval", 0.1}, {"variables", {"a.?_a", "a.n"}}}}};
+  Outcome o = stride(s, "run", write_manifest(s, "pattern.json", m), {});
+  REQUIRE(o.code == 0);
+  const TextTable t = read_text_csv(s.dir / "out" / "results.csv");
+  CHECK(t.names == std::vector<std::string>{"time", "a.s_a.0", "a.s_a.1", "a.b_a.0", "a.b_a.1", "a.n"});
+  REQUIRE(t.rows.size() == 4);
+  CHECK(t["a.b_a.1"][3] == array_hex(0.3, 1));
+  CHECK(t["a.s_a.1"][0] == array_text(0.0, 1));
 }
 
 TEST_CASE("fmu: huge and empty String and Binary values pass a connection and the record whole") {
@@ -1877,13 +2015,27 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
       {json(), "a.s_u", "/record/variables/0", "\"a.s_u\" is a String input: results.csv records outputs and other variables, not inputs"},
       {{{"from", "a.q_f64"}, {"to", "b.tick"}}, "", "/connections/0/to", "subsystem \"b\" has no port \"tick\""},  // a Clock
       {json(), "a.tick", "/record/variables/0", "subsystem \"a\" has no port \"tick\""},
-      {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""}};
+      {json(), "a.nothing", "/record/variables/0", "subsystem \"a\" has no port \"nothing\""},
+      // FMI 3 arrays (texts3: t with n = 3, w with n = 2).
+      {{{"from", "t.s_a"}, {"to", "w.s_u"}}, "", "/connections/0/to", "size mismatch: t.s_a gives 3 element(s), w.s_u expects 2"},
+      {{{"from", "t.s_a"}, {"to", "w.s_v"}}, "", "/connections/0/to", "size mismatch: t.s_a gives 3 element(s), w.s_v expects 1"},
+      {{{"from", "t.s_a"}, {"to", "w.b_u"}}, "", "/connections/0/to",
+       "\"t.s_a\" is a String variable of an FMU: it connects only to a String input of an FMU, and \"w.b_u\" is a Binary variable"},
+      {{{"from", "t.b_a[1:3]"}, {"to", "w.s_u"}}, "", "/connections/0/to", "and \"w.s_u\" is a String variable"},
+      {{{"from", "t.s_a[2:4]"}, {"to", "w.s_u"}}, "", "/connections/0/from", "elements [2, 4) out of range: t.s_a has 3 elements"},
+      {{{"from", "t.s_a"}, {"to", "w.s_u[1:4]"}}, "", "/connections/0/to", "elements [1, 4) out of range: w.s_u has 2 elements"},
+      {{{"from", "t.s_a"}, {"to", "w.q_f64"}}, "", "/connections/0/to", "and \"w.q_f64\" is no port or variable of subsystem \"w\""},
+      {{{"from", "a.q_f64"}, {"to", "w.s_u"}}, "", "/connections/0/from",
+       "\"w.s_u\" is a String variable of an FMU: it connects only to a String variable of an FMU, and \"a.q_f64\" is a numeric port"},
+      {json(), "w.s_u", "/record/variables/0", "\"w.s_u\" is a String input: results.csv records outputs"}};
   for (const auto& b : bad) {
     CAPTURE(b.connection.dump());
     CAPTURE(b.record);
     Scratch s;
     json m = text_pair(3, 0.1, 0.1, 0.2);
     m["subsystems"]["p"] = {{"plugin", "two_mass_fast"}, {"step", 0.1}, {"integrator", "rk4"}};
+    m["subsystems"]["t"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}};
+    m["subsystems"]["w"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}, {"parameters", {{"n", 2}}}};
     m["connections"] = json::array();
     if (!b.connection.is_null()) m["connections"].push_back(b.connection);
     if (!b.record.empty()) m["record"]["variables"] = {b.record};
@@ -1915,6 +2067,15 @@ TEST_CASE("fmu: a String or Binary connection or record Stride cannot make is a 
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/connections/1/to"));
   CHECK(contains(o.err, "input \"b.s_u\" is already fed by /connections/0"));
+  // Two connections into one element of a String array input.
+  Scratch u;
+  json a = text_pair(3, 0.1, 0.1, 0.2);
+  a["subsystems"]["t"] = {{"fmu", kBroken + "/texts3.fmu"}, {"step", 0.1}};
+  a["connections"] = {{{"from", "t.s_a[0:2]"}, {"to", "t.s_u[0:2]"}}, {{"from", "a.s_t"}, {"to", "t.s_u[1]"}}};
+  Outcome p = stride(u, "validate", write_manifest(u, "twice.json", a), {});
+  CHECK(p.code == 2);
+  CHECK(contains(p.err, "/connections/1/to"));
+  CHECK(contains(p.err, "input \"t.s_u[1]\" is already fed by /connections/0"));
 }
 
 TEST_CASE("fmu: a String that changes at events is recorded at its events: event rows hold the text before and after") {

@@ -204,6 +204,14 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
     }
     if (!params.empty()) j["port_parameters"] = params;
   }
+  if (p.fmu) {
+    j["text_variables"] = json::array();
+    for (const auto& v : p.fmu->text_variables(params)) {
+      json t{{"name", v.name}, {"causality", v.causality}, {"type", v.type}, {"size", v.size}, {"doc", v.doc}};
+      if (v.causality == "output") t["feedthrough"] = v.feedthrough;
+      j["text_variables"].push_back(std::move(t));
+    }
+  }
   return j;
 }
 

@@ -22,6 +22,7 @@
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
 #include "stride/host/sweep/sweep.hpp"
+#include "fmi/fmu.hpp"
 #include "sweep/mpi/sweep_mpi.hpp"
 
 namespace {
@@ -29,6 +30,19 @@ namespace {
 using namespace stride;
 using namespace stride::host;
 
+
+// An FMU's String and Binary variables: no ports, yet connected (String to String, Binary to
+// Binary, element by element) and recorded by name.
+void describe_text_variables(const fmi::FmuPlugin& fmu, const json& params) {
+  const auto vars = fmu.text_variables(params);
+  if (vars.empty()) return;
+  std::cout << "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n";
+  for (const auto& v : vars) {
+    const std::string role = v.causality == "input" ? "in  " : v.causality == "output" ? "out " : v.causality + " ";
+    std::cout << "  " << role << v.name << " [" << v.size << " x " << v.type << "]" << (v.feedthrough ? " feedthrough" : "")
+              << "\n      " << v.doc << "\n";
+  }
+}
 
 int describe(const PluginRegistry& reg, const std::string& name, const std::vector<std::string>& sets, bool as_json) {
   const LoadedPlugin* p = nullptr;
@@ -76,6 +90,7 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
     for (auto it = params.begin(); it != params.end(); ++it) with += (with.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
     std::cout << "ports (" << (with.empty() ? std::string("default parameters") : with + ", defaults for the rest") << "):\n";
     if (!ports) std::cout << "  (could not instantiate: " << err << ")\n";
+    else if (ports->empty()) std::cout << "  (none)\n";
     else
       for (const auto& s : *ports) {
         std::cout << "  " << (s.direction == Direction::input ? "in  " : "out ") << s.name << " [" << s.size << " x "
@@ -85,6 +100,7 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
         std::cout << "\n      " << s.doc << "\n";
       }
   }
+  if (p->fmu) describe_text_variables(*p->fmu, params);
   return 0;
 }
 

@@ -56,9 +56,12 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     end_initialization(t0);
     inst_->publish_texts(t0, t0);
   }
-  std::shared_ptr<TextSignal> text_output(const std::string& name) override { return inst_->text_output(name); }
-  void text_input(const std::string& name, std::shared_ptr<TextSignal> source) override {
-    inst_->text_input(name, std::move(source));
+  std::size_t text_size(const std::string& name) const override { return inst_->text_size(name); }
+  std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) override {
+    return inst_->text_output(name, element);
+  }
+  void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source) override {
+    inst_->text_input(name, element, std::move(source));
   }
   double step(double t, double h) override {
     end_initialization(t);
@@ -151,25 +154,28 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   double do_step(double ta, double tb) {
     CsStep s = inst_->do_step(ta, tb - ta);
     ++steps_;
-    for (int again = 0; s.event && !(s.reached > ta) && end_.empty(); ++again) {
+    // An event within round-off of ta (an FMU scheduling one for "now") is at ta: Stride's
+    // step must not end a round-off after its start.
+    const double at_start = ta + 1e-12 * std::max(1.0, std::abs(ta));
+    for (int again = 0; s.event && !s.terminate && !(s.reached > at_start) && end_.empty(); ++again) {
       if (again == 1000) throw StepFailure("the FMU returned for an event at t = " + fmt_time(ta) + " 1000 times without progress");
       event_mode(ta, true);
       if (!end_.empty()) return ta;
       s = inst_->do_step(ta, tb - ta);
       ++steps_;
     }
-    if (s.event && s.reached > ta) {
-      const double at = std::min(s.reached, tb);
-      inst_->get_outputs(y_before_event_, at);  // the left limit: the event is not handled yet
-      event_mode(at, true);
-      event_at_end_ = true;
-      return at;
-    }
     if (s.terminate) {
       end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, ta)) + " (" +
              inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
              inst_->log().tail();
       return s.reached > ta ? std::min(s.reached, tb) : ta;
+    }
+    if (s.event) {
+      const double at = std::min(s.reached, tb);
+      inst_->get_outputs(y_before_event_, at);  // the left limit: the event is not handled yet
+      event_mode(at, true);
+      event_at_end_ = true;
+      return at;
     }
     if (!s.discarded) return tb;
     // A step cut short ends inside it: a time at or before ta is no progress, one at or after

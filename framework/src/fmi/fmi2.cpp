@@ -105,10 +105,11 @@ class Fmi2Instance final : public Instance {
   std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double) override {
     throw PluginError(fmu_->label, "variable \"" + io.name() + "\": FMI 2 has no Binary variables");
   }
-  void set_text(const Io& io, const std::string& value, double t) override {
-    if (io.type != VarType::string) throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a String");
+  void set_texts(const Io& io, const std::vector<std::string>& values, double t) override {
+    if (io.type != VarType::string || values.size() != 1)
+      throw PluginError(fmu_->label, "variable \"" + io.name() + "\" is not a scalar String");
     const fmi2ValueReference vr = io.vr;
-    const fmi2String x = value.c_str();
+    const fmi2String x = values.front().c_str();
     check(api_.set_string(c_, &vr, 1, &x), "fmi2SetString", t);
   }
 

@@ -102,17 +102,19 @@ class Fmi3Instance final : public Instance {
     for (std::size_t i = 0; i < data.size(); ++i) out.emplace_back(data[i], data[i] + (data[i] ? sizes[i] : 0));
     return out;
   }
-  void set_text(const Io& io, const std::string& value, double t) override {
+  void set_texts(const Io& io, const std::vector<std::string>& values, double t) override {
     if (io.type == VarType::string) {
       need(api_.set_string, "fmi3SetString", io);
-      const fmi3String x = value.c_str();
-      check(api_.set_string(c_, &io.vr, 1, &x, 1), "fmi3SetString", t);
+      std::vector<fmi3String> x;
+      for (const std::string& v : values) x.push_back(v.c_str());
+      check(api_.set_string(c_, &io.vr, 1, x.data(), x.size()), "fmi3SetString", t);
       return;
     }
     need(api_.set_binary, "fmi3SetBinary", io);
-    const fmi3Binary x = reinterpret_cast<const fmi3Byte*>(value.data());
-    const std::size_t size = value.size();
-    check(api_.set_binary(c_, &io.vr, 1, &size, &x, 1), "fmi3SetBinary", t);
+    std::vector<fmi3Binary> x;
+    std::vector<std::size_t> sizes;
+    for (const std::string& v : values) x.push_back(reinterpret_cast<const fmi3Byte*>(v.data())), sizes.push_back(v.size());
+    check(api_.set_binary(c_, &io.vr, 1, sizes.data(), x.data(), x.size()), "fmi3SetBinary", t);
   }
 
   CsStep do_step(double t, double h) override {

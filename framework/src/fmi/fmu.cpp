@@ -147,6 +147,23 @@ std::vector<PortSpec> FmuPlugin::ports(const json& parameters, const std::vector
   return port_specs(fmu_->md, shape(fmu_->md, parameters.is_object() ? parameters : json::object()), observed);
 }
 
+std::vector<FmuPlugin::TextVariable> FmuPlugin::text_variables(const json& parameters) const {
+  const auto& md = fmu_->md;
+  const Shape s = shape(md, parameters.is_object() ? parameters : json::object());
+  std::vector<TextVariable> out;
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const Variable& v = md.variables[i];
+    if (v.type != VarType::string && v.type != VarType::binary) continue;
+    std::string doc = v.description.empty() ? std::string() : v.description + "; ";
+    doc += "value reference " + std::to_string(v.value_reference);
+    if (v.type == VarType::binary) doc += "; recorded as hexadecimal text";
+    if (!v.start.is_null()) doc += "; start " + v.start.dump(-1, ' ', true);
+    out.push_back({v.name, v.causality, type_name(v.type, md.version), std::move(doc), s.size[i],
+                   v.causality == "output" && v.feedthrough});
+  }
+  return out;
+}
+
 std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
   return create(p, fmu_->md.model_name, nullptr, {}, fmu_->md.experiment.start.value_or(0.0));
 }

@@ -46,6 +46,15 @@ class FmuPlugin final : public Plugin {
   // and the `observed` variables (locals, states, derivatives, parameters, FMI 3 aliases, by
   // name) as outputs after the FMU's own.
   std::vector<PortSpec> ports(const json& parameters = json::object(), const std::vector<std::string>& observed = {}) const;
+  // Its String and Binary variables (inputs, outputs, parameters, others a record may name),
+  // sized for these parameters, for `plugins describe`: they are no ports, yet connected and
+  // recorded by name.
+  struct TextVariable {
+    std::string name, causality, type, doc;
+    std::size_t size = 1;
+    bool feedthrough = false;
+  };
+  std::vector<TextVariable> text_variables(const json& parameters = json::object()) const;
   // The interface chosen for a subsystem: model exchange when an integrator is named. Its
   // instantiation and initialization at t0 are probed first (probe.hpp).
   // Throws std::invalid_argument when the FMU does not provide it.

@@ -179,33 +179,69 @@ void Instance::set_inputs(Inputs& inputs, double t) {
   if (texts_) set_text_inputs(t);
 }
 
-std::string Instance::get_text(const Io& io, double t) {
-  if (io.type == VarType::string) return std::move(get_strings(io, t).front());
-  const std::vector<std::uint8_t> bytes = std::move(get_binaries(io, t).front());
-  return std::string(bytes.begin(), bytes.end());
+std::vector<std::string> Instance::get_texts(const Io& io, double t) {
+  if (io.type == VarType::string) return get_strings(io, t);
+  std::vector<std::string> out;
+  for (const std::vector<std::uint8_t>& bytes : get_binaries(io, t)) out.emplace_back(bytes.begin(), bytes.end());
+  return out;
 }
 
-std::shared_ptr<TextSignal> Instance::text_output(const std::string& name) {
+const Variable& Instance::text_variable(const std::string& name, bool input) const {
+  const Variable* v = fmu_->md.find(name);
+  if (!v || (v->type != VarType::string && v->type != VarType::binary) || (input && v->causality != "input"))
+    throw std::invalid_argument("\"" + name + "\" is no String or Binary " + (input ? "input" : "variable") + " of the FMU");
+  return *v;
+}
+
+std::size_t Instance::text_size(const std::string& name) const {
+  const Variable& v = text_variable(name, false);
+  return shape_.size[static_cast<std::size_t>(&v - fmu_->md.variables.data())];
+}
+
+// The manifest's start value of an input, else the FMU's; elements beyond those given empty.
+std::vector<std::string> Instance::text_start(const Variable& v, std::size_t size) const {
+  const auto& given = params_.values();
+  const auto it = given.find(v.name);
+  const json& value = it != given.end() ? *it : v.start;
+  std::vector<std::string> out = value.is_null() ? std::vector<std::string>() : json_values<std::string>(value, size);
+  out.resize(size);
+  if (v.type == VarType::binary)
+    for (std::string& x : out) {
+      const std::vector<std::uint8_t> bytes = from_hex(x);
+      x.assign(bytes.begin(), bytes.end());
+    }
+  return out;
+}
+
+std::shared_ptr<TextSignal> Instance::text_output(const std::string& name, std::size_t element) {
   for (const TextOut& x : text_out_)
-    if (x.io.name() == name) return x.signal;
-  const Variable* v = fmu_->md.find(name);
-  if (!v || (v->type != VarType::string && v->type != VarType::binary))
-    throw std::invalid_argument("\"" + name + "\" is no String or Binary variable of the FMU");
-  Io io = io_of(*v, 1);
-  io.label = name == v->name ? std::string() : name;
-  auto signal = std::make_shared<TextSignal>(v->type == VarType::binary);
-  const std::size_t reader = signal->add_reader();
-  text_out_.push_back({std::move(io), signal, reader});
+    if (x.io.name() == name) return x.signals.at(element);
+  const Variable& v = text_variable(name, false);
+  const std::size_t size = text_size(name);
+  if (element >= size) throw std::out_of_range("\"" + name + "\" has " + std::to_string(size) + " element(s)");
+  TextOut out{io_of(v, size), {}, {}};
+  out.io.label = name == v.name ? std::string() : name;
+  for (std::size_t e = 0; e < size; ++e) {
+    out.signals.push_back(std::make_shared<TextSignal>(v.type == VarType::binary));
+    out.readers.push_back(out.signals.back()->add_reader());
+  }
+  text_out_.push_back(std::move(out));
   texts_ = true;
-  return signal;
+  return text_out_.back().signals[element];
 }
 
-void Instance::text_input(const std::string& name, std::shared_ptr<TextSignal> source) {
-  const Variable* v = fmu_->md.find(name);
-  if (!v || v->causality != "input" || (v->type != VarType::string && v->type != VarType::binary))
-    throw std::invalid_argument("\"" + name + "\" is no String or Binary input of the FMU");
+void Instance::text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source) {
+  const Variable& v = text_variable(name, true);
+  auto it = std::find_if(text_in_.begin(), text_in_.end(), [&](const TextIn& x) { return x.io.var == &v; });
+  if (it == text_in_.end()) {
+    const std::size_t size = text_size(v.name);
+    std::vector<std::string> start = text_start(v, size);
+    text_in_.push_back({io_of(v, size), start, start, {}});
+    it = std::prev(text_in_.end());
+  }
+  if (element >= it->io.size) throw std::out_of_range("\"" + name + "\" has " + std::to_string(it->io.size) + " element(s)");
   const std::size_t reader = source->add_reader();
-  text_in_.push_back({io_of(*v, 1), std::move(source), reader, 0});
+  it->feeds.push_back({element, std::move(source), reader, 0});
   texts_ = true;
 }
 
@@ -213,19 +249,27 @@ void Instance::text_input(const std::string& name, std::shared_ptr<TextSignal> s
 // may go back there).
 void Instance::publish_texts_now(double t, double from) {
   for (TextOut& x : text_out_) {
-    x.signal->set_floor(x.reader, std::min(from, snapshot_t_));
-    x.signal->publish(t, get_text(x.io, t));
+    std::vector<std::string> values = get_texts(x.io, t);
+    for (std::size_t e = 0; e < x.signals.size() && e < values.size(); ++e) {
+      x.signals[e]->set_floor(x.readers[e], std::min(from, snapshot_t_));
+      x.signals[e]->publish(t, values[e]);
+    }
   }
 }
 
 void Instance::set_text_inputs(double t) {
   const double from = text_time_, tol = 1e-9 * std::max(1.0, std::abs(from));
   for (TextIn& x : text_in_) {
-    x.source->set_floor(x.reader, std::min(from, snapshot_t_));
-    const TextSignal::Entry& e = x.source->at(from, tol);
-    if (e.serial == 0 || e.serial == x.serial) continue;  // nothing published yet: the start value
-    set_text(x.io, e.value, t);
-    x.serial = e.serial;
+    bool changed = false;
+    for (TextFeed& f : x.feeds) {
+      f.source->set_floor(f.reader, std::min(from, snapshot_t_));
+      const TextSignal::Entry& e = f.source->at(from, tol);
+      if (e.serial == 0 || e.serial == f.serial) continue;  // nothing published yet: the start value
+      x.values[f.element] = e.value;
+      f.serial = e.serial;
+      changed = true;
+    }
+    if (changed) set_texts(x.io, x.values, t);
   }
 }
 

@@ -64,9 +64,9 @@ inline bool observable(const Variable& v) {
   return is_numeric(v.type) && v.causality != "input" && v.causality != "output";
 }
 
-// A String or Binary variable a record may name (a text column): scalar, no input.
+// A String or Binary variable a record may name (text columns, one per element): no input.
 inline bool text_recordable(const Variable& v) {
-  return (v.type == VarType::string || v.type == VarType::binary) && v.causality != "input" && v.dimensions.empty();
+  return (v.type == VarType::string || v.type == VarType::binary) && v.causality != "input";
 }
 
 // The FMU's ports for one subsystem's shape: numeric inputs and outputs of at least one element,
@@ -148,15 +148,18 @@ class Instance {
   // Strings (FMI 2 and 3) and Binary values (FMI 3), element by element.
   virtual std::vector<std::string> get_strings(const Io& io, double t) = 0;
   virtual std::vector<std::vector<std::uint8_t>> get_binaries(const Io& io, double t) = 0;
-  // One scalar String or Binary (its raw bytes) in a std::string.
-  virtual void set_text(const Io& io, const std::string& value, double t) = 0;
-  std::string get_text(const Io& io, double t);
+  // Every element of a String or Binary variable (Binary: its raw bytes), each in a std::string.
+  virtual void set_texts(const Io& io, const std::vector<std::string>& values, double t) = 0;
+  std::vector<std::string> get_texts(const Io& io, double t);
 
-  // String and Binary variables recorded or connected (run/text_signal.hpp): the signal of one
-  // (published by publish_texts), and an input fed by another FMU's signal (set with the
-  // numeric inputs in set_inputs, when the value there changed).
-  std::shared_ptr<TextSignal> text_output(const std::string& name);
-  void text_input(const std::string& name, std::shared_ptr<TextSignal> source);
+  // String and Binary variables recorded or connected (run/text_signal.hpp), element by element
+  // (an FMI 3 array has one signal per element): the signal of one element (published by
+  // publish_texts), and an input's element fed by another FMU's signal (the whole variable set
+  // with the numeric inputs in set_inputs when the value of one of its elements changed; the
+  // elements no signal feeds keep the manifest's start value, else the FMU's).
+  std::size_t text_size(const std::string& name) const;
+  std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element);
+  void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source);
   bool has_inputs() const { return !io_.in.empty() || (texts_ && !text_in_.empty()); }
   bool has_texts() const { return texts_; }
   // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
@@ -172,8 +175,12 @@ class Instance {
   // it published after t is gone, its text inputs are set again at the next set_inputs.
   void snapshot_at(double t) { snapshot_t_ = t; }
   void rewound(double t) {
-    for (TextIn& x : text_in_) x.serial = 0, x.source->set_floor(x.reader, t);
-    for (TextOut& x : text_out_) x.signal->forget_after(t);
+    for (TextIn& x : text_in_) {
+      x.values = x.start;
+      for (TextFeed& f : x.feeds) f.serial = 0, f.source->set_floor(f.reader, t);
+    }
+    for (TextOut& x : text_out_)
+      for (auto& s : x.signals) s->forget_after(t);
   }
 
   // Co-simulation: one doStep from t by h.
@@ -239,14 +246,19 @@ class Instance {
   bool started_ = false, fatal_ = false, may_restore_ = false;
   struct TextOut {
     Io io;
-    std::shared_ptr<TextSignal> signal;
-    std::size_t reader = 0;  // the owner's own (results.csv reads from its step's start on)
+    std::vector<std::shared_ptr<TextSignal>> signals;  // per element
+    std::vector<std::size_t> readers;  // the owner's own (results.csv reads from its step's start on)
   };
-  struct TextIn {
-    Io io;
+  struct TextFeed {
+    std::size_t element = 0;
     std::shared_ptr<TextSignal> source;
     std::size_t reader = 0;
     std::uint64_t serial = 0;  // of the value last set; 0: none
+  };
+  struct TextIn {
+    Io io;
+    std::vector<std::string> start, values;  // per element: the start value, the value set
+    std::vector<TextFeed> feeds;
   };
   std::vector<TextOut> text_out_;
   std::vector<TextIn> text_in_;
@@ -254,6 +266,8 @@ class Instance {
   double snapshot_t_ = std::numeric_limits<double>::infinity();
   double text_time_ = 0.0;
   void publish_texts_now(double t, double from);
+  const Variable& text_variable(const std::string& name, bool input) const;
+  std::vector<std::string> text_start(const Variable& v, std::size_t size) const;
   void set_text_inputs(double t);
   std::shared_ptr<const StateRelease> release_state_;
 };

@@ -91,9 +91,12 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     started_ = false;
     me_->publish_texts(t0, t0);
   }
-  std::shared_ptr<TextSignal> text_output(const std::string& name) override { return me_->text_output(name); }
-  void text_input(const std::string& name, std::shared_ptr<TextSignal> source) override {
-    me_->text_input(name, std::move(source));
+  std::size_t text_size(const std::string& name) const override { return me_->text_size(name); }
+  std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) override {
+    return me_->text_output(name, element);
+  }
+  void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source) override {
+    me_->text_input(name, element, std::move(source));
   }
   void equilibrate(double t0) override {
     if (end_.empty()) restart(t0);

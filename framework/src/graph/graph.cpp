@@ -17,7 +17,7 @@ Experiment::~Experiment() = default;
 
 std::vector<std::string> Experiment::columns() const { return graph_->columns; }
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
-std::size_t Experiment::connection_count() const { return graph_->links.size(); }
+std::size_t Experiment::connection_count() const { return graph_->links.size() + graph_->text_connections; }
 std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
 std::vector<std::string> Experiment::unconnected_inputs() const { return graph_->unconnected; }
 std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond_warnings; }

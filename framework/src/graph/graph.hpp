@@ -163,6 +163,7 @@ struct Graph {
   std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
   std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
   std::vector<std::string> unconnected;    // FMU inputs kept at their start values, for `validate`
+  std::size_t text_connections = 0;        // String and Binary connections (beside the links)
   Graph();
   ~Graph();
   Graph(const Graph&) = delete;

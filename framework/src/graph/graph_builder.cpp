@@ -677,13 +677,23 @@ void GraphBuilder::check_unconnected_inputs() {
     const auto md = fmu_md_.find(sc.name);
     if (md == fmu_md_.end()) continue;
     for (const fmi::Variable& v : md->second->variables) {
-      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary) ||
-          text_fed_.count({by_name_.at(sc.name), v.name}))
+      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary)) continue;
+      const auto fed = text_fed_.find({by_name_.at(sc.name), v.name});
+      const bool partly = fed != text_fed_.end();  // an array some of whose elements are fed
+      if (partly && std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
         continue;
       const json& given = sc.plugin.parameters;
-      std::string value = (given.contains(v.name) ? given[v.name] : v.start).dump(-1, ' ', true);  // ASCII: cut anywhere
+      json start = given.contains(v.name) ? given[v.name] : v.start;
+      const auto* ports = dynamic_cast<const TextPorts*>(by_name_.at(sc.name)->sub.get());
+      if (!v.dimensions.empty() && ports) {  // as many elements as this instance's array has
+        json sized = json::array();
+        for (std::size_t e = 0; e < ports->text_size(v.name); ++e)
+          sized.push_back(start.is_array() && e < start.size() ? start[e] : json(""));
+        start = std::move(sized);
+      }
+      std::string value = start.dump(-1, ' ', true);  // ASCII: cut anywhere
       if (value.size() > 80) value = value.substr(0, 76) + "...\"";
-      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value);
+      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value + (partly ? " where no connection feeds it" : ""));
     }
   }
 }
@@ -1087,24 +1097,33 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
     refuse("/from", "\"" + cc.from_text + "\" is an input: a connection reads an output (or a variable that is no input)");
   if (to->causality != "input")
     refuse("/to", "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
-  for (const fmi::Variable* v : {from, to})
-    if (!v->dimensions.empty())
-      refuse(v == from ? "/from" : "/to", "\"" + v->name + "\" is an array of " + type +
-                                              " values: Stride connects and records scalar String and Binary variables only");
-  if (cc.from_first || cc.from_count || cc.to_first || cc.to_count)
+  const bool ranged = cc.from_first || cc.from_count || cc.to_first || cc.to_count;
+  if (ranged && from->dimensions.empty() && to->dimensions.empty())
     refuse("/from", "a " + type + " connection takes the whole variable: remove the element range");
   if (cc.factor != 1.0 || cc.offset != 0.0)
     refuse("/transformation", "a " + type + " value takes no transformation (factor and offset are for numbers)");
   if (cc.extrapolator.pointer != cc.pointer && cc.extrapolator.plugin != "zoh")
     refuse("/extrapolator", "a " + type + " connection passes the value held at each communication point and takes no "
                                     "extrapolator (\"" + cc.extrapolator.plugin + "\"): remove it");
-  const auto fed = text_fed_.emplace(std::make_pair(&dst, to->name), cc.pointer);
-  if (ok && !fed.second) refuse("/to", "input \"" + cc.to_text + "\" is already fed by " + fed.first->second);
   auto* out = dynamic_cast<TextPorts*>(src.sub.get());
   auto* in = dynamic_cast<TextPorts*>(dst.sub.get());
   if (!ok || !out || !in) return;
+  // Element ranges and sizes as for numeric ports (an FMI 3 array's size from its structural
+  // parameters); element by element, each one fed once.
+  PortSpec so, di;
+  so.name = cc.from_port, so.size = out->text_size(cc.from_port);
+  di.name = cc.to_port, di.size = in->text_size(cc.to_port);
+  if (!ranges_ok(cc, so, di)) return;
+  const std::size_t count = cc.to_count ? cc.to_count : di.size;
+  std::vector<std::string>& fed = text_fed_[{&dst, to->name}];
+  fed.resize(di.size);
+  for (std::size_t e = cc.to_first; e < cc.to_first + count; ++e)
+    if (!fed[e].empty()) return refuse("/to", "input \"" + cc.to_text + "\" is already fed by " + fed[e]);
+  for (std::size_t e = cc.to_first; e < cc.to_first + count; ++e) fed[e] = cc.pointer;
   created(cc.pointer, [&] {
-    in->text_input(to->name, out->text_output(cc.from_port));
+    for (std::size_t i = 0; i < count; ++i)
+      in->text_input(to->name, cc.to_first + i, out->text_output(cc.from_port, cc.from_first + i));
+    ++graph_->text_connections;
     return true;
   });
 }
@@ -1117,17 +1136,16 @@ void GraphBuilder::add_text_column(Node& n, const std::string& name, const fmi::
                    " input: results.csv records outputs and other variables, not inputs; record what feeds it");
     return;
   }
-  if (!v.dimensions.empty()) {
-    error(ptr, "\"" + n.name + "." + name + "\" is an array of " + type +
-                   " values: Stride records and connects scalar String and Binary variables only");
-    return;
-  }
   auto* ports = dynamic_cast<TextPorts*>(n.sub.get());
   if (!ports || !recorded_text_.insert({&n, v.name}).second) return;
+  // An array: one column per element, named as a numeric array's.
   created(ptr, [&] {
-    n.text_cols.push_back({graph_->columns.size(), ports->text_output(name)});
+    const std::size_t size = ports->text_size(name);
+    for (std::size_t e = 0; e < size; ++e) {
+      n.text_cols.push_back({graph_->columns.size(), ports->text_output(name, e)});
+      graph_->columns.push_back(n.name + "." + name + (size > 1 ? "." + std::to_string(e) : std::string()));
+    }
     n.recorded = true;
-    graph_->columns.push_back(n.name + "." + name);
     return true;
   });
 }

@@ -124,7 +124,8 @@ class GraphBuilder {
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
   // String and Binary variables of FMUs (run/text_signal.hpp): connected between two FMUs
-  // (same type, whole scalar variables, no unit, transformation or extrapolator) and recorded.
+  // (same type and size, element ranges as for ports, no unit, transformation or extrapolator)
+  // and recorded (an array: one column per element).
   const fmi::Variable* text_variable(const Node& n, const std::string& name) const;
   std::string text_partner(const Node& n, const std::string& port) const;
   bool text_connection(const ConnectionConfig& cc, Node* src, Node* dst);
@@ -144,7 +145,8 @@ class GraphBuilder {
   std::set<std::pair<const Node*, std::size_t>> recorded_;  // (node, port) with columns already
   std::map<std::string, const fmi::ModelDescription*> fmu_md_;  // per FMU subsystem
   std::set<std::pair<const Node*, std::string>> recorded_text_;  // (node, variable) with a column
-  std::map<std::pair<const Node*, std::string>, std::string> text_fed_;  // (node, input): the connection's pointer
+  // (node, input): per element, the pointer of the connection feeding it ("" none)
+  std::map<std::pair<const Node*, std::string>, std::vector<std::string>> text_fed_;
   std::vector<std::vector<Bond>> bond_ports_;  // per node: each bonded input port, whole width
 };
 

@@ -77,15 +77,20 @@ class TextSignal {
 };
 
 // A subsystem with String or Binary variables (an FMU): the graph builder asks for the signal of
-// one it records or connects, and gives an input the signal that feeds it. The names are
-// checked by the builder against the model description (type, causality, scalar).
+// each element it records or connects, and gives an input's element the signal that feeds it.
+// The names are checked by the builder against the model description (type, causality, size).
 class TextPorts {
  public:
   virtual ~TextPorts() = default;
-  // Variable `name`, published at t0 and after every step from now on (one signal per name).
-  virtual std::shared_ptr<TextSignal> text_output(const std::string& name) = 0;
-  // Input `name` takes the value `source` holds at the time the FMU's inputs are set.
-  virtual void text_input(const std::string& name, std::shared_ptr<TextSignal> source) = 0;
+  // The elements of variable `name`: 1 for a scalar, an FMI 3 array's size for this instance
+  // (from its structural parameters).
+  virtual std::size_t text_size(const std::string& name) const = 0;
+  // Element `element` of variable `name`, published at t0 and after every step from now on (one
+  // signal per element).
+  virtual std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) = 0;
+  // Element `element` of input `name` takes the value `source` holds at the time the FMU's
+  // inputs are set.
+  virtual void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source) = 0;
 };
 
 }  // namespace stride::host
