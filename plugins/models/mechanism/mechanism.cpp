@@ -861,7 +861,7 @@ class Mechanism final : public NonsmoothModel {
     const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     Memo& memo = memo_[fe.index];
     if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
-    const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
+    const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v, jacobian | velocity);  // no bias: the wrench reads none
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const Mat34 E = E_matrix(p);
     const Mat3& A = body_rotation(x.body, p);
