@@ -112,14 +112,18 @@ class TerramechanicsWheel final : public ForceElement {
   // The contact forces without damping (c_z ż added by the caller). The force derivatives
   // evaluate the wheel at a state and its perturbations: a perturbation that moves the centre
   // along the terrain or changes only ż leaves (z, v, ω) as at a state just evaluated, so the
-  // last few results are kept, and the quadrature nodes while θ1 is unchanged.
+  // last few results are kept (enough for the ~12 perturbations of one wheel body to find the
+  // unperturbed state again), and the quadrature nodes of the last two sinkages (the state's
+  // and the one perturbed in height).
   // An element instance belongs to one model, evaluated from one thread.
   std::array<tm::Contact, 2> contact(double z, double v, double omega, bool forward, bool mirrored) const {
     for (const Kept& k : kept_)
       if (k.valid && k.z == z && k.v == v && k.omega == omega && k.forward == forward && k.mirrored == mirrored) return k.c;
     Kept& k = kept_[next_];
     next_ = (next_ + 1) % kept_.size();
-    k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_, forward, mirrored);
+    const std::size_t use = nodes_[0].z == z ? 0 : nodes_[1].z == z ? 1 : older_nodes_;
+    older_nodes_ = 1 - use;
+    k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_[use], forward, mirrored);
     k.z = z, k.v = v, k.omega = omega, k.forward = forward, k.mirrored = mirrored, k.valid = true;
     return k.c;
   }
@@ -140,9 +144,10 @@ class TerramechanicsWheel final : public ForceElement {
     double z = 0, v = 0, omega = 0;
     std::array<tm::Contact, 2> c{};
   };
-  mutable std::array<Kept, 4> kept_{};
+  mutable std::array<Kept, 8> kept_{};
   mutable std::size_t next_ = 0;
-  mutable tm::Nodes nodes_;
+  mutable std::array<tm::Nodes, 2> nodes_;
+  mutable std::size_t older_nodes_ = 0;  // the set used less recently
   Eigen::Vector3d axis_, up_, ground_;
 };
 

@@ -48,7 +48,6 @@ class Ali3p final : public Formulation {
     K_.setZero(n, n);
     C_.setZero(n, n);
     T_.setZero(n, n);
-    W_.setZero(n, n);
     lu_.reset(n);
     a_.setZero(n);
     qhat_d_.setZero(n);
@@ -96,7 +95,7 @@ class Ali3p final : public Formulation {
     for (;;) {
       vt_ = (2.0 / h) * q - qhat_d_;
       at_ = (4.0 / (h * h)) * q - qhat_dd_;
-      dyn_.evaluate(model, t1, q, vt_, false);
+      dyn_.evaluate(model, t1, q, vt_, false, it > 0);  // Φ(q) of iterations after the first: from their update
       if (it == 0) force_derivatives(model, t1, q, vt_), note_masses();
       r_.noalias() = dyn_.M * at_;
       r_ -= dyn_.Q;
@@ -132,19 +131,20 @@ class Ali3p final : public Formulation {
     if (constrained) {
       // Projections with the tangent at the converged configuration (Φ(q) is the iteration's).
       dyn_.evaluate_configuration(model, t1, q);
-      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t
+      configured_ = true;  // exact() at (t1, q) reuses M, D_i, Φ, Φ_q, Φ_t (and at v, the bias)
       at_t_ = t1;
       at_q_ = q;
-      W_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;
-      T_ = W_;
+      T_ = dyn_.M + (0.5 * h) * C_ + k2 * K_;  // W, read before T = W + h²/4 Φ_qᵀ α Φ_q
+      r_.noalias() = T_ * vt_;
+      dq_.noalias() = T_ * at_;
       dyn_.add_constraint_gram(T_, k2 * alpha_);
       factorize(t1, h, -1, 0.0);
-      r_.noalias() = W_ * vt_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.phi_t, r_);
       lu_.solveInPlace(r_);
       v = r_;
       model.constraint_bias(t1, q, v, dyn_.bias);
-      r_.noalias() = W_ * at_;
+      at_v_ = v;  // exact() at (t1, q, v) reuses the constraint bias too
+      r_ = dq_;
       dyn_.add_Phi_q_transpose_times(-k2 * alpha_, dyn_.bias, r_);
       lu_.solveInPlace(r_);
       a_ = r_;
@@ -192,8 +192,14 @@ class Ali3p final : public Formulation {
       return;
     }
     at_valid_ = false;
-    if (configured_ && t == at_t_ && q == at_q_) dyn_.evaluate_motion(model, t, q, v);
-    else dyn_.evaluate(model, t, q, v);
+    if (configured_ && t == at_t_ && q == at_q_ && v == at_v_) {
+      dyn_.evaluate_motion(model, t, q, v, false);
+      model.interface_bias(q, v, dyn_.b_i);
+    } else if (configured_ && t == at_t_ && q == at_q_) {
+      dyn_.evaluate_motion(model, t, q, v);
+    } else {
+      dyn_.evaluate(model, t, q, v);
+    }
     configured_ = false;
     dyn_.factorize(true);  // Φ_q only ever comes from dyn_.evaluate*() here
     if (dyn_.size.m > 0) a_c_ = -dyn_.bias;
@@ -290,7 +296,7 @@ class Ali3p final : public Formulation {
   formulations::ConstraintResiduals residuals_;
   double smallest_step_ = 0.0;         // the smallest Newton step of the step under way
   double mass_lo_ = 0.0, mass_hi_ = 0.0;  // the range of M's diagonal at its predictor
-  Eigen::MatrixXd K_, C_, T_, W_, Dw_;
+  Eigen::MatrixXd K_, C_, T_, Dw_;
   formulations::SparseLU lu_;
   Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
 };

@@ -18,6 +18,8 @@
 
 #include <stride/stride.hpp>
 
+#include "sparse_cholesky.hpp"
+
 namespace stride::formulations {
 
 // Cholesky factor of a symmetric positive definite matrix that is block diagonal, the blocks
@@ -141,7 +143,7 @@ class ConstrainedDynamics {
     ldlt_M_ = Eigen::LDLT<Eigen::MatrixXd>(n);
     chol_M_.reset(n);
     blocked_ = false;
-    llt_S_ = Eigen::LLT<Eigen::MatrixXd>(m);
+    chol_S_.reset(m);
     labels_ = m > 0 ? model.constraint_labels() : std::vector<ConstraintLabel>{};
     dependent_.assign(std::size_t(m), 0);
     redundant_ = 0;
@@ -165,15 +167,16 @@ class ConstrainedDynamics {
     row_start_.assign(std::size_t(m) + 1, 0);
     col_.assign(std::size_t(m * n), 0);
     val_.assign(std::size_t(m * n), 0.0);
+    outside_.setOnes(m, n);
   }
 
   // The dense work of a formulation over this model: n × n matrices (M, its two factors, and the
-  // caller's), n × m (Y) and m × m (S, its factors), 8 bytes a number. More than the machine's
+  // caller's), n × m (Y, Φ_q's pattern) and m × m (S, its factors), 8 bytes a number. More than the machine's
   // memory (or more numbers than an index holds) is refused with the sizes, instead of a
   // std::bad_alloc, or an out-of-memory kill while the matrices are cleared.
   static void check_memory(const MultibodySizes& s, std::string_view formulation, int own_square) {
     const double n = double(s.n), m = double(s.m);
-    const double bytes = 8.0 * ((3.0 + own_square) * n * n + n * m + 3.0 * m * m);
+    const double bytes = 8.0 * ((3.0 + own_square) * n * n + 2.0 * n * m + 3.0 * m * m);
     const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGE_SIZE));
     const double memory = pages > 0 && page > 0 ? pages * page : 0.0;
     if ((memory > 0.0 && bytes > memory) || n * n > 9e18)
@@ -184,12 +187,14 @@ class ConstrainedDynamics {
   }
 
   // Everything the dynamics needs at (t, q, v); Q = f + D_iᵀ λ_i − c. Without `biases`, b_i
-  // and the constraint bias are left as they were (an iteration that does not use them).
-  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true) {
+  // and the constraint bias are left as they were (an iteration that does not use them); with
+  // `phi_current`, Φ is the caller's, already evaluated at (t, q).
+  void evaluate(MultibodyModel& model, double t, ConstVectorRef q, ConstVectorRef v, bool biases = true,
+                bool phi_current = false) {
     model.mass_matrix(q, M);
     model.interface_jacobian(q, D_i);
     if (size.m > 0) {
-      model.constraints(t, q, phi);
+      if (!phi_current) model.constraints(t, q, phi);
       model.constraint_jacobian(t, q, Phi_q);
       model.constraint_rate(t, q, phi_t);
       sparsify();
@@ -294,10 +299,10 @@ class ConstrainedDynamics {
     x_ = Q;
     solve_M(x_);
     if (size.m > 0) {
-      mu_.noalias() = Phi_q * x_;
+      Phi_q_times(x_, mu_);
       mu_ -= a_c;
       if (redundant_ > 0) zero_dependent(mu_);
-      llt_S_.solveInPlace(mu_);
+      chol_S_.solveInPlace(mu_);
       subtract_Y(mu_, x_, w_);
     }
     v_dot = x_;
@@ -312,9 +317,9 @@ class ConstrainedDynamics {
     T_ = D_i.transpose();
     solve_M(T_);
     if (size.m > 0) {
-      Z_.noalias() = Phi_q * T_;  // Yᵀ D_iᵀ
+      for (Eigen::Index c = 0; c < T_.cols(); ++c) Phi_q_times(T_.col(c), Z_.col(c));  // Yᵀ D_iᵀ
       if (redundant_ > 0) zero_dependent(Z_);
-      llt_S_.solveInPlace(Z_);
+      chol_S_.solveInPlace(Z_);
       subtract_Y(Z_, T_, Tw_);
     }
     Minv_eff_.noalias() = D_i * T_;
@@ -330,7 +335,7 @@ class ConstrainedDynamics {
     if (size.m > 0) {
       mu_ = a_c;
       if (redundant_ > 0) zero_dependent(mu_);
-      llt_S_.solveInPlace(mu_);
+      chol_S_.solveInPlace(mu_);
       x_.setZero();
       subtract_Y(mu_, x_, w_);
       r_.noalias() -= D_i * x_;
@@ -341,23 +346,22 @@ class ConstrainedDynamics {
  private:
   // S = Φ_q M⁻¹ Φ_qᵀ (lower triangle at least), with Y = M⁻¹ Φ_qᵀ in the dense path.
   void form_S() {
-    Y_ = Phi_q.transpose();
     if (blocked_) {
       constraint_gram_by_blocks();
     } else {
+      Y_ = Phi_q.transpose();
       solve_M(Y_);
       S_.noalias() = Phi_q * Y_;
     }
   }
 
-  // S is symmetric positive definite when Φ_q has full rank: Cholesky (blocked, no pivoting).
-  // Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii / min L_ii)², a
-  // bound that costs nothing, in place of an iterative condition estimate.
+  // S is symmetric positive definite when Φ_q has full rank: Cholesky (over its nonzeros, no
+  // pivoting). Rank deficiency shows as a failed or vanishing pivot: κ₂(S) ≥ (max L_ii / min
+  // L_ii)², a bound that costs nothing, in place of an iterative condition estimate.
   bool factorize_S() {
-    llt_S_.compute(S_);
-    if (llt_S_.info() != Eigen::Success) return false;
-    const auto d = llt_S_.matrixLLT().diagonal().cwiseAbs();
-    const double lo = d.minCoeff(), hi = d.maxCoeff();
+    if (!chol_S_.compute(S_)) return false;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    for (Eigen::Index k = 0; k < S_.rows(); ++k) lo = std::min(lo, std::abs(chol_S_.diagonal(k))), hi = std::max(hi, std::abs(chol_S_.diagonal(k)));
     return lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
   }
 
@@ -431,20 +435,23 @@ class ConstrainedDynamics {
       if (dependent_[std::size_t(k)]) x.row(k).setZero();
   }
 
-  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path.
+  // X −= Y U with Y = M⁻¹ Φ_qᵀ: Y itself in the dense path, M⁻¹ (Φ_qᵀ U) in the block path
+  // (Φ_qᵀ U over Φ_q's nonzeros).
   template <class A, class B, class C>
   void subtract_Y(const A& U, B& X, C& work) const {
     if (!blocked_) {
       X.noalias() -= Y_ * U;
       return;
     }
-    work.noalias() = Phi_q.transpose() * U;
+    work.setZero();
+    for (Eigen::Index c = 0; c < U.cols(); ++c) add_Phi_q_transpose_times(1.0, U.col(c), work.col(c));
     chol_M_.solveInPlace(work);
     X -= work;
   }
 
-  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_), summed block by block over the
-  // constraint rows that touch the block (lower triangle).
+  // S = Φ_q M⁻¹ Φ_qᵀ = Wᵀ W with W = L⁻¹ Φ_qᵀ (in Y_, on the blocks each row touches only:
+  // the rest of Y_ is not read), summed block by block over the constraint rows that touch the
+  // block (lower triangle).
   void constraint_gram_by_blocks() {
     const std::size_t nb = chol_M_.blocks(), m = std::size_t(size.m);
     // Rows touching each block, ascending: block_rows_[block_rows_start_[b] ...); column r of
@@ -454,7 +461,12 @@ class ConstrainedDynamics {
     for (std::size_t r = 0; r < m; ++r)
       for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) {
         const std::size_t b = chol_M_.block_of(col_[a]);
-        if (mark_[b] != r + 1) mark_[b] = r + 1, ++block_rows_start_[b + 1], chol_M_.forward_block(b, Y_, Eigen::Index(r));
+        if (mark_[b] != r + 1) {
+          mark_[b] = r + 1, ++block_rows_start_[b + 1];
+          const Eigen::Index s = chol_M_.start(b), k = chol_M_.start(b + 1) - s;
+          Y_.col(Eigen::Index(r)).segment(s, k) = Phi_q.row(Eigen::Index(r)).segment(s, k).transpose();
+          chol_M_.forward_block(b, Y_, Eigen::Index(r));
+        }
       }
     for (std::size_t b = 0; b < nb; ++b) block_rows_start_[b + 1] += block_rows_start_[b];
     std::copy(block_rows_start_.begin(), block_rows_start_.begin() + long(nb), block_fill_.begin());
@@ -482,15 +494,24 @@ class ConstrainedDynamics {
     if (blocked_) chol_M_.solveInPlace(X);
     else ldlt_M_.solveInPlace(X);
   }
-  // Φ_q by rows: the columns and values of row r's nonzeros are at [row_start_[r], row_start_[r + 1]).
+  // Φ_q by rows: the columns and values of row r's entries are at [row_start_[r], row_start_[r + 1]),
+  // over a pattern that covers every nonzero seen so far (a joint row's entries on its bodies;
+  // those that are zero now add exact zeros to the products). A nonzero (or NaN) outside it
+  // makes the masked sum nonzero; then the pattern grows.
   void sparsify() {
-    std::size_t k = 0;
-    for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
-      row_start_[std::size_t(r)] = k;
-      for (Eigen::Index j = 0; j < Phi_q.cols(); ++j)
-        if (Phi_q(r, j) != 0.0) col_[k] = j, val_[k++] = Phi_q(r, j);
+    if (!(Phi_q.cwiseProduct(outside_).cwiseAbs().sum() == 0.0)) {
+      std::size_t k = 0;
+      for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
+        row_start_[std::size_t(r)] = k;
+        for (Eigen::Index j = 0; j < Phi_q.cols(); ++j) {
+          if (Phi_q(r, j) != 0.0) outside_(r, j) = 0.0;
+          if (outside_(r, j) == 0.0) col_[k++] = j;
+        }
+      }
+      row_start_.back() = k;
     }
-    row_start_.back() = k;
+    for (std::size_t r = 0; r + 1 < row_start_.size(); ++r)
+      for (std::size_t a = row_start_[r]; a < row_start_[r + 1]; ++a) val_[a] = Phi_q(Eigen::Index(r), col_[a]);
   }
 
   BlockCholesky chol_M_;
@@ -501,8 +522,9 @@ class ConstrainedDynamics {
   std::vector<std::size_t> row_start_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
+  Eigen::MatrixXd outside_;  // 1 where Φ_q's pattern has no entry, else 0
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
-  Eigen::LLT<Eigen::MatrixXd> llt_S_;
+  SparseCholesky chol_S_;
   std::vector<ConstraintLabel> labels_;
   std::vector<char> dependent_;     // per row of Φ_q: left out as dependent on the others
   Eigen::Index redundant_ = 0;      // rows left out

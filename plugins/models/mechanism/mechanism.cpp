@@ -277,7 +277,11 @@ class Mechanism final : public NonsmoothModel {
     for (const auto& e : d_.efforts) {
       const bool by_state = e.law == JointEffort::Law::spring_damper;
       const double tau = by_state ? 0.0 : effort_law(e, t, q, v);
-      differentiate(bodies(d_.joints[std::size_t(e.joint)]), by_state && e.damping != 0.0, q, v, K, C,
+      const Joint& j = d_.joints[std::size_t(e.joint)];
+      Bodies B = bodies(j);
+      // A torque about a joint axis (a direction) reads the bodies' Euler parameters only.
+      B.orientation_only = !(j.has_displacement && !j.has_angle);
+      differentiate(B, by_state && e.damping != 0.0, q, v, K, C,
                     [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
                       effort_force(e, by_state ? effort_law(e, t, qq, vv) : tau, qq, vv, f);
                     });
@@ -857,7 +861,7 @@ class Mechanism final : public NonsmoothModel {
     const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     Memo& memo = memo_[fe.index];
     if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
-    const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v);
+    const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v, jacobian | velocity);  // no bias: the wrench reads none
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const Mat34 E = E_matrix(p);
     const Mat3& A = body_rotation(x.body, p);
@@ -933,6 +937,7 @@ class Mechanism final : public NonsmoothModel {
     std::array<int, 6> b{};
     int n = 0;
     Eigen::Index spin = -1;  // a rotor's coordinate the term depends on through its rate
+    bool orientation_only = false;  // the term reads the bodies' Euler parameters, not their positions
     Bodies() = default;
     explicit Bodies(int body) { add(body); }
     void add(int body) {
@@ -988,7 +993,7 @@ class Mechanism final : public NonsmoothModel {
       vw_[B.spin] = v[B.spin];
     }
     for (int i = 0; i < B.n; ++i)
-      for (Eigen::Index j = 7 * B.b[std::size_t(i)], e = j + 7; j < e; ++j) {
+      for (Eigen::Index j = 7 * B.b[std::size_t(i)] + (B.orientation_only ? 3 : 0), e = 7 * B.b[std::size_t(i)] + 7; j < e; ++j) {
         const double d = 1e-7 * std::max(1.0, std::abs(q[j]));
         qw_[j] = q[j] + d;
         column(K, j, d);
