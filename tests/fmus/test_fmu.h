@@ -89,6 +89,11 @@ char* fmu_strdup(const char* text) {
   if (copy) strcpy(copy, text);
   return copy;
 }
+void fmu_set_text(char** to, const char* from) {
+  if (*to && strcmp(*to, from) == 0) return;
+  free(*to);
+  *to = fmu_strdup(from);
+}
 
 static const size_t type_size[] = {sizeof(double),  sizeof(float),   sizeof(int8_t),  sizeof(uint8_t), sizeof(int16_t),
                                    sizeof(uint16_t), sizeof(int32_t), sizeof(uint32_t), sizeof(int64_t), sizeof(uint64_t),

@@ -38,5 +38,7 @@ typedef struct {
 } Event;
 
 char* fmu_strdup(const char* text);
+/* *to becomes a copy of `from` (kept when equal: a String output that does not change). */
+void fmu_set_text(char** to, const char* from);
 
 #endif

@@ -42,11 +42,6 @@ static double* model_states(Model* m) { (void)m; return NULL; }
 static void model_derivatives(Model* m, double t, double* dx) { (void)m, (void)t, (void)dx; }
 static size_t model_nz(const Model* m) { (void)m; return 0; }
 static void model_indicators(Model* m, double t, double* z) { (void)m, (void)t, (void)z; }
-static void set_text(char** to, const char* from) {
-  if (*to && strcmp(*to, from) == 0) return;
-  free(*to);
-  *to = fmu_strdup(from);
-}
 static void set_bin(Bin* to, const unsigned char* from, size_t size) {
   free(to->data);
   to->data = (unsigned char*)malloc(size ? size : 1);
@@ -59,10 +54,10 @@ static void model_outputs(Model* m, double t) {
   for (size_t j = 0; j < n; ++j) {
     char text[64] = "";
     if ((k + (int)j) % 3) snprintf(text, sizeof text, "k%d, \"e%d\"\n", k, (int)j);
-    set_text(&m->s_a[j], text);
+    fmu_set_text(&m->s_a[j], text);
     const unsigned char bytes[6] = {(unsigned char)k, 0, (unsigned char)j, '"', ',', '\n'};
     set_bin(&m->b_a[j], bytes, (size_t)((k + (int)j) % 4));
-    set_text(&m->s_y[j], m->s_u[j] ? m->s_u[j] : "");
+    fmu_set_text(&m->s_y[j], m->s_u[j] ? m->s_u[j] : "");
     set_bin(&m->b_y[j], m->b_u[j].data, m->b_u[j].data ? m->b_u[j].size : 0);
   }
 }

@@ -95,11 +95,6 @@ static double* model_states(Model* m) { (void)m; return NULL; }
 static void model_derivatives(Model* m, double t, double* dx) { (void)m, (void)t, (void)dx; }
 static size_t model_nz(const Model* m) { (void)m; return 0; }
 static void model_indicators(Model* m, double t, double* z) { (void)m, (void)t, (void)z; }
-static void copy_text(char** to, const char* from) {
-  if (*to && strcmp(*to, from) == 0) return;
-  free(*to);
-  *to = fmu_strdup(from);
-}
 #if FMI_VERSION == 3
 static void copy_bin(Bin* to, const Bin* from) {
   free(to->data);
@@ -110,12 +105,12 @@ static void copy_bin(Bin* to, const Bin* from) {
 static void model_outputs(Model* m, double t) {
   COPY(f64), COPY(f32), COPY(i8), COPY(u8), COPY(i16), COPY(u16), COPY(i32), COPY(u32), COPY(i64), COPY(u64), COPY(bool),
       COPY(enum64), COPY(enum32);
-  copy_text(&m->s_q, m->s_p);
-  copy_text(&m->s_y, m->s_u);
+  fmu_set_text(&m->s_q, m->s_p);
+  fmu_set_text(&m->s_y, m->s_u);
   const int k = (int)(4 * t + 1e-9);
   char text[64];
   snprintf(text, sizeof text, "tick %d, \"q\"\nend", k);
-  copy_text(&m->s_t, text);
+  fmu_set_text(&m->s_t, text);
 #if FMI_VERSION == 3
   copy_bin(&m->b_q, &m->b_p);
   copy_bin(&m->b_y, &m->b_u);
