@@ -136,10 +136,9 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
   info_.kind = Kind::subsystem;
   info_.form = md.has_cs ? Form::stepper : Form::ode;
   info_.version = "FMI " + md.fmi_version;
+  const std::string cs = md.cs_event_mode ? "co-simulation with event mode" : "co-simulation";
   info_.description = "FMU \"" + md.model_name + "\" (" +
-                      (md.has_cs && md.has_me ? std::string("co-simulation and model exchange")
-                       : md.has_cs            ? std::string("co-simulation")
-                                              : std::string("model exchange")) +
+                      (md.has_cs && md.has_me ? cs + " and model exchange" : md.has_cs ? cs : std::string("model exchange")) +
                       (md.description.empty() ? "" : "): " + md.description);
   if (md.description.empty()) info_.description += ")";
   info_.parameters = parameter_specs(md);
