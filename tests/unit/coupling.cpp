@@ -400,3 +400,28 @@ TEST_CASE("the Jacobi master equals a bare Jacobi loop of the same plugins over 
     CHECK(std::abs(bare.published("cylinder.p1")[0] - host.table["cylinder.p1"][row]) < 1e-4);
   }
 }
+
+TEST_CASE("coupling: a reader further behind than the extrapolator's history stops the run instead of reading another rule") {
+  // Multirate fastest-first, two-mass test: the slow mass (0.1 s) steps after the fast one
+  // (0.01 s) pushed ten samples, so at its step start it needs the sample ten pushes back.
+  // With a history of 5 that one is overwritten: failed, naming the connection; with 11 the
+  // same results as with the default 256.
+  auto run_with = [](int history, const std::string& tag) {
+    const std::string zoh = "{\"plugin\": \"zoh\", \"parameters\": {\"history\": " + std::to_string(history) + "}}";
+    return stride_test::run_stride("manifests/two_mass.json",
+                                   {"/coupling/scheme=\"multirate\"", "/coupling/synchronization=\"fastest_first\"",
+                                    "/coupling/end=2", "/connections/0/extrapolator=" + zoh, "/connections/1/extrapolator=" + zoh},
+                                   tag);
+  };
+  const stride_test::Run short_history = run_with(5, "history_5");
+  CHECK(short_history.status() == "failed");
+  CHECK(short_history.exit_code == 1);
+  CHECK(short_history.message().find("extrapolator of slow.x1: asked for t = 0 s, which needs samples older than the 5 kept") !=
+        std::string::npos);
+  const stride_test::Run enough = run_with(11, "history_11");
+  const stride_test::Run default_history = run_with(256, "history_256");
+  REQUIRE(enough.status() == "completed");
+  REQUIRE(default_history.status() == "completed");
+  CHECK(enough.table["slow.x"] == default_history.table["slow.x"]);
+  CHECK(enough.table["fast.x"] == default_history.table["fast.x"]);
+}

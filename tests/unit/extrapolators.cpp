@@ -153,12 +153,34 @@ TEST_CASE("a short history keeps the newest samples and stays exact") {
     p(t, y);
     e->push(t, y);
   }
-  // Inside the kept samples, beyond them, and before the oldest kept one (backward extrapolation).
-  for (double t : {3.75, 3.9, 4.2, 2.0}) {
+  // Inside the kept samples (3.5 ... 3.9 s) and beyond them.
+  for (double t : {3.75, 3.9, 4.2}) {
     e->evaluate(t, u);
     p(t, y);
     CHECK(u[0] == doctest::Approx(y[0]).epsilon(1e-9));
     CHECK(u[1] == doctest::Approx(y[1]).epsilon(1e-9));
+  }
+  // A time whose window reaches overwritten samples is an error, not an answer by another rule:
+  // before the oldest kept sample, and between the two oldest (order 2 needs two before t_P).
+  for (double t : {2.0, 3.45, 3.55}) {
+    CAPTURE(t);
+    CHECK_THROWS_WITH_AS(e->evaluate(t, u), doctest::Contains("needs samples older than the 5 kept"), std::runtime_error);
+  }
+  // Before anything is overwritten, a time before the first sample extrapolates backwards.
+  auto fresh = make("lagrange", {{"order", 2}, {"history", 5}}, 2);
+  for (int k = 0; k < 3; ++k) p(1.0 + 0.1 * k, y), fresh->push(1.0 + 0.1 * k, y);
+  fresh->evaluate(0.5, u);
+  p(0.5, y);
+  CHECK(u[0] == doctest::Approx(y[0]).epsilon(1e-9));
+  // A hold and a window mean: the same.
+  for (const char* name : {"zoh", "smoothing"}) {
+    CAPTURE(name);
+    const bool hold = std::string(name) == "zoh";
+    auto h = make(name, hold ? json{{"history", 4}} : json{{"history", 4}, {"window", 0.2}}, 2);
+    for (int k = 0; k < 10; ++k) y[0] = y[1] = k, h->push(0.1 * k, y);  // kept: 0.6 ... 0.9 s
+    h->evaluate(0.95, u);
+    CHECK(u[0] == (hold ? 9.0 : 8.5));  // the mean over (0.75, 0.95]: samples 8 and 9
+    CHECK_THROWS_WITH_AS(h->evaluate(0.55, u), doctest::Contains("raise the extrapolator's \"history\""), std::runtime_error);
   }
 }
 
@@ -208,7 +230,7 @@ TEST_CASE("smoothing returns the mean of the samples in (t - window, t]") {
   // A fast oscillation averaged over whole periods vanishes: the slow consumer sees its mean.
   const double period = 0.1, dt = 1e-3, offset = 0.25;
   auto s = make("smoothing", {{"window", period}, {"history", 2000}}, 1);
-  auto lag = make("lagrange", {{"order", 3}}, 1);
+  auto lag = make("lagrange", {{"order", 3}, {"history", 2000}}, 1);
   for (int k = 0; k <= 1000; ++k) {
     const double t = k * dt, y = offset + std::sin(2.0 * M_PI * t / period);
     s->push(t, {&y, 1});

@@ -21,8 +21,8 @@ inline constexpr double max_history = 1e6;
 
 inline stride::ParamSpec history_param() {
   return stride::integer_param("history", default_history,
-                               "samples kept; evaluation before the oldest kept sample "
-                               "extrapolates backwards from the oldest ones",
+                               "samples kept; a reader that needs a sample newer ones overwrote stops the "
+                               "run with an error (before the first samples: extrapolated backwards)",
                                1, max_history);
 }
 

@@ -4,7 +4,10 @@
 //
 // Call order: reset(width, capacity) -> { push(t, y) | queries }*. reset() allocates; push()
 // and every query work in the preallocated ring and never allocate. When full, push()
-// overwrites the oldest sample.
+// overwrites the oldest sample. A query that needs a sample older than those kept once some
+// were overwritten (a reader stepping further behind the writer than the history reaches)
+// throws: its answer would not be the rule the extrapolator promises. Before any is
+// overwritten (the run's first samples) a query before them extrapolates backwards.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +33,7 @@ class SampleHistory {
     slots_.assign(capacity * stride_, 0.0);
     head_ = tail_ = 0;
     count_ = 0;
+    overwritten_ = false;
   }
 
   // Sample times must increase strictly.
@@ -43,7 +47,7 @@ class SampleHistory {
     else std::copy(y.begin(), y.end(), v);
     tail_ = slot;
     if (count_ < capacity_) ++count_;
-    else head_ = wrap(head_ + 1);
+    else head_ = wrap(head_ + 1), overwritten_ = true;
   }
 
   std::size_t size() const { return count_; }
@@ -83,6 +87,8 @@ class SampleHistory {
   void hold(double t, std::span<double> u) const {
     require_samples();
     const std::size_t k = first_after(t);
+    if (k == 0 && overwritten_) [[unlikely]]
+      too_short(t);
     const auto v = value(k == 0 ? 0 : k - 1);
     std::copy(v.begin(), v.end(), u.begin());
   }
@@ -98,6 +104,8 @@ class SampleHistory {
     const std::size_t m = std::min(order + 1, count_);
     const std::size_t ahead = first_after(t);
     const std::size_t last = ahead < count_ ? ahead : count_ - 1;
+    if (overwritten_ && (ahead == 0 || last + 1 < m)) [[unlikely]]  // t_P or those before it overwritten
+      too_short(t);
     const std::size_t first = last + 1 >= m ? last + 1 - m : 0;
     std::fill(u.begin(), u.end(), 0.0);
     for (std::size_t j = first; j < first + m; ++j) {
@@ -116,6 +124,8 @@ class SampleHistory {
     require_samples();
     const std::size_t end = first_after(t);
     const std::size_t begin = first_after(t - window);
+    if (begin == 0 && overwritten_) [[unlikely]]
+      too_short(t);
     if (begin >= end) {
       hold(t, u);
       return;
@@ -136,6 +146,13 @@ class SampleHistory {
       throw std::invalid_argument("sample of width " + std::to_string(width) + ", expected " + std::to_string(width_));
     throw std::invalid_argument(stride::format_text("sample times must increase strictly ({} after {})", t, slot_time(tail_)));
   }
+  [[noreturn, gnu::cold, gnu::noinline]] void too_short(double t) const {
+    throw std::runtime_error(stride::format_text(
+        "asked for t = {} s, which needs samples older than the {} kept (the oldest at {} s, newer ones "
+        "overwrote the rest): the reader is further behind the writer than the history reaches; raise the "
+        "extrapolator's \"history\" (at least the reader's step over the writer's, plus the order and 2)",
+        t, count_, time(0)));
+  }
   // i < 2 capacity: a comparison instead of a division.
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
   double slot_time(std::size_t slot) const { return slots_[slot * stride_]; }
@@ -144,6 +161,7 @@ class SampleHistory {
   }
 
   std::size_t width_ = 0, capacity_ = 0, head_ = 0, tail_ = 0, count_ = 0;  // tail_: newest sample
+  bool overwritten_ = false;  // a push overwrote the oldest sample
   // Slot k holds its time and then its values: a push or a read of the newest sample touches
   // one piece of memory (with thousands of connections pushed in turn, each piece is a miss).
   std::size_t stride_ = 1;  // 1 + width_

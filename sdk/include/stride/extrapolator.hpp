@@ -23,9 +23,13 @@ struct ExtrapolatorTiming {
 //    output (units converted already). The span is valid only during the call: copy it.
 //  - evaluate(t): the value at t, interpolated where samples newer than t exist, extrapolated
 //    beyond the newest one. The host asks only for t >= the time of the second-newest sample
-//    (within round-off of a step): an extrapolator of order k keeps the k + 1 newest samples,
-//    one that interpolates keeps one more. Times may repeat and go backwards between those
-//    bounds (several readers' stages, a repeated step).
+//    (within round-off of a step), with one exception: under multirate fastest-first a
+//    reader slower than the source steps after the source went through its whole step, so
+//    it asks back to its step's start, up to reader_step / source_step samples before the
+//    newest (timing()). An extrapolator of order k keeps k + 1 samples more than that, one
+//    that interpolates one more; the shipped ones keep a "history" of samples and stop the
+//    run with an error when asked for a time whose samples they no longer have. Times may
+//    repeat and go backwards between those bounds (several readers' stages, a repeated step).
 //  - evaluate() must depend only on the samples pushed and on t: the host reuses its value for
 //    repeated reads at the same time.
 //  - reset() and timing() may allocate; push and evaluate must not (they run at every step).
