@@ -26,7 +26,7 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   CoSimulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name)
       : inst_(make_instance(std::move(fmu), false, p, name)), ports_(std::move(ports)) {
     inst_->observe(ports_);
-    y_before_event_.assign(output_width(), 0.0);
+    y_before_event_.assign(inst_->output_width(), 0.0);
   }
 
   void bind_logger(Logger& logger) override {
@@ -100,7 +100,7 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   }
   // An FMU that cannot change its step keeps its steps whole (rows inside: linear).
   void record_grid(double t0, double dt) override {
-    if (inst_->fmu().md.can_variable_step) dense_.grid(t0, dt, output_width());
+    if (inst_->fmu().md.can_variable_step) dense_.grid(t0, dt, inst_->output_width());
   }
   const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   bool has_events() const override { return inst_->cs_event_mode(); }
@@ -142,11 +142,6 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   // coupling, after the first save), inputs inside a repeated step are straight lines between
   // known values, and the value at the step's midpoint, their mean over the step, is held: the
   // held input then errs by O(h²) in its integral instead of O(h).
-  std::size_t output_width() const {
-    std::size_t width = 0;
-    for (const PortSpec& p : ports_) width += p.direction == Direction::output ? p.size : 0;
-    return width;
-  }
   double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
   // One doStep from ta to tb: the time reached, tb unless the FMU stopped inside (discard,
   // early return, an event: event_at_end_) or asked to end the simulation (end_ set; ta when
@@ -203,16 +198,7 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   // an FMU that asks to terminate stays in event mode and the next step ends the run.
   void event_mode(double t, bool enter) {
     if (enter) inst_->enter_event_mode(t), ++events_;
-    for (int rounds = 1;; ++rounds) {
-      if (rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
-      const Discrete d = inst_->update_discrete(t);
-      if (d.terminate) {
-        end_ = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + inst_->log().tail();
-        return;
-      }
-      if (!d.again) break;
-    }
-    inst_->enter_step_mode(t);
+    if (!inst_->settle_events(t, end_).terminate) inst_->enter_step_mode(t);
   }
 
   std::unique_ptr<Instance> inst_;

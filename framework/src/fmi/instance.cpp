@@ -282,6 +282,16 @@ void Instance::get_outputs(std::span<double> y, double t) {
   }
 }
 
+Discrete Instance::settle_events(double t, std::string& end) {
+  for (int rounds = 1;; ++rounds) {
+    if (rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
+    const Discrete d = update_discrete(t);
+    if (d.terminate)
+      end = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + log().tail();
+    if (d.terminate || !d.again) return d;
+  }
+}
+
 void Instance::set_parameters(bool structural, double t) {
   const auto& given = params_.values();
   const auto& vars = fmu_->md.variables;

@@ -15,6 +15,7 @@
 // (set_inputs, get_outputs) do not allocate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -162,6 +163,12 @@ class Instance {
   void text_input(const std::string& name, std::size_t element, std::shared_ptr<TextSignal> source);
   bool has_inputs() const { return !io_.in.empty() || (texts_ && !text_in_.empty()); }
   bool has_texts() const { return texts_; }
+  // The elements of the outputs get_outputs() writes (outputs and observed variables).
+  std::size_t output_width() const {
+    std::size_t w = 0;
+    for (const Io& io : io_.out) w = std::max(w, io.offset + io.size);
+    return w;
+  }
   // After the owner reached t by a step from `from` (t0 at initialization): the values at t.
   // Free for an FMU whose text no one reads.
   void publish_texts(double t, double from) {
@@ -204,6 +211,10 @@ class Instance {
   virtual void completed_step(double t, bool& enter, bool& terminate) = 0;
   virtual void enter_event_mode(double t) = 0;
   virtual Discrete update_discrete(double t) = 0;
+  // Event iteration at t in event mode: update_discrete until the FMU needs no further round
+  // (at most 1000). The last round's outcome; when the FMU asks to terminate, `end` says so
+  // and the iteration stops there.
+  Discrete settle_events(double t, std::string& end);
   virtual void enter_continuous_time_mode(double t) = 0;
   virtual std::size_t reported_states() = 0;
   virtual std::size_t reported_indicators() = 0;

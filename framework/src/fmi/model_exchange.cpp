@@ -57,8 +57,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     me_->observe(ports_);
     const std::size_t n = me_->shape().states, m = me_->shape().indicators;
     x_.assign(n, 0.0);
-    for (const PortSpec& port : ports_)
-      if (port.direction == Direction::output) y_before_event_.resize(y_before_event_.size() + port.size);
+    y_before_event_.assign(me_->output_width(), 0.0);
     x0_.assign(n, 0.0);
     xt_.assign(n, 0.0);
     f0_.assign(n, 0.0);
@@ -292,17 +291,8 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   // that asks to terminate stays in event mode and the next step ends the run.
   void event_iteration(double t) {
     in_event_mode_ = true;
-    Discrete d;
-    d.again = true;
-    int rounds = 0;
-    while (d.again) {
-      if (++rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
-      d = me_->update_discrete(t);
-      if (d.terminate) {
-        end_ = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + me_->log().tail();
-        return;
-      }
-    }
+    const Discrete d = me_->settle_events(t, end_);
+    if (d.terminate) return;
     next_event_.reset();
     if (d.next_defined) next_event_ = d.next;
     me_->enter_continuous_time_mode(t);
