@@ -9,10 +9,14 @@
 //  - description errors with JSON pointers.
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <numbers>
+
+#include <stride/force_element.hpp>
 
 #include "multibody_run.hpp"
 #include "shipped_plugins.hpp"
@@ -395,6 +399,107 @@ TEST_CASE("terramechanics: Eq. 58-61 by Gauss-Legendre against closed forms (n =
     CHECK(C.Tr == doctest::Approx(wh.r * wh.r * wh.b * It).epsilon(1e-9));
     MESSAGE("z = " << z << " m, s = " << slip << ": Fn = " << C.Fn << " N, Ft = " << C.Ft << " N, Rc = " << C.Rc << " N, Tr = " << C.Tr
                    << " N m; max relative quadrature error" << errs);
+  }
+}
+
+TEST_CASE("terramechanics: the quadrature's derivatives in sinkage and slip equal central differences of Eq. 58-61") {
+  // F(z, s) = (F_n, F_t, R_c, T_r) from tm::integrate at θ1 = acos(1 − z/r), differenced; the
+  // derivatives (contact_slopes) are the plugin's analytic ones.
+  const tm::Wheel wh;
+  std::vector<double> x, w;
+  tm::gauss_legendre(16, x, w);
+  for (const double n : {1.0, 1.3, 0.7}) {
+    tm::Soil soil;
+    soil.n = n;
+    auto F = [&](double z, double slip) {
+      const tm::Integrals I = tm::integrate(soil, wh, std::acos(1 - z / wh.r), 0.0, slip, x, w);
+      return std::array<double, 4>{wh.r * wh.b * (I.tau_sin + I.sigma_cos), wh.r * wh.b * I.tau_cos, wh.r * wh.b * I.sigma_sin,
+                                   wh.r * wh.r * wh.b * I.tau};
+    };
+    for (const auto& [z, slip] : {std::pair{0.002, 0.0}, {0.03, 0.2}, {0.06, 0.7}, {0.03, -0.4}, {0.45, 1.5}}) {
+      tm::Nodes nd;
+      tm::at_sinkage(soil, wh, z, x, w, nd);
+      const auto S = tm::contact_slopes<2>(soil, wh, z, nd, {slip, -slip});
+      for (int m = 0; m < 2; ++m) {
+        const double sm = m == 0 ? slip : -slip, dz = 1e-6 * z, ds = 1e-6;
+        const auto f = F(z, sm), zp = F(z + dz, sm), zm = F(z - dz, sm), sp = F(z, sm + ds), sn = F(z, sm - ds);
+        const auto& c = S[std::size_t(m)];
+        for (std::size_t k = 0; k < 4; ++k) {
+          CAPTURE(n);
+          CAPTURE(z);
+          CAPTURE(sm);
+          CAPTURE(k);
+          CHECK(c.f[k] == doctest::Approx(f[k]).epsilon(1e-13));
+          const double fz = (zp[k] - zm[k]) / (2 * dz), fs = (sp[k] - sn[k]) / (2 * ds);
+          CHECK(std::abs(c.f_z[k] - fz) <= 1e-6 * std::abs(fz) + 1e-9 * std::abs(f[k]) / z);
+          CHECK(std::abs(c.f_s[k] - fs) <= 1e-6 * std::abs(fs) + 1e-9 * std::abs(f[k]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("terramechanics wheel plugin: its wrench derivatives equal central differences of its wrench") {
+  // Driving, braking, reversing and through standstill (the blend of the two travel
+  // directions), with the wheel tilted; rotations are perturbed about global axes.
+  void* lib = dlopen(STRIDE_BUILD_PLUGIN_DIR "/forces/stride_force_terramechanics_wheel.so", RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  const auto* hs = reinterpret_cast<const StrideForceHandshake* (*)()>(dlsym(lib, "stride_force_element"))();
+  const stride::ForceElementPlugin* plugin = hs->plugin();
+  for (const double n : {1.0, 1.3}) {
+    json values = json::object();
+    for (const auto& spec : plugin->info().parameters) values[spec.name] = spec.default_value;
+    values["n"] = n;
+    values["k_phi"] = n == 1.0 ? 2000e3 : 2000e3 * std::pow(0.05, 1.0 - n);  // the same stiffness at 5 cm
+    const auto element = plugin->create(stride::Params(values));
+    const auto* derivatives = dynamic_cast<const stride::ForceElementDerivatives*>(element.get());
+    REQUIRE(derivatives != nullptr);
+    const Eigen::Matrix3d A0 = Eigen::AngleAxisd(0.15, Eigen::Vector3d(1, 0.3, -0.2).normalized()).toRotationMatrix();
+    struct Motion {
+      double z, v, omega, z_dot;
+    };
+    for (const Motion& mo : {Motion{0.03, 0.5, 2.2, 0.01}, Motion{0.05, 0.6, 1.0, -0.02}, Motion{0.02, -0.4, -1.0, 0.0},
+                             Motion{0.04, 0.003, -0.004, 0.0}, Motion{0.04, -0.002, 0.001, 0.005}}) {
+      stride::ForceState st;
+      st.t = 0.3;
+      st.rotation = A0;
+      st.position = Eigen::Vector3d(0.1, 0.2795 - mo.z, -0.05);
+      const Eigen::Vector3d a = A0 * Eigen::Vector3d::UnitZ(), e_t = Eigen::Vector3d(a.x(), 0, a.z()).normalized().cross(Eigen::Vector3d::UnitY());
+      st.velocity = mo.v * e_t + Eigen::Vector3d(0, -mo.z_dot, 0) + 0.05 * a;
+      st.angular_velocity = mo.omega * a + Eigen::Vector3d(0.1, -0.2, 0.05);
+      stride::Wrench w0, wd;
+      stride::WrenchJacobian J;
+      element->evaluate(st, w0);
+      derivatives->evaluate_derivatives(st, wd, J);
+      CHECK((wd.force - w0.force).norm() <= 1e-12 * w0.force.norm());
+      CHECK((wd.torque - w0.torque).norm() <= 1e-12 * w0.torque.norm() + 1e-12);
+      auto wrench = [&](int col, double d) {
+        stride::ForceState s = st;
+        Eigen::Vector3d e = Eigen::Vector3d::Unit(col % 3) * d;
+        if (col < 3) s.position += e;
+        else if (col < 6) s.velocity += e;
+        else if (col < 9) s.rotation = Eigen::AngleAxisd(d, Eigen::Vector3d::Unit(col % 3)).toRotationMatrix() * st.rotation;
+        else s.angular_velocity += e;
+        stride::Wrench w;
+        element->evaluate(s, w);
+        Eigen::Matrix<double, 6, 1> out;
+        out << w.force, w.torque;
+        return out;
+      };
+      stride::WrenchJacobian ref;
+      for (int col = 0; col < 12; ++col) {
+        const double d = 1e-7;
+        ref.col(col) = (wrench(col, d) - wrench(col, -d)) / (2 * d);
+      }
+      const double scale = ref.norm();
+      CAPTURE(n);
+      CAPTURE(mo.v);
+      CAPTURE(mo.omega);
+      MESSAGE("n = " << n << ", v = " << mo.v << " m/s, omega = " << mo.omega << " rad/s: |J| = " << scale << ", |J - central differences| = "
+                     << (J - ref).norm());
+      CHECK(scale > 1e3);  // the state is in contact, so the comparison can fail
+      CHECK((J - ref).norm() <= 1e-6 * scale);
+    }
   }
 }
 
@@ -861,21 +966,29 @@ TEST_CASE("mechanism force derivatives: K = -dQ/dq and C = -dQ/dv equal forward 
     model->interface_jacobian(qq, D);
     out = f - c + D.transpose() * lam;
   };
-  Q(q, v, Q0);
+  // Central differences: their error (the step squared) is far below the forward differences'
+  // the model uses for most terms, and below the wheels' analytic derivatives' round-off.
+  Eigen::VectorXd Qm(n);
   for (Eigen::Index j = 0; j < n; ++j) {
     Eigen::VectorXd x = q;
-    const double d = 1e-7 * std::max(1.0, std::abs(q[j]));
-    x[j] += d;
+    const double d = 1e-6 * std::max(1.0, std::abs(q[j]));
+    x[j] = q[j] + d;
     Q(x, v, Qp);
-    K_ref.col(j) = (Q0 - Qp) / d;
+    x[j] = q[j] - d;
+    Q(x, v, Qm);
+    K_ref.col(j) = (Qm - Qp) / (2 * d);
     x = v;
-    const double dv = 1e-7 * std::max(1.0, std::abs(v[j]));
-    x[j] += dv;
+    const double dv = 1e-6 * std::max(1.0, std::abs(v[j]));
+    x[j] = v[j] + dv;
     Q(q, x, Qp);
-    C_ref.col(j) = (Q0 - Qp) / dv;
+    x[j] = v[j] - dv;
+    Q(q, x, Qm);
+    C_ref.col(j) = (Qm - Qp) / (2 * dv);
   }
   REQUIRE(model->force_derivatives(t, q, v, K, C));
   MESSAGE("K: |K| = " << K_ref.norm() << ", rel diff " << rel(K, K_ref) << "; C: |C| = " << C_ref.norm() << ", rel diff " << rel(C, C_ref));
-  CHECK(rel(K, K_ref) < 1e-6);
-  CHECK(rel(C, C_ref) < 1e-6);
+  // Forward differences of the wheels' law gave 8.8e-6 (K) and 6.4e-7 (C) here; their analytic
+  // derivatives give 5e-9 and 2e-10.
+  CHECK(rel(K, K_ref) < 1e-7);
+  CHECK(rel(C, C_ref) < 1e-7);
 }

@@ -114,6 +114,15 @@ inline void prepare(const Soil& s, const Wheel& wh, double theta1, double theta2
   }
 }
 
+// `nodes` prepared for sinkage z (θ1 = acos(1 − z/r), θ2 = 0), kept if they already are.
+inline const Nodes& at_sinkage(const Soil& s, const Wheel& wh, double z, const std::vector<double>& x, const std::vector<double>& w,
+                               Nodes& nodes) {
+  if (nodes.z == z && nodes.theta2 == 0.0 && nodes.th.size() == x.size()) return nodes;
+  prepare(s, wh, std::acos(std::max(-1.0, 1.0 - z / wh.r)), 0.0, x, w, nodes);
+  nodes.z = z;
+  return nodes;
+}
+
 // ∫ of the five integrands over [θ2, θ1] on the prepared nodes, for K slips at once.
 template <std::size_t K>
 inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const Nodes& nd, const std::array<double, K>& slip) {
@@ -147,6 +156,63 @@ inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double
   return integrate<1>(s, wh, theta1, theta2, {slip}, x, w)[0];
 }
 
+// The contact forces (F_n without damping, F_t, R_c, T_r) for K slips at sinkage z and their
+// derivatives with respect to z and the slip: the exact derivatives of the quadrature above,
+// whose nodes and weights move with θ1 (θ2 = 0). `nd` holds the nodes prepared for z.
+struct ContactSlopes {
+  std::array<double, 4> f{}, f_z{}, f_s{};
+};
+template <std::size_t K>
+inline std::array<ContactSlopes, K> contact_slopes(const Soil& s, const Wheel& wh, double z, const Nodes& nd,
+                                                   const std::array<double, K>& slip) {
+  std::array<ContactSlopes, K> out{};
+  const double theta1 = nd.theta1;
+  if (z <= 0 || !(theta1 > 0)) return out;
+  std::array<Integrals, K> I{}, I_t{}, I_s{};  // values, ∂/∂θ1, ∂/∂slip
+  const double tan_phi = nd.tan_phi, s1 = nd.s1, c1 = std::cos(theta1), r = wh.r;
+  const double k = s.k_c / wh.b + s.k_phi;
+  const bool linear = s.n == 1.0;
+  for (std::size_t i = 0; i < nd.th.size(); ++i) {
+    const double th = nd.th[i], wk = nd.wk[i], st = nd.st[i], ct = nd.ct[i], sg = nd.sg[i];
+    const double xi = th / theta1, wk_t = wk / theta1;  // ∂θ_i/∂θ1, ∂w_i/∂θ1
+    const double zeta = r * (ct - c1);
+    const double sg_t = zeta > 0 ? k * (linear ? 1.0 : s.n * std::pow(zeta, s.n - 1.0)) * r * (s1 - st * xi) : 0.0;
+    for (std::size_t m = 0; m < K; ++m) {
+      const double j = r * (theta1 - th - (1.0 - slip[m]) * (s1 - st));
+      const double e = std::exp(-j / s.K), a = s.c + sg * tan_phi;
+      const double tu = a * (1.0 - e);
+      const double tu_t = tan_phi * sg_t * (1.0 - e) + a * e * r * (1.0 - xi - (1.0 - slip[m]) * (c1 - ct * xi)) / s.K;
+      const double tu_s = a * e * r * (s1 - st) / s.K;
+      I[m].tau_sin += wk * tu * st;
+      I[m].sigma_cos += wk * sg * ct;
+      I[m].tau_cos += wk * tu * ct;
+      I[m].sigma_sin += wk * sg * st;
+      I[m].tau += wk * tu;
+      I_t[m].tau_sin += wk_t * tu * st + wk * (tu_t * st + tu * ct * xi);
+      I_t[m].sigma_cos += wk_t * sg * ct + wk * (sg_t * ct - sg * st * xi);
+      I_t[m].tau_cos += wk_t * tu * ct + wk * (tu_t * ct - tu * st * xi);
+      I_t[m].sigma_sin += wk_t * sg * st + wk * (sg_t * st + sg * ct * xi);
+      I_t[m].tau += wk_t * tu + wk * tu_t;
+      I_s[m].tau_sin += wk * tu_s * st;
+      I_s[m].tau_cos += wk * tu_s * ct;
+      I_s[m].tau += wk * tu_s;
+    }
+  }
+  // θ1 = acos(1 − z/r): ∂θ1/∂z = 1/(r sin θ1), zero once the wheel is buried (θ1 = π).
+  const double th_z = 1.0 - z / r > -1.0 && s1 > 0 ? 1.0 / (r * s1) : 0.0;
+  const double rb = r * wh.b, rrb = r * rb;
+  auto forces = [&](const Integrals& J) {
+    return std::array<double, 4>{rb * (J.tau_sin + J.sigma_cos), rb * J.tau_cos, rb * J.sigma_sin, rrb * J.tau};
+  };
+  for (std::size_t m = 0; m < K; ++m) {
+    out[m].f = forces(I[m]);
+    out[m].f_z = forces(I_t[m]);
+    for (double& d : out[m].f_z) d *= th_z;
+    out[m].f_s = forces(I_s[m]);
+  }
+  return out;
+}
+
 struct Contact {
   double Fn = 0, Ft = 0, Rc = 0, Tr = 0, sinkage = 0, slip = 0, theta1 = 0;
 };
@@ -159,11 +225,10 @@ inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, 
                                                Nodes& nodes, bool forward = true, bool mirrored = true) {
   std::array<Contact, 2> C{};
   if (z <= 0) return C;
-  const bool same = nodes.z == z && nodes.theta2 == 0.0 && nodes.th.size() == x.size();
-  const double theta1 = same ? nodes.theta1 : std::acos(std::max(-1.0, 1.0 - z / wh.r));
+  at_sinkage(s, wh, z, x, w, nodes);
+  const double theta1 = nodes.theta1;
   const double rw = wh.r * omega;
   const double slip = (rw - v) / std::max({std::abs(rw), std::abs(v), v_eps});
-  if (!same) prepare(s, wh, theta1, 0.0, x, w, nodes), nodes.z = z;
   std::array<Integrals, 2> I{};
   if (forward && mirrored) I = integrate<2>(s, wh, nodes, {slip, -slip});
   else if (forward) I[0] = integrate<1>(s, wh, nodes, {slip})[0];

@@ -16,7 +16,7 @@ namespace {
 using namespace stride;
 namespace tm = stride::terramechanics;
 
-class TerramechanicsWheel final : public ForceElement {
+class TerramechanicsWheel final : public ForceElement, public ForceElementDerivatives {
  public:
   static PluginInfo describe() {
     PluginInfo i;
@@ -109,6 +109,66 @@ class TerramechanicsWheel final : public ForceElement {
     out.torque = -Tr * a;
   }
 
+  // The same wrench and its derivatives (chain rule through a, e_t, z, ż, v, ω and the slip;
+  // the soil law's derivatives from one pass of the quadrature, terramechanics.hpp).
+  void evaluate_derivatives(const ForceState& st, Wrench& out, WrenchJacobian& J) const override {
+    out.force.setZero();
+    out.torque.setZero();
+    J.setZero();
+    const Eigen::Vector3d b = st.rotation * axis_;
+    Eigen::Vector3d a = b - b.dot(up_) * up_;
+    const double an = a.norm();
+    if (an < 1e-9) return;
+    a /= an;
+    const double z = wheel_.r - (st.position - ground_).dot(up_);
+    if (z <= 0) return;
+    const Eigen::Vector3d e_t = a.cross(up_);
+    const double r = wheel_.r, v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a), z_dot = -st.velocity.dot(up_);
+    const double u = r * omega + v, th = std::tanh(u / v_eps_), wf = 0.5 * (1.0 + th), wf_u = 0.5 * (1.0 - th * th) / v_eps_;
+    const bool forward = wf > 1e-12, mirrored = wf < 1.0 - 1e-12;
+    // Slip (r ω − v)/D with D = max(|r ω|, |v|, v_eps): its derivatives on D's active branch.
+    const double rw = r * omega, D = std::max({std::abs(rw), std::abs(v), v_eps_}), slip = (rw - v) / D;
+    double s_rw = 1.0 / D, s_v = -1.0 / D;
+    if (std::abs(rw) >= std::abs(v) && std::abs(rw) > v_eps_) s_rw -= slip * (rw > 0 ? 1.0 : -1.0) / D;
+    else if (std::abs(v) > v_eps_) s_v -= slip * (v > 0 ? 1.0 : -1.0) / D;
+    const tm::Nodes& nd = tm::at_sinkage(soil_, wheel_, z, x_, w_, nodes_for(z));
+    std::array<tm::ContactSlopes, 2> S{};
+    if (forward && mirrored) S = tm::contact_slopes<2>(soil_, wheel_, z, nd, {slip, -slip});
+    else if (forward) S[0] = tm::contact_slopes<1>(soil_, wheel_, z, nd, {slip})[0];
+    else S[1] = tm::contact_slopes<1>(soil_, wheel_, z, nd, {-slip})[0];
+    // (F_n, F_x, T_r) and their derivatives with respect to z, ż, the slip and u = r ω + v.
+    std::array<double, 3> X{}, X_z{}, X_zd{}, X_s{}, X_u{};
+    for (int m = 0; m < 2; ++m) {
+      if (!(m == 0 ? forward : mirrored)) continue;
+      const tm::ContactSlopes& c = S[std::size_t(m)];
+      const double w = m == 0 ? wf : 1.0 - wf, w_u = m == 0 ? wf_u : -wf_u, sg = m == 0 ? 1.0 : -1.0;  // mirrored: slip −s
+      const std::array<double, 3> f{c.f[0] + c_z_ * z_dot, sg * (c.f[1] - c.f[2]), sg * c.f[3]};
+      const std::array<double, 3> f_z{c.f_z[0], sg * (c.f_z[1] - c.f_z[2]), sg * c.f_z[3]};
+      const std::array<double, 3> f_s{sg * c.f_s[0], c.f_s[1] - c.f_s[2], c.f_s[3]};
+      for (std::size_t k = 0; k < 3; ++k) X[k] += w * f[k], X_z[k] += w * f_z[k], X_s[k] += w * f_s[k], X_u[k] += w_u * f[k];
+      X_zd[0] += w * c_z_;
+    }
+    // Attitude: b = A axis turns by δθ × b; a = P b/|P b| (P the projection on the terrain plane).
+    const Eigen::Matrix3d P = Eigen::Matrix3d::Identity() - up_ * up_.transpose();
+    const Eigen::Matrix3d Da = -(P - a * a.transpose()) * skew(b) / an, De = -skew(up_) * Da;
+    const Eigen::RowVector3d v_th = st.velocity.transpose() * De, w_th = st.angular_velocity.transpose() * Da;
+    Eigen::Matrix<double, 3, 12> rows;  // ∂(F_n, F_x, T_r)/∂(x, ẋ, δθ, ω)
+    for (Eigen::Index k = 0; k < 3; ++k) {
+      const auto kk = std::size_t(k);
+      const double X_v = X_s[kk] * s_v + X_u[kk], X_w = r * (X_s[kk] * s_rw + X_u[kk]);
+      rows.block<1, 3>(k, 0) = -X_z[kk] * up_.transpose();
+      rows.block<1, 3>(k, 3) = -X_zd[kk] * up_.transpose() + X_v * e_t.transpose();
+      rows.block<1, 3>(k, 6) = X_v * v_th + X_w * w_th;
+      rows.block<1, 3>(k, 9) = X_w * a.transpose();
+    }
+    out.force = X[0] * up_ + X[1] * e_t;
+    out.torque = -X[2] * a;
+    J.topRows<3>() = up_ * rows.row(0) + e_t * rows.row(1);
+    J.block<3, 3>(0, 6) += X[1] * De;
+    J.bottomRows<3>() = -a * rows.row(2);
+    J.block<3, 3>(3, 6) -= X[2] * Da;
+  }
+
   // The contact forces without damping (c_z ż added by the caller). The force derivatives
   // evaluate the wheel at a state and its perturbations: a perturbation that moves the centre
   // along the terrain or changes only ż leaves (z, v, ω) as at a state just evaluated, so the
@@ -121,11 +181,22 @@ class TerramechanicsWheel final : public ForceElement {
       if (k.valid && k.z == z && k.v == v && k.omega == omega && k.forward == forward && k.mirrored == mirrored) return k.c;
     Kept& k = kept_[next_];
     next_ = (next_ + 1) % kept_.size();
-    const std::size_t use = nodes_[0].z == z ? 0 : nodes_[1].z == z ? 1 : older_nodes_;
-    older_nodes_ = 1 - use;
-    k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_[use], forward, mirrored);
+    k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_for(z), forward, mirrored);
     k.z = z, k.v = v, k.omega = omega, k.forward = forward, k.mirrored = mirrored, k.valid = true;
     return k.c;
+  }
+
+  // One of the last two node sets (the state's sinkage and the one perturbed in height): the one
+  // prepared for z, else the one used less recently.
+  tm::Nodes& nodes_for(double z) const {
+    const std::size_t use = nodes_[0].z == z ? 0 : nodes_[1].z == z ? 1 : older_nodes_;
+    older_nodes_ = 1 - use;
+    return nodes_[use];
+  }
+  static Eigen::Matrix3d skew(const Eigen::Vector3d& x) {
+    Eigen::Matrix3d S;
+    S << 0, -x.z(), x.y(), x.z(), 0, -x.x(), -x.y(), x.x(), 0;
+    return S;
   }
 
   json report() const override {

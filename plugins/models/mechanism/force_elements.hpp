@@ -25,6 +25,7 @@ struct LoadedForce {
   std::size_t index = 0;  // into Description::external
   std::shared_ptr<void> library;  // keeps the code loaded while the element lives
   std::shared_ptr<ForceElement> element;
+  const ForceElementDerivatives* derivatives = nullptr;  // the element's, if it gives them
 };
 
 namespace detail {
@@ -170,7 +171,8 @@ inline std::vector<LoadedForce> load_force_elements(const Description& d) {
     if (!e) throw ParameterError(x.pointer, "force element \"" + x.plugin + "\" created nothing");
     // The element's code must stay loaded as long as the element: the deleter holds the library.
     auto lib = it->second.first;
-    out.push_back({k, lib, std::shared_ptr<ForceElement>(e.release(), [lib](ForceElement* p) { delete p; })});
+    const auto* derivatives = dynamic_cast<const ForceElementDerivatives*>(e.get());
+    out.push_back({k, lib, std::shared_ptr<ForceElement>(e.release(), [lib](ForceElement* p) { delete p; }), derivatives});
   }
   return out;
 }

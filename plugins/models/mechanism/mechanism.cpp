@@ -290,7 +290,8 @@ class Mechanism final : public NonsmoothModel {
       const ExternalForce& x = d_.external[fe.index];
       Bodies B{x.body};
       if (x.rotor >= 0) B.spin = rotor_index(std::size_t(x.rotor));
-      differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
+      if (fe.derivatives) linearized_element_derivatives(fe, B, t, q, v, K, C);
+      else differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
     }
     for (std::size_t k = 0; k < d_.drives.size(); ++k) {
       const Drive& dr = d_.drives[k];
@@ -861,21 +862,39 @@ class Mechanism final : public NonsmoothModel {
     const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     Memo& memo = memo_[fe.index];
     if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
+    const ElementState s = element_state(x, t, q, v);
+    Wrench w;
+    fe.element->evaluate(s.st, w);
+    if (!w.force.allFinite() || !w.torque.allFinite())
+      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench at t = {} s", x.name, t));
+    memo.f = generalized(s, w);
+    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.spin = spin, memo.valid = true;
+    return memo.f;
+  }
+  // The attachment state a force element sees, with what carries its wrench to the coordinates:
+  // ∂x/∂p and E(p) of its body, and the rotor's axis (zero without a rotor).
+  struct ElementState {
+    ForceState st;
+    Mat34 Jp, E;
+    Vec3 a;
+  };
+  ElementState element_state(const ExternalForce& x, double t, ConstVectorRef q, ConstVectorRef v) const {
+    const auto o = Eigen::Index(7 * std::size_t(x.body));
+    const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     const ProbeValue P = eval(Probe{x.body, x.s, true}, q, v, jacobian | velocity);  // no bias: the wrench reads none
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const Mat34 E = E_matrix(p);
     const Mat3& A = body_rotation(x.body, p);
     const Vec3 a = x.rotor >= 0 ? Vec3(A * d_.rotors[std::size_t(x.rotor)].axis_b) : Vec3::Zero();
-    ForceState st{t, P.x, P.xd, A, 2.0 * E * pd + spin * a};
-    Wrench w;
-    fe.element->evaluate(st, w);
-    if (!w.force.allFinite() || !w.torque.allFinite())
-      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench at t = {} s", x.name, t));
-    memo.f.head<3>() = w.force;
-    memo.f.segment<4>(3) = P.Jp.transpose() * w.force + 2.0 * E.transpose() * w.torque;
-    memo.f[7] = w.torque.dot(a);
-    memo.t = t, memo.q = q.segment<7>(o), memo.v = v.segment<7>(o), memo.spin = spin, memo.valid = true;
-    return memo.f;
+    return {ForceState{t, P.x, P.xd, A, 2.0 * E * pd + spin * a}, P.Jp, E, a};
+  }
+  // [F; J_pᵀ F + 2 Eᵀ τ; τ·a]
+  static Eigen::Matrix<double, 8, 1> generalized(const ElementState& s, const Wrench& w) {
+    Eigen::Matrix<double, 8, 1> f;
+    f.head<3>() = w.force;
+    f.segment<4>(3) = s.Jp.transpose() * w.force + 2.0 * s.E.transpose() * w.torque;
+    f[7] = w.torque.dot(s.a);
+    return f;
   }
   void add_element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, VectorRef f) const {
     const ExternalForce& x = d_.external[fe.index];
@@ -1004,6 +1023,39 @@ class Mechanism final : public NonsmoothModel {
         column(C, j, dv);
         vw_[j] = v[j];
       }
+  }
+
+  // −∂/∂q, −∂/∂v of an element's generalized force when it gives its wrench's derivatives: the
+  // wrench to first order about (q, v), W0 + J Δ(state), so that the differences over the body's
+  // coordinates evaluate only the kinematics, not the force law.
+  void linearized_element_derivatives(const LoadedForce& fe, const Bodies& B, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K,
+                                      MatrixRef C) {
+    const ExternalForce& x = d_.external[fe.index];
+    const ElementState s0 = element_state(x, t, q, v);
+    Wrench w0;
+    WrenchJacobian J;
+    fe.derivatives->evaluate_derivatives(s0.st, w0, J);
+    if (!w0.force.allFinite() || !w0.torque.allFinite() || !J.allFinite())
+      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench or wrench derivative at t = {} s", x.name, t));
+    const auto o = Eigen::Index(7 * std::size_t(x.body));
+    // A(p) = |p|² times a rotation off the unit sphere (Newton iterates, perturbations): A0⁻¹, not
+    // A0ᵀ, takes that factor out of the rotation between the two states.
+    const Mat3 A0_inverse = s0.st.rotation.inverse();
+    differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
+      const ElementState s = element_state(x, t, qq, vv);
+      // The rotation from s0 to s about global axes: the skew part of A A0⁻¹ (first order).
+      const Mat3 R = s.st.rotation * A0_inverse;
+      Eigen::Matrix<double, 12, 1> d;
+      d << s.st.position - s0.st.position, s.st.velocity - s0.st.velocity,
+          0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1)), s.st.angular_velocity - s0.st.angular_velocity;
+      const Eigen::Matrix<double, 6, 1> dw = J * d;
+      Wrench w;
+      w.force = w0.force + dw.head<3>();
+      w.torque = w0.torque + dw.tail<3>();
+      const Eigen::Matrix<double, 8, 1> g = generalized(s, w);
+      f.segment<7>(o) += g.head<7>();
+      if (x.rotor >= 0) f[rotor_index(std::size_t(x.rotor))] += g[7];
+    });
   }
 
   static double table(const JointEffort& e, double t) {

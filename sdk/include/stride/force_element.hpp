@@ -41,6 +41,23 @@ class ForceElement {
   virtual json report() const { return json::object(); }
 };
 
+// Optional, for implicit formulations: an element whose class also derives from this one gives
+// its wrench's derivatives with respect to the attachment state. The mechanism then builds the
+// stiffness and damping terms (K = -dQ/dq, C = -dQ/dv) from them instead of evaluating the
+// element at perturbed states. The mechanism finds it by dynamic_cast, so elements built without
+// it keep working as before (finite differences), with no change of ABI.
+// Rows of the Jacobian: force (3), torque (3). Columns: position (3), velocity (3), rotation (3:
+// a small rotation dtheta about global axes, rotation -> (I + [dtheta]x) rotation), angular
+// velocity (3).
+using WrenchJacobian = Eigen::Matrix<double, 6, 12>;
+
+class ForceElementDerivatives {
+ public:
+  virtual ~ForceElementDerivatives() = default;
+  // The wrench at `state`, equal to evaluate()'s, and its Jacobian. Same rules as evaluate().
+  virtual void evaluate_derivatives(const ForceState& state, Wrench& wrench, WrenchJacobian& jacobian) const = 0;
+};
+
 class ForceElementPlugin {
  public:
   virtual ~ForceElementPlugin() = default;
