@@ -944,6 +944,13 @@ TEST_CASE("mechanism force derivatives: K = -dQ/dq and C = -dQ/dv equal forward 
                             {"points", {{0.0, 0.4, 0.0}, {1.0, 0.9, 0.0}}}, {"stiffness", 2e4}, {"damping", 300.0}, {"length", 1.0}});
   desc["forces"].push_back({{"type", "joint_spring_damper"}, {"joint", "elbow"}, {"stiffness", 50.0}, {"damping", 20.0}});
   desc["forces"].push_back({{"type", "joint_effort"}, {"joint", "shoulder"}, {"input", "tau_shoulder"}});
+  // A soil wheel on a spinning rotor of the chassis, attached off the chassis' origin and tilted:
+  // every term of the chain from the element's wrench to the coordinates.
+  desc["rotors"] = json::array({{{"name", "test_rotor"}, {"body", "chassis"}, {"point", {0.3, 0.25, 0.2}}, {"axis", {0.1, 0.2, 1.0}},
+                                 {"mass", 5.0}, {"inertia", {0.1, 0.15}}, {"spin_rate", 3.0}}});
+  desc["forces"].push_back({{"type", "plugin"}, {"plugin", "terramechanics_wheel"}, {"name", "test_soil"}, {"body", "test_rotor"},
+                            {"point", {0.3, 0.25, 0.2}},
+                            {"parameters", {{"axis", {0.1, 0.2, 1.0}}, {"ground_point", {0.0, 0.25 - 0.25, 0.0}}, {"n", 1.2}}}});
   class Values final : public stride::Inputs {
     std::vector<double> p1{3e6, 4e6}, p2{5e6, 2e6}, tau{40.0};
     std::span<const double> evaluate(std::size_t port, double) override { return port == 0 ? p1 : port == 1 ? p2 : tau; }

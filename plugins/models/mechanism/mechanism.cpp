@@ -290,7 +290,7 @@ class Mechanism final : public NonsmoothModel {
       const ExternalForce& x = d_.external[fe.index];
       Bodies B{x.body};
       if (x.rotor >= 0) B.spin = rotor_index(std::size_t(x.rotor));
-      if (fe.derivatives) linearized_element_derivatives(fe, B, t, q, v, K, C);
+      if (fe.derivatives) element_derivatives(fe, t, q, v, K, C);
       else differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
     }
     for (std::size_t k = 0; k < d_.drives.size(); ++k) {
@@ -1025,37 +1025,64 @@ class Mechanism final : public NonsmoothModel {
       }
   }
 
-  // −∂/∂q, −∂/∂v of an element's generalized force when it gives its wrench's derivatives: the
-  // wrench to first order about (q, v), W0 + J Δ(state), so that the differences over the body's
-  // coordinates evaluate only the kinematics, not the force law.
-  void linearized_element_derivatives(const LoadedForce& fe, const Bodies& B, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K,
-                                      MatrixRef C) {
+  // −∂/∂q, −∂/∂v of an element's generalized force g = Gᵀ W (element_force) when the element
+  // gives its wrench's Jacobian J = ∂W/∂S: ∂g/∂q = Gᵀ J ∂S/∂q + (∂Gᵀ/∂q) W, with the
+  // state S = (x, ẋ, δθ, ω) of the body's coordinates q_b = (r, p) and rates (ṙ, ṗ, θ̇):
+  //   x = r + A(p) s,  ẋ = ṙ + J_p(p) ṗ,  δθ = skew part of (∂A/∂p δp) A⁻¹,  ω = 2 E(p) ṗ + θ̇ A(p) ā.
+  // A(p) is quadratic and J_p(p), E(p) linear in p, so ∂(J_p(p) ṗ)/∂p = J_p(ṗ) and
+  // ∂(E(p) ṗ)/∂p = −E(ṗ) (E(p) ṗ = −E(ṗ) p).
+  void element_derivatives(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) {
     const ExternalForce& x = d_.external[fe.index];
     const ElementState s0 = element_state(x, t, q, v);
-    Wrench w0;
+    Wrench w;
     WrenchJacobian J;
-    fe.derivatives->evaluate_derivatives(s0.st, w0, J);
-    if (!w0.force.allFinite() || !w0.torque.allFinite() || !J.allFinite())
+    fe.derivatives->evaluate_derivatives(s0.st, w, J);
+    if (!w.force.allFinite() || !w.torque.allFinite() || !J.allFinite())
       throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench or wrench derivative at t = {} s", x.name, t));
     const auto o = Eigen::Index(7 * std::size_t(x.body));
-    // A(p) = |p|² times a rotation off the unit sphere (Newton iterates, perturbations): A0⁻¹, not
-    // A0ᵀ, takes that factor out of the rotation between the two states.
-    const Mat3 A0_inverse = s0.st.rotation.inverse();
-    differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
-      const ElementState s = element_state(x, t, qq, vv);
-      // The rotation from s0 to s about global axes: the skew part of A A0⁻¹ (first order).
-      const Mat3 R = s.st.rotation * A0_inverse;
-      Eigen::Matrix<double, 12, 1> d;
-      d << s.st.position - s0.st.position, s.st.velocity - s0.st.velocity,
-          0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1)), s.st.angular_velocity - s0.st.angular_velocity;
-      const Eigen::Matrix<double, 6, 1> dw = J * d;
-      Wrench w;
-      w.force = w0.force + dw.head<3>();
-      w.torque = w0.torque + dw.tail<3>();
-      const Eigen::Matrix<double, 8, 1> g = generalized(s, w);
-      f.segment<7>(o) += g.head<7>();
-      if (x.rotor >= 0) f[rotor_index(std::size_t(x.rotor))] += g[7];
-    });
+    const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
+    const bool rotor = x.rotor >= 0;
+    const Vec3 axis = rotor ? d_.rotors[std::size_t(x.rotor)].axis_b : Vec3::Zero();
+    const double spin = rotor ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
+    Eigen::Matrix<double, 12, 7> Sq = Eigen::Matrix<double, 12, 7>::Zero();  // ∂S/∂(r, p)
+    Eigen::Matrix<double, 12, 8> Sv = Eigen::Matrix<double, 12, 8>::Zero();  // ∂S/∂(ṙ, ṗ, θ̇)
+    Sq.block<3, 3>(0, 0).setIdentity();
+    Sq.block<3, 4>(0, 3) = s0.Jp;
+    Sq.block<3, 4>(3, 3) = rotation_jacobian(pd, x.s);
+    const Mat3 A_inverse = s0.st.rotation.inverse();
+    const Mat34 dAx = rotation_jacobian(p, Vec3::UnitX()), dAy = rotation_jacobian(p, Vec3::UnitY()), dAz = rotation_jacobian(p, Vec3::UnitZ());
+    for (int j = 0; j < 4; ++j) {
+      Mat3 dA;
+      dA << dAx.col(j), dAy.col(j), dAz.col(j);
+      const Mat3 R = dA * A_inverse;
+      Sq.block<3, 1>(6, 3 + j) = 0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
+    }
+    Sq.block<3, 4>(9, 3) = -2.0 * E_matrix(pd);
+    if (rotor) Sq.block<3, 4>(9, 3) += spin * rotation_jacobian(p, axis);
+    Sv.block<3, 3>(3, 0).setIdentity();
+    Sv.block<3, 4>(3, 3) = s0.Jp;
+    Sv.block<3, 4>(9, 3) = 2.0 * s0.E;
+    Sv.block<3, 1>(9, 7) = s0.a;
+    Eigen::Matrix<double, 8, 6> Gt = Eigen::Matrix<double, 8, 6>::Zero();
+    Gt.block<3, 3>(0, 0).setIdentity();
+    Gt.block<4, 3>(3, 0) = s0.Jp.transpose();
+    Gt.block<4, 3>(3, 3) = 2.0 * s0.E.transpose();
+    Gt.block<1, 3>(7, 3) = s0.a.transpose();
+    const Eigen::Matrix<double, 8, 6> GtJ_q = Gt * J.leftCols<6>(), GtJ_r = Gt * J.rightCols<6>();  // (x, ẋ) and (δθ, ω) halves
+    Eigen::Matrix<double, 8, 7> gq = GtJ_q * Sq.topRows<6>() + GtJ_r * Sq.bottomRows<6>();
+    const Eigen::Matrix<double, 8, 8> gv = GtJ_q * Sv.topRows<6>() + GtJ_r * Sv.bottomRows<6>();
+    for (int j = 0; j < 4; ++j)
+      gq.block<4, 1>(3, 3 + j) += rotation_jacobian(Vec4::Unit(j), x.s).transpose() * w.force + 2.0 * E_matrix(Vec4::Unit(j)).transpose() * w.torque;
+    if (rotor) gq.block<1, 4>(7, 3) += w.torque.transpose() * rotation_jacobian(p, axis);
+    const Eigen::Index rows = rotor ? 8 : 7, spin_index = rotor ? rotor_index(std::size_t(x.rotor)) : 0;
+    K.block(o, o, 7, 7) -= gq.topRows<7>();
+    C.block(o, o, 7, 7) -= gv.topLeftCorner<7, 7>();
+    if (rows == 8) {
+      K.block<1, 7>(spin_index, o) -= gq.row(7);
+      C.block<1, 7>(spin_index, o) -= gv.block<1, 7>(7, 0);
+      C.block<7, 1>(o, spin_index) -= gv.block<7, 1>(0, 7);
+      C(spin_index, spin_index) -= gv(7, 7);
+    }
   }
 
   static double table(const JointEffort& e, double t) {
