@@ -278,6 +278,10 @@ class Mechanism final : public NonsmoothModel {
       const bool by_state = e.law == JointEffort::Law::spring_damper;
       const double tau = by_state ? 0.0 : effort_law(e, t, q, v);
       const Joint& j = d_.joints[std::size_t(e.joint)];
+      if (!by_state && !(j.has_displacement && !j.has_angle)) {
+        torque_derivatives(j, tau, q, K);
+        continue;
+      }
       Bodies B = bodies(j);
       // A torque about a joint axis (a direction) reads the bodies' Euler parameters only.
       B.orientation_only = !(j.has_displacement && !j.has_angle);
@@ -837,6 +841,23 @@ class Mechanism final : public NonsmoothModel {
     }
     return 0.0;
   }
+  // −∂/∂q of a torque τ (held) about a joint's axis a = A(p_k) s (effort_force): on each body b,
+  // f_b = ±2τ E(p_b)ᵀ a, so ∂f_b/∂p_b = ±2τ [E(e_c)ᵀ a]_c (E is linear) and
+  // ∂f_b/∂p_k = ±2τ E(p_b)ᵀ ∂(A s)/∂p_k.
+  void torque_derivatives(const Joint& j, double tau, ConstVectorRef q, MatrixRef K) const {
+    const Probe& ax = j.axis_i;
+    const Vec3 a = eval(ax, q, q, value).x;
+    const bool turning = ax.body != kGround;
+    const auto ok = Eigen::Index(7 * std::size_t(turning ? ax.body : 0) + 3);
+    const Mat34 a_p = turning ? rotation_jacobian(q.segment<4>(ok), ax.s) : Mat34::Zero();
+    for (const auto& [body, sign] : {std::pair{j.body_j, 1.0}, std::pair{j.body_i, -1.0}}) {
+      if (body == kGround) continue;
+      const auto o = Eigen::Index(7 * std::size_t(body) + 3);
+      const double c = sign * 2.0 * tau;
+      for (int k = 0; k < 4; ++k) K.block<4, 1>(o, o + k) -= c * E_matrix(Vec4::Unit(k)).transpose() * a;
+      if (turning) K.block<4, 4>(o, ok) -= c * E_matrix(q.segment<4>(o)).transpose() * a_p;
+    }
+  }
   // τ times the gradient of the joint coordinate (the angle's needs the axis only).
   void effort_force(const JointEffort& e, double tau, ConstVectorRef q, ConstVectorRef v, VectorRef f) const {
     const Joint& j = d_.joints[std::size_t(e.joint)];
@@ -1044,33 +1065,35 @@ class Mechanism final : public NonsmoothModel {
     const bool rotor = x.rotor >= 0;
     const Vec3 axis = rotor ? d_.rotors[std::size_t(x.rotor)].axis_b : Vec3::Zero();
     const double spin = rotor ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
-    Eigen::Matrix<double, 12, 7> Sq = Eigen::Matrix<double, 12, 7>::Zero();  // ∂S/∂(r, p)
-    Eigen::Matrix<double, 12, 8> Sv = Eigen::Matrix<double, 12, 8>::Zero();  // ∂S/∂(ṙ, ṗ, θ̇)
-    Sq.block<3, 3>(0, 0).setIdentity();
-    Sq.block<3, 4>(0, 3) = s0.Jp;
-    Sq.block<3, 4>(3, 3) = rotation_jacobian(pd, x.s);
+    // ∂δθ/∂p (the skew part of ∂A/∂p_j A⁻¹) and ∂ω/∂p.
     const Mat3 A_inverse = s0.st.rotation.inverse();
     const Mat34 dAx = rotation_jacobian(p, Vec3::UnitX()), dAy = rotation_jacobian(p, Vec3::UnitY()), dAz = rotation_jacobian(p, Vec3::UnitZ());
+    Mat34 theta_p, omega_p = -2.0 * E_matrix(pd);
     for (int j = 0; j < 4; ++j) {
       Mat3 dA;
       dA << dAx.col(j), dAy.col(j), dAz.col(j);
       const Mat3 R = dA * A_inverse;
-      Sq.block<3, 1>(6, 3 + j) = 0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
+      theta_p.col(j) = 0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
     }
-    Sq.block<3, 4>(9, 3) = -2.0 * E_matrix(pd);
-    if (rotor) Sq.block<3, 4>(9, 3) += spin * rotation_jacobian(p, axis);
-    Sv.block<3, 3>(3, 0).setIdentity();
-    Sv.block<3, 4>(3, 3) = s0.Jp;
-    Sv.block<3, 4>(9, 3) = 2.0 * s0.E;
-    Sv.block<3, 1>(9, 7) = s0.a;
-    Eigen::Matrix<double, 8, 6> Gt = Eigen::Matrix<double, 8, 6>::Zero();
-    Gt.block<3, 3>(0, 0).setIdentity();
-    Gt.block<4, 3>(3, 0) = s0.Jp.transpose();
-    Gt.block<4, 3>(3, 3) = 2.0 * s0.E.transpose();
-    Gt.block<1, 3>(7, 3) = s0.a.transpose();
-    const Eigen::Matrix<double, 8, 6> GtJ_q = Gt * J.leftCols<6>(), GtJ_r = Gt * J.rightCols<6>();  // (x, ẋ) and (δθ, ω) halves
-    Eigen::Matrix<double, 8, 7> gq = GtJ_q * Sq.topRows<6>() + GtJ_r * Sq.bottomRows<6>();
-    const Eigen::Matrix<double, 8, 8> gv = GtJ_q * Sv.topRows<6>() + GtJ_r * Sv.bottomRows<6>();
+    if (rotor) omega_p += spin * rotation_jacobian(p, axis);
+    const auto J_x = J.block<6, 3>(0, 0), J_xd = J.block<6, 3>(0, 3), J_th = J.block<6, 3>(0, 6), J_w = J.block<6, 3>(0, 9);
+    // ∂W/∂(r, p) and ∂W/∂(ṙ, ṗ, θ̇).
+    Eigen::Matrix<double, 6, 7> Wq;
+    Eigen::Matrix<double, 6, 8> Wv;
+    Wq.leftCols<3>() = J_x;
+    Wq.rightCols<4>() = J_x * s0.Jp + J_xd * rotation_jacobian(pd, x.s) + J_th * theta_p + J_w * omega_p;
+    Wv.leftCols<3>() = J_xd;
+    Wv.middleCols<4>(3) = J_xd * s0.Jp + J_w * (2.0 * s0.E);
+    Wv.col(7) = J_w * s0.a;
+    // g = [F; J_pᵀ F + 2 Eᵀ T; aᵀ T]: its rows from ∂W, then (∂Gᵀ/∂p) W.
+    Eigen::Matrix<double, 8, 7> gq;
+    Eigen::Matrix<double, 8, 8> gv;
+    gq.topRows<3>() = Wq.topRows<3>();
+    gq.middleRows<4>(3) = s0.Jp.transpose() * Wq.topRows<3>() + 2.0 * s0.E.transpose() * Wq.bottomRows<3>();
+    gq.row(7) = s0.a.transpose() * Wq.bottomRows<3>();
+    gv.topRows<3>() = Wv.topRows<3>();
+    gv.middleRows<4>(3) = s0.Jp.transpose() * Wv.topRows<3>() + 2.0 * s0.E.transpose() * Wv.bottomRows<3>();
+    gv.row(7) = s0.a.transpose() * Wv.bottomRows<3>();
     for (int j = 0; j < 4; ++j)
       gq.block<4, 1>(3, 3 + j) += rotation_jacobian(Vec4::Unit(j), x.s).transpose() * w.force + 2.0 * E_matrix(Vec4::Unit(j)).transpose() * w.torque;
     if (rotor) gq.block<1, 4>(7, 3) += w.torque.transpose() * rotation_jacobian(p, axis);
