@@ -312,13 +312,11 @@ class Mechanism final : public NonsmoothModel {
       double s, sd;
       pair(a.at, q, v, s, sd, nullptr, nullptr);
       const bool friction = d_.pressure && a.friction != 0.0;
-      const double held = lam_[Eigen::Index(k)] + (friction ? a.friction * sd : 0.0);
-      differentiate(bodies(a.at), friction, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) {
-        double len, rate;
-        pair(a.at, qq, vv, len, rate, nullptr, nullptr);
-        const double F = friction ? held - a.friction * rate : held;
-        pair(a.at, qq, vv, len, rate, &f, nullptr, F);
-      });
+      // λ held, less the friction on ṡ: a spring-damper along the actuator without stiffness.
+      SpringDamper along{a.at};
+      along.preload = lam_[Eigen::Index(k)] + (friction ? a.friction * sd : 0.0);
+      along.damping = friction ? a.friction : 0.0;
+      spring_derivatives(along, q, v, K, C);
     }
     return true;
   }
