@@ -156,6 +156,12 @@ inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double
   return integrate<1>(s, wh, theta1, theta2, {slip}, x, w)[0];
 }
 
+// Eq. 58–61 from the integrals: F_n without damping, F_t, R_c, T_r (linear in the integrals,
+// so also their derivatives from the integrals' derivatives).
+inline std::array<double, 4> forces(const Wheel& wh, const Integrals& I) {
+  return {wh.r * wh.b * (I.tau_sin + I.sigma_cos), wh.r * wh.b * I.tau_cos, wh.r * wh.b * I.sigma_sin, wh.r * wh.r * wh.b * I.tau};
+}
+
 // The contact forces (F_n without damping, F_t, R_c, T_r) for K slips at sinkage z and their
 // derivatives with respect to z and the slip: the exact derivatives of the quadrature above,
 // whose nodes and weights move with θ1 (θ2 = 0). `nd` holds the nodes prepared for z.
@@ -200,15 +206,11 @@ inline std::array<ContactSlopes, K> contact_slopes(const Soil& s, const Wheel& w
   }
   // θ1 = acos(1 − z/r): ∂θ1/∂z = 1/(r sin θ1), zero once the wheel is buried (θ1 = π).
   const double th_z = 1.0 - z / r > -1.0 && s1 > 0 ? 1.0 / (r * s1) : 0.0;
-  const double rb = r * wh.b, rrb = r * rb;
-  auto forces = [&](const Integrals& J) {
-    return std::array<double, 4>{rb * (J.tau_sin + J.sigma_cos), rb * J.tau_cos, rb * J.sigma_sin, rrb * J.tau};
-  };
   for (std::size_t m = 0; m < K; ++m) {
-    out[m].f = forces(I[m]);
-    out[m].f_z = forces(I_t[m]);
+    out[m].f = forces(wh, I[m]);
+    out[m].f_z = forces(wh, I_t[m]);
     for (double& d : out[m].f_z) d *= th_z;
-    out[m].f_s = forces(I_s[m]);
+    out[m].f_s = forces(wh, I_s[m]);
   }
   return out;
 }
@@ -237,10 +239,11 @@ inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, 
     C[m].sinkage = z;
     C[m].theta1 = theta1;
     C[m].slip = m == 0 ? slip : -slip;
-    C[m].Fn = wh.r * wh.b * (I[m].tau_sin + I[m].sigma_cos) + c_z * z_dot;
-    C[m].Ft = wh.r * wh.b * I[m].tau_cos;
-    C[m].Rc = wh.r * wh.b * I[m].sigma_sin;
-    C[m].Tr = wh.r * wh.r * wh.b * I[m].tau;
+    const std::array<double, 4> f = forces(wh, I[m]);
+    C[m].Fn = f[0] + c_z * z_dot;
+    C[m].Ft = f[1];
+    C[m].Rc = f[2];
+    C[m].Tr = f[3];
   }
   return C;
 }

@@ -84,29 +84,15 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
   void evaluate(const ForceState& st, Wrench& out) const override {
     out.force.setZero();
     out.torque.setZero();
-    Eigen::Vector3d a = st.rotation * axis_;
-    a -= a.dot(up_) * up_;
-    const double an = a.norm();
-    if (an < 1e-9) return;  // wheel lying flat: no rolling contact modelled
-    a /= an;
-    const double z = wheel_.r - (st.position - ground_).dot(up_);
-    if (z <= 0) return;
-    const Eigen::Vector3d e_t = a.cross(up_);
-    const double v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a), z_dot = -st.velocity.dot(up_);
-    // Eq. 57 is written for travel along e_t (entry angle ahead); travelling the other way the
-    // law is mirrored. Near standstill the two are blended (weight ½ (1 + tanh(u / v_eps)),
-    // u = r ω + v) so the force stays continuous: Newton iterations in implicit formulations
-    // cross u = 0 at every step of a vehicle at rest.
-    const double u = wheel_.r * omega + v;
-    const double wf = 0.5 * (1.0 + std::tanh(u / v_eps_));
+    Rolling k;
+    if (!rolling(st, k)) return;
     double Fn = 0, Fx = 0, Tr = 0;
-    const bool forward = wf > 1e-12, mirrored = wf < 1.0 - 1e-12;  // mirrored: axis −a, rolling direction −e_t
-    auto c = contact(z, v, omega, forward, mirrored);
-    c[0].Fn += c_z_ * z_dot, c[1].Fn += c_z_ * z_dot;
-    if (forward) Fn += wf * c[0].Fn, Fx += wf * (c[0].Ft - c[0].Rc), Tr += wf * c[0].Tr;
-    if (mirrored) Fn += (1 - wf) * c[1].Fn, Fx -= (1 - wf) * (c[1].Ft - c[1].Rc), Tr -= (1 - wf) * c[1].Tr;
-    out.force = Fn * up_ + Fx * e_t;
-    out.torque = -Tr * a;
+    auto c = contact(k.z, k.v, k.omega, k.forward, k.mirrored);
+    c[0].Fn += c_z_ * k.z_dot, c[1].Fn += c_z_ * k.z_dot;
+    if (k.forward) Fn += k.wf * c[0].Fn, Fx += k.wf * (c[0].Ft - c[0].Rc), Tr += k.wf * c[0].Tr;
+    if (k.mirrored) Fn += (1 - k.wf) * c[1].Fn, Fx -= (1 - k.wf) * (c[1].Ft - c[1].Rc), Tr -= (1 - k.wf) * c[1].Tr;
+    out.force = Fn * up_ + Fx * k.e_t;
+    out.torque = -Tr * k.a;
   }
 
   // The same wrench and its derivatives (chain rule through a, e_t, z, ż, v, ω and the slip;
@@ -115,57 +101,49 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
     out.force.setZero();
     out.torque.setZero();
     J.setZero();
-    const Eigen::Vector3d b = st.rotation * axis_;
-    Eigen::Vector3d a = b - b.dot(up_) * up_;
-    const double an = a.norm();
-    if (an < 1e-9) return;
-    a /= an;
-    const double z = wheel_.r - (st.position - ground_).dot(up_);
-    if (z <= 0) return;
-    const Eigen::Vector3d e_t = a.cross(up_);
-    const double r = wheel_.r, v = st.velocity.dot(e_t), omega = st.angular_velocity.dot(a), z_dot = -st.velocity.dot(up_);
-    const double u = r * omega + v, th = std::tanh(u / v_eps_), wf = 0.5 * (1.0 + th), wf_u = 0.5 * (1.0 - th * th) / v_eps_;
-    const bool forward = wf > 1e-12, mirrored = wf < 1.0 - 1e-12;
+    Rolling k;
+    if (!rolling(st, k)) return;
+    const double r = wheel_.r, v = k.v, wf_u = 2.0 * k.wf * (1.0 - k.wf) / v_eps_;  // ∂wf/∂u = ½ (1 − tanh²)/v_eps
     // Slip (r ω − v)/D with D = max(|r ω|, |v|, v_eps): its derivatives on D's active branch.
-    const double rw = r * omega, D = std::max({std::abs(rw), std::abs(v), v_eps_}), slip = (rw - v) / D;
+    const double rw = r * k.omega, D = std::max({std::abs(rw), std::abs(v), v_eps_}), slip = (rw - v) / D;
     double s_rw = 1.0 / D, s_v = -1.0 / D;
     if (std::abs(rw) >= std::abs(v) && std::abs(rw) > v_eps_) s_rw -= slip * (rw > 0 ? 1.0 : -1.0) / D;
     else if (std::abs(v) > v_eps_) s_v -= slip * (v > 0 ? 1.0 : -1.0) / D;
-    const tm::Nodes& nd = tm::at_sinkage(soil_, wheel_, z, x_, w_, nodes_for(z));
+    const tm::Nodes& nd = tm::at_sinkage(soil_, wheel_, k.z, x_, w_, nodes_for(k.z));
     std::array<tm::ContactSlopes, 2> S{};
-    if (forward && mirrored) S = tm::contact_slopes<2>(soil_, wheel_, z, nd, {slip, -slip});
-    else if (forward) S[0] = tm::contact_slopes<1>(soil_, wheel_, z, nd, {slip})[0];
-    else S[1] = tm::contact_slopes<1>(soil_, wheel_, z, nd, {-slip})[0];
+    if (k.forward && k.mirrored) S = tm::contact_slopes<2>(soil_, wheel_, k.z, nd, {slip, -slip});
+    else if (k.forward) S[0] = tm::contact_slopes<1>(soil_, wheel_, k.z, nd, {slip})[0];
+    else S[1] = tm::contact_slopes<1>(soil_, wheel_, k.z, nd, {-slip})[0];
     // (F_n, F_x, T_r) and their derivatives with respect to z, ż, the slip and u = r ω + v.
     std::array<double, 3> X{}, X_z{}, X_zd{}, X_s{}, X_u{};
     for (int m = 0; m < 2; ++m) {
-      if (!(m == 0 ? forward : mirrored)) continue;
+      if (!(m == 0 ? k.forward : k.mirrored)) continue;
       const tm::ContactSlopes& c = S[std::size_t(m)];
-      const double w = m == 0 ? wf : 1.0 - wf, w_u = m == 0 ? wf_u : -wf_u, sg = m == 0 ? 1.0 : -1.0;  // mirrored: slip −s
-      const std::array<double, 3> f{c.f[0] + c_z_ * z_dot, sg * (c.f[1] - c.f[2]), sg * c.f[3]};
+      const double w = m == 0 ? k.wf : 1.0 - k.wf, w_u = m == 0 ? wf_u : -wf_u, sg = m == 0 ? 1.0 : -1.0;  // mirrored: slip −s
+      const std::array<double, 3> f{c.f[0] + c_z_ * k.z_dot, sg * (c.f[1] - c.f[2]), sg * c.f[3]};
       const std::array<double, 3> f_z{c.f_z[0], sg * (c.f_z[1] - c.f_z[2]), sg * c.f_z[3]};
       const std::array<double, 3> f_s{sg * c.f_s[0], c.f_s[1] - c.f_s[2], c.f_s[3]};
-      for (std::size_t k = 0; k < 3; ++k) X[k] += w * f[k], X_z[k] += w * f_z[k], X_s[k] += w * f_s[k], X_u[k] += w_u * f[k];
+      for (std::size_t i = 0; i < 3; ++i) X[i] += w * f[i], X_z[i] += w * f_z[i], X_s[i] += w * f_s[i], X_u[i] += w_u * f[i];
       X_zd[0] += w * c_z_;
     }
     // Attitude: b = A axis turns by δθ × b; a = P b/|P b| (P the projection on the terrain plane).
     const Eigen::Matrix3d P = Eigen::Matrix3d::Identity() - up_ * up_.transpose();
-    const Eigen::Matrix3d Da = -(P - a * a.transpose()) * skew(b) / an, De = -skew(up_) * Da;
+    const Eigen::Matrix3d Da = -(P - k.a * k.a.transpose()) * skew(k.b) / k.an, De = -skew(up_) * Da;
     const Eigen::RowVector3d v_th = st.velocity.transpose() * De, w_th = st.angular_velocity.transpose() * Da;
     Eigen::Matrix<double, 3, 12> rows;  // ∂(F_n, F_x, T_r)/∂(x, ẋ, δθ, ω)
-    for (Eigen::Index k = 0; k < 3; ++k) {
-      const auto kk = std::size_t(k);
-      const double X_v = X_s[kk] * s_v + X_u[kk], X_w = r * (X_s[kk] * s_rw + X_u[kk]);
-      rows.block<1, 3>(k, 0) = -X_z[kk] * up_.transpose();
-      rows.block<1, 3>(k, 3) = -X_zd[kk] * up_.transpose() + X_v * e_t.transpose();
-      rows.block<1, 3>(k, 6) = X_v * v_th + X_w * w_th;
-      rows.block<1, 3>(k, 9) = X_w * a.transpose();
+    for (Eigen::Index i = 0; i < 3; ++i) {
+      const auto ii = std::size_t(i);
+      const double X_v = X_s[ii] * s_v + X_u[ii], X_w = r * (X_s[ii] * s_rw + X_u[ii]);
+      rows.block<1, 3>(i, 0) = -X_z[ii] * up_.transpose();
+      rows.block<1, 3>(i, 3) = -X_zd[ii] * up_.transpose() + X_v * k.e_t.transpose();
+      rows.block<1, 3>(i, 6) = X_v * v_th + X_w * w_th;
+      rows.block<1, 3>(i, 9) = X_w * k.a.transpose();
     }
-    out.force = X[0] * up_ + X[1] * e_t;
-    out.torque = -X[2] * a;
-    J.topRows<3>() = up_ * rows.row(0) + e_t * rows.row(1);
+    out.force = X[0] * up_ + X[1] * k.e_t;
+    out.torque = -X[2] * k.a;
+    J.topRows<3>() = up_ * rows.row(0) + k.e_t * rows.row(1);
     J.block<3, 3>(0, 6) += X[1] * De;
-    J.bottomRows<3>() = -a * rows.row(2);
+    J.bottomRows<3>() = -k.a * rows.row(2);
     J.block<3, 3>(3, 6) -= X[2] * Da;
   }
 
@@ -184,6 +162,33 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
     k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_for(z), forward, mirrored);
     k.z = z, k.v = v, k.omega = omega, k.forward = forward, k.mirrored = mirrored, k.valid = true;
     return k.c;
+  }
+
+  // What the wheel's contact reads of the state: b = A axis, a its projection on the terrain
+  // plane (unit; |P b| = an), the rolling direction e_t = a × up, the sinkage z, the speed v
+  // along e_t, the spin ω about a and ż. Eq. 57 is written for travel along e_t (entry angle
+  // ahead); travelling the other way the law is mirrored (axis −a, rolling direction −e_t). Near
+  // standstill the two are blended with weight wf = ½ (1 + tanh(u / v_eps)), u = r ω + v, so the
+  // force stays continuous: Newton iterations in implicit formulations cross u = 0 at every step
+  // of a vehicle at rest. False without contact (the wheel lying flat, or above the terrain).
+  struct Rolling {
+    Eigen::Vector3d b, a, e_t;
+    double an = 0, z = 0, v = 0, omega = 0, z_dot = 0, wf = 0;
+    bool forward = false, mirrored = false;
+  };
+  bool rolling(const ForceState& st, Rolling& k) const {
+    k.b = st.rotation * axis_;
+    k.a = k.b - k.b.dot(up_) * up_;
+    k.an = k.a.norm();
+    if (k.an < 1e-9) return false;
+    k.a /= k.an;
+    k.z = wheel_.r - (st.position - ground_).dot(up_);
+    if (k.z <= 0) return false;
+    k.e_t = k.a.cross(up_);
+    k.v = st.velocity.dot(k.e_t), k.omega = st.angular_velocity.dot(k.a), k.z_dot = -st.velocity.dot(up_);
+    k.wf = 0.5 * (1.0 + std::tanh((wheel_.r * k.omega + k.v) / v_eps_));
+    k.forward = k.wf > 1e-12, k.mirrored = k.wf < 1.0 - 1e-12;
+    return true;
   }
 
   // One of the last two node sets (the state's sinkage and the one perturbed in height): the one

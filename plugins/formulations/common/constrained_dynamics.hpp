@@ -167,7 +167,7 @@ class ConstrainedDynamics {
     row_start_.assign(std::size_t(m) + 1, 0);
     col_.assign(std::size_t(m * n), 0);
     val_.assign(std::size_t(m * n), 0.0);
-    outside_.setOnes(m, n);
+    mask_.reset(m, n);
   }
 
   // The dense work of a formulation over this model: n × n matrices (M, its two factors, and the
@@ -496,16 +496,16 @@ class ConstrainedDynamics {
   }
   // Φ_q by rows: the columns and values of row r's entries are at [row_start_[r], row_start_[r + 1]),
   // over a pattern that covers every nonzero seen so far (a joint row's entries on its bodies;
-  // those that are zero now add exact zeros to the products). A nonzero (or NaN) outside it
-  // makes the masked sum nonzero; then the pattern grows.
+  // those that are zero now add exact zeros to the products); a nonzero (or NaN) outside it
+  // grows it.
   void sparsify() {
-    if (!(Phi_q.cwiseProduct(outside_).cwiseAbs().sum() == 0.0)) {
+    if (!mask_.covers(Phi_q)) {
       std::size_t k = 0;
       for (Eigen::Index r = 0; r < Phi_q.rows(); ++r) {
         row_start_[std::size_t(r)] = k;
         for (Eigen::Index j = 0; j < Phi_q.cols(); ++j) {
-          if (Phi_q(r, j) != 0.0) outside_(r, j) = 0.0;
-          if (outside_(r, j) == 0.0) col_[k++] = j;
+          if (Phi_q(r, j) != 0.0) mask_.add(r, j);
+          if (mask_.contains(r, j)) col_[k++] = j;
         }
       }
       row_start_.back() = k;
@@ -522,7 +522,7 @@ class ConstrainedDynamics {
   std::vector<std::size_t> row_start_;
   std::vector<Eigen::Index> col_;
   std::vector<double> val_;
-  Eigen::MatrixXd outside_;  // 1 where Φ_q's pattern has no entry, else 0
+  PatternMask mask_;  // Φ_q's pattern
   Eigen::LDLT<Eigen::MatrixXd> ldlt_M_, ldlt_Me_;
   SparseCholesky chol_S_;
   std::vector<ConstraintLabel> labels_;

@@ -15,6 +15,20 @@
 
 namespace stride::formulations {
 
+// The entries a sparsity pattern leaves out, as a 0/1 mask: a matrix has a nonzero (or a NaN)
+// outside the pattern exactly when its masked sum is not zero, so the check on every
+// factorization is one vectorized pass; the pattern only grows.
+class PatternMask {
+ public:
+  void reset(Eigen::Index rows, Eigen::Index cols) { outside_.setOnes(rows, cols); }
+  bool covers(const Eigen::MatrixXd& A) const { return A.cwiseProduct(outside_).cwiseAbs().sum() == 0.0; }
+  bool contains(Eigen::Index i, Eigen::Index j) const { return outside_(i, j) == 0.0; }
+  void add(Eigen::Index i, Eigen::Index j) { outside_(i, j) = 0.0; }
+
+ private:
+  Eigen::MatrixXd outside_;
+};
+
 class MinimumDegreeOrder {
  public:
   void reset(Eigen::Index n) {

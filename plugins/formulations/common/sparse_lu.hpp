@@ -23,7 +23,7 @@ class SparseLU {
   void reset(Eigen::Index n) {
     n_ = n;
     F_.setZero(n, n);
-    outside_.setOnes(n, n);
+    mask_.reset(n, n);
     order_.reset(n);
     dense_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
     dense_ = false;
@@ -31,8 +31,7 @@ class SparseLU {
 
   // Factorizes A; false when A is singular (a zero or non-finite pivot under dense pivoting).
   bool compute(const Eigen::MatrixXd& A) {
-    // A nonzero outside the pattern (or a NaN) makes this sum nonzero; then find it.
-    if (!(A.cwiseProduct(outside_).cwiseAbs().sum() == 0.0)) {
+    if (!mask_.covers(A)) {  // find the new nonzeros
       const std::size_t words = order_.words();
       for (Eigen::Index j = 0; j < n_; ++j)  // column j's nonzeros against row j of the symmetric pattern
         for (std::size_t w = 0; w < words; ++w) {
@@ -42,7 +41,7 @@ class SparseLU {
           for (std::uint64_t missing = nz & ~order_.pattern_word(j, w); missing; missing &= missing - 1) {
             const Eigen::Index i = i0 + __builtin_ctzll(missing);
             order_.add(i, j);
-            outside_(i, j) = outside_(j, i) = 0.0;
+            mask_.add(i, j), mask_.add(j, i);
           }
         }
     }
@@ -116,7 +115,7 @@ class SparseLU {
 
   Eigen::Index n_ = 0;
   Eigen::MatrixXd F_;        // L (below the diagonal in order) and U
-  Eigen::MatrixXd outside_;  // 1 where the pattern has no entry, else 0
+  PatternMask mask_;  // the pattern, for the check on each factorization
   MinimumDegreeOrder order_;
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
   bool dense_ = false;

@@ -291,11 +291,14 @@ class Mechanism final : public NonsmoothModel {
                     });
     }
     for (auto& fe : forces_) {
+      if (fe.derivatives) {
+        element_derivatives(fe, t, q, v, K, C);
+        continue;
+      }
       const ExternalForce& x = d_.external[fe.index];
       Bodies B{x.body};
       if (x.rotor >= 0) B.spin = rotor_index(std::size_t(x.rotor));
-      if (fe.derivatives) element_derivatives(fe, t, q, v, K, C);
-      else differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
+      differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
     }
     for (std::size_t k = 0; k < d_.drives.size(); ++k) {
       const Drive& dr = d_.drives[k];
@@ -1047,9 +1050,10 @@ class Mechanism final : public NonsmoothModel {
   // −∂/∂q, −∂/∂v of an element's generalized force g = Gᵀ W (element_force) when the element
   // gives its wrench's Jacobian J = ∂W/∂S: ∂g/∂q = Gᵀ J ∂S/∂q + (∂Gᵀ/∂q) W, with the
   // state S = (x, ẋ, δθ, ω) of the body's coordinates q_b = (r, p) and rates (ṙ, ṗ, θ̇):
-  //   x = r + A(p) s,  ẋ = ṙ + J_p(p) ṗ,  δθ = skew part of (∂A/∂p δp) A⁻¹,  ω = 2 E(p) ṗ + θ̇ A(p) ā.
-  // A(p) is quadratic and J_p(p), E(p) linear in p, so ∂(J_p(p) ṗ)/∂p = J_p(ṗ) and
-  // ∂(E(p) ṗ)/∂p = −E(ṗ) (E(p) ṗ = −E(ṗ) p).
+  //   x = r + A(p) s,  ẋ = ṙ + J_p(p) ṗ,  δθ = 2 E(p) δp / |p|²,  ω = 2 E(p) ṗ + θ̇ A(p) ā.
+  // A(p) = |p|² R(p/|p|) is quadratic and J_p(p), E(p) linear in p, so ∂(J_p(p) ṗ)/∂p = J_p(ṗ)
+  // and ∂(E(p) ṗ)/∂p = −E(ṗ) (E(p) ṗ = −E(ṗ) p); δθ is the rotation of R (E(p) p = 0 takes
+  // out the change of |p|).
   void element_derivatives(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) {
     const ExternalForce& x = d_.external[fe.index];
     const ElementState s0 = element_state(x, t, q, v);
@@ -1063,17 +1067,9 @@ class Mechanism final : public NonsmoothModel {
     const bool rotor = x.rotor >= 0;
     const Vec3 axis = rotor ? d_.rotors[std::size_t(x.rotor)].axis_b : Vec3::Zero();
     const double spin = rotor ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
-    // ∂δθ/∂p (the skew part of ∂A/∂p_j A⁻¹) and ∂ω/∂p.
-    const Mat3 A_inverse = s0.st.rotation.inverse();
-    const Mat34 dAx = rotation_jacobian(p, Vec3::UnitX()), dAy = rotation_jacobian(p, Vec3::UnitY()), dAz = rotation_jacobian(p, Vec3::UnitZ());
-    Mat34 theta_p, omega_p = -2.0 * E_matrix(pd);
-    for (int j = 0; j < 4; ++j) {
-      Mat3 dA;
-      dA << dAx.col(j), dAy.col(j), dAz.col(j);
-      const Mat3 R = dA * A_inverse;
-      theta_p.col(j) = 0.5 * Vec3(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
-    }
-    if (rotor) omega_p += spin * rotation_jacobian(p, axis);
+    const Mat34 theta_p = (2.0 / p.squaredNorm()) * s0.E;  // ∂δθ/∂p
+    const Mat34 axis_p = rotor ? rotation_jacobian(p, axis) : Mat34::Zero();  // ∂(A ā)/∂p
+    const Mat34 omega_p = -2.0 * E_matrix(pd) + spin * axis_p;
     const auto J_x = J.block<6, 3>(0, 0), J_xd = J.block<6, 3>(0, 3), J_th = J.block<6, 3>(0, 6), J_w = J.block<6, 3>(0, 9);
     // ∂W/∂(r, p) and ∂W/∂(ṙ, ṗ, θ̇).
     Eigen::Matrix<double, 6, 7> Wq;
@@ -1094,11 +1090,11 @@ class Mechanism final : public NonsmoothModel {
     gv.row(7) = s0.a.transpose() * Wv.bottomRows<3>();
     for (int j = 0; j < 4; ++j)
       gq.block<4, 1>(3, 3 + j) += rotation_jacobian(Vec4::Unit(j), x.s).transpose() * w.force + 2.0 * E_matrix(Vec4::Unit(j)).transpose() * w.torque;
-    if (rotor) gq.block<1, 4>(7, 3) += w.torque.transpose() * rotation_jacobian(p, axis);
-    const Eigen::Index rows = rotor ? 8 : 7, spin_index = rotor ? rotor_index(std::size_t(x.rotor)) : 0;
+    if (rotor) gq.block<1, 4>(7, 3) += w.torque.transpose() * axis_p;
     K.block(o, o, 7, 7) -= gq.topRows<7>();
     C.block(o, o, 7, 7) -= gv.topLeftCorner<7, 7>();
-    if (rows == 8) {
+    if (rotor) {
+      const Eigen::Index spin_index = rotor_index(std::size_t(x.rotor));
       K.block<1, 7>(spin_index, o) -= gq.row(7);
       C.block<1, 7>(spin_index, o) -= gv.block<1, 7>(7, 0);
       C.block<7, 1>(o, spin_index) -= gv.block<7, 1>(0, 7);
