@@ -39,10 +39,9 @@ json CouplingErrors::summary(const RunState& state) const {
   for (const LinkState& l : state.links) {
     const Connection& c = links_[static_cast<std::size_t>(l.index)];
     const double rms = c.points ? std::sqrt(c.sum_sq / static_cast<double>(c.points)) : 0.0;
-    json j{{"from", l.link->config.from_text}, {"to", l.link->config.to_text}, {"points", c.points},
-           {"scale", c.scale}};
+    json j{{"from", l.link->config.from_text}, {"to", l.link->config.to_text}, {"points", c.points}};
+    if (estimate) j["scale"] = c.scale;
     if (!estimate) {
-      j.erase("scale");
       j["note"] = "not estimated (/monitor/coupling_error is false)";
     } else if (c.points > 0) {
       j["max"] = number(c.max);
