@@ -1,0 +1,149 @@
+// The builder's checks of the whole graph (unconnected inputs, algebraic loops), the bounds
+// and the Gauss–Seidel order.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "fmi/fmu.hpp"
+#include "graph/builder_detail.hpp"
+#include "run/text_signal.hpp"
+
+namespace stride::host {
+using namespace builder_detail;
+
+// ---- Checks of the whole graph --------------------------------------------------------------
+
+// Only meaningful when every subsystem was built and every connection could be resolved.
+void GraphBuilder::check_unconnected_inputs() {
+  if (!diags_.empty() || graph_->nodes.size() != manifest_.subsystems.size() || !manifest_.graph_complete) return;
+  for (const Node& n : graph_->nodes)
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const PortSpec& in = n.ports[n.inputs[k]];
+      std::size_t fed = 0;
+      for (const Link* l : n.in_links[k]) fed += l->width;
+      if (n.in_links[k].size() == 1)
+        graph_->links[static_cast<std::size_t>(n.in_links[k][0]->index)].whole_port = fed == in.size;
+      if (fed == in.size) continue;
+      if (n.fmu || (manifest_.external_inputs && !fed)) {
+        graph_->unconnected.push_back(n.name + "." + in.name + " = " + json(n.input_start[k]).dump() +
+                                      (fed ? " where no connection feeds it" : "") +
+                                      (n.fmu ? "" : " (an input of the exported FMU)"));
+        continue;
+      }
+      error("/connections",
+            "input \"" + n.name + "." + in.name + "\" (" + describe_port(in) + ") is " +
+                (fed ? "only partly connected (" + std::to_string(fed) + " of " + std::to_string(in.size) + " elements)"
+                     : std::string("not connected")) +
+                "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
+    }
+  // An FMU's String and Binary inputs no connection feeds keep theirs too.
+  for (const SubsystemConfig& sc : manifest_.subsystems) {
+    const auto md = fmu_md_.find(sc.name);
+    if (md == fmu_md_.end()) continue;
+    for (const fmi::Variable& v : md->second->variables) {
+      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary)) continue;
+      const auto fed = text_fed_.find({by_name_.at(sc.name), v.name});
+      const bool partly = fed != text_fed_.end();  // an array some of whose elements are fed
+      if (partly && std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
+        continue;
+      const json& given = sc.plugin.parameters;
+      json start = given.contains(v.name) ? given[v.name] : v.start;
+      const auto* ports = dynamic_cast<const TextPorts*>(by_name_.at(sc.name)->sub.get());
+      if (!v.dimensions.empty() && ports) {  // as many elements as this instance's array has
+        json sized = json::array();
+        for (std::size_t e = 0; e < ports->text_size(v.name); ++e)
+          sized.push_back(start.is_array() && e < start.size() ? start[e] : json(""));
+        start = std::move(sized);
+      }
+      std::string value = start.dump(-1, ' ', true);  // ASCII: cut anywhere
+      if (value.size() > 80) value = value.substr(0, 76) + "...\"";
+      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value + (partly ? " where no connection feeds it" : ""));
+    }
+  }
+}
+
+// A cycle through outputs with direct feedthrough: vertex = (node, output port); edge o -> o'
+// when o feeds an input of the node of o' and o' has feedthrough.
+void GraphBuilder::check_algebraic_loops() {
+  if (!diags_.empty() || !manifest_.graph_complete) return;
+  using Vertex = std::pair<const Node*, int>;
+  std::map<Vertex, std::vector<Vertex>> adj;
+  for (const Link& l : graph_->links) {
+    const std::size_t at = l.src->output_port_at(l.src_offset);
+    const int so = at < l.src->ports.size() ? int(at) : -1;
+    for (std::size_t i = 0; i < l.dst->ports.size(); ++i)
+      if (l.dst->ports[i].direction == Direction::output && l.dst->ports[i].feedthrough && l.src->ports[so].feedthrough)
+        adj[{l.src, so}].push_back({l.dst, int(i)});
+  }
+  std::map<Vertex, int> state;
+  std::vector<Vertex> stack;
+  std::function<bool(Vertex)> dfs = [&](Vertex v) {
+    state[v] = 1;
+    stack.push_back(v);
+    for (auto& w : adj[v]) {
+      if (state[w] == 1) {
+        std::string cycle;
+        auto it = std::find(stack.begin(), stack.end(), w);
+        for (; it != stack.end(); ++it) cycle += it->first->name + "." + it->first->ports[it->second].name + " -> ";
+        cycle += w.first->name + "." + w.first->ports[w.second].name;
+        error("/connections",
+              "algebraic loop through outputs with direct feedthrough: " + cycle +
+                  "; break it with an output that has no feedthrough (e.g. velocity–pressure coupling)");
+        return true;
+      }
+      if (state[w] == 0 && dfs(w)) return true;
+    }
+    stack.pop_back();
+    state[v] = 2;
+    return false;
+  };
+  for (auto& [v, _] : adj)
+    if (state[v] == 0 && dfs(v)) break;
+}
+
+// ---- add_bounds, order_subsystems, describe_bond_delays, add_record_columns -----------------
+
+void GraphBuilder::add_bounds() {
+  for (const auto& ob : manifest_.monitor.bounds) {
+    Node* n = find_node(ob.subsystem, ob.pointer);
+    if (!n) continue;
+    const int pi = find_port(*n, ob.port, Direction::output, ob.pointer);
+    if (pi < 0) continue;
+    const PortSpec& ps = n->ports[static_cast<std::size_t>(pi)];
+    const std::size_t first = ob.first, count = ob.count ? ob.count : ps.size;
+    if (first >= ps.size || count > ps.size - first) {
+      error(ob.pointer, "elements [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                            ") out of range: " + ob.subsystem + "." + ob.port + " has " + std::to_string(ps.size) +
+                            " elements");
+      continue;
+    }
+    for (std::size_t e = first; e < first + count; ++e)
+      n->bounds.push_back({n->output_offset[static_cast<std::size_t>(pi)] + e, ob.min, ob.max,
+                           ob.subsystem + "." + ob.port + (ps.size > 1 ? "[" + std::to_string(e) + "]" : "")});
+  }
+}
+
+void GraphBuilder::order_subsystems() {
+  Graph& g = *graph_;
+  std::vector<bool> ordered(g.nodes.size(), false);
+  for (std::size_t i = 0; i < manifest_.coupling.order.size(); ++i) {
+    const auto& name = manifest_.coupling.order[i];
+    const auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      if (std::find(sub_names_.begin(), sub_names_.end(), name) == sub_names_.end()) {
+        std::string msg = "unknown subsystem \"" + name + "\"";
+        if (auto c = closest(name, sub_names_); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+        error("/coupling/order/" + std::to_string(i), msg + "; subsystems: " + list(sub_names_));
+      }
+    } else if (ordered[static_cast<std::size_t>(it->second->index)]) {
+      error("/coupling/order/" + std::to_string(i), "subsystem \"" + name + "\" is listed twice");
+    } else {
+      g.order.push_back(it->second);
+      ordered[static_cast<std::size_t>(it->second->index)] = true;
+    }
+  }
+  for (const Node& n : g.nodes)
+    if (!ordered[static_cast<std::size_t>(n.index)]) g.order.push_back(&n);
+}
+
+}  // namespace stride::host

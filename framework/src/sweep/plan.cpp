@@ -1,0 +1,86 @@
+// Plan and check: the grid's points, and the checks of every manifest before anything runs.
+#include <cstdio>
+
+#include "stride/host/graph/experiment.hpp"
+#include "sweep/point.hpp"
+
+namespace stride::host::sweep_detail {
+
+// "POINTER=VALUE" overrides of a list of (pointer, value).
+std::vector<std::string> override_texts(const std::vector<std::pair<std::string, json>>& sets) {
+  std::vector<std::string> out;
+  for (const auto& [p, v] : sets) out.push_back(p + "=" + dump_safe(v));
+  return out;
+}
+
+// Plan: the grid's points, last axis slowest, each with its manifest, overrides and folder.
+std::vector<Point> plan_points(const SweepSpec& spec) {
+  const std::vector<SweepAxis>& axes = spec.axes;
+  const std::vector<std::string> common = override_texts(spec.sets);
+  std::vector<Point> points;
+  points.reserve(static_cast<std::size_t>(spec.runs));
+  std::vector<std::size_t> choice(axes.size(), 0);
+  for (;;) {
+    Point r;
+    r.index = points.size();
+    r.choice = choice;
+    char name[32];
+    std::snprintf(name, sizeof name, "run_%04zu", r.index);
+    r.out = spec.output / name;
+    r.manifest = spec.manifest;
+    r.sets = common;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const SweepAxisValue& v = axes[a].values[choice[a]];
+      if (!v.manifest.empty()) r.manifest = v.manifest;
+      for (const auto& [p, x] : v.sets) r.sets.push_back(p + "=" + dump_safe(x));
+    }
+    points.push_back(std::move(r));
+    std::size_t a = 0;
+    for (; a < axes.size(); ++a) {
+      if (++choice[a] < axes[a].values.size()) break;
+      choice[a] = 0;
+    }
+    if (a == axes.size()) break;
+  }
+  return points;
+}
+
+// Check: the plugins of every manifest once, for every run; then one grid point per axis value
+// (and the reference) checked completely (plugins, parameters, ports) before anything runs.
+// Throws SweepInputError naming the run.
+void check_points(const SweepSpec& spec, const std::vector<Point>& points,
+                  const std::vector<std::string>& reference_sets, PluginRegistry& reg) {
+  const std::vector<SweepAxis>& axes = spec.axes;
+  try {
+    std::vector<fs::path> dirs = PluginRegistry::default_search_path();
+    std::set<fs::path> seen;
+    for (const auto& p : points)
+      if (seen.insert(p.manifest).second) {
+        const Manifest m = read_manifest(p.manifest, p.sets);
+        dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+      }
+    if (!spec.reference.empty()) {
+      const Manifest m = read_manifest(spec.reference, reference_sets);
+      dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+    }
+    reg.scan(dirs);
+    std::set<std::pair<std::size_t, std::size_t>> checked;
+    for (const auto& p : points) {
+      bool fresh = points.size() == 1;
+      for (std::size_t a = 0; a < axes.size(); ++a) fresh |= checked.insert({a, p.choice[a]}).second;
+      if (!fresh) continue;
+      try {
+        Experiment ex(read_manifest(p.manifest, p.sets), reg);
+      } catch (const ManifestError& e) {
+        std::string where;
+        for (std::size_t a = 0; a < axes.size(); ++a) where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
+        throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
+      }
+    }
+    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference, reference_sets), reg);
+  } catch (const ManifestError& e) {
+    throw SweepInputError("a manifest of the sweep is not valid", e);
+  }
+}
+
+}  // namespace stride::host::sweep_detail
