@@ -44,7 +44,8 @@ void GraphBuilder::check_unconnected_inputs() {
       if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary)) continue;
       const auto fed = text_fed_.find({by_name_.at(sc.name), v.name});
       const bool partly = fed != text_fed_.end();  // an array some of whose elements are fed
-      if (partly && std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
+      if (partly &&
+          std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
         continue;
       const json& given = sc.plugin.parameters;
       json start = given.contains(v.name) ? given[v.name] : v.start;
@@ -57,7 +58,8 @@ void GraphBuilder::check_unconnected_inputs() {
       }
       std::string value = start.dump(-1, ' ', true);  // ASCII: cut anywhere
       if (value.size() > 80) value = value.substr(0, 76) + "...\"";
-      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value + (partly ? " where no connection feeds it" : ""));
+      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value +
+                                    (partly ? " where no connection feeds it" : ""));
     }
   }
 }

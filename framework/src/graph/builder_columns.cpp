@@ -44,7 +44,8 @@ std::vector<std::string> GraphBuilder::recorded_fmu_variables(const std::string&
     for (const fmi::Variable& v : md.variables) {
       if (!fmi::observable(v) || v.causality == "independent") continue;
       if (pattern_match(port, v.name)) add(v.name);
-      else if (auto a = std::find_if(v.aliases.begin(), v.aliases.end(), [&](const std::string& n) { return pattern_match(port, n); });
+      else if (auto a = std::find_if(v.aliases.begin(), v.aliases.end(),
+                                     [&](const std::string& n) { return pattern_match(port, n); });
                a != v.aliases.end())
         add(*a);
     }
@@ -65,8 +66,10 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
   } else {
     for (Node& n : graph_->nodes)
       if (pattern_match(sub, n.name)) nodes.push_back(&n);
-    const bool failed = std::any_of(sub_names_.begin(), sub_names_.end(), [&](const std::string& n) { return pattern_match(sub, n); });
-    if (nodes.empty() && !failed) error(ptr, "the pattern \"" + sub + "\" matches no subsystem; subsystems: " + list(sub_names_));
+    const bool failed =
+        std::any_of(sub_names_.begin(), sub_names_.end(), [&](const std::string& n) { return pattern_match(sub, n); });
+    if (nodes.empty() && !failed)
+      error(ptr, "the pattern \"" + sub + "\" matches no subsystem; subsystems: " + list(sub_names_));
     if (nodes.empty()) return;  // those it matches were not built, reported already
   }
   bool any = false, fmu = false;

@@ -134,8 +134,8 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
     link.offset = link.scale * cc.offset + link.offset;
     link.scale = link.scale * cc.factor;
     link.convert = true;
-    graph_->conversions.push_back(cc.from_text + " -> " + cc.to_text + ": transformation x " +
-                                  number_text(cc.factor) + " + " + number_text(cc.offset) + " (in " + unit_of(so) + ")");
+    graph_->conversions.push_back(cc.from_text + " -> " + cc.to_text + ": transformation x " + number_text(cc.factor) +
+                                  " + " + number_text(cc.offset) + " (in " + unit_of(so) + ")");
   }
   link.extrapolator = created(cc.extrapolator.pointer, [&] {
     return reg_.create_extrapolator(cc.extrapolator.plugin, in_manifest(cc.extrapolator));

@@ -117,8 +117,9 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     return false;
   }
   if (!sc.integrator && !md.has_cs && !md.derivatives.empty()) {
-    error(sc.pointer + "/integrator", "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
-                                          list(names_of(Kind::integrator)));
+    error(sc.pointer + "/integrator",
+          "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
+              list(names_of(Kind::integrator)));
     return false;
   }
   if (sc.integrator) {
@@ -161,7 +162,8 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
 // length when macro steps are fixed, a multiple of the (aligned) step, and fill the span.
 bool GraphBuilder::fixed_step_ok(const SubsystemConfig& sc) {
   const CouplingConfig& c = manifest_.coupling;
-  const std::string why = "the FMU cannot change its communication step size (canHandleVariableCommunicationStepSize=\"false\"), ";
+  const std::string why =
+      "the FMU cannot change its communication step size (canHandleVariableCommunicationStepSize=\"false\"), ";
   auto multiple = [](double a, double b) { return std::abs(a / b - std::round(a / b)) <= 1e-9 * std::max(1.0, a / b); };
   if (c.step_control.enabled) {
     error("/coupling/step_control", why + "but an adaptive macro step changes it; use a fixed macro step");

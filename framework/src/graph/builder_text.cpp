@@ -45,9 +45,10 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
   if (!from || !to || from->type != to->type) {
     const bool at_to = from != nullptr;
     error(cc.pointer + (at_to ? "/to" : "/from"),
-          "\"" + (at_to ? cc.from_text : cc.to_text) + "\" is " + with_article(type) + " variable of an FMU: it connects only to " +
-              with_article(type) + (at_to ? " input" : " variable") + " of an FMU, and \"" + (at_to ? cc.to_text : cc.from_text) +
-              "\" is " + (at_to ? text_partner(dst, cc.to_port) : text_partner(src, cc.from_port)));
+          "\"" + (at_to ? cc.from_text : cc.to_text) + "\" is " + with_article(type) +
+              " variable of an FMU: it connects only to " + with_article(type) + (at_to ? " input" : " variable") +
+              " of an FMU, and \"" + (at_to ? cc.to_text : cc.from_text) + "\" is " +
+              (at_to ? text_partner(dst, cc.to_port) : text_partner(src, cc.from_port)));
     return;
   }
   bool ok = true;
@@ -56,17 +57,21 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
     ok = false;
   };
   if (from->causality == "input")
-    refuse("/from", "\"" + cc.from_text + "\" is an input: a connection reads an output (or a variable that is no input)");
+    refuse("/from",
+           "\"" + cc.from_text + "\" is an input: a connection reads an output (or a variable that is no input)");
   if (to->causality != "input")
-    refuse("/to", "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
+    refuse("/to",
+           "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
   const bool ranged = cc.from_first || cc.from_count || cc.to_first || cc.to_count;
   if (ranged && from->dimensions.empty() && to->dimensions.empty())
     refuse("/from", "a " + type + " connection takes the whole variable: remove the element range");
   if (cc.factor != 1.0 || cc.offset != 0.0)
     refuse("/transformation", "a " + type + " value takes no transformation (factor and offset are for numbers)");
   if (cc.extrapolator.pointer != cc.pointer && cc.extrapolator.plugin != "zoh")
-    refuse("/extrapolator", "a " + type + " connection passes the value held at each communication point and takes no "
-                                    "extrapolator (\"" + cc.extrapolator.plugin + "\"): remove it");
+    refuse("/extrapolator", "a " + type +
+                                " connection passes the value held at each communication point and takes no "
+                                "extrapolator (\"" +
+                                cc.extrapolator.plugin + "\"): remove it");
   auto* out = dynamic_cast<TextPorts*>(src.sub.get());
   auto* in = dynamic_cast<TextPorts*>(dst.sub.get());
   if (!ok || !out || !in) return;

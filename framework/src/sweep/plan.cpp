@@ -73,7 +73,8 @@ void check_points(const SweepSpec& spec, const std::vector<Point>& points,
         Experiment ex(read_manifest(p.manifest, p.sets), reg);
       } catch (const ManifestError& e) {
         std::string where;
-        for (std::size_t a = 0; a < axes.size(); ++a) where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
+        for (std::size_t a = 0; a < axes.size(); ++a)
+          where += (where.empty() ? "" : ", ") + axes[a].name + " = " + axes[a].values[p.choice[a]].label;
         throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
       }
     }

@@ -32,7 +32,7 @@ struct Point {
   std::size_t index = 0;
   std::vector<std::size_t> choice;  // per axis
   fs::path manifest;
-  std::vector<std::string> sets;    // "POINTER=VALUE"
+  std::vector<std::string> sets;  // "POINTER=VALUE"
   fs::path out;
   std::string status = "not run", message;
   double end_time = std::nan(""), wall = std::nan(""), error = std::nan(""), residual = std::nan("");

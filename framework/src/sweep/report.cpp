@@ -130,7 +130,8 @@ StabilityReport stability_report(const SweepSpec& spec, const std::vector<Point>
   // Not diverging is not enough: with an accuracy, a run is usable only within it.
   const bool usable_column = !std::isnan(spec.usable_error);
   const std::string unit = spec.error_unit.empty() ? "" : " (" + spec.error_unit + ")";
-  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable" << unit << " |";
+  md << "largest stable " << axes[si].name << " | first unstable " << axes[si].name << " | error at largest stable"
+     << unit << " |";
   if (usable_column) md << " largest usable " << axes[si].name << " (error <= " << num(spec.usable_error) << ") |";
   // RMS, not max: at a discontinuity (a valve switching) the local error is the jump, at any H.
   md << " its estimated coupling error (RMS relative) | its energy residual (relative) |";
@@ -209,7 +210,8 @@ void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Po
       if (!pick.empty()) {
         title.clear();
         for (const auto& [a, v] : pick)  // the axes that vary
-          if (spec.axes[a].values.size() > 1) title += (title.empty() ? "" : ", ") + spec.axes[a].name + " = " + spec.axes[a].values[v].label;
+          if (spec.axes[a].values.size() > 1)
+            title += (title.empty() ? "" : ", ") + spec.axes[a].name + " = " + spec.axes[a].values[v].label;
         auto it = std::find_if(points.begin(), points.end(), [&](const Point& p) {
           return std::all_of(pick.begin(), pick.end(), [&](const auto& av) { return p.choice[av.first] == av.second; });
         });
@@ -232,11 +234,13 @@ void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Po
     }
     if (titles.empty() || !have_gnuplot()) continue;
     std::ofstream gp(stem.string() + ".gp");
-    gp << "set terminal pngcairo noenhanced size 1200,500 font ',10'\nset output " << gnuplot_quoted(spec.output / h.file) << "\n"
+    gp << "set terminal pngcairo noenhanced size 1200,500 font ',10'\nset output "
+       << gnuplot_quoted(spec.output / h.file) << "\n"
        << "set title " << gnuplot_quoted(h.title) << "\nset xlabel 'time (s)'\nset ylabel " << gnuplot_quoted(h.ylabel)
        << "\nset grid\nset key outside below\nplot ";
     for (std::size_t i = 0; i < titles.size(); ++i)
-      gp << (i ? ", " : "") << gnuplot_quoted(stem.string() + ".dat") << " index " << i << " with lines title " << gnuplot_quoted(titles[i]);
+      gp << (i ? ", " : "") << gnuplot_quoted(stem.string() + ".dat") << " index " << i << " with lines title "
+         << gnuplot_quoted(titles[i]);
     gp << "\n";
     gp.close();
     if (run_gnuplot(stem.string() + ".gp")) std::cerr << "plot: " << (spec.output / h.file).string() << "\n";

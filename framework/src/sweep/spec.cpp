@@ -17,8 +17,7 @@ bool check_pointer(DocumentChecker& chk, const std::string& where, const std::st
   std::string why;
   if (p.empty() || p[0] != '/') why = "expected a JSON pointer starting with '/'";
   else if (p.find('=') != std::string::npos) why = "a pointer may not contain '='";
-  else
-    try {
+  else try {
       json::json_pointer jp(p);
     } catch (const json::exception&) {
       why = "not a valid JSON pointer ('~' must be followed by 0 or 1)";
@@ -51,7 +50,9 @@ struct SweepReader {
   fs::path path_of(const std::string& p) const { return fs::path(p).is_absolute() ? fs::path(p) : base / p; }
 
   void reference(const json& r, SweepSpec& s) {
-    if (!chk.object(r, "/reference", {"manifest", "columns", "set", "error_scale", "error_unit"}, {"manifest", "columns"})) return;
+    if (!chk.object(r, "/reference", {"manifest", "columns", "set", "error_scale", "error_unit"},
+                    {"manifest", "columns"}))
+      return;
     if (auto m = chk.string(r, "/reference", "manifest")) s.reference = path_of(*m);
     if (auto e = chk.number(r, "/reference", "error_scale", "a positive scale of the errors", true)) s.error_scale = *e;
     if (auto u = chk.string(r, "/reference", "error_unit")) s.error_unit = *u;
@@ -144,12 +145,15 @@ struct SweepReader {
     std::set<std::string> files;
     for (std::size_t k = 0; k < h.size(); ++k) {
       const std::string p = "/histories/" + std::to_string(k);
-      if (!chk.object(h[k], p, {"file", "title", "column", "scale", "ylabel", "difference", "runs"}, {"file", "column", "runs"})) continue;
+      if (!chk.object(h[k], p, {"file", "title", "column", "scale", "ylabel", "difference", "runs"},
+                      {"file", "column", "runs"}))
+        continue;
       SweepHistory hi;
       hi.file = chk.string(h[k], p, "file").value_or("");
-      if (hi.file.size() < 5 || hi.file.find('/') != std::string::npos || hi.file.substr(hi.file.size() - 4) != ".png" ||
-          !files.insert(hi.file).second)
-        chk.error(p + "/file", "expected a file name of its own ending in .png (no folders), found \"" + hi.file + "\"");
+      if (hi.file.size() < 5 || hi.file.find('/') != std::string::npos ||
+          hi.file.substr(hi.file.size() - 4) != ".png" || !files.insert(hi.file).second)
+        chk.error(p + "/file",
+                  "expected a file name of its own ending in .png (no folders), found \"" + hi.file + "\"");
       hi.title = chk.string(h[k], p, "title").value_or("");
       hi.column = chk.string(h[k], p, "column").value_or("");
       hi.ylabel = chk.string(h[k], p, "ylabel").value_or(hi.column);
@@ -158,13 +162,16 @@ struct SweepReader {
         if (hi.scale == 0.0) chk.error(p + "/scale", "expected a non-zero scale, found 0");
       }
       if (h[k].contains("difference")) {
-        if (!h[k]["difference"].is_boolean()) chk.error(p + "/difference", "expected true or false, found " + type_name(h[k]["difference"]));
+        if (!h[k]["difference"].is_boolean())
+          chk.error(p + "/difference", "expected true or false, found " + type_name(h[k]["difference"]));
         else hi.difference = h[k]["difference"].get<bool>();
       }
-      if (hi.difference && s.reference.empty()) chk.error(p + "/difference", "a difference needs the sweep's \"reference\"");
+      if (hi.difference && s.reference.empty())
+        chk.error(p + "/difference", "a difference needs the sweep's \"reference\"");
       if (h[k].contains("runs")) {  // else chk.object has named it missing
         const json& rs = h[k]["runs"];
-        if (!rs.is_array() || rs.empty()) chk.error(p + "/runs", "expected a non-empty array of runs, found " + type_name(rs));
+        if (!rs.is_array() || rs.empty())
+          chk.error(p + "/runs", "expected a non-empty array of runs, found " + type_name(rs));
         else
           for (std::size_t c = 0; c < rs.size(); ++c) history_curve(rs[c], p + "/runs/" + std::to_string(c), s, hi);
       }
@@ -178,18 +185,22 @@ struct SweepReader {
       hi.curves.emplace_back();
       return;
     }
-    if (!r.is_object()) return chk.error(p, "expected \"reference\" or {\"axis\": \"label\", ...}, found " + type_name(r));
+    if (!r.is_object())
+      return chk.error(p, "expected \"reference\" or {\"axis\": \"label\", ...}, found " + type_name(r));
     std::vector<std::pair<std::size_t, std::size_t>> pick;
     for (std::size_t a = 0; a < s.axes.size(); ++a) {
       const SweepAxis& ax = s.axes[a];
       if (!r.contains(ax.name)) {
-        if (ax.values.size() > 1) chk.error(p, "name a value of axis \"" + ax.name + "\" (it has " + std::to_string(ax.values.size()) + ")");
+        if (ax.values.size() > 1)
+          chk.error(p, "name a value of axis \"" + ax.name + "\" (it has " + std::to_string(ax.values.size()) + ")");
         else pick.emplace_back(a, 0);
         continue;
       }
       const std::string label = value_label(r[ax.name]);
-      auto v = std::find_if(ax.values.begin(), ax.values.end(), [&](const SweepAxisValue& x) { return x.label == label; });
-      if (v == ax.values.end()) chk.error(p + "/" + pointer_escape(ax.name), "axis \"" + ax.name + "\" has no value \"" + label + "\"");
+      auto v =
+          std::find_if(ax.values.begin(), ax.values.end(), [&](const SweepAxisValue& x) { return x.label == label; });
+      if (v == ax.values.end())
+        chk.error(p + "/" + pointer_escape(ax.name), "axis \"" + ax.name + "\" has no value \"" + label + "\"");
       else pick.emplace_back(a, std::size_t(v - ax.values.begin()));
     }
     for (auto it = r.begin(); it != r.end(); ++it)
@@ -228,11 +239,14 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   auto parsed = parse_json(text, file.string(), chk.diags);
   if (!parsed) throw ManifestError(chk.diags);
   const json& d = *parsed;
-  if (!d.is_object()) throw ManifestError({{file.string(), "", "expected a sweep object {...}, found " + type_name(d)}});
+  if (!d.is_object())
+    throw ManifestError({{file.string(), "", "expected a sweep object {...}, found " + type_name(d)}});
   SweepSpec s;
   s.file = file;
   SweepReader read{chk, file.parent_path()};
-  chk.object(d, "", {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error", "usable_error", "set", "histories", "output"},
+  chk.object(d, "",
+             {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error",
+              "usable_error", "set", "histories", "output"},
              {"manifest", "axes"});
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
@@ -260,7 +274,8 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   s.runs = 1;
   if (d.contains("axes")) {
     const json& axes = d["axes"];
-    if (!axes.is_array() || axes.empty()) chk.error("/axes", "expected a non-empty array of axes, found " + type_name(axes));
+    if (!axes.is_array() || axes.empty())
+      chk.error("/axes", "expected a non-empty array of axes, found " + type_name(axes));
     else
       for (std::size_t i = 0; i < axes.size(); ++i) read.axis(axes[i], "/axes/" + std::to_string(i), s);
   }

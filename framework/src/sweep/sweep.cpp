@@ -32,7 +32,8 @@ std::map<long long, std::map<std::string, double>> read_csv(const fs::path& file
     if (fields.size() != header.size()) return;
     std::map<std::string, double> row;
     const double t = std::strtod(fields[0].c_str(), nullptr);
-    const long long key = std::abs(t) < 9e9 ? std::llround(t * 1e9) : std::llround(std::min(std::abs(t), 9e18) * (t < 0 ? -1 : 1));
+    const long long key =
+        std::abs(t) < 9e9 ? std::llround(t * 1e9) : std::llround(std::min(std::abs(t), 9e18) * (t < 0 ? -1 : 1));
     for (std::size_t i = 1; i < fields.size(); ++i) {
       if (!want.count(header[i])) continue;
       char* end = nullptr;
@@ -75,8 +76,9 @@ bool run_reference_and_points(const SweepSpec& spec, const SweepOptions& opt,
   }
   const bool reference_in_pool = !pending_runs.empty();
   for (auto& p : points) pending_runs.push_back(&p);
-  const bool finished = opt.distribute ? distribute_points(opt.distribute, pending_runs, points.size(), done)
-                                       : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done, opt.process_per_run);
+  const bool finished = opt.distribute
+                            ? distribute_points(opt.distribute, pending_runs, points.size(), done)
+                            : run_points(pending_runs, reg, jobs, opt.grace, points.size(), done, opt.process_per_run);
   // (Interrupted: the tables of the finished runs are written, without errors if the reference
   // did not finish.)
   outcome.finished = finished;
@@ -159,7 +161,8 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   // Tables of an earlier sweep must not outlive this one's start.
   for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png"}) fs::remove(spec.output / f);
   for (const auto& h : spec.histories)
-    for (const std::string& f : {h.file, fs::path(h.file).stem().string() + ".dat", fs::path(h.file).stem().string() + ".gp"})
+    for (const std::string& f :
+         {h.file, fs::path(h.file).stem().string() + ".dat", fs::path(h.file).stem().string() + ".gp"})
       fs::remove(spec.output / f);
   std::cerr << "sweep: " << points.size() << " runs, " << std::max(1, opt.jobs) << " at a time, results in "
             << spec.output.string() << "\n";

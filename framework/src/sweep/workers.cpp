@@ -110,7 +110,8 @@ bool distribute_points(const SweepDistributor& d, std::vector<Point*> points, st
   for (std::size_t i = 0; i < points.size(); ++i)
     jobs[i] = {fs::absolute(points[i]->manifest), points[i]->sets, fs::absolute(points[i]->out), json()};
   return d(jobs, [&](std::size_t i) {
-    points[i]->summary = jobs[i].summary.is_object() ? jobs[i].summary : json{{"status", "failed"}, {"message", "no summary came back"}};
+    points[i]->summary =
+        jobs[i].summary.is_object() ? jobs[i].summary : json{{"status", "failed"}, {"message", "no summary came back"}};
     take_summary(*points[i], total, done);
   });
 }
@@ -163,7 +164,8 @@ struct PluginGlobals {
     return out;
   }
   // Reads whole sections, the AddressSanitizer's red zones between globals included.
-  __attribute__((no_sanitize("address"))) static std::uint64_t fnv1a(std::uint64_t h, const unsigned char* p, std::size_t n) {
+  __attribute__((no_sanitize("address"))) static std::uint64_t fnv1a(std::uint64_t h, const unsigned char* p,
+                                                                     std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
     return h;
   }
@@ -187,13 +189,13 @@ struct Worker {
   pid_t pid = -1;
   int jobs = -1, answers = -1;  // the parent writes point indices, reads answers
   RunBeacon* beacon = nullptr;
-  Point* point = nullptr;       // the point it runs; null when idle
-  bool last = false;            // ends after this point (a process_per_run point)
-  bool fresh = true;            // has run nothing yet
+  Point* point = nullptr;  // the point it runs; null when idle
+  bool last = false;       // ends after this point (a process_per_run point)
+  bool fresh = true;       // has run nothing yet
 };
 
-[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg, const PluginGlobals& globals,
-                              RunBeacon* beacon, int jobs, int answers) {
+[[noreturn]] void worker_loop(const std::vector<Point*>& points, const PluginRegistry& reg,
+                              const PluginGlobals& globals, RunBeacon* beacon, int jobs, int answers) {
   // A library's globals may change in the first run that changes them (constant tables and
   // caches filled on first use); a later run that changes them again keeps state between runs.
   std::vector<std::uint64_t> last = globals.hashes();
@@ -211,7 +213,8 @@ struct Worker {
         else if (a.changed < std::size(a.library)) a.library[a.changed++] = static_cast<std::uint32_t>(k);
       }
     last = now;
-    if (::write(answers, &a, sizeof a) != static_cast<ssize_t>(sizeof a) || beacon->stop_signal.load() || a.changed) break;
+    if (::write(answers, &a, sizeof a) != static_cast<ssize_t>(sizeof a) || beacon->stop_signal.load() || a.changed)
+      break;
   }
   fmi::remove_temporary_fmu_folders();  // _exit skips destructors
   ::_exit(0);
@@ -436,7 +439,6 @@ class WorkerPool {
   std::size_t& done_;
   bool process_per_run_;
 };
-
 
 }  // namespace
 
