@@ -16,10 +16,26 @@ import json
 import math
 import os
 import signal
+import sys
 
-import numpy as np
 
-from . import _stride
+def _interpreter_hint():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return (f"Stride's module is built for Debian's /usr/bin/python3, which has NumPy and matplotlib "
+            f"(python3-numpy, python3-matplotlib: scripts/setup installs them): "
+            f"PYTHONPATH={here} /usr/bin/python3")
+
+
+try:
+    import numpy as np
+except ImportError as e:
+    raise ImportError(f"stride needs NumPy, which this interpreter ({sys.executable}) cannot import. "
+                      + _interpreter_hint()) from e
+try:
+    from . import _stride
+except ImportError as e:
+    raise ImportError(f"stride's compiled module does not load into this interpreter ({sys.executable}, "
+                      f"Python {sys.version_info.major}.{sys.version_info.minor}): {e}. " + _interpreter_hint()) from e
 from ._layout import PLUGIN_FOLDER
 
 __all__ = ["run", "validate", "sweep", "plugins", "describe", "load_results", "load_sweep",

@@ -24,10 +24,11 @@ function(stride_add_plugin target)
   install(TARGETS ${target} LIBRARY DESTINATION lib/stride/plugins)
 endfunction()
 
+# stride_add_force_element(<target> SOURCES <files>... [LIBRARIES <libs>...] [OUTPUT_DIRECTORY <dir>])
 # A force-element library (stride/force_element.hpp), loaded by the `mechanism` model plugin
 # from the `forces` folder beside the plugins: stride_force_<target>.so.
 function(stride_add_force_element target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE Stride::SDK ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
@@ -39,7 +40,10 @@ function(stride_add_force_element target)
   if(TARGET stride_plugin_pch AND NOT STRIDE_NO_PLUGIN_PCH)
     target_precompile_headers(${target} REUSE_FROM stride_plugin_pch)
   endif()
-  if(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+    return()  # an element with its own folder (tests) is not installed
+  elseif(DEFINED STRIDE_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${STRIDE_PLUGIN_OUTPUT_DIR}/forces)
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION lib/stride/plugins/forces)

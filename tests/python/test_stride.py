@@ -307,6 +307,26 @@ class Plugins(Base):
             stride.describe("crane_independent", actuators="two")
 
 
+class Interpreter(Base):
+    def _import_in_child(self, prelude):
+        code = prelude + "\nimport stride\n"
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    def test_without_numpy_names_the_interpreter_to_use(self):
+        # sys.modules[name] = None makes "import name" fail as it does where the package is missing.
+        p = self._import_in_child("import sys; sys.modules['numpy'] = None")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("stride needs NumPy", p.stderr)
+        self.assertIn(sys.executable, p.stderr)
+        self.assertIn("/usr/bin/python3", p.stderr)
+        self.assertIn("PYTHONPATH=" + os.path.dirname(os.path.dirname(os.path.abspath(stride.__file__))), p.stderr)
+
+    def test_a_compiled_module_that_does_not_load_is_explained(self):
+        p = self._import_in_child("import sys; sys.modules['stride._stride'] = None")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("compiled module does not load into this interpreter", p.stderr)
+
+
 class Sweep(Base):
     def test_sweep_table(self):
         ref = os.path.join(self.tmp, "reference.json")

@@ -415,6 +415,13 @@ TEST_CASE("cli: plugins, plugins --json and plugins describe") {
   CHECK(contains(reasons, "json_diagnostics"));
   CHECK(contains(reasons, "missing entry point"));
   CHECK(contains(reasons, "duplicate plugin name"));
+  // Where it looked: the build's plugin folder first, then STRIDE_PLUGIN_PATH's.
+  REQUIRE(list.at("searched").size() >= 2);
+  CHECK(list.at("searched").back() == STRIDE_TEST_LOAD_DIR);
+  o = stride(s, "plugins", std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_LOAD_DIR + "' ");
+  CHECK(contains(o.out, "searched, in order:\n  " STRIDE_BUILD_PLUGIN_DIR));
+  CHECK(contains(o.out, std::string("  ") + STRIDE_TEST_LOAD_DIR + "\n"));
+  CHECK(contains(o.out, "STRIDE_PLUGIN_PATH"));
 
   o = stride(s, "plugins describe rk4 --json");
   REQUIRE(o.code == 0);

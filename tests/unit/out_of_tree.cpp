@@ -30,7 +30,27 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// The SDK installed and the examples built, once per process; every test case starts here.
+// The shell listings of docs/plugin-tutorial.md, in order, as one script.
+std::string tutorial_commands() {
+  std::istringstream in(slurp(fs::path(STRIDE_SOURCE_DIR) / "docs" / "plugin-tutorial.md"));
+  std::string line, script;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```sh") {
+      inside = true;
+    } else if (inside && line.rfind("```", 0) == 0) {
+      inside = false;
+    } else if (inside) {
+      script += line + "\n";
+    }
+  }
+  return script;
+}
+
+// The SDK installed and the examples built, once per process, by the tutorial's own commands
+// run verbatim (bash -e) as a plugin author would: from a folder holding the checkout's
+// `examples` and its built `build` tree, with HOME a fresh folder (the prefix is $HOME/stride)
+// and the installed `stride` found on the PATH. Every test case starts here.
 struct Examples {
   bool built = false;
   std::string log;  // the failing command's output
@@ -40,22 +60,22 @@ struct Examples {
 const Examples& examples() {
   static const Examples e = [] {
     Examples x;
-    const fs::path root = scratch() / "out_of_tree", build = root / "build";
-    x.prefix = root / "prefix";
-    x.plugins = build / "plugins";
-    const std::string source = (fs::path(STRIDE_SOURCE_DIR) / "examples").string();
-    for (const std::string& cmd :
-         {"cmake --install '" STRIDE_BINARY_DIR "' --prefix '" + x.prefix.string() + "'",
-          // A separate project that knows only the prefix.
-          "cmake -S '" + source + "' -B '" + build.string() + "' -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='" +
-              x.prefix.string() + "'",
-          "cmake --build '" + build.string() + "' -j2"}) {
-      const CommandResult r = run_command(cmd);
-      if (r.exit_code != 0) {
-        x.log = cmd + "\n" + r.output;
-        return x;
-      }
+    const fs::path root = scratch() / "out_of_tree", home = root / "home";
+    fs::create_directories(home);
+    fs::create_directory_symlink(fs::path(STRIDE_SOURCE_DIR) / "examples", root / "examples");
+    fs::create_directory_symlink(STRIDE_BINARY_DIR, root / "build");
+    x.prefix = home / "stride";
+    x.plugins = root / "build-examples" / "plugins";
+    const std::string script = tutorial_commands();
+    {
+      std::ofstream(root / "tutorial.sh") << "set -euo pipefail\n" << script;
     }
+    // PATH without the build tree: the tutorial's `stride` is the installed one.
+    const std::string cmd = "cd '" + root.string() + "' && env -u STRIDE_PLUGIN_PATH HOME='" + home.string() +
+                            "' PATH=/usr/local/bin:/usr/bin:/bin bash tutorial.sh";
+    const CommandResult r = run_command(cmd);
+    x.log = "tutorial.sh:\n" + script + "\n" + r.output;
+    if (r.exit_code != 0 || r.output.find("bogacki_shampine") == std::string::npos) return x;
     // Inherited by every `stride` the tests start.
     ::setenv("STRIDE_PLUGIN_PATH", x.plugins.c_str(), 1);
     x.built = true;
@@ -199,6 +219,13 @@ TEST_CASE("out of tree: the SDK installs, every example builds against it and th
   CHECK(fs::exists(e.prefix / "include" / "stride" / "stride.hpp"));
   CHECK(fs::exists(e.prefix / "lib" / "cmake" / "StrideSDK" / "StrideSDKConfig.cmake"));
   CHECK(fs::exists(e.prefix / "lib" / "cmake" / "StrideSDK" / "StrideSDKPlugin.cmake"));
+  CHECK(fs::exists(e.prefix / "bin" / "stride"));
+  // The product only: no library built for the tests (they have folders of their own).
+  for (const auto& f : fs::recursive_directory_iterator(e.prefix / "lib" / "stride")) {
+    CAPTURE(f.path());
+    CHECK(f.path().filename().string().find("test") == std::string::npos);
+  }
+  CHECK(fs::exists(e.prefix / "lib" / "stride" / "plugins" / "forces" / "stride_force_terramechanics_wheel.so"));
   struct Expected {
     const char* name;
     const char* kind;
@@ -524,5 +551,32 @@ TEST_CASE("out of tree: the tutorial quotes every example file verbatim") {
     const std::string code = slurp(root / "examples" / file);
     REQUIRE_FALSE(code.empty());
     CHECK(tutorial.find(code) != std::string::npos);
+  }
+}
+
+// A plugin the host would refuse at load is refused when its project is configured, with the
+// key of the build fingerprint that differs (here the C++ standard; with clang, the compiler).
+TEST_CASE("out of tree: the SDK package refuses at configure time a build the host would refuse") {
+  const Examples& e = examples();
+  struct Case {
+    std::string option, key;
+  };
+  std::vector<Case> cases{{"-DCMAKE_CXX_STANDARD=23", "cplusplus: host 202002L, this build 202100L"}};
+  if (run_command("command -v clang++").exit_code == 0) {
+    cases.push_back({"-DCMAKE_CXX_COMPILER=clang++", "compiler: host gcc-"});
+  } else {
+    MESSAGE("clang++ not installed: the compiler case is not tried");
+  }
+  int i = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.option);
+    const fs::path build = scratch() / ("refused_" + std::to_string(i++));
+    const CommandResult r = run_command("cmake -S '" STRIDE_SOURCE_DIR "/examples/pi_controller' -B '" +
+                                        build.string() + "' -DCMAKE_PREFIX_PATH='" + e.prefix.string() + "' " +
+                                        c.option);
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find("would be refused by the Stride host") != std::string::npos);
+    CHECK(r.output.find(c.key) != std::string::npos);
   }
 }

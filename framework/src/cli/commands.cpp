@@ -158,6 +158,8 @@ json plugin_list_json(const PluginRegistry& reg) {
                             {"version", p->info().version}, {"description", p->info().description},
                             {"file", p->file.string()}});
   for (const auto& r : reg.refusals()) j["refused"].push_back({{"file", r.file.string()}, {"reason", r.reason}});
+  j["searched"] = json::array();
+  for (const auto& f : reg.searched()) j["searched"].push_back(f.string());
   return j;
 }
 

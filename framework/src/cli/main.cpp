@@ -123,6 +123,9 @@ int list_plugins(const PluginRegistry& reg, bool as_json) {
     std::cout << "refused libraries:\n";
     for (const auto& r : reg.refusals()) std::cout << "  " << r.file.string() << ": " << r.reason << "\n";
   }
+  std::cout << "searched, in order:\n";
+  for (const auto& f : reg.searched()) std::cout << "  " << f.string() << "\n";
+  std::cout << "(more folders: STRIDE_PLUGIN_PATH=DIR[:DIR...], or a manifest's \"plugin_paths\")\n";
   return 0;
 }
 

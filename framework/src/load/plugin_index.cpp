@@ -190,6 +190,7 @@ class PluginIndex {
 
 bool PluginRegistry::load_named(const std::vector<fs::path>& folders, const std::vector<std::string>& names) {
   if (const char* off = std::getenv("STRIDE_PLUGIN_INDEX"); off && std::string(off) == "0") return false;
+  searched_.insert(searched_.end(), folders.begin(), folders.end());
   return PluginIndex::load_named(*this, folders, names);
 }
 

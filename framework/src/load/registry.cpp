@@ -102,6 +102,7 @@ std::vector<fs::path> PluginRegistry::default_search_path() {
 
 void PluginRegistry::scan(const std::vector<fs::path>& folders) {
   for (const auto& folder : folders) {
+    searched_.push_back(folder);
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) {
       refusals_.push_back({folder, "plugin folder does not exist"});

@@ -86,6 +86,8 @@ class PluginRegistry {
   std::vector<const LoadedPlugin*> plugins() const;                 // sorted by name
   std::vector<const LoadedPlugin*> plugins(Kind kind) const;        // sorted by name
   const std::vector<Refusal>& refusals() const { return refusals_; }
+  // Every folder scan() or load_named() looked in, in order (for "where did it look" reports).
+  const std::vector<std::filesystem::path>& searched() const { return searched_; }
 
   // Parameters are validated against the plugin's ParamSpecs, defaults filled in
   // (throws std::invalid_argument with a message naming the parameter otherwise).
@@ -103,6 +105,7 @@ class PluginRegistry {
  private:
   std::map<std::string, LoadedPlugin> plugins_;
   std::vector<Refusal> refusals_;
+  std::vector<std::filesystem::path> searched_;
   mutable std::map<std::string, LoadedPlugin> fmus_;
   mutable std::map<std::string, std::string> fmu_errors_;
   friend class PluginIndex;
