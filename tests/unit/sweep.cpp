@@ -310,11 +310,22 @@ pid_t start_long_sweep(const Scratch& s) {
     execl(STRIDE_EXE, "stride", "sweep", (s.dir / "sweep.json").c_str(), "--jobs", "2", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Both jobs are running when their results tables have rows.
+  // Both jobs are running when both results tables have rows (generous: under the sanitizers on a
+  // loaded machine a run takes seconds to write its first rows).
+  const auto has_rows = [&](const char* run) {
+    std::error_code ec;
+    const auto size = fs::file_size(s.dir / "out" / run / "results.csv", ec);
+    return !ec && size > 1000;
+  };
   const auto t0 = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20) &&
-         !(fs::exists(s.dir / "out" / "run_0001" / "results.csv") && fs::file_size(s.dir / "out" / "run_0001" / "results.csv") > 1000))
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120) && !(has_rows("run_0000") && has_rows("run_0001")))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!(has_rows("run_0000") && has_rows("run_0001"))) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  REQUIRE_MESSAGE(has_rows("run_0000"), "the first run wrote no rows in 120 s");
+  REQUIRE_MESSAGE(has_rows("run_0001"), "the second run wrote no rows in 120 s");
   return pid;
 }
 

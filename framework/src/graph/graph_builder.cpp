@@ -27,12 +27,6 @@ std::string describe_port(const PortSpec& p) {
          " x " + (p.unit.empty() ? "1" : p.unit) + ")";
 }
 
-// "an extrapolator", "a subsystem"
-std::string with_article(const std::string& word) {
-  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
-  return (vowel ? "an " : "a ") + word;
-}
-
 }  // namespace builder_detail
 
 using namespace builder_detail;
