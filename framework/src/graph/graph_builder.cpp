@@ -51,6 +51,7 @@ std::unique_ptr<Graph> GraphBuilder::build(const Manifest& manifest, const Plugi
   b.add_power_bonds();
   b.add_bounds();
   b.order_subsystems();
+  b.mark_source_first();
   b.describe_bond_delays();
   b.add_record_columns();
   return b.finish();
