@@ -72,6 +72,27 @@ Outcome sweep(const Scratch& s, json spec, const std::string& args = "--jobs 2")
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(s.dir / "stdout.txt"), slurp(s.dir / "stderr.txt")};
 }
 
+// A history's .dat: its blocks (two blank lines apart), each (time, value) rows.
+std::vector<std::vector<std::pair<double, double>>> dat_blocks(const fs::path& f) {
+  std::vector<std::vector<std::pair<double, double>>> b(1);
+  std::ifstream in(f);
+  int blank = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) {
+      if (++blank == 2 && !b.back().empty()) b.emplace_back();
+      continue;
+    }
+    blank = 0;
+    if (line[0] == '#') continue;
+    std::stringstream ls(line);
+    double t, v;
+    ls >> t >> v;
+    b.back().push_back({t, v});
+  }
+  if (b.back().empty()) b.pop_back();
+  return b;
+}
+
 // sweep.csv rows as column -> value (values are simple: no quoted commas but in "message").
 std::vector<std::map<std::string, std::string>> read_sweep_csv(const fs::path& file) {
   std::ifstream in(file);
@@ -433,26 +454,7 @@ TEST_CASE("sweep: errors in another unit, and time histories of runs and of thei
   CHECK(std::stod(rows[1].at("error")) == doctest::Approx(100.0 * 2.0 * 1.0 * 2.0));
   CHECK(contains(slurp(s.dir / "out" / "stability.md"), "error at largest stable (cm)"));
   // The .dat files: one block per curve, time and value.
-  auto blocks = [](const fs::path& f) {
-    std::vector<std::vector<std::pair<double, double>>> b(1);
-    std::ifstream in(f);
-    int blank = 0;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) {
-        if (++blank == 2 && !b.back().empty()) b.emplace_back();
-        continue;
-      }
-      blank = 0;
-      if (line[0] == '#') continue;
-      std::stringstream ls(line);
-      double t, v;
-      ls >> t >> v;
-      b.back().push_back({t, v});
-    }
-    if (b.back().empty()) b.pop_back();
-    return b;
-  };
-  const auto y = blocks(s.dir / "out" / "y.dat"), dy = blocks(s.dir / "out" / "dy.dat");
+  const auto y = dat_blocks(s.dir / "out" / "y.dat"), dy = dat_blocks(s.dir / "out" / "dy.dat");
   REQUIRE(y.size() == 2);
   REQUIRE(dy.size() == 2);
   CHECK(y[0].size() == 21);
@@ -496,26 +498,7 @@ TEST_CASE("sweep: histories honour reference.columns, plot differences and diver
   CHECK(o.code == 0);
   // y.dat: the reference's src.y (2 t to 2 s), the k = 4 run's amp.y (8 t) up to where it
   // diverged, then that run's last value alone (its mark).
-  auto blocks = [](const fs::path& f) {
-    std::vector<std::vector<std::pair<double, double>>> b(1);
-    std::ifstream in(f);
-    int blank = 0;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) {
-        if (++blank == 2 && !b.back().empty()) b.emplace_back();
-        continue;
-      }
-      blank = 0;
-      if (line[0] == '#') continue;
-      std::stringstream ls(line);
-      double t, v;
-      ls >> t >> v;
-      b.back().push_back({t, v});
-    }
-    if (b.back().empty()) b.pop_back();
-    return b;
-  };
-  const auto y = blocks(s.dir / "out" / "y.dat"), dy = blocks(s.dir / "out" / "dy.dat");
+  const auto y = dat_blocks(s.dir / "out" / "y.dat"), dy = dat_blocks(s.dir / "out" / "dy.dat");
   REQUIRE(y.size() == 3);
   CHECK(y[0].size() == 21);
   for (const auto& [t, v] : y[0]) CHECK(v == doctest::Approx(2.0 * t));
