@@ -38,16 +38,11 @@ using json = nlohmann::json;
 
 namespace {
 
+using stride_test::num;
 using stride_test::Run;
 using stride_test::run_stride;
 using stride_test::scratch;
 using stride_test::Table;
-
-std::string num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 // Largest |a[ca] − b[cb]| over the times the two tables share (both recorded every 10 ms).
 double max_difference(const Table& a, const std::string& ca, const Table& b, const std::string& cb) {

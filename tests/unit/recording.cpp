@@ -23,15 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using stride_test::num;
 using stride_test::Run;
 using stride_test::run_stride;
 using stride_test::Table;
-
-std::string num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 // A manifest's number, or the variable a "$name" names.
 double resolved(const json& manifest, const json& v) {
