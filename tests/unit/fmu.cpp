@@ -233,7 +233,7 @@ TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") 
   CHECK(n == 2001);
   CHECK(contains(fmu.summary["subsystems"]["slow"]["plugin"].get<std::string>(), "oscillator.fmu + trapezoidal"));
   CHECK(fmu.summary["subsystems"]["slow"]["statistics"]["rhs_evaluations"].get<long>() > 0);
-  // results.csv holds 12 significant digits; the runs differ in the last one at most.
+  // results.csv reads back exactly; the runs differ by round-off at most.
   CHECK(dx1 < 1e-9);
   CHECK(dx2 < 1e-9);
 }
@@ -420,7 +420,7 @@ TEST_CASE("fmu: units that differ by a factor are converted (at the connection, 
   double worst = 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(y[i] - 2000.0 * x[i]));
   MESSAGE("largest |g.y - 2000 osc.x| = " << worst << " mm");
-  CHECK(worst < 1e-7);  // results.csv has 12 significant digits: 1e-8 mm at 2000 mm
+  CHECK(worst < 1e-7);  // round-off of the unit conversion at 2000 mm
   // Units the FMU defines itself from SI base units (in and ft): its ports are offered in m
   // and converted at its boundary. The FMU computes y[ft] = k u[in], so y = k x (0.3048/0.0254)
   // = 12 k x in m: the two conversions do not cancel, a wrong direction would show.
@@ -934,12 +934,14 @@ TEST_CASE("fmu: FMI 3 arrays: array states and derivatives sized by structural p
 
 TEST_CASE("fmu: every numeric type through an FMU and back exactly, FMI 3 (arrays of every type) and FMI 2") {
   // Two instances crosswise: a.q_T -> b.u_T and b.q_T -> a.u_T, so a.y_T = b.p_T, b.y_T = a.p_T.
+  // results.csv holds each double in its shortest round-trip text: every value reads back as
+  // the very double the manifest or the FMU gave (0.1, 1/3, 1e-300, a 15-digit UInt64).
   struct Type {
     std::string name;
     json a, b;  // a's parameter (the FMU's start values), b's
   };
   const std::vector<Type> types3 = {
-      {"f64", {1.5, -2.25}, {3.25, -4.0}},
+      {"f64", {1.5, -2.25}, {1.0 / 3.0, 1e-300}},
       {"f32", {0.5, -0.25}, {0.125, -1024.5}},
       {"i8", {-100, 7}, {-128, 127}},
       {"u8", {200, 3}, {0, 255}},
@@ -948,11 +950,11 @@ TEST_CASE("fmu: every numeric type through an FMU and back exactly, FMI 3 (array
       {"i32", {-2000000000, 11}, {-2147483648LL, 2147483647}},
       {"u32", {4000000000LL, 13}, {0, 4294967295LL}},
       {"i64", {-9007199254740992LL, 15}, {9007199254740992LL, -1}},
-      {"u64", {9007199254740992ULL, 17}, {0, 4503599627370496ULL}},
+      {"u64", {9007199254740992ULL, 17}, {123456789012345ULL, 4503599627370496ULL}},
       {"bool", {1, 0}, {0, 1}},
       {"enum", {2, 3}, {3, 1}},
   };
-  const std::vector<Type> types2 = {{"f64", {1.5}, {-4.0}}, {"i32", {-2000000000}, {2147483647}}, {"bool", {true}, {false}}, {"enum", {2}, {3}}};
+  const std::vector<Type> types2 = {{"f64", {1.5}, {0.1}}, {"i32", {-2000000000}, {2147483647}}, {"bool", {true}, {false}}, {"enum", {2}, {3}}};
   for (const int version : {3, 2}) {
     CAPTURE(version);
     const auto& types = version == 3 ? types3 : types2;
@@ -969,8 +971,7 @@ TEST_CASE("fmu: every numeric type through an FMU and back exactly, FMI 3 (array
     Scratch s;
     Outcome o = stride(s, "run", write_manifest(s, "types.json", m), {});
     REQUIRE(o.code == 0);
-    // Values read back from results.csv's text: 12 significant digits, exact for these values
-    // up to 2^53 (checked from the summary's last outputs below for the 64-bit ones).
+    // Values read back from results.csv's text equal the manifest's doubles bit for bit.
     const std::size_t last = o.table.rows() - 1;
     for (const auto& t : types)
       for (std::size_t e = 0; e < t.a.size(); ++e) {
@@ -978,10 +979,18 @@ TEST_CASE("fmu: every numeric type through an FMU and back exactly, FMI 3 (array
         CAPTURE(e);
         const std::string at = version == 3 ? "." + std::to_string(e) : "";
         auto number = [](const json& x) { return x.is_boolean() ? double(x.get<bool>()) : x.get<double>(); };
-        CHECK(o.table["a.y_" + t.name + at][last] == doctest::Approx(number(t.b[e])).epsilon(1e-12));
-        CHECK(o.table["b.y_" + t.name + at][last] == doctest::Approx(number(t.a[e])).epsilon(1e-12));
-        CHECK(o.table["a.q_" + t.name + at][last] == doctest::Approx(number(t.a[e])).epsilon(1e-12));
+        CHECK(o.table["a.y_" + t.name + at][last] == number(t.b[e]));
+        CHECK(o.table["b.y_" + t.name + at][last] == number(t.a[e]));
+        CHECK(o.table["a.q_" + t.name + at][last] == number(t.a[e]));
       }
+    // ... and the text is the shortest that does so: no exponent for a 15-digit integer, no
+    // noise digits after 0.1.
+    const std::string text = slurp(s.dir / "out" / "results.csv");
+    if (version == 2) CHECK(contains(text, ",0.1"));
+    CHECK_FALSE(contains(text, "0.1000"));
+    if (version == 3) CHECK(contains(text, ",0.3333333333333333,"));
+    if (version == 3) CHECK(contains(text, ",123456789012345,"));
+    if (version == 3) CHECK(contains(text, ",1e-300"));
   }
 }
 

@@ -2,7 +2,7 @@
 //  1. Stopping on the way at points of the macro grid changes nothing: a Simulation advanced in
 //     pieces ends bit for bit where one advanced at once does (Jacobi, Gauss–Seidel; multirate,
 //     which cuts the steps before a stop, within round-off), and where run() wrote its last
-//     row of results.csv (12 significant digits). Stops off the grid are communication points
+//     row of results.csv (which reads back exactly). Stops off the grid are communication points
 //     of their own: the two-mass test sampled at them follows its analytical solution (Eq. 3)
 //     within the paper's 10 % position error (Eq. 7), as run() does (tests/unit/two_mass.cpp).
 //  2. The run state is the Simulation's, not the experiment's: a second Simulation of the same

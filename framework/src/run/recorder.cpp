@@ -49,8 +49,10 @@ void Recorder::passed(NodeState& n) {
     if (inside) {
       for (std::size_t i = 0; i < d.record_cols.size(); ++i) r.values[d.record_cols[i]] = inside[d.record_elem[i]];
     } else {
+      // A row within round-off of the step's end holds the end's values exactly (a blend
+      // 1e-12 short of them would show in results.csv's full precision).
       const double span = n.t - n.t_prev;
-      const double w = span > 0 ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
+      const double w = span > 0 && tk < n.t - 1e-9 * dt_ ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
       const std::span<const double> end = before_event ? std::span<const double>(n.y_before_event) : n.y;
       for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
         const std::size_t e = d.record_elem[i];

@@ -48,12 +48,11 @@ class RowFile {
   std::chrono::steady_clock::time_point last_commit_{};
 };
 
-// Appends v with 12 significant digits (the results' precision), without allocating beyond
-// the string's capacity.
+// Appends v in the shortest text that reads back as the same double (integers up to 2^53
+// exact, no noise digits; number_text's form), without allocating beyond the string's capacity.
 inline void put_number(std::string& out, double v) {
   char num[32];
-  out.append(
-      num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v, std::chars_format::general, 12).ptr - num));
+  out.append(num, static_cast<std::size_t>(std::to_chars(num, num + sizeof num, v).ptr - num));
 }
 
 // Appends text as a CSV field (RFC 4180): in double quotes, a quote doubled; commas, line

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "stride/host/input/json_input.hpp"  // number_text
 #include "stride/host/run/output.hpp"
 #include "sweep/point.hpp"
 
@@ -47,8 +48,10 @@ std::string sweep_csv(const SweepSpec& spec, const std::vector<Point>& points) {
   for (const auto& r : points) {
     csv << r.index;
     for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
-    csv << "," << r.status << "," << r.end_time << "," << r.error << "," << r.residual << "," << r.coupling_error << ","
-        << r.coupling_error_rms << "," << r.residual_relative << "," << r.wall << "," << csv_escape(r.message) << "\n";
+    csv << "," << r.status;
+    for (double v : {r.end_time, r.error, r.residual, r.coupling_error, r.coupling_error_rms, r.residual_relative, r.wall})
+      csv << "," << number_text(v);
+    csv << "," << csv_escape(r.message) << "\n";
   }
   return csv.str();
 }

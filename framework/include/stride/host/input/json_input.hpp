@@ -154,7 +154,8 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i);
 // "... (N bytes cut)". A message can then neither forge a second line nor drive a terminal.
 std::string one_line(std::string_view text, std::size_t max_bytes);
 
-// A number as a person writes it: shortest round-trip form ("0.01", "1e+08").
+// A number as a person writes it: shortest round-trip form ("0.01", "1e+08"), the form of
+// every number in results.csv and sweep.csv (reading it back gives the same double).
 std::string number_text(double x);
 
 // A JSON value as text for a message or a file: never throws, invalid UTF-8 is replaced.
