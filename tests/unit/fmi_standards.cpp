@@ -134,6 +134,11 @@ TEST_CASE("every modelDescription.xml and SystemStructure.ssd Stride exports val
     INFO(back.output);
     CHECK(back.exit_code == 0);
   }
+  // The hand-written test system (tests/ssp/two_mass) writes Stride's settings the same way.
+  const auto hand =
+      xmllint(ssd_schema, fs::path(STRIDE_SOURCE_DIR) / "tests" / "ssp" / "two_mass" / "SystemStructure.ssd");
+  INFO(hand.output);
+  CHECK(hand.exit_code == 0);
   // The FMUs packed by --fmus are Stride's exports: their descriptions validate too.
   for (const fs::path& fmu : fs::directory_iterator(stride_test::scratch() / "crane_fmus3.ssp.d" / "resources")) {
     if (fmu.extension() != ".fmu") continue;
