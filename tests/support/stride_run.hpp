@@ -57,6 +57,13 @@ inline Table read_csv(const fs::path& file) {
   return t;
 }
 
+// A number as `--set` takes it, every digit kept.
+inline std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
 struct Run {
   int exit_code = -1;
   json summary;

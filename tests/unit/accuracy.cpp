@@ -14,7 +14,10 @@
 
 #include "stride_run.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -192,4 +195,74 @@ TEST_CASE("accuracy: /monitor/coupling_error false estimates nothing and changes
   const stride_test::CommandResult v = stride_test::run_command(cmd);
   CHECK(v.exit_code == 2);
   CHECK(v.output.find("/monitor/coupling_error: expected true or false, found string \"no\"") != std::string::npos);
+}
+
+TEST_CASE("accuracy: the block reads in order, carries units and warns when the error is of the order of the signal") {
+  // Two-mass problem, Jacobi O0, 20 s. The estimate is a fraction of the true error (0.32-0.47
+  // for zero-order holds), so the verdict is checked against the true error: at H = 0.1 s the
+  // largest |x1 - x1_exact| is a third of the amplitude (of the order of the signal), at
+  // H = 0.025 s a few per cent.
+  using namespace stride::two_mass;
+  const Parameters p = derive(Ratios{});
+  const ExactSolution exact(p);
+  struct Verdict {
+    std::string status;
+    double true_relative;  // largest |x1 - x1_exact| over the largest |x1_exact|
+    Run run;
+  };
+  auto at = [&](double H) {
+    const std::string h = std::to_string(H);
+    Verdict v{"", 0, run_stride("manifests/two_mass.json",
+                                {"/coupling/macro_step=" + h, "/subsystems/slow/step=" + h, "/coupling/end=20"},
+                                "verdict_" + h)};
+    REQUIRE(v.run.status() == "completed");
+    double e = 0, a = 0;
+    for (std::size_t i = 0; i < v.run.table.rows(); ++i) {
+      const double x = exact.at(v.run.table["time"][i]).x1;
+      e = std::max(e, std::abs(v.run.table["fast.x"][i] - x)), a = std::max(a, std::abs(x));
+    }
+    v.true_relative = e / a;
+    v.status = v.run.summary.at("accuracy").at("status").get<std::string>();
+    return v;
+  };
+  const Verdict coarse = at(0.1), fine = at(0.025);
+  MESSAGE("true error over the amplitude: H = 0.1 s " << coarse.true_relative << ", H = 0.025 s "
+                                                      << fine.true_relative);
+  CHECK(coarse.true_relative > 0.2);
+  CHECK(coarse.status == "coupling_error_large");
+  CHECK(fine.true_relative < 0.1);
+  CHECK(fine.status == "coupling_error_small");
+  CHECK_FALSE(fine.run.summary.at("accuracy").contains("warning"));
+
+  const auto& a = coarse.run.summary.at("accuracy");
+  CHECK(a.at("large_rms_relative").get<double>() == 0.05);
+  CHECK(a.at("rms_relative_coupling_error").get<double>() >= 0.05);
+  const std::string warning = a.at("warning").get<std::string>();
+  CHECK(warning.find("the coupling error is of the order of the signal: on fast.x -> slow.x1 the RMS local coupling "
+                     "error is ") != std::string::npos);
+  CHECK(warning.find(" m, ") != std::string::npos);
+  // Units: each connection's values in its reader's unit (the two masses' positions, m).
+  for (const auto& c : a.at("coupling_error")) CHECK(c.at("unit").get<std::string>() == "m");
+  // The status and the RMS come first in the file, the lists last; the rest stays sorted.
+  std::ifstream f(stride_test::scratch() / "verdict_0.100000" / "summary.json");
+  const std::string text{std::istreambuf_iterator<char>(f), {}};
+  const std::vector<std::string> order = {"\"status\": \"coupling_error_large\"", "\"warning\"",
+                                          "\"rms_relative_coupling_error\"", "\"max_relative_coupling_error\"",
+                                          "\"coupling_error\": [",          "\"rms_relative\"",
+                                          "\"power_bonds\"",                "\"connections\""};
+  std::size_t last = 0;
+  for (const std::string& key : order) {
+    CAPTURE(key);
+    const std::size_t k = text.find(key, last);
+    REQUIRE(k != std::string::npos);
+    last = k;
+  }
+  // The run prints the warning.
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + STRIDE_SOURCE_DIR +
+                                          "/manifests/two_mass.json' --quiet --out '" +
+                                          (stride_test::scratch() / "verdict_cli").string() +
+                                          "' --set /coupling/end=20");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("warning: the coupling error is of the order of the signal: on fast.x -> slow.x1") !=
+        std::string::npos);
 }

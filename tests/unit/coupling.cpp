@@ -38,16 +38,11 @@ using json = nlohmann::json;
 
 namespace {
 
+using stride_test::num;
 using stride_test::Run;
 using stride_test::run_stride;
 using stride_test::scratch;
 using stride_test::Table;
-
-std::string num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
 
 // Largest |a[ca] − b[cb]| over the times the two tables share (both recorded every 10 ms).
 double max_difference(const Table& a, const std::string& ca, const Table& b, const std::string& cb) {
@@ -187,6 +182,134 @@ TEST_CASE("two-mass: Jacobi and Gauss-Seidel converge at first order; Gauss-Seid
     CHECK(og > 0.7);
     CHECK(og < 1.3);
   }
+}
+
+namespace {
+
+// The two-mass problem written out as a Gauss–Seidel (slow mass first) or Jacobi loop, a second
+// implementation of both schemes: both masses with classic RK4, the slow one at H, the fast one
+// at H/10, from rest at Eq. 3's initial positions. Each reader's input is the Lagrange
+// polynomial of `order` through the newest order + 1 samples its source has pushed (fewer at
+// the start; order 0: the newest sample). A source pushes at every communication point; under
+// Gauss–Seidel the slow mass pushes before the fast one steps, so the fast mass interpolates
+// up to (order 0: holds) the slow sample at the end of the macro step it is taking.
+struct HandCoupling {
+  std::vector<double> fast_x, slow_x;  // at every communication point, the start included
+};
+
+HandCoupling hand_coupling(const stride::two_mass::Parameters& p, bool gauss_seidel, int order, double H, double end) {
+  struct Samples {
+    std::vector<double> t, x;
+    double at(int order, double tt) const {
+      const std::size_t m = std::min<std::size_t>(static_cast<std::size_t>(order) + 1, t.size());
+      double u = 0;
+      for (std::size_t j = t.size() - m; j < t.size(); ++j) {
+        double basis = 1;
+        for (std::size_t k = t.size() - m; k < t.size(); ++k)
+          if (k != j) basis *= (tt - t[k]) / (t[j] - t[k]);
+        u += basis * x[j];
+      }
+      return u;
+    }
+  };
+  struct Mass {
+    double m, k_wall, k2, x, v = 0;
+    void rk4(double t, double h, const Samples& other, int order) {
+      auto a = [&](double tt, double xx) { return (-k_wall * xx - k2 * (xx - other.at(order, tt))) / m; };
+      const double k1x = v, k1v = a(t, x);
+      const double k2x = v + 0.5 * h * k1v, k2v = a(t + 0.5 * h, x + 0.5 * h * k1x);
+      const double k3x = v + 0.5 * h * k2v, k3v = a(t + 0.5 * h, x + 0.5 * h * k2x);
+      const double k4x = v + h * k3v, k4v = a(t + h, x + h * k3x);
+      x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+      v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    }
+  };
+  Mass fast{p.m1, p.k1, p.k2, p.x1_0}, slow{p.m2, p.k3, p.k2, p.x2_0};
+  Samples from_fast{{0.0}, {fast.x}}, from_slow{{0.0}, {slow.x}};
+  HandCoupling out{{fast.x}, {slow.x}};
+  const int n = static_cast<int>(std::lround(end / H));
+  for (int k = 0; k < n; ++k) {
+    const double T = k * H, Tn = (k + 1) * H;
+    slow.rk4(T, H, from_fast, order);
+    if (gauss_seidel) from_slow.t.push_back(Tn), from_slow.x.push_back(slow.x);
+    for (int j = 0; j < 10; ++j) fast.rk4((10 * k + j) * (H / 10), H / 10, from_slow, order);
+    if (!gauss_seidel) from_slow.t.push_back(Tn), from_slow.x.push_back(slow.x);
+    from_fast.t.push_back(Tn), from_fast.x.push_back(fast.x);
+    out.fast_x.push_back(fast.x), out.slow_x.push_back(slow.x);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Gauss-Seidel: every extrapolator lets the later subsystem read what the earlier one pushed in the step") {
+  using namespace stride::two_mass;
+  const Parameters p = derive(Ratios{});
+  const double H = 0.1, end = 3.0;
+  struct Case {
+    std::string extrapolator;  // as the manifest writes it
+    int order;                 // of the hand loop's rule
+  };
+  // smoothing over the fast step with window_end "newest": the mean over (newest - 0.01, newest],
+  // one sample at this H: the newest one, as a hold.
+  const std::vector<Case> cases = {
+      {R"("zoh")", 0},
+      {R"({"plugin":"lagrange","parameters":{"order":0}})", 0},
+      {R"("linear")", 1},
+      {R"({"plugin":"lagrange","parameters":{"order":2}})", 2},
+      {R"({"plugin":"smoothing","parameters":{"window":0.01,"window_end":"newest"}})", 0},
+  };
+  for (const Case& c : cases)
+    for (const bool gs : {true, false}) {
+      const std::string scheme = gs ? "gauss_seidel" : "jacobi";
+      CAPTURE(c.extrapolator);
+      CAPTURE(scheme);
+      const Run r = run_stride("manifests/two_mass.json",
+                               {"/coupling/scheme=\"" + scheme + "\"", "/coupling/order=[\"slow\",\"fast\"]",
+                                "/subsystems/slow/integrator={\"plugin\":\"rk4\"}", "/coupling/end=" + num(end),
+                                "/record/interval=" + num(H), "/connections/0/extrapolator=" + c.extrapolator,
+                                "/connections/1/extrapolator=" + c.extrapolator},
+                               "gs_every_extrapolator");
+      REQUIRE(r.status() == "completed");
+      const HandCoupling same = hand_coupling(p, gs, c.order, H, end);
+      const HandCoupling other = hand_coupling(p, !gs, c.order, H, end);
+      const auto& fx = r.table["fast.x"];
+      const auto& sx = r.table["slow.x"];
+      REQUIRE(fx.size() == same.fast_x.size());
+      double off = 0, apart = 0;
+      for (std::size_t i = 0; i < fx.size(); ++i) {
+        off = std::max({off, std::abs(fx[i] - same.fast_x[i]), std::abs(sx[i] - same.slow_x[i])});
+        apart = std::max(apart, std::abs(same.fast_x[i] - other.fast_x[i]));
+      }
+      MESSAGE(c.extrapolator << ", " << scheme << ": largest difference from the hand-written loop " << off
+                             << " m; the two schemes' loops differ by up to " << apart << " m");
+      CHECK(off < 1e-9);    // results.csv's digits (values of ~10 m) and round-off
+      CHECK(apart > 1e-3);  // so matching one scheme is not matching the other
+    }
+}
+
+TEST_CASE("Gauss-Seidel: an extrapolator that would hide the earlier subsystem's new sample is refused") {
+  // `stride validate` of two_mass.json under Gauss–Seidel, slow mass first, with smoothing over
+  // (t - 0.01, t] into the fast mass, and `more` --set options.
+  auto validate = [](const std::string& more) {
+    return stride_test::run_command(
+        std::string("'") + STRIDE_EXE + "' validate '" +
+        (fs::path(STRIDE_SOURCE_DIR) / "manifests/two_mass.json").string() +
+        "' --set '/coupling/scheme=\"gauss_seidel\"' --set '/coupling/order=[\"slow\",\"fast\"]' --set "
+        "'/connections/1/extrapolator={\"plugin\":\"smoothing\",\"parameters\":{\"window\":0.01}}'" + more);
+  };
+  const auto c = validate("");
+  CHECK(c.exit_code == 2);
+  CHECK(c.output.find("two_mass.json: /connections/1/extrapolator: under the \"gauss_seidel\" scheme \"fast\" steps "
+                      "after \"slow\"") != std::string::npos);
+  CHECK(c.output.find("\"slow.x\" pushed at the end of the macro step, but extrapolator \"smoothing\"") !=
+        std::string::npos);
+  CHECK(c.output.find("use an extrapolator that interpolates between samples (lagrange, linear) or holds one (zoh)") !=
+        std::string::npos);
+  // Iterative coupling feeds that connection itself (the line to the source's value): accepted.
+  CHECK(validate(" --set '/coupling/iteration={}'").exit_code == 0);
+  // Jacobi never gave the reader that sample: accepted.
+  CHECK(validate(" --set '/coupling/scheme=\"jacobi\"'").exit_code == 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -72,6 +72,27 @@ Outcome sweep(const Scratch& s, json spec, const std::string& args = "--jobs 2")
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(s.dir / "stdout.txt"), slurp(s.dir / "stderr.txt")};
 }
 
+// A history's .dat: its blocks (two blank lines apart), each (time, value) rows.
+std::vector<std::vector<std::pair<double, double>>> dat_blocks(const fs::path& f) {
+  std::vector<std::vector<std::pair<double, double>>> b(1);
+  std::ifstream in(f);
+  int blank = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) {
+      if (++blank == 2 && !b.back().empty()) b.emplace_back();
+      continue;
+    }
+    blank = 0;
+    if (line[0] == '#') continue;
+    std::stringstream ls(line);
+    double t, v;
+    ls >> t >> v;
+    b.back().push_back({t, v});
+  }
+  if (b.back().empty()) b.pop_back();
+  return b;
+}
+
 // sweep.csv rows as column -> value (values are simple: no quoted commas but in "message").
 std::vector<std::map<std::string, std::string>> read_sweep_csv(const fs::path& file) {
   std::ifstream in(file);
@@ -110,7 +131,10 @@ json fault_sweep(const std::string& step_axis_name = "fail_at") {
   return {{"format", 1},
           {"manifest", kDir + "fault.json"},
           {"axes",
-           {{{"name", step_axis_name}, {"pointers", {"/subsystems/src/parameters/fail_at"}}, {"values", {0.555, 100}}},
+           {{{"name", step_axis_name},
+             {"pointers", {"/subsystems/src/parameters/fail_at"}},
+             {"unit", "s"},
+             {"values", {0.555, 100}}},
             {{"name", "fault"},
              {"values",
               {{{"label", "segfault"}, {"set", {{"/subsystems/src/parameters/fault", "segfault"}}}},
@@ -310,11 +334,22 @@ pid_t start_long_sweep(const Scratch& s) {
     execl(STRIDE_EXE, "stride", "sweep", (s.dir / "sweep.json").c_str(), "--jobs", "2", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Both jobs are running when their results tables have rows.
+  // Both jobs are running when both results tables have rows (generous: under the sanitizers on a
+  // loaded machine a run takes seconds to write its first rows).
+  const auto has_rows = [&](const char* run) {
+    std::error_code ec;
+    const auto size = fs::file_size(s.dir / "out" / run / "results.csv", ec);
+    return !ec && size > 1000;
+  };
   const auto t0 = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20) &&
-         !(fs::exists(s.dir / "out" / "run_0001" / "results.csv") && fs::file_size(s.dir / "out" / "run_0001" / "results.csv") > 1000))
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120) && !(has_rows("run_0000") && has_rows("run_0001")))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!(has_rows("run_0000") && has_rows("run_0001"))) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  REQUIRE_MESSAGE(has_rows("run_0000"), "the first run wrote no rows in 120 s");
+  REQUIRE_MESSAGE(has_rows("run_0001"), "the second run wrote no rows in 120 s");
   return pid;
 }
 
@@ -401,7 +436,7 @@ TEST_CASE("sweep: with an accuracy, a stable run counts as usable only within it
   const json spec = {{"format", 1},
                      {"manifest", kDir + "ramp_gain.json"},
                      {"reference", {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}}},
-                     {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"values", {3.0, 3.001, 3.01, 3.1}}}}},
+                     {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"unit", "1"}, {"values", {3.0, 3.001, 3.01, 3.1}}}}},
                      {"step_axis", "k"},
                      {"usable_error", 0.01}};
   auto o = sweep(s, spec);
@@ -419,7 +454,7 @@ TEST_CASE("sweep: errors in another unit, and time histories of runs and of thei
   json spec = {{"format", 1},
                {"manifest", kDir + "ramp_gain.json"},
                {"reference", {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "amp.y"}}}, {"error_scale", 100.0}, {"error_unit", "cm"}}},
-               {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"values", {3.5, 4.0}}}}},
+               {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"unit", "1"}, {"values", {3.5, 4.0}}}}},
                {"histories", {{{"file", "y.png"}, {"column", "amp.y"}, {"runs", {"reference", {{"k", 4.0}}}}},
                               {{"file", "dy.png"}, {"column", "amp.y"}, {"scale", 10.0}, {"difference", true}, {"runs", {{{"k", 3.5}}, {{"k", 4.0}}}}}}}};
   auto o = sweep(s, spec);
@@ -430,26 +465,7 @@ TEST_CASE("sweep: errors in another unit, and time histories of runs and of thei
   CHECK(std::stod(rows[1].at("error")) == doctest::Approx(100.0 * 2.0 * 1.0 * 2.0));
   CHECK(contains(slurp(s.dir / "out" / "stability.md"), "error at largest stable (cm)"));
   // The .dat files: one block per curve, time and value.
-  auto blocks = [](const fs::path& f) {
-    std::vector<std::vector<std::pair<double, double>>> b(1);
-    std::ifstream in(f);
-    int blank = 0;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) {
-        if (++blank == 2 && !b.back().empty()) b.emplace_back();
-        continue;
-      }
-      blank = 0;
-      if (line[0] == '#') continue;
-      std::stringstream ls(line);
-      double t, v;
-      ls >> t >> v;
-      b.back().push_back({t, v});
-    }
-    if (b.back().empty()) b.pop_back();
-    return b;
-  };
-  const auto y = blocks(s.dir / "out" / "y.dat"), dy = blocks(s.dir / "out" / "dy.dat");
+  const auto y = dat_blocks(s.dir / "out" / "y.dat"), dy = dat_blocks(s.dir / "out" / "dy.dat");
   REQUIRE(y.size() == 2);
   REQUIRE(dy.size() == 2);
   CHECK(y[0].size() == 21);
@@ -472,6 +488,86 @@ TEST_CASE("sweep: errors in another unit, and time histories of runs and of thei
   CHECK(contains(o.err, "/histories/1/runs/1/kk: no axis is named \"kk\""));
   CHECK(contains(o.err, "/histories/1/runs/1: name a value of axis \"k\" (it has 2)"));
   CHECK(contains(o.err, "/histories/2/scale"));
+}
+
+TEST_CASE("sweep: histories honour reference.columns, plot differences and diverged runs, label units; empty is an error") {
+  // Runs amp.y = k 2 t (m) against the reference column src.y = 2 t (reference.columns maps
+  // amp.y to it), so the difference is (k - 1) 2 t. Every run stops where amp.y passes 6 m
+  // (monitor bounds): k = 4 at t = 0.75 s, k = 3.5 at 6/7 s; the reference runs unbounded.
+  Scratch s;
+  json spec = {{"format", 1},
+               {"manifest", kDir + "ramp_gain.json"},
+               {"reference", {{"manifest", kDir + "ramp_gain.json"}, {"columns", {{"amp.y", "src.y"}}}}},
+               {"set", {{"/monitor", {{"bounds", {{"amp.y", {-100, 6}}}}}}}},
+               {"axes", {{{"name", "k"}, {"pointers", {"/subsystems/amp/parameters/k"}}, {"unit", "1"},
+                          {"values", {3.5, 4.0}}}}},
+               {"histories", {{{"file", "y.png"}, {"column", "amp.y"}, {"runs", {"reference", {{"k", 4.0}}}}},
+                              {{"file", "dy.png"}, {"column", "amp.y"}, {"difference", true},
+                               {"runs", {{{"k", 3.5}}, {{"k", 4.0}}}}}}}};
+  auto o = sweep(s, spec);
+  INFO(o.err);
+  CHECK(o.code == 0);
+  // y.dat: the reference's src.y (2 t to 2 s), the k = 4 run's amp.y (8 t) up to where it
+  // diverged, then that run's last value alone (its mark).
+  const auto y = dat_blocks(s.dir / "out" / "y.dat"), dy = dat_blocks(s.dir / "out" / "dy.dat");
+  REQUIRE(y.size() == 3);
+  CHECK(y[0].size() == 21);
+  for (const auto& [t, v] : y[0]) CHECK(v == doctest::Approx(2.0 * t));
+  REQUIRE(!y[1].empty());
+  CHECK(y[1].back().first < 0.8 + 1e-9);
+  CHECK(y[1].back().first > 0.6);
+  for (const auto& [t, v] : y[1]) CHECK(v == doctest::Approx(8.0 * t));
+  REQUIRE(y[2].size() == 1);
+  CHECK(y[2][0] == y[1].back());
+  // dy.dat: (k - 1) 2 t for both runs up to where each ended, then both marks.
+  REQUIRE(dy.size() == 4);
+  for (const auto& [t, v] : dy[0]) CHECK(v == doctest::Approx(2.5 * 2.0 * t));
+  for (const auto& [t, v] : dy[1]) CHECK(v == doctest::Approx(3.0 * 2.0 * t));
+  CHECK(dy[0].size() > dy[1].size());
+  // The plots: titles mark the diverged runs, axes carry names and units, PNGs are drawn.
+  const std::string gy = slurp(s.dir / "out" / "y.gp"), gdy = slurp(s.dir / "out" / "dy.gp");
+  CHECK(contains(gy, "set xlabel 'time (s)'"));
+  CHECK(contains(gy, "set ylabel 'amp.y (m)'"));
+  CHECK(contains(gy, "'k = 4.0 (diverged at t = "));
+  CHECK(contains(gy, "with points pointtype 7 pointsize 1.5 title 'k = 4.0 (diverged at t = "));
+  CHECK(contains(gdy, "set ylabel 'amp.y - reference (m)'"));
+  CHECK(contains(slurp(s.dir / "out" / "plot.gp"), "set xlabel 'k (1)'"));
+  CHECK(contains(slurp(s.dir / "out" / "plot.gp"), "set ylabel 'largest |error| against the reference (m)'"));
+  for (const char* png : {"y.png", "dy.png"}) {
+    CAPTURE(png);
+    REQUIRE(fs::exists(s.dir / "out" / png));
+    CHECK(fs::file_size(s.dir / "out" / png) > 1000);
+  }
+  // No run is stable, so error.png has nothing to draw: no PNG rather than an empty one.
+  CHECK(!fs::exists(s.dir / "out" / "error.png"));
+  CHECK(contains(o.err, "warning: gnuplot drew nothing for"));
+
+  // A column the runs do not record: refused before anything runs, with the history's pointer.
+  Scratch b;
+  spec["histories"][0]["column"] = "amp.x";
+  o = sweep(b, spec);
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/histories/0/column: history \"y.png\" plots column \"amp.x\", which run 0"));
+  CHECK(contains(o.err, "does not record as a number; its columns: src.y, amp.y"));
+  // A reference column (reference.columns) the reference does not record: refused likewise.
+  Scratch c;
+  spec["histories"][0]["column"] = "amp.y";
+  spec["reference"]["columns"] = {{"amp.y", "src.z"}};
+  o = sweep(c, spec);
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "/histories/0/column: history \"y.png\" plots column \"src.z\" (reference.columns maps "
+                        "\"amp.y\" to it), which the reference"));
+  // Runs recorded at other times than the reference (they start at 0.05 s): a difference has
+  // no common time, its curve is empty, an error naming the history, the curve and the columns,
+  // and no PNG for it.
+  Scratch d;
+  spec["reference"]["columns"] = {{"amp.y", "src.y"}};
+  spec["set"] = {{"/coupling/start", 0.05}};
+  o = sweep(d, spec);
+  CHECK(o.code == 1);
+  CHECK(contains(o.err, "error: history \"dy.png\" (/histories/1): the curve \"k = 3.5\" has no values of column "
+                        "\"amp.y\" less the reference's \"src.y\" in "));
+  CHECK(!fs::exists(d.dir / "out" / "dy.png"));
 }
 
 #ifdef STRIDE_TEST_MPIRUN

@@ -299,6 +299,8 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     if (s.contains("wall_time_s")) std::cerr << ", wall " << s.value("wall_time_s", 0.0) << " s";
     std::cerr << ", results in " << folder->path().string() << "\n";
     if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
+    if (s.contains("accuracy") && s["accuracy"].contains("warning"))
+      std::cerr << "warning: " << s["accuracy"].value("warning", "") << "\n";
   };
   if (cl.in_process) {
     RunBeacon* beacon = make_beacon();

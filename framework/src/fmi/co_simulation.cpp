@@ -74,21 +74,10 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
                         " s; make the macro step a multiple of the subsystem's step");
     inst_->hold_texts_from(t);
     inst_->set_inputs(inputs(), input_time(t, h));
-    // Record times inside the step: the FMU steps to each (the inputs held) and its outputs
-    // there are the rows, so that no row is interpolated across what happened inside.
-    double reached = t;
-    bool cut = false;
     event_at_end_ = false;
     dense_.begin_step();
-    if (t + h >= dense_.horizon() && dense_.any(t, t + h))
-      dense_.add(t, t + h, false, [&](double tk, std::span<double> y) {
-        if (cut) return;  // rows after a step cut short are never read (after the time reached)
-        const double r = do_step(reached, tk);
-        cut = r < tk || !end_.empty() || event_at_end_;
-        reached = r;
-        if (!cut) inst_->get_outputs(y, tk);
-      });
-    if (!cut) reached = do_step(reached, t + h);
+    if (t + h >= dense_.horizon() && dense_.any(t, t + h)) rows_inside(t, h);
+    const double reached = do_step(t, t + h);
     if (!(reached > t)) throw EndOfSimulation(end_);  // the model's end, at t
     t_ = reached;
     inst_->publish_texts(t_, t);
@@ -98,9 +87,10 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     if (inst_->io().any_feedthrough || initializing_) inst_->set_inputs(inputs(), t_);
     inst_->get_outputs(y, t_);
   }
-  // An FMU that cannot change its step keeps its steps whole (rows inside: linear).
+  // Rows inside a step come from a copy of the FMU (rows_inside): it must take other steps and
+  // come back. Without both, rows inside are linear between the step's ends.
   void record_grid(double t0, double dt) override {
-    if (inst_->fmu().md.can_variable_step) dense_.grid(t0, dt, inst_->output_width());
+    if (inst_->fmu().md.can_variable_step && inst_->can_save_state()) dense_.grid(t0, dt, inst_->output_width());
   }
   const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   bool has_events() const override { return inst_->cs_event_mode(); }
@@ -110,6 +100,7 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   }
   json statistics() const override {
     json s = {{"steps", steps_}, {"discarded_steps", discarded_}};
+    if (row_steps_) s["steps_for_rows"] = row_steps_;
     if (inst_->cs_event_mode()) s["events"] = events_;
     return s;
   }
@@ -143,6 +134,29 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   // known values, and the value at the step's midpoint, their mean over the step, is held: the
   // held input then errs by O(h²) in its integral instead of O(h).
   double input_time(double t, double h) const { return inst_->no_earlier_state() ? t : t + 0.5 * h; }
+  // The rows at the record times inside the step from t by h: the FMU's state saved, stepped
+  // from record time to record time (the inputs held), its outputs there kept, and the state
+  // put back, so that its own step from t to t + h is the one it takes when nothing is
+  // recorded inside. A copy stopped by an event, a discard or the model's end keeps no rows
+  // for the step: the recorder then interpolates between the step's ends (up to the values
+  // before an event the step itself ends at).
+  void rows_inside(double t, double h) {
+    inst_->peek(true);
+    inst_->save(row_state_, t);
+    double reached = t;
+    bool whole = true;
+    dense_.add(t, t + h, false, [&](double tk, std::span<double> y) {
+      if (!whole) return;
+      const CsStep s = inst_->do_step(reached, tk - reached);
+      ++row_steps_;
+      whole = !s.event && !s.discarded && !s.terminate;
+      reached = tk;
+      if (whole) inst_->get_outputs(y, tk);
+    });
+    inst_->restore(row_state_, t);
+    inst_->peek(false);
+    if (!whole) dense_.begin_step();
+  }
   // One doStep from ta to tb: the time reached, tb unless the FMU stopped inside (discard,
   // early return, an event: event_at_end_) or asked to end the simulation (end_ set; ta when
   // it made no progress). An event at ta itself is handled there and the step taken again.
@@ -205,6 +219,8 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   std::vector<PortSpec> ports_;
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
+  long row_steps_ = 0;    // steps of the copies stepped for rows inside steps (rows_inside)
+  FmuState row_state_;    // the state those copies start from
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   DenseRows dense_;  // the outputs at the record times inside the last step
   // Event mode: the last step ended at an event; the outputs just before it.

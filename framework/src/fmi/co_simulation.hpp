@@ -1,11 +1,13 @@
 // A co-simulation FMU (FMI 2 or FMI 3) as a Stride Subsystem. Internal to the host.
 //
-// Each Stride step is one doStep, or one per record time inside it:
+// Each Stride step is one doStep, whatever is recorded:
 //   step(t, h):
 //     refuse h != first h when the FMU cannot change its communication step
 //     set inputs at t (at t + h/2 when the host may repeat the step, see co_simulation.cpp)
-//     for each record time tk in (t, t + h) (recorded FMUs that can change their step):
-//       doStep to tk, the inputs held; its outputs at tk are that row (DenseOutputs)
+//     record times tk in (t, t + h) (recorded FMUs that can change their step and save their
+//     state): state saved, doStep from record time to record time, the inputs held, the
+//     outputs at each tk are its row (DenseOutputs); state restored. Otherwise (or when that
+//     copy meets an event or a discard) rows inside are linear between the step's ends.
 //     doStep to t + h
 //     eventHandlingNeeded (FMI 3 event mode) -> outputs before the event kept, event mode:
 //                                    update discrete states until done, step mode; the step

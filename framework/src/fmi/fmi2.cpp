@@ -165,7 +165,7 @@ class Fmi2Instance final : public Instance {
   void save(FmuState& s, double t) override {
     s.adopt(release_state_);
     check(api_.get_fmu_state(c_, &s.handle), "fmi2GetFMUstate", t);
-    may_restore_ = true;
+    if (!peeking_) may_restore_ = true;
   }
   void restore(const FmuState& s, double t) override {
     if (!s.of(release_state_)) throw PluginError(fmu_->label, "an FMU state of another instance cannot be restored");

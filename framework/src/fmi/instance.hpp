@@ -224,7 +224,11 @@ class Instance {
   virtual void save(FmuState& s, double t) = 0;
   virtual void restore(const FmuState& s, double t) = 0;
   // doStep / completedIntegratorStep may be told that no earlier state comes back.
-  bool no_earlier_state() const { return !may_restore_; }
+  bool no_earlier_state() const { return !may_restore_ && !peeking_; }
+  // While on, a state is saved only to step a copy of the FMU ahead and come back to it (the
+  // rows of results.csv inside a step): the steps meanwhile are told that an earlier state
+  // comes back, and the save is not the host's (the FMU's own steps stay as they were).
+  void peek(bool on) { peeking_ = on; }
 
   const Fmu& fmu() const { return *fmu_; }
   const Shape& shape() const { return shape_; }
@@ -254,7 +258,7 @@ class Instance {
   Params params_;
   LogSink log_;
   std::string setting_;
-  bool started_ = false, fatal_ = false, may_restore_ = false;
+  bool started_ = false, fatal_ = false, may_restore_ = false, peeking_ = false;
   struct TextOut {
     Io io;
     std::vector<std::shared_ptr<TextSignal>> signals;  // per element

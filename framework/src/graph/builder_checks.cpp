@@ -1,7 +1,9 @@
 // The builder's checks of the whole graph (unconnected inputs, algebraic loops), the bounds
 // and the Gauss–Seidel order.
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "fmi/fmu.hpp"
@@ -146,6 +148,46 @@ void GraphBuilder::order_subsystems() {
   }
   for (const Node& n : g.nodes)
     if (!ordered[static_cast<std::size_t>(n.index)]) g.order.push_back(&n);
+}
+
+// Gauss–Seidel means that a later subsystem reads what an earlier one pushed in the same macro
+// step. A hold (an extrapolator whose holds_from() is finite: zoh, lagrange of order 0) is held
+// by the host from the start of that macro step (LinkState::ahead_from). Any other extrapolator
+// must use a sample newer than the time asked: given fresh samples 0 at T and 1 at T + H and
+// asked for T + H/2, an answer of 0 in every element means the reader would get the Jacobi
+// value while the manifest says gauss_seidel, and the connection is refused. The host resets
+// every extrapolator at initialization, so the probe leaves nothing behind. Iterative coupling
+// feeds those connections itself (the line to the source's value) and needs neither.
+void GraphBuilder::mark_source_first() {
+  const CouplingConfig& c = manifest_.coupling;
+  if (c.scheme != Scheme::gauss_seidel || c.iteration.enabled || !diags_.empty()) return;
+  Graph& g = *graph_;
+  std::vector<std::size_t> place(g.nodes.size());
+  for (std::size_t i = 0; i < g.order.size(); ++i) place[static_cast<std::size_t>(g.order[i]->index)] = i;
+  std::set<std::string> refused;  // one report per connection (a connection may be several links)
+  for (Link& l : g.links) {
+    if (place[static_cast<std::size_t>(l.src->index)] > place[static_cast<std::size_t>(l.dst->index)]) continue;
+    l.source_first = true;
+    const auto reads_newer = created(l.config.extrapolator.pointer, [&] {
+      Extrapolator& e = *l.extrapolator;
+      std::vector<double> older(l.width, 0.0), newer(l.width, 1.0), u(l.width, 0.0);
+      e.reset(l.width);
+      e.push(c.start, older);
+      e.push(c.start + c.macro_step, newer);
+      if (std::isfinite(e.holds_from())) return std::optional<bool>(true);
+      e.evaluate(c.start + 0.5 * c.macro_step, u);
+      return std::optional<bool>(std::any_of(u.begin(), u.end(), [](double v) { return v != 0.0; }));
+    });
+    if (!reads_newer || *reads_newer || !refused.insert(l.config.pointer).second) continue;
+    const ConnectionConfig& cc = l.config;
+    error(cc.extrapolator.pointer,
+          "under the \"gauss_seidel\" scheme \"" + cc.to_subsystem + "\" steps after \"" + cc.from_subsystem +
+              "\" (/coupling/order) and must read the sample \"" + cc.from_text +
+              "\" pushed at the end of the macro step, but extrapolator \"" + cc.extrapolator.plugin +
+              "\" answers inside the step without it (asked halfway between samples 0 and 1 it gives 0): the "
+              "run would be Jacobi; use an extrapolator that interpolates between samples (lagrange, linear) "
+              "or holds one (zoh), reverse the order, or use the \"jacobi\" scheme");
+  }
 }
 
 }  // namespace stride::host

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "graph/graph_builder.hpp"
+#include "stride/host/input/json_input.hpp"
 
 namespace stride::host {
 namespace builder_detail {
@@ -25,8 +26,6 @@ namespace builder_detail {
 std::string list(const std::vector<std::string>& v);
 // "name (input, 3 x m)"
 std::string describe_port(const PortSpec& p);
-// "an extrapolator", "a subsystem"
-std::string with_article(const std::string& word);
 
 }  // namespace builder_detail
 

@@ -16,6 +16,16 @@ std::string BondPair::name() const {
 Experiment::~Experiment() = default;
 
 std::vector<std::string> Experiment::columns() const { return graph_->columns; }
+std::string Experiment::column_unit(const std::string& column) const {
+  for (const Node& n : graph_->nodes)
+    for (std::size_t i = 0; i < n.record_cols.size(); ++i) {
+      if (graph_->columns[n.record_cols[i]] != column) continue;
+      const std::size_t port = n.output_port_at(n.record_elem[i]);
+      if (port >= n.ports.size()) return "1";
+      return n.ports[port].unit.empty() ? "1" : n.ports[port].unit;
+    }
+  return "";
+}
 std::size_t Experiment::subsystem_count() const { return graph_->nodes.size(); }
 std::size_t Experiment::connection_count() const { return graph_->links.size() + graph_->text_connections; }
 std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }

@@ -44,6 +44,9 @@ struct Link {
   std::shared_ptr<Extrapolator> extrapolator;
   int index = 0;            // in Graph::links
   bool whole_port = false;  // the only link into that input, covering all of it
+  // Gauss–Seidel: the source comes before the reader in the order, so the reader steps through a
+  // macro step after the source pushed its sample at the end of it (LinkState::ahead_from).
+  bool source_first = false;
   // Unit conversion from the source's unit to the destination's (kN -> N, bar -> Pa): samples
   // are converted before the extrapolator sees them.
   bool convert = false;

@@ -27,12 +27,6 @@ std::string describe_port(const PortSpec& p) {
          " x " + (p.unit.empty() ? "1" : p.unit) + ")";
 }
 
-// "an extrapolator", "a subsystem"
-std::string with_article(const std::string& word) {
-  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
-  return (vowel ? "an " : "a ") + word;
-}
-
 }  // namespace builder_detail
 
 using namespace builder_detail;
@@ -57,6 +51,7 @@ std::unique_ptr<Graph> GraphBuilder::build(const Manifest& manifest, const Plugi
   b.add_power_bonds();
   b.add_bounds();
   b.order_subsystems();
+  b.mark_source_first();
   b.describe_bond_delays();
   b.add_record_columns();
   return b.finish();

@@ -18,6 +18,9 @@
 //                             (across subsystems that pass the values on), unpaired bonds
 //   add_bounds                the monitors' output bounds
 //   order_subsystems          the Gauss–Seidel order: those listed first, then the others
+//   mark_source_first         Gauss–Seidel: the connections whose reader steps after their
+//                             source (Link::source_first); an extrapolator that would hide the
+//                             source's new sample from it refused
 //   describe_bond_delays      the communication delay of each paired bond's paths
 //   add_record_columns        the columns of results.csv (patterns expanded; an FMU's
 //                             variables the record names were made ports when it was created,
@@ -63,6 +66,7 @@ class GraphBuilder {
   void add_power_bonds();
   void add_bounds();
   void order_subsystems();
+  void mark_source_first();
   void describe_bond_delays();
   void add_record_columns();
 

@@ -35,6 +35,11 @@ std::string pointer_escape(const std::string& key) {
   return out;
 }
 
+std::string with_article(const std::string& word) {
+  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + word;
+}
+
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -1,5 +1,5 @@
 // Reading a manifest and checking its structure (types, keys, ranges). Checks that need the
-// plugins (parameters, ports, units, loops) are in graph.cpp.
+// plugins (parameters, ports, units, loops) are the graph builder's (graph/graph_builder.hpp).
 #include <algorithm>
 #include <cmath>
 #include <functional>

@@ -608,12 +608,6 @@ Params PluginRegistry::make_params(const LoadedPlugin& p, const json& given) con
 }
 
 namespace {
-// "an integrator", "a subsystem"
-std::string with_article(const std::string& word) {
-  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
-  return (vowel ? "an " : "a ") + word;
-}
-
 template <class T, class Make>
 std::shared_ptr<T> create(const PluginRegistry& reg, const std::string& name, const json& params,
                           Kind kind, const char* what, Make make) {

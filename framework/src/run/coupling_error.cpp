@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "run/run_state.hpp"
 
@@ -30,17 +33,54 @@ double relative(double v, double scale) {
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// Three significant digits, for a message.
+std::string short_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+// The unit of what a connection carries, in its reader's terms ("1" where the port has none).
+std::string unit_of(const LinkState& l) {
+  const Node& d = *l.dst->node;
+  const std::string& u = d.ports[d.inputs[l.dst_input]].unit;
+  return u.empty() ? "1" : u;
+}
+
+// Reading order of the accuracy block and of its entries (summary.json is otherwise sorted).
+const std::vector<std::string> kBlockOrder = {"status",
+                                              "warning",
+                                              "rms_relative_coupling_error",
+                                              "max_relative_coupling_error",
+                                              "max_relative_energy_residual",
+                                              "large_rms_relative",
+                                              "coupling_error",
+                                              "power_bonds"};
+const std::vector<std::string> kConnectionOrder = {"from", "to",           "unit", "points",   "rms_relative", "rms",
+                                                   "max_relative", "max", "max_at_s", "scale", "note"};
+const std::vector<std::string> kBondOrder = {"bond", "relative", "residual_J", "scale_J"};
+
+nlohmann::ordered_json ordered(const json& j, const std::vector<std::string>& first) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (const std::string& k : first)
+    if (j.contains(k)) o[k] = nlohmann::ordered_json(j[k]);
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!o.contains(it.key())) o[it.key()] = nlohmann::ordered_json(*it);
+  return o;
+}
+
 }  // namespace
 
 json CouplingErrors::summary(const RunState& state) const {
   json conns = json::array();
   double worst = 0.0, worst_rms = 0.0;
   bool any = false;
+  const LinkState* worst_link = nullptr;  // the largest RMS relative
   for (const LinkState& l : state.links) {
     const Connection& c = links_[static_cast<std::size_t>(l.index)];
     const double rms = c.points ? std::sqrt(c.sum_sq / static_cast<double>(c.points)) : 0.0;
     json j{{"from", l.link->config.from_text}, {"to", l.link->config.to_text}, {"points", c.points}};
-    if (estimate) j["scale"] = c.scale;
+    if (estimate) j["scale"] = c.scale, j["unit"] = unit_of(l);
     if (!estimate) {
       j["note"] = "not estimated (/monitor/coupling_error is false)";
     } else if (c.points > 0) {
@@ -51,7 +91,7 @@ json CouplingErrors::summary(const RunState& state) const {
       j["rms_relative"] = number(relative(rms, c.scale));
       if (c.scale > 0) {
         worst = std::max(worst, c.max / c.scale);
-        worst_rms = std::max(worst_rms, rms / c.scale);
+        if (rms / c.scale >= worst_rms) worst_rms = rms / c.scale, worst_link = &l;
         any = true;
       }
     } else {
@@ -76,7 +116,29 @@ json CouplingErrors::summary(const RunState& state) const {
   s["max_relative_coupling_error"] = any ? json(worst) : json(nullptr);
   s["rms_relative_coupling_error"] = any ? json(worst_rms) : json(nullptr);
   s["max_relative_energy_residual"] = any_bond ? json(worst_bond) : json(nullptr);
+  s["large_rms_relative"] = kLargeRmsRelative;
+  s["status"] = !any ? "not_estimated" : worst_rms >= kLargeRmsRelative ? "coupling_error_large" : "coupling_error_small";
+  if (any && worst_rms >= kLargeRmsRelative) {
+    const Connection& c = links_[static_cast<std::size_t>(worst_link->index)];
+    const std::string unit = unit_of(*worst_link);
+    s["warning"] = "the coupling error is of the order of the signal: on " + worst_link->link->config.from_text +
+                   " -> " + worst_link->link->config.to_text + " the RMS local coupling error is " +
+                   short_number(std::sqrt(c.sum_sq / static_cast<double>(c.points))) + " " + unit + ", " +
+                   short_number(worst_rms) + " of the signal's largest magnitude " + short_number(c.scale) + " " +
+                   unit + " (" + short_number(kLargeRmsRelative) +
+                   " or more); a shorter macro step or a higher extrapolation order lowers it";
+  }
   return s;
+}
+
+nlohmann::ordered_json CouplingErrors::in_reading_order(const json& accuracy) {
+  nlohmann::ordered_json o = ordered(accuracy, kBlockOrder);
+  for (const auto& [key, order] : {std::pair{"coupling_error", &kConnectionOrder}, {"power_bonds", &kBondOrder}})
+    if (accuracy.contains(key) && accuracy[key].is_array()) {
+      o[key] = nlohmann::ordered_json::array();
+      for (const json& e : accuracy[key]) o[key].push_back(ordered(e, *order));
+    }
+  return o;
 }
 
 }  // namespace stride::host

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "run/coupling_error.hpp"
 #include "stride/host/input/json_input.hpp"
 
 namespace stride::host {
@@ -110,8 +111,15 @@ OutputFolder::OutputFolder(const fs::path& dir, const json& running)
 
 OutputFolder::~OutputFolder() = default;
 
+std::string summary_text(const json& summary) {
+  if (!summary.is_object() || !summary.contains("accuracy")) return dump_safe(summary, 2) + "\n";
+  nlohmann::ordered_json o(summary);  // sorted, as before
+  o["accuracy"] = CouplingErrors::in_reading_order(summary["accuracy"]);
+  return o.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 std::string OutputFolder::write_summary(const json& summary) const {
-  return write_file_atomically(this->summary(), dump_safe(summary, 2) + "\n");
+  return write_file_atomically(this->summary(), summary_text(summary));
 }
 
 }  // namespace stride::host

@@ -44,12 +44,14 @@ std::span<const double> NodeInputs::evaluate(std::size_t port, double t) {
       continue;
     }
     try {
+      // From ahead_from on, a Gauss–Seidel hold gives the newest sample (LinkState::ahead_from).
+      const bool ahead = t >= l->ahead_from;
       if (!(t == l->value_time && l->pushes == l->value_pushes)) {  // evaluated already
-        l->extrapolator->evaluate(t, l->value);
+        l->extrapolator->evaluate(ahead ? std::max(t, l->last_push) : t, l->value);
         l->value_time = t;
         l->value_pushes = l->pushes;
       }
-      const double held = l->extrapolator->holds_from();
+      const double held = ahead ? l->ahead_from : l->extrapolator->holds_from();
       from = std::max(from, held <= t ? held : t);
       if (held > t) to = t;
     } catch (const std::exception& e) {
@@ -148,6 +150,7 @@ RunState::RunState(const Graph& g) : graph(g), nodes(g.nodes.size()), links(g.li
     l.dst_offset = d.dst_offset;
     l.extrapolator = d.extrapolator.get();
     l.whole_port = d.whole_port;
+    l.source_first = d.source_first;
     l.convert = d.convert;
     l.scale = d.scale;
     l.offset = d.offset;

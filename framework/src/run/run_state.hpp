@@ -114,6 +114,13 @@ struct alignas(64) LinkState {
   std::span<double> value;  // last evaluated input (in RunState::values, beside its reader's outputs)
   bool whole_port = false;
   bool convert = false;
+  // Gauss–Seidel, source before reader (Link::source_first), through a hold (finite
+  // holds_from): the reader holds the newest sample from ahead_from, its own time when the
+  // sample was pushed (the start of the macro step the sample ends) instead of from the
+  // sample's time; else +infinity. Under Gauss–Seidel a hold is the new value held over the
+  // macro step, not the old one: otherwise the reader would read what Jacobi gives it.
+  bool source_first = false;
+  double ahead_from = std::numeric_limits<double>::infinity();
   // Iterative coupling: while a macro step [iter_t0, iter_t1] is repeated, the input is the
   // straight line from iter_start (its value at iter_t0) to iter_end (the relaxed iterate at
   // iter_t1) instead of the extrapolator's value. A change of either counts as a push.
@@ -149,8 +156,12 @@ inline void LinkState::push_now(double t) {
   ++pushes;
   dst->inputs_renewed = true;
   // A hold from the new sample on is the sample itself: the destination reads it from here
-  // without evaluating the extrapolator.
-  const double held = extrapolator->holds_from();
+  // without evaluating the extrapolator (under Gauss–Seidel from where the reader stands).
+  double held = extrapolator->holds_from();
+  if (source_first) {
+    ahead_from = std::isfinite(held) ? std::min(held, dst->t) : std::numeric_limits<double>::infinity();
+    held = std::min(held, ahead_from);
+  }
   if (whole_port && held <= t) {
     for (std::size_t i = 0; i < width; ++i) value[i] = y[i];
     value_time = std::numeric_limits<double>::quiet_NaN();

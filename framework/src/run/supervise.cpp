@@ -394,7 +394,7 @@ json conclude(const fs::path& dir, const ChildEnd& end, const RunBeacon& beacon)
   s["rows"] = rows;
   if (WIFSIGNALED(end.wait_status)) s["signal"] = signal_name(WTERMSIG(end.wait_status));
   s.erase("pid");
-  if (auto err = write_file_atomically(summary, dump_safe(s, 2) + "\n"); !err.empty()) s["summary_error"] = err;
+  if (auto err = write_file_atomically(summary, summary_text(s)); !err.empty()) s["summary_error"] = err;
   return s;
 }
 

@@ -1,4 +1,5 @@
 // Plan and check: the grid's points, and the checks of every manifest before anything runs.
+#include <algorithm>
 #include <cstdio>
 
 #include "stride/host/graph/experiment.hpp"
@@ -45,11 +46,86 @@ std::vector<Point> plan_points(const SweepSpec& spec) {
   return points;
 }
 
+std::string reference_column(const SweepSpec& spec, const std::string& column) {
+  for (const auto& [run, ref] : spec.columns)
+    if (run == column) return ref;
+  return column;
+}
+
+namespace {
+
+// Every column a plot reads is a numeric column of the experiment that writes it: a history's
+// column in every run checked, its reference's name (SweepSpec::columns) in the reference when
+// the history draws or subtracts the reference. Their units are kept for the plots' labels.
+void check_plotted_columns(const SweepSpec& spec, const Experiment& ex, bool reference, const std::string& which,
+                           std::map<std::string, std::string>& units) {
+  std::vector<Diagnostic> problems;
+  for (std::size_t k = 0; k < spec.histories.size(); ++k) {
+    const SweepHistory& h = spec.histories[k];
+    const bool uses_reference =
+        h.difference || std::any_of(h.curves.begin(), h.curves.end(), [](const auto& c) { return c.empty(); });
+    if (reference && !uses_reference) continue;
+    const std::string column = reference ? reference_column(spec, h.column) : h.column;
+    const std::string unit = ex.column_unit(column);
+    if (!unit.empty()) {
+      units[column] = unit;
+      continue;
+    }
+    std::string names;
+    for (const auto& c : ex.columns()) names += (names.empty() ? "" : ", ") + c;
+    problems.push_back({spec.file.string(), "/histories/" + std::to_string(k) + "/column",
+                        "history \"" + h.file + "\" plots column \"" + column + "\"" +
+                            (reference && column != h.column ? " (reference.columns maps \"" + h.column + "\" to it)" : "") +
+                            ", which " + which + " does not record as a number; its columns: " + names});
+  }
+  for (const auto& [run, ref] : spec.columns) {
+    const std::string column = reference ? ref : run;
+    if (const std::string unit = ex.column_unit(column); !unit.empty()) units[column] = unit;
+  }
+  if (!problems.empty()) throw SweepInputError("a plot of the sweep would be empty", ManifestError(problems));
+}
+
+// Whether `manifest` (its document) uses `value` ("$name") as a step or macro step anywhere.
+bool used_as_step(const json& j, const std::string& value) {
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if ((it.key() == "step" || it.key() == "macro_step") && it->is_string() && it->get<std::string>() == value)
+        return true;
+      if (used_as_step(*it, value)) return true;
+    }
+  if (j.is_array())
+    for (const json& e : j)
+      if (used_as_step(e, value)) return true;
+  return false;
+}
+
+// The step axis's unit: its "unit", else s when each pointer sets a step (a subsystem's or the
+// macro step, or a variable the manifest uses as one). error.png plots its values along x.
+std::string step_axis_unit(const SweepSpec& spec) {
+  const SweepAxis& ax = spec.axes[spec.step_axis];
+  if (!ax.unit.empty()) return ax.unit;
+  const json doc = json::parse(read_text_file(spec.manifest), nullptr, false);
+  const bool steps = !ax.pointers.empty() && std::all_of(ax.pointers.begin(), ax.pointers.end(), [&](const std::string& p) {
+    const std::string last = p.substr(p.rfind('/') + 1);
+    if (last == "step" || last == "macro_step") return true;
+    return p.rfind("/variables/", 0) == 0 && used_as_step(doc, "$" + p.substr(11));
+  });
+  if (steps) return "s";
+  if (spec.reference.empty()) return "";
+  const std::string at = "/axes/" + std::to_string(spec.step_axis);
+  throw SweepInputError("error.png of the sweep would have no unit along x",
+                        ManifestError({{spec.file.string(), at + "/unit",
+                                        "the step axis \"" + ax.name + "\" is error.png's x axis, and its pointers set no "
+                                        "step of the manifest: give its unit (\"unit\": \"s\")"}}));
+}
+
+}  // namespace
+
 // Check: the plugins of every manifest once, for every run; then one grid point per axis value
 // (and the reference) checked completely (plugins, parameters, ports) before anything runs.
 // Throws SweepInputError naming the run.
 void check_points(const SweepSpec& spec, const std::vector<Point>& points,
-                  const std::vector<std::string>& reference_sets, PluginRegistry& reg) {
+                  const std::vector<std::string>& reference_sets, PluginRegistry& reg, ColumnUnits& units) {
   const std::vector<SweepAxis>& axes = spec.axes;
   try {
     std::vector<fs::path> dirs = PluginRegistry::default_search_path();
@@ -71,6 +147,8 @@ void check_points(const SweepSpec& spec, const std::vector<Point>& points,
       if (!fresh) continue;
       try {
         Experiment ex(read_manifest(p.manifest, p.sets), reg);
+        check_plotted_columns(spec, ex, false, "run " + std::to_string(p.index) + " (" + p.manifest.string() + ")",
+                              units.run);
       } catch (const ManifestError& e) {
         std::string where;
         for (std::size_t a = 0; a < axes.size(); ++a)
@@ -78,7 +156,11 @@ void check_points(const SweepSpec& spec, const std::vector<Point>& points,
         throw SweepInputError("run " + std::to_string(p.index) + " of the sweep (" + where + ") is not valid", e);
       }
     }
-    if (!spec.reference.empty()) Experiment ex(read_manifest(spec.reference, reference_sets), reg);
+    if (!spec.axes.empty()) units.step_axis = step_axis_unit(spec);
+    if (!spec.reference.empty()) {
+      Experiment ex(read_manifest(spec.reference, reference_sets), reg);
+      check_plotted_columns(spec, ex, true, "the reference (" + spec.reference.string() + ")", units.reference);
+    }
   } catch (const ManifestError& e) {
     throw SweepInputError("a manifest of the sweep is not valid", e);
   }

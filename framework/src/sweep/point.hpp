@@ -54,8 +54,15 @@ std::string num(double x);
 // Plan and check (plan.cpp).
 std::vector<std::string> override_texts(const std::vector<std::pair<std::string, json>>& sets);
 std::vector<Point> plan_points(const SweepSpec& spec);
+// The units of the columns a sweep plots, as the experiments check_points builds declare them.
+struct ColumnUnits {
+  std::map<std::string, std::string> run, reference;  // column -> unit
+  std::string step_axis;                              // the step axis's (SweepAxis::unit, or found)
+};
+// The reference's name of a run column (SweepSpec::columns; the same name where not mapped).
+std::string reference_column(const SweepSpec& spec, const std::string& column);
 void check_points(const SweepSpec& spec, const std::vector<Point>& points,
-                  const std::vector<std::string>& reference_sets, PluginRegistry& reg);
+                  const std::vector<std::string>& reference_sets, PluginRegistry& reg, ColumnUnits& units);
 
 // Workers and pool (workers.cpp). Runs `points` on at most `jobs` worker processes; false when
 // interrupted.
@@ -71,8 +78,10 @@ bool run_reference_and_points(const SweepSpec& spec, const SweepOptions& opt,
 void measure_errors(const SweepSpec& spec, const Point& rr, std::vector<Point>& points);
 
 // Report (report.cpp).
-void report(const SweepSpec& spec, const std::vector<Point>& points, bool finished, std::size_t done,
-            SweepOutcome& outcome);
-void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Point>& points);
+void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<Point>& points, bool finished,
+            std::size_t done, SweepOutcome& outcome);
+// "" or why a history could not be drawn (a curve without values: the history and the column).
+std::string plot_histories(const SweepSpec& spec, const ColumnUnits& units, const Point& rr,
+                           const std::vector<Point>& points);
 
 }  // namespace stride::host::sweep_detail

@@ -171,8 +171,25 @@ bool run_gnuplot(const fs::path& script_file) {
 
 bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
+// "name (unit)", or the name alone when there is no unit to give.
+std::string labelled(const std::string& name, const std::string& unit) {
+  return unit.empty() ? name : name + " (" + unit + ")";
+}
+
+// The unit of the errors: error_unit, else the compared columns' (all of them, if they differ).
+std::string error_unit(const SweepSpec& spec, const ColumnUnits& units) {
+  if (!spec.error_unit.empty()) return spec.error_unit;
+  std::string out;
+  for (const auto& [run, ref] : spec.columns) {
+    const auto it = units.run.find(run);
+    const std::string u = it == units.run.end() ? "" : it->second;
+    if (!u.empty() && (", " + out + ", ").find(", " + u + ", ") == std::string::npos) out += (out.empty() ? "" : ", ") + u;
+  }
+  return out;
+}
+
 // Report: error.png with gnuplot when it is on the PATH; else a note where the plot data is.
-void plot_errors(const SweepSpec& spec, const std::vector<std::string>& labels) {
+void plot_errors(const SweepSpec& spec, const ColumnUnits& units, const std::vector<std::string>& labels) {
   if (!have_gnuplot()) {
     std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
     return;
@@ -182,28 +199,81 @@ void plot_errors(const SweepSpec& spec, const std::vector<std::string>& labels) 
   const int rows = static_cast<int>((labels.size() + 2) / 3);
   gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
      << quoted(spec.output / "error.png") << "\n"
-     << "set logscale xy\nset xlabel '" << spec.axes[spec.step_axis].name
-     << "'\nset ylabel 'largest |error| against the reference'\n"
+     << "set logscale xy\nset xlabel " << quoted(labelled(spec.axes[spec.step_axis].name, units.step_axis))
+     << "\nset ylabel " << quoted(labelled("largest |error| against the reference", error_unit(spec, units))) << "\n"
      << "set key outside below maxrows " << rows << "\nset grid\nplot ";
   for (std::size_t i = 0; i < labels.size(); ++i)
     gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
        << quoted(labels[i]);
   gp << "\n";
   gp.close();
-  if (run_gnuplot(spec.output / "plot.gp")) std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  if (run_gnuplot(spec.output / "plot.gp")) {
+    std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  } else {  // no PNG rather than an empty one (no stable run with an error to draw)
+    fs::remove(spec.output / "error.png");
+    std::cerr << "warning: gnuplot drew nothing for " << (spec.output / "error.png").string()
+              << " (no stable run with an error?); the data is in " << (spec.output / "plot.dat").string() << "\n";
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// One curve of a history: its title and values (time in ns, value), up to where its run ended.
+struct Curve {
+  std::string title;
+  std::vector<std::pair<long long, double>> values;
+  bool ended_early = false;  // the run did not complete: the last value is marked
+};
+
+// The curve of `run` (the reference when pick is empty): its column, less the reference's
+// (reference.columns' name) where the history is a difference, times the scale.
+Curve history_curve(const SweepSpec& spec, const SweepHistory& h, const Point& run, bool is_reference,
+                    const std::map<long long, std::map<std::string, double>>& ref) {
+  Curve c;
+  const std::string column = is_reference ? reference_column(spec, h.column) : h.column;
+  const std::string ref_column = reference_column(spec, h.column);
+  c.ended_early = run.status != "completed";
+  for (const auto& [t, row] : read_csv(run.out / "results.csv", {column})) {
+    const auto v = row.find(column);
+    if (v == row.end()) continue;
+    double y = v->second;
+    if (h.difference) {
+      const auto r = ref.find(t);
+      if (r == ref.end() || !r->second.count(ref_column)) continue;
+      y -= r->second.at(ref_column);
+    }
+    c.values.emplace_back(t, h.scale * y);
+  }
+  if (c.ended_early)
+    c.title += " (" + run.status + (c.values.empty() ? "" : " at t = " + num(double(c.values.back().first) * 1e-9) + " s") + ")";
+  return c;
+}
+
+// The y label: the history's "ylabel", else its column with its unit (and scale, difference).
+std::string history_ylabel(const SweepHistory& h, const ColumnUnits& units) {
+  if (!h.ylabel.empty()) return h.ylabel;
+  const auto it = units.run.find(h.column);
+  std::string unit = it == units.run.end() ? "" : it->second;
+  if (h.scale != 1.0) unit = unit.empty() ? "x " + num(h.scale) : unit + " x " + num(h.scale);
+  return labelled(h.difference ? h.column + " - reference" : h.column, unit);
 }
 
 }  // namespace
 
 // Report: the time histories (SweepHistory), each as <file>.dat (one block per curve: time,
-// value) and, with gnuplot, <file>.
-void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Point>& points) {
-  for (const SweepHistory& h : spec.histories) {
+// value; then one block per run that ended early: its last value, marked) and, with gnuplot,
+// <file>. A run that diverged or failed is drawn up to where it ended. A curve without any
+// value is an error naming the history, the curve and the column.
+std::string plot_histories(const SweepSpec& spec, const ColumnUnits& units, const Point& rr,
+                           const std::vector<Point>& points) {
+  for (std::size_t k = 0; k < spec.histories.size(); ++k) {
+    const SweepHistory& h = spec.histories[k];
     const fs::path stem = spec.output / fs::path(h.file).stem();
     std::map<long long, std::map<std::string, double>> ref;
-    if (h.difference) ref = read_csv(rr.out / "results.csv", {h.column});
-    std::ostringstream dat;
-    std::vector<std::string> titles;
+    if (h.difference) ref = read_csv(rr.out / "results.csv", {reference_column(spec, h.column)});
+    std::vector<Curve> curves;
     for (const auto& pick : h.curves) {
       const Point* run = &rr;
       std::string title = "reference";
@@ -217,39 +287,57 @@ void plot_histories(const SweepSpec& spec, const Point& rr, const std::vector<Po
         });
         run = it == points.end() ? nullptr : &*it;
       }
-      if (!run || run->status != "completed") continue;
-      titles.push_back(title);
-      dat << "# " << title << "\n";
-      for (const auto& [t, row] : read_csv(run->out / "results.csv", {h.column})) {
-        auto r = ref.find(t);
-        if (!row.count(h.column) || (h.difference && (r == ref.end() || !r->second.count(h.column)))) continue;
-        const double y = row.at(h.column) - (h.difference ? r->second.at(h.column) : 0.0);
-        dat << double(t) * 1e-9 << " " << h.scale * y << "\n";
-      }
+      Curve c = run ? history_curve(spec, h, *run, pick.empty(), ref) : Curve{};
+      c.title = (title.empty() ? std::string("the only run") : title) + c.title;
+      if (c.values.empty())
+        return "history \"" + h.file + "\" (/histories/" + std::to_string(k) + "): the curve \"" + c.title +
+               "\" has no values of column \"" + (pick.empty() ? reference_column(spec, h.column) : h.column) + "\"" +
+               (h.difference ? " less the reference's \"" + reference_column(spec, h.column) + "\"" : "") + " in " +
+               (run ? (run->out / "results.csv").string() : std::string("a run of the grid")) +
+               (run && run->status != "completed" ? " (the run " + run->status + ": " + run->message + ")" : "");
+      curves.push_back(std::move(c));
+    }
+    std::ostringstream dat;
+    for (const Curve& c : curves) {
+      dat << "# " << c.title << "\n";
+      for (const auto& [t, y] : c.values) dat << double(t) * 1e-9 << " " << y << "\n";
       dat << "\n\n";
     }
-    if (auto err = write_file_atomically(fs::path(stem.string() + ".dat"), dat.str()); !err.empty()) {
-      std::cerr << "error: " << err << "\n";
-      continue;
-    }
-    if (titles.empty() || !have_gnuplot()) continue;
+    for (const Curve& c : curves)
+      if (c.ended_early)
+        dat << "# " << c.title << ": where it ended\n"
+            << double(c.values.back().first) * 1e-9 << " " << c.values.back().second << "\n\n\n";
+    if (auto err = write_file_atomically(fs::path(stem.string() + ".dat"), dat.str()); !err.empty()) return err;
+    if (!have_gnuplot()) continue;
     std::ofstream gp(stem.string() + ".gp");
     gp << "set terminal pngcairo noenhanced size 1200,500 font ',10'\nset output "
        << gnuplot_quoted(spec.output / h.file) << "\n"
-       << "set title " << gnuplot_quoted(h.title) << "\nset xlabel 'time (s)'\nset ylabel " << gnuplot_quoted(h.ylabel)
-       << "\nset grid\nset key outside below\nplot ";
-    for (std::size_t i = 0; i < titles.size(); ++i)
-      gp << (i ? ", " : "") << gnuplot_quoted(stem.string() + ".dat") << " index " << i << " with lines title "
-         << gnuplot_quoted(titles[i]);
+       << "set title " << gnuplot_quoted(h.title) << "\nset xlabel 'time (s)'\nset ylabel "
+       << gnuplot_quoted(history_ylabel(h, units)) << "\nset grid\nset key outside below\nplot ";
+    std::size_t block = 0;
+    for (const Curve& c : curves)
+      gp << (block ? ", " : "") << gnuplot_quoted(stem.string() + ".dat") << " index " << block++
+         << " with lines title " << gnuplot_quoted(c.title);
+    for (const Curve& c : curves)
+      if (c.ended_early)
+        gp << ", " << gnuplot_quoted(stem.string() + ".dat") << " index " << block++
+           << " with points pointtype 7 pointsize 1.5 title " << gnuplot_quoted(c.title + ": ended here");
     gp << "\n";
     gp.close();
-    if (run_gnuplot(stem.string() + ".gp")) std::cerr << "plot: " << (spec.output / h.file).string() << "\n";
+    if (run_gnuplot(stem.string() + ".gp")) {
+      std::cerr << "plot: " << (spec.output / h.file).string() << "\n";
+    } else {  // no PNG rather than an empty one
+      fs::remove(spec.output / h.file);
+      std::cerr << "warning: gnuplot drew nothing for " << (spec.output / h.file).string() << "; the data is in "
+                << stem.string() << ".dat\n";
+    }
   }
+  return "";
 }
 
 // Report: the tables into the sweep's folder, the stability table on stdout, the plot.
-void report(const SweepSpec& spec, const std::vector<Point>& points, bool finished, std::size_t done,
-            SweepOutcome& outcome) {
+void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<Point>& points, bool finished,
+            std::size_t done, SweepOutcome& outcome) {
   if (auto err = write_file_atomically(spec.output / "sweep.csv", sweep_csv(spec, points)); !err.empty()) {
     outcome.error = err;
     return;
@@ -262,7 +350,7 @@ void report(const SweepSpec& spec, const std::vector<Point>& points, bool finish
       return;
     }
   std::cout << st.table;
-  if (finished && !spec.columns.empty()) plot_errors(spec, st.labels);
+  if (finished && !spec.columns.empty()) plot_errors(spec, units, st.labels);
   std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
             << (spec.output / "sweep.csv").string() << "\n";
 }

@@ -111,14 +111,16 @@ struct SweepReader {
 
   // Axis `a` at `p` into s.axes (the grid grows by its values).
   void axis(const json& a, const std::string& p, SweepSpec& s) {
-    if (!chk.object(a, p, {"name", "pointers", "values", "description"}, {"name", "values"})) return;
+    if (!chk.object(a, p, {"name", "pointers", "values", "description", "unit"}, {"name", "values"})) return;
     SweepAxis ax;
     if (auto n = chk.string(a, p, "name")) ax.name = *n;
+    if (auto u = chk.string(a, p, "unit")) ax.unit = *u;
+    ax.pointers = pointers(a, p);
     if (ax.name.empty() && a.contains("name") && a["name"].is_string())
       chk.error(p + "/name", "expected a non-empty name");
     for (const auto& other : s.axes)
       if (!ax.name.empty() && other.name == ax.name) chk.error(p + "/name", "axis \"" + ax.name + "\" is named twice");
-    const std::vector<std::string> ptrs = pointers(a, p);
+    const std::vector<std::string>& ptrs = ax.pointers;
     const json& vs = a.contains("values") ? a["values"] : json();
     if (!vs.is_array() || vs.empty()) {
       if (a.contains("values"))
@@ -156,7 +158,7 @@ struct SweepReader {
                   "expected a file name of its own ending in .png (no folders), found \"" + hi.file + "\"");
       hi.title = chk.string(h[k], p, "title").value_or("");
       hi.column = chk.string(h[k], p, "column").value_or("");
-      hi.ylabel = chk.string(h[k], p, "ylabel").value_or(hi.column);
+      hi.ylabel = chk.string(h[k], p, "ylabel").value_or("");  // "": the column and its unit
       if (auto v = chk.number(h[k], p, "scale", "a non-zero scale", false)) {
         hi.scale = *v;
         if (hi.scale == 0.0) chk.error(p + "/scale", "expected a non-zero scale, found 0");

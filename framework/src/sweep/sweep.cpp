@@ -155,7 +155,8 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   std::vector<Point> points = plan_points(spec);
   PluginRegistry reg;
   const std::vector<std::string> reference_sets = override_texts(spec.reference_sets);
-  check_points(spec, points, reference_sets, reg);
+  ColumnUnits units;
+  check_points(spec, points, reference_sets, reg, units);
 
   const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
   // Tables of an earlier sweep must not outlive this one's start.
@@ -171,8 +172,8 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
   std::size_t done = 0;
   if (!run_reference_and_points(spec, opt, reference_sets, reg, points, rr, done, outcome)) return outcome;
   measure_errors(spec, rr, points);
-  report(spec, points, outcome.finished, done, outcome);
-  if (outcome.finished && outcome.error.empty()) plot_histories(spec, rr, points);
+  report(spec, units, points, outcome.finished, done, outcome);
+  if (outcome.finished && outcome.error.empty()) outcome.error = plot_histories(spec, units, rr, points);
   return outcome;
 }
 

@@ -39,6 +39,9 @@ class Experiment {
   const Manifest& manifest() const { return manifest_; }
   // CSV column names, in order (after "time").
   std::vector<std::string> columns() const;
+  // The unit of a numeric CSV column (its output port's, "1" where the port declares none);
+  // "" for a text column or a name that is not a column.
+  std::string column_unit(const std::string& column) const;
   std::size_t subsystem_count() const;
   std::size_t connection_count() const;
   // Connections whose source output has direct feedthrough ("from -> to").

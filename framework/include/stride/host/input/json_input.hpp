@@ -57,6 +57,9 @@ std::string pointer_escape(const std::string& key);
 // "integer 3", "string \"a\"", "an object": what was found, for messages.
 std::string type_name(const json& v);
 
+// "an integrator", "a subsystem": a kind of thing in a sentence.
+std::string with_article(const std::string& word);
+
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 

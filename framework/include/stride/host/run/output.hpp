@@ -46,6 +46,10 @@ class FolderLock {
   int fd_ = -1;
 };
 
+// summary.json's text: keys sorted, except the accuracy block, in reading order (its status and
+// the RMS first: CouplingErrors::in_reading_order).
+std::string summary_text(const json& summary);
+
 class OutputFolder {
  public:
   // Creates the folder, takes its lock and marks it: summary.json becomes `running` (a summary
@@ -61,7 +65,7 @@ class OutputFolder {
   std::filesystem::path results() const { return dir_ / "results.csv"; }
   std::filesystem::path summary() const { return dir_ / "summary.json"; }
   std::filesystem::path log() const { return dir_ / "log.txt"; }
-  // summary.json, atomically; "" or the error.
+  // summary.json, atomically (summary_text); "" or the error.
   std::string write_summary(const json& summary) const;
 
  private:

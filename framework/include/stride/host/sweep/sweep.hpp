@@ -13,7 +13,7 @@
 //                 "error_unit": "deg"},                     //   (here radians -> degrees)
 //   "axes": [
 //     {"name": "H", "pointers": ["/coupling/macro_step", "/subsystems/crane/step"],
-//      "values": [0.005, 0.01, 0.015]},
+//      "values": [0.005, 0.01, 0.015], "unit": "s"},   // unit optional for steps (plots)
 //     {"name": "formulation", "values": [
 //        {"label": "ali3p", "set": {"/subsystems/crane/formulation": "ali3p"}}, ...]}
 //   ],
@@ -63,6 +63,10 @@ struct SweepAxisValue {
 };
 struct SweepAxis {
   std::string name;
+  // The values' unit, for the plots: "unit" in the sweep file, or found by check_points from
+  // where the manifest uses the value (a step: s); "" when neither says.
+  std::string unit;
+  std::vector<std::string> pointers;
   std::vector<SweepAxisValue> values;
 };
 // A time history plotted after the sweep: per curve one run's column (or its difference from
