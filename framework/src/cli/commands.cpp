@@ -189,6 +189,27 @@ json describe_parameters(const LoadedPlugin& p, const std::vector<std::string>& 
   return out;
 }
 
+json fmu_summary_json(const LoadedPlugin& p, const json& parameters) {
+  if (!p.fmu) throw std::logic_error("fmu_summary_json: " + p.info().name + " is not an FMU");
+  const fmi::ModelDescription& md = p.fmu->description();
+  json interfaces = json::array();
+  if (md.has_cs) interfaces.push_back("co-simulation");
+  if (md.has_me) interfaces.push_back("model exchange");
+  if (md.has_se) interfaces.push_back("scheduled execution");
+  const fmi::Shape shape = fmi::shape(md, parameters);
+  json experiment = json::object();
+  const fmi::DefaultExperiment& e = md.experiment;
+  for (const auto& [key, value] :
+       {std::pair{"start", e.start}, {"stop", e.stop}, {"step", e.step}, {"tolerance", e.tolerance}})
+    if (value) experiment[key] = *value;
+  return {{"fmi_version", md.fmi_version},
+          {"interfaces", interfaces},
+          {"generation_tool", md.generation_tool.empty() ? json(nullptr) : json(md.generation_tool)},
+          {"states", shape.states},
+          {"event_indicators", shape.indicators},
+          {"default_experiment", experiment}};
+}
+
 json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, const json& params) {
   const auto& info = p.info();
   json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
@@ -207,6 +228,7 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
     if (!params.empty()) j["port_parameters"] = params;
   }
   if (p.fmu) {
+    j["fmu"] = fmu_summary_json(p, params);
     j["text_variables"] = json::array();
     for (const auto& v : p.fmu->text_variables(params)) {
       json t{{"name", v.name}, {"causality", v.causality}, {"type", v.type}, {"size", v.size}, {"doc", v.doc}};

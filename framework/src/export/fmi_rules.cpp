@@ -212,6 +212,31 @@ class Rules {
     }
     value_references();
     for (const Var& v : vars_) dimensions(v);
+    independent_variable();
+  }
+
+  // FMI 3.0 (2.4.7.4): exactly one variable is the independent one; FMI 2.0: at most one. It is
+  // a floating-point scalar, the time the FMU is at.
+  void independent_variable() {
+    std::vector<const Var*> found;
+    for (const Var& v : vars_)
+      if (v.causality == "independent") found.push_back(&v);
+    if (version_ == 3 && found.empty())
+      problem(root_.child("ModelVariables"),
+              "no variable has causality=\"independent\" (FMI 3.0 requires exactly one, e.g. <Float64 name=\"time\" "
+              "valueReference=\"...\" causality=\"independent\" variability=\"continuous\"/>)");
+    for (std::size_t i = 1; i < found.size(); ++i)
+      problem(found[i]->node, "variable \"" + found[i]->name + "\" is a second independent variable (\"" +
+                                  found[0]->name + "\" is one; the standard allows " +
+                                  (version_ == 3 ? "exactly one)" : "at most one)"));
+    for (const Var* v : found) {
+      const bool floating = v->type_name == "Real" || v->type_name == "Float64" || v->type_name == "Float32";
+      if (!floating)
+        problem(v->node,
+                "the independent variable \"" + v->name + "\" is " + v->type_name + ", not a floating-point type");
+      if (v->node.child("Dimension"))
+        problem(v->node, "the independent variable \"" + v->name + "\" is an array, not a scalar");
+    }
   }
 
   void variable(Var& v) {

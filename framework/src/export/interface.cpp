@@ -124,7 +124,16 @@ ExperimentInterface experiment_interface(const Experiment& ex, const PluginRegis
   m.can_get_set_state = c.scheme != Scheme::multirate && !c.iteration.enabled && !c.step_control.enabled &&
                         ex.graph().links.empty();
   for (const Node& n : ex.graph().nodes) m.can_get_set_state = m.can_get_set_state && n.sub->can_save_state();
-  std::uint32_t vr = 1;
+  if (fmi_version == 3) {
+    ExportedVariable time;
+    time.name = "time";
+    time.value_reference = kTimeValueReference;
+    time.causality = Causality::independent;
+    time.unit = "s";
+    time.description = "the experiment's time";
+    m.variables.push_back(time);
+  }
+  std::uint32_t vr = kTimeValueReference + 1;
   std::map<const Node*, std::vector<std::uint32_t>> node_inputs;  // value references of each node's inputs
   for (const auto& [node, i] : shown_ports(ex)) {
     const Node& n = *node;

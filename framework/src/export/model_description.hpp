@@ -35,6 +35,10 @@ struct ExportedVariable {
   std::vector<std::uint32_t> dependencies;
 };
 
+// FMI 3 declares exactly one independent variable: "time" (s), value reference 0 (the ports'
+// and parameters' value references start at 1); the binary reads it as the time reached.
+inline constexpr std::uint32_t kTimeValueReference = 0;
+
 struct ExportedModel {
   int fmi_version = 2;  // 2 or 3
   std::string model_name;

@@ -1,4 +1,7 @@
 // `stride export` of a whole experiment (see stride/host/export/export.hpp).
+#include <dlfcn.h>
+#include <link.h>
+
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdio>
 #include <fstream>
@@ -40,7 +43,7 @@ fs::path fmu_binary(int fmi_version) {
 
 // The shared libraries `binary` needs beyond the C library, as the dynamic loader finds them
 // here (ldd): packed beside it, where it looks first (RPATH $ORIGIN), so that the FMU runs where
-// libzip, pugixml, UDUNITS-2 or this libstdc++ are not installed.
+// pugixml, UDUNITS-2 (with its expat) or this libstdc++ are not installed.
 std::vector<fs::path> needed_libraries(const fs::path& binary) {
   std::string quoted = "'";
   for (char c : binary.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -64,6 +67,43 @@ std::vector<fs::path> needed_libraries(const fs::path& binary) {
   }
   if (pclose(p) != 0) throw std::runtime_error("ldd " + binary.string() + " failed");
   return out;
+}
+
+// The description and the binary against the FMI rules (export/fmi_rules.hpp): nothing that
+// breaks one is packed.
+void check_fmi_rules(const std::string& xml, const fs::path& binary) {
+  auto problems = fmu_export::model_description_problems(xml);
+  for (std::string& p : fmu_export::binary_problems(xml, fmu_export::exported_functions(binary), binary.string()))
+    problems.push_back(std::move(p));
+  if (problems.empty()) return;
+  std::string s = "the model description and its binary break the FMI rules:";
+  for (const auto& p : problems) s += "\n  " + p;
+  throw std::runtime_error(s);
+}
+
+// libzip as this process loaded it (by the soname fmi/unpack.cpp loads): what an exported FMU
+// with FMUs packed inside needs to unpack them at run time, packed with what it needs in turn.
+fs::path libzip_file() {
+  void* h = ::dlopen(STRIDE_LIBZIP_SONAME, RTLD_LAZY | RTLD_LOCAL);
+  link_map* map = nullptr;
+  if (!h || ::dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name || !*map->l_name)
+    throw std::runtime_error(std::string("cannot find ") + STRIDE_LIBZIP_SONAME + " to pack: " + ::dlerror());
+  return map->l_name;
+}
+
+// The shared libraries the binary loads at run time, beside it (binaries/<platform>/), once
+// each: those it and the plugins (which it loads, so that its RPATH applies to theirs too) need,
+// and libzip with what it needs only where FMUs packed inside are unpacked.
+void pack_libraries(Archive& a, const std::string& folder, std::set<fs::path> loaded, bool unpacks_fmus) {
+  std::map<std::string, fs::path> libraries;
+  if (unpacks_fmus) {
+    const fs::path zip = libzip_file();
+    libraries.emplace(zip.filename().string(), zip);
+    loaded.insert(zip);
+  }
+  for (const fs::path& f : loaded)
+    for (const fs::path& lib : needed_libraries(f)) libraries.emplace(lib.filename().string(), lib);
+  for (const auto& [name, lib] : libraries) a.file(folder + name, lib);
 }
 
 // The manifest as written, keys in their order (the subsystems' order is the graph's).
@@ -156,16 +196,11 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
                               ", exported by Stride";
   iface.model.token = fmu_export::content_token(packed_document.dump() + fmu_export::interface_json(iface).dump());
   const std::string xml = fmu_export::model_description_xml(iface.model);
-  const auto problems = fmu_export::model_description_problems(xml);
-  if (!problems.empty()) {
-    std::string s = "the model description breaks the FMI rules:";
-    for (const auto& p : problems) s += "\n  " + p;
-    throw std::runtime_error(s);
-  }
+  const fs::path binary = fmu_binary(fmi_version);
+  check_fmi_rules(xml, binary);
   Archive a(out);
   a.text("modelDescription.xml", xml);
   const std::string platform = fmi_version == 2 ? "linux64" : "x86_64-linux";
-  const fs::path binary = fmu_binary(fmi_version);
   a.file("binaries/" + platform + "/" + report.model_identifier + ".so", binary);
   // The unit database the host inside reads (set_unit_database), with the files it includes.
   const fs::path units = unit_database_file();
@@ -183,17 +218,12 @@ ExportReport export_fmu(const fs::path& manifest, const fs::path& out, int fmi_v
   }
   for (const auto& [name, file] : fmus) a.file(name, file);
   for (const fs::path& f : files) a.file("resources/plugins/" + f.filename().string(), f);
-  // The libraries of the binary and of the plugins (which the binary loads, so that its RPATH
-  // applies to theirs too), once each.
-  std::map<std::string, fs::path> libraries;
+  report.plugins = files.size();
   files.insert(binary);
-  for (const fs::path& f : files)
-    for (const fs::path& lib : needed_libraries(f)) libraries.emplace(lib.filename().string(), lib);
-  for (const auto& [name, lib] : libraries) a.file("binaries/" + platform + "/" + name, lib);
+  pack_libraries(a, "binaries/" + platform + "/", files, !fmus.empty());
   a.finish();
   for (const fmu_export::PortBinding& b : iface.bindings)
     ++(!b.parameter.empty() ? report.parameters : b.input ? report.inputs : report.outputs);
-  report.plugins = files.size() - 1;
   return report;
 }
 

@@ -25,7 +25,7 @@ void annotate(pugi::xml_node element, const json& settings) {
   if (settings.empty()) return;
   pugi::xml_node a = element.append_child("ssd:Annotations").append_child("ssc:Annotation");
   a.append_attribute("type") = ssp::kStrideAnnotation;
-  a.text() = settings.dump().c_str();
+  a.append_child((std::string("stride:") + ssp::kStrideElement).c_str()).text() = settings.dump().c_str();
 }
 
 // A JSON scalar as the ssv element of its type (Real, Integer, Boolean, String).
@@ -84,6 +84,7 @@ class SspWriter {
     root.append_attribute("xmlns:ssc") = ssp::kSsc;
     root.append_attribute("xmlns:ssv") = ssp::kSsv;
     root.append_attribute("xmlns:oms") = kOms;
+    root.append_attribute("xmlns:stride") = ssp::kStrideNamespace;
     root.append_attribute("version") = "1.0";
     root.append_attribute("name") = m_.file.stem().string().c_str();
     root.append_attribute("generationTool") = "Stride (stride export --ssp)";

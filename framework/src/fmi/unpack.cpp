@@ -1,6 +1,8 @@
 // Unpacking (libzip) into a private temporary folder (see unpack.hpp).
 #include "fmi/unpack.hpp"
 
+#include <dlfcn.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -60,6 +62,37 @@ void remove_temporary_folders() noexcept {
 
 namespace {
 
+// libzip's functions, loaded when the first archive is opened rather than linked: the binary of
+// an exported FMU (export/package.cpp) carries this code but unzips only the FMUs packed inside
+// it, so it loads libzip and what libzip needs (libcrypto, bzip2, zlib, ...) only then, and packs
+// them only then.
+struct Libzip {
+// clang-format off
+#define STRIDE_LIBZIP_FUNCTIONS(X)                                                                                 \
+  X(zip_open) X(zip_error_init_with_code) X(zip_error_strerror) X(zip_error_fini) X(zip_file_get_external_attributes) \
+  X(zip_fopen_index) X(zip_strerror) X(zip_fread) X(zip_fclose) X(zip_discard) X(zip_get_num_entries) X(zip_stat_index)
+// clang-format on
+#define STRIDE_MEMBER(f) decltype(&::f) f = nullptr;
+  STRIDE_LIBZIP_FUNCTIONS(STRIDE_MEMBER)
+#undef STRIDE_MEMBER
+};
+
+const Libzip& libzip() {
+  static const Libzip z = [] {
+    void* h = ::dlopen(STRIDE_LIBZIP_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) throw FmuError(std::string("cannot load libzip to unpack FMUs: ") + ::dlerror());
+    Libzip out;
+#define STRIDE_RESOLVE(f)                                   \
+  out.f = reinterpret_cast<decltype(&::f)>(::dlsym(h, #f)); \
+  if (!out.f) throw FmuError(std::string(STRIDE_LIBZIP_SONAME ": no function " #f));
+    STRIDE_LIBZIP_FUNCTIONS(STRIDE_RESOLVE)
+#undef STRIDE_RESOLVE
+    return out;
+  }();
+  return z;
+}
+#undef STRIDE_LIBZIP_FUNCTIONS
+
 std::string mib(std::uint64_t bytes) {
   const double m = double(bytes) / (1024.0 * 1024.0);
   char buf[32];
@@ -89,12 +122,12 @@ zip_t* open_archive(const fs::path& file, const std::string& label) {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw FmuError(label + ": no such file");
   int err = 0;
-  zip_t* z = zip_open(file.c_str(), ZIP_RDONLY, &err);
+  zip_t* z = libzip().zip_open(file.c_str(), ZIP_RDONLY, &err);
   if (z) return z;
   zip_error_t ze;
-  zip_error_init_with_code(&ze, err);
-  std::string why = zip_error_strerror(&ze);
-  zip_error_fini(&ze);
+  libzip().zip_error_init_with_code(&ze, err);
+  std::string why = libzip().zip_error_strerror(&ze);
+  libzip().zip_error_fini(&ze);
   throw FmuError(label + ": not an FMU archive (a zip file expected): " + why);
 }
 
@@ -105,7 +138,7 @@ fs::path entry_path(zip_t* z, zip_uint64_t i, const std::string& name, const std
     throw FmuError(label + ": archive entry \"" + name + "\" points outside the FMU (absolute or \"..\")");
   zip_uint8_t opsys = 0;
   zip_uint32_t attributes = 0;
-  if (zip_file_get_external_attributes(z, i, 0, &opsys, &attributes) == 0 && opsys == ZIP_OPSYS_UNIX &&
+  if (libzip().zip_file_get_external_attributes(z, i, 0, &opsys, &attributes) == 0 && opsys == ZIP_OPSYS_UNIX &&
       S_ISLNK(attributes >> 16))
     throw FmuError(label + ": archive entry \"" + name + "\" is a symbolic link (an FMU holds files only)");
   return rel;
@@ -115,13 +148,13 @@ fs::path entry_path(zip_t* z, zip_uint64_t i, const std::string& name, const std
 // or fewer bytes than its header says.
 void write_entry(zip_t* z, zip_uint64_t i, std::uint64_t size, const fs::path& dest, const std::string& name,
                  const std::string& label, std::vector<char>& buf) {
-  zip_file_t* zf = zip_fopen_index(z, i, 0);
-  if (!zf) throw FmuError(label + ": archive entry \"" + name + "\" cannot be read: " + zip_strerror(z));
+  zip_file_t* zf = libzip().zip_fopen_index(z, i, 0);
+  if (!zf) throw FmuError(label + ": archive entry \"" + name + "\" cannot be read: " + libzip().zip_strerror(z));
   std::FILE* out = std::fopen(dest.c_str(), "wb");
   int write_errno = out ? 0 : errno;
   zip_int64_t got = 0;
   std::uint64_t read = 0;
-  while (out && (got = zip_fread(zf, buf.data(), buf.size())) > 0) {
+  while (out && (got = libzip().zip_fread(zf, buf.data(), buf.size())) > 0) {
     read += std::uint64_t(got);
     if (read > size) break;
     if (std::fwrite(buf.data(), 1, std::size_t(got), out) != std::size_t(got)) {
@@ -129,7 +162,7 @@ void write_entry(zip_t* z, zip_uint64_t i, std::uint64_t size, const fs::path& d
       break;
     }
   }
-  zip_fclose(zf);
+  libzip().zip_fclose(zf);
   if (out && std::fclose(out) != 0 && !write_errno) write_errno = errno;
   if (write_errno)
     throw FmuError(label + ": archive entry \"" + name + "\" cannot be unpacked into " + dest.string() + ": " +
@@ -145,10 +178,10 @@ void unpack(const fs::path& file, const fs::path& into, const std::string& label
   zip_t* z = open_archive(file, label);
   struct Closer {
     zip_t* z;
-    ~Closer() { zip_discard(z); }
+    ~Closer() { libzip().zip_discard(z); }
   } closer{z};
   const FileSizeSignalIgnored guard;
-  const zip_int64_t n = zip_get_num_entries(z, 0);
+  const zip_int64_t n = libzip().zip_get_num_entries(z, 0);
   if (n < 0 || std::uint64_t(n) > kMaxEntries)
     throw FmuError(label + ": the archive has " + std::to_string(n) + " entries (at most " + std::to_string(kMaxEntries) + ")");
   const std::uint64_t most = max_unpacked_bytes(), most_xml = max_xml_bytes();
@@ -156,7 +189,7 @@ void unpack(const fs::path& file, const fs::path& into, const std::string& label
   std::vector<char> buf(1 << 16);
   for (zip_uint64_t i = 0; i < zip_uint64_t(n); ++i) {
     zip_stat_t st;
-    if (zip_stat_index(z, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
+    if (libzip().zip_stat_index(z, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
       throw FmuError(label + ": entry " + std::to_string(i) + " of the archive cannot be read");
     const std::string name = st.name;
     if (!only.empty() && name != only) continue;

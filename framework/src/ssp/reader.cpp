@@ -123,7 +123,8 @@ class SsdReader {
     for (pugi::xml_node a : XmlFile::children(XmlFile::child(element, kSsd, "Annotations"), kSsc, "Annotation")) {
       if (std::string(a.attribute("type").value()) != kStrideAnnotation) continue;
       std::vector<Diagnostic> d;
-      auto j = parse_json(a.text().get(), origin(a), d);
+      const pugi::xml_node held = XmlFile::child(a, kStrideNamespace, kStrideElement);
+      auto j = parse_json(held ? held.text().get() : a.text().get(), origin(held ? held : a), d);
       if (!j || !j->is_object()) {
         problem(a, "a " + std::string(kStrideAnnotation) + " annotation holds a JSON object");
         return ordered::object();

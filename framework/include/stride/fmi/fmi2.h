@@ -99,6 +99,28 @@ typedef fmi2Status fmi2CancelStepTYPE(fmi2Component);
 typedef fmi2Status fmi2GetRealStatusTYPE(fmi2Component, const fmi2StatusKind, fmi2Real*);
 typedef fmi2Status fmi2GetBooleanStatusTYPE(fmi2Component, const fmi2StatusKind, fmi2Boolean*);
 
+/* Every function of the FMI 2.0 interface by section (2.1.x common, 3.2 model exchange, 4.2
+ * co-simulation), X(name) each: an FMU's binary exports the common functions and those of each
+ * interface it declares, even those it only answers with an error (the rule check of exported
+ * FMUs and their tests read these lists). */
+/* clang-format off */
+#define STRIDE_FMI2_COMMON_FUNCTIONS(X)                                                                   \
+  X(fmi2GetTypesPlatform) X(fmi2GetVersion) X(fmi2SetDebugLogging) X(fmi2Instantiate) X(fmi2FreeInstance) \
+  X(fmi2SetupExperiment) X(fmi2EnterInitializationMode) X(fmi2ExitInitializationMode) X(fmi2Terminate)    \
+  X(fmi2Reset) X(fmi2GetReal) X(fmi2GetInteger) X(fmi2GetBoolean) X(fmi2GetString) X(fmi2SetReal)         \
+  X(fmi2SetInteger) X(fmi2SetBoolean) X(fmi2SetString) X(fmi2GetFMUstate) X(fmi2SetFMUstate)              \
+  X(fmi2FreeFMUstate) X(fmi2SerializedFMUstateSize) X(fmi2SerializeFMUstate) X(fmi2DeSerializeFMUstate)   \
+  X(fmi2GetDirectionalDerivative)
+#define STRIDE_FMI2_ME_FUNCTIONS(X)                                                                        \
+  X(fmi2EnterEventMode) X(fmi2NewDiscreteStates) X(fmi2EnterContinuousTimeMode)                           \
+  X(fmi2CompletedIntegratorStep) X(fmi2SetTime) X(fmi2SetContinuousStates) X(fmi2GetDerivatives)          \
+  X(fmi2GetEventIndicators) X(fmi2GetContinuousStates) X(fmi2GetNominalsOfContinuousStates)
+#define STRIDE_FMI2_CS_FUNCTIONS(X)                                                                        \
+  X(fmi2SetRealInputDerivatives) X(fmi2GetRealOutputDerivatives) X(fmi2DoStep) X(fmi2CancelStep)          \
+  X(fmi2GetStatus) X(fmi2GetRealStatus) X(fmi2GetIntegerStatus) X(fmi2GetBooleanStatus)                  \
+  X(fmi2GetStringStatus)
+/* clang-format on */
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,8 +75,14 @@ json bound_json(const ParamSpec& p, double bound);
 json plugin_list_json(const PluginRegistry& reg);
 // `stride plugins describe NAME --json`: name, kind, form, version, description, file,
 // parameters, and ports (for `parameters`, defaults for the others; left out when they cannot
-// be made), and "port_parameters" when parameters were given.
+// be made), and "port_parameters" when parameters were given. An FMU also has "fmu" (below).
 json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, const json& parameters = json::object());
+// What an FMI user asks of an FMU first (for its structural parameters `parameters`): "fmi_version"
+// (as its modelDescription.xml writes it), "interfaces" (["co-simulation", "model exchange",
+// "scheduled execution"], those it declares), "generation_tool" (null when not given),
+// "states" and "event_indicators" (numbers of continuous states and event indicators),
+// "default_experiment" ({start, stop, step, tolerance}, those given).
+json fmu_summary_json(const LoadedPlugin& p, const json& parameters = json::object());
 
 // One run of an experiment as `stride run` makes it.
 struct SupervisedRun {

@@ -31,8 +31,12 @@ inline constexpr const char* kSsd = "http://ssp-standard.org/SSP1/SystemStructur
 inline constexpr const char* kSsc = "http://ssp-standard.org/SSP1/SystemStructureCommon";
 inline constexpr const char* kSsv = "http://ssp-standard.org/SSP1/SystemStructureParameterValues";
 inline constexpr const char* kSsm = "http://ssp-standard.org/SSP1/SystemStructureParameterMapping";
-// The annotation type of Stride's own settings (a JSON object as the annotation's text).
+// The annotation type of Stride's own settings: a JSON object, the text of a <stride:Manifest>
+// element (namespace kStrideNamespace) inside the annotation, since SSP 1.0 allows elements
+// only there. The JSON as the annotation's own text (what Stride wrote before) is read too.
 inline constexpr const char* kStrideAnnotation = "org.stride.manifest";
+inline constexpr const char* kStrideNamespace = "urn:stride:ssp:manifest";
+inline constexpr const char* kStrideElement = "Manifest";
 // The component type of a Stride plugin (an extension of the standard's types).
 inline constexpr const char* kStridePluginType = "application/x-stride-plugin";
 
