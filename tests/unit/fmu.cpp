@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -1433,16 +1434,22 @@ TEST_CASE("fmu: event rows: at each event a row before and a row after it, at it
     REQUIRE(o.table.rows() == 31 + 6 * 2 + 3);
     const auto& t = o.table["time"];
     int events = 0, wrong = 0;
+    std::ostringstream wrong_rows;
     for (std::size_t i = 0; i + 1 < t.size(); ++i) {
       const double k = std::floor(t[i] + 1e-9);
+      const int before = wrong;
       if (t[i + 1] != t[i]) {  // a grid row: counter k + 1 on [k, k + 1), x of the closed form
         wrong += o.table["s.counter"][i] != k + 1 || std::abs(o.table["s.x"][i] - stair_x(t[i], 1.0)) > 1e-9;
-        continue;
+      } else {
+        ++events;
+        wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
+        wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
       }
-      ++events;
-      wrong += std::abs(t[i] - k) > 1e-12 || o.table["s.counter"][i] != k || o.table["s.counter"][i + 1] != k + 1;
-      wrong += std::abs(o.table["s.x"][i] - k * (k + 1) / 2) > 1e-9 || o.table["s.x"][i + 1] != o.table["s.x"][i];
+      if (wrong != before)
+        wrong_rows << std::setprecision(17) << "row " << i << ": t " << t[i] << ", counter " << o.table["s.counter"][i] << ", x "
+                   << o.table["s.x"][i] << " (closed form " << stair_x(t[i], 1.0) << ")\n";
     }
+    INFO(wrong_rows.str());
     CHECK(events == 9);
     CHECK(wrong == 0);
     CHECK(t.back() == doctest::Approx(9.0).epsilon(1e-12));

@@ -275,10 +275,12 @@ TEST_CASE("out of tree: ODE subsystem and stepper (damped_oscillator, harmonic_f
 }
 
 TEST_CASE("out of tree: stepper with an input (pi_controller) against the exact discretization of the sampled loop") {
-  const Run r = run_example("pi_controller/pi_control.json", {}, "pi_control");
   // The plant m x'' + c x' + k x = u with u held over each sample T is exactly
-  // x_{k+1} = Φ x_k + Γ u_k, [Φ Γ; 0 1] = exp([A B; 0 0] T) (zero-order-hold discretization), and
-  // the controller is u_k = Kp e_k + I_k, I_{k+1} = I_k + Ki T e_k, e_k = r − x_k.
+  // x_{k+1} = Φ x_k + Γ u_k, [Φ Γ; 0 1] = exp([A B; 0 0] T) (zero-order-hold discretization).
+  // The controller steps after the plant (Gauss–Seidel) and holds its new sample x_{k+1} over
+  // the step: u_k = Kp e_k + I_k, I_{k+1} = I_k + Ki T e_{k+1} (backward rectangle), e = r − x.
+  // Under Jacobi it reads the samples of t_k: I_{k+1} = I_k + Ki T e_k, and its output at t_k
+  // still holds e_{k−1}: u_k = Kp e_{k−1} + I_k.
   const double m = 1, k = 40, c = 8, T = 0.01, ref = 0.05, kp = 20, ki = 100;
   Eigen::Matrix3d Z = Eigen::Matrix3d::Zero();
   Z.topLeftCorner<2, 2>() << 0, 1, -k / m, -c / m;
@@ -286,26 +288,33 @@ TEST_CASE("out of tree: stepper with an input (pi_controller) against the exact 
   const Eigen::Matrix3d E = (Z * T).exp();
   const Eigen::Matrix2d Phi = E.topLeftCorner<2, 2>();
   const Eigen::Vector2d Gamma = E.topRightCorner<2, 1>();
-  Eigen::Vector2d x(0.0, 0.0);
-  double integral = 0, err_x = 0, err_u = 0;
-  const auto& xs = r.table["plant.x"];
-  const auto& us = r.table["controller.u"];
-  for (std::size_t i = 0; i < r.table.rows(); ++i) {
-    const double e = ref - x[0], u = kp * e + integral;
-    err_x = std::max(err_x, std::abs(xs[i] - x[0]));
-    err_u = std::max(err_u, std::abs(us[i] - u));
-    x = Phi * x + Gamma * u;
-    integral += ki * T * e;
+  for (const bool gauss_seidel : {true, false}) {
+    CAPTURE(gauss_seidel);
+    const Run r = gauss_seidel ? run_example("pi_controller/pi_control.json", {}, "pi_control")
+                               : run_example("pi_controller/pi_control.json", {"/coupling/scheme=\"jacobi\""}, "pi_jacobi");
+    Eigen::Vector2d x(0.0, 0.0);
+    double integral = 0, e_before = ref, err_x = 0, err_u = 0;
+    const auto& xs = r.table["plant.x"];
+    const auto& us = r.table["controller.u"];
+    for (std::size_t i = 0; i < r.table.rows(); ++i) {
+      const double e = ref - x[0], u = kp * (gauss_seidel ? e : e_before) + integral;
+      err_x = std::max(err_x, std::abs(xs[i] - x[0]));
+      err_u = std::max(err_u, std::abs(us[i] - u));
+      x = Phi * x + Gamma * u;
+      integral += ki * T * (gauss_seidel ? ref - x[0] : e);
+      e_before = e;
+    }
+    MESSAGE("pi_controller, 10 ms samples, plant rk4 at 1 ms, " << (gauss_seidel ? "Gauss-Seidel" : "Jacobi")
+            << ": max |x - exact discrete loop| = " << err_x << " m, max |u - exact| = " << err_u
+            << " N; x(10 s) = " << xs.back() << " m (setpoint 0.05)");
+    CHECK(r.table.rows() == 1001);
+    CHECK(err_x < 1e-11);
+    CHECK(err_u < 1e-9);
+    // Integral action: no steady-state error, and the force settles at k r.
+    CHECK(xs.back() == doctest::Approx(ref).epsilon(1e-6));
+    CHECK(us.back() == doctest::Approx(k * ref).epsilon(1e-6));
+    CHECK(r.summary.at("subsystems").at("controller").at("statistics").at("steps") == 1000);
   }
-  MESSAGE("pi_controller, 10 ms samples, plant rk4 at 1 ms: max |x - exact discrete loop| = "
-          << err_x << " m, max |u - exact| = " << err_u << " N; x(10 s) = " << xs.back() << " m (setpoint 0.05)");
-  CHECK(r.table.rows() == 1001);
-  CHECK(err_x < 1e-11);
-  CHECK(err_u < 1e-9);
-  // Integral action: no steady-state error, and the force settles at k r.
-  CHECK(xs.back() == doctest::Approx(ref).epsilon(1e-6));
-  CHECK(us.back() == doctest::Approx(k * ref).epsilon(1e-6));
-  CHECK(r.summary.at("subsystems").at("controller").at("statistics").at("steps") == 1000);
 }
 
 TEST_CASE("out of tree: integrator (bogacki_shampine): third order at fixed step, error control in adaptive mode") {

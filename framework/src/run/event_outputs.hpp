@@ -19,6 +19,35 @@
 
 namespace stride::host {
 
+// The record times t0 + k dt. An interval written in decimal (0.1, 0.025) gives the times as
+// k m / 10^j with m / 10^j = dt: the double nearest each decimal time (0.3, not the
+// 0.30000000000000004 of 3 * 0.1), so results.csv's time column reads as the grid it is.
+class RecordGrid {
+ public:
+  RecordGrid() = default;
+  RecordGrid(double t0, double dt) : t0_(t0), dt_(dt) {
+    double scale = 1;
+    for (int j = 0; j <= 15 && dt > 0; ++j, scale *= 10) {
+      const double m = std::round(dt * scale);
+      if (m >= 1 && m < 1e6 && std::abs(m - dt * scale) <= 1e-9 * m) {
+        m_ = m;
+        scale_ = scale;
+        break;
+      }
+    }
+  }
+  double t0() const { return t0_; }
+  double dt() const { return dt_; }
+  double time(std::size_t k) const {
+    const double kd = static_cast<double>(k);
+    // k m is exact below 2^53 (m < 10^6: k below 9e9 rows), and one division rounds it once.
+    return scale_ > 0 && kd < 9e9 ? t0_ + kd * m_ / scale_ : t0_ + kd * dt_;
+  }
+
+ private:
+  double t0_ = 0.0, dt_ = 0.0, m_ = 0.0, scale_ = 0.0;
+};
+
 class EventOutputs {
  public:
   virtual ~EventOutputs() = default;
@@ -45,6 +74,7 @@ class DenseOutputs {
 class DenseRows {
  public:
   void grid(double t0, double dt, std::size_t width) {
+    grid_ = RecordGrid(t0, dt);
     t0_ = t0;
     dt_ = dt;
     width_ = width;
@@ -103,13 +133,14 @@ class DenseRows {
     if (rows_.size() < (count_ + 1) * width_) rows_.resize(2 * (count_ + 1) * width_);
     return {rows_.data() + (count_++) * width_, width_};
   }
-  double time(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
+  double time(std::size_t k) const { return grid_.time(k); }
   std::size_t first_after(double t) const {
     const double k0 = std::ceil((t - t0_) / dt_);
     std::size_t k = k0 > 0 ? static_cast<std::size_t>(k0) : 0;
     while (time(k) <= t + near()) ++k;
     return k;
   }
+  RecordGrid grid_;
   double t0_ = 0.0, dt_ = 0.0;
   std::size_t width_ = 0, first_ = 0, count_ = 0;
   double after_ = std::numeric_limits<double>::quiet_NaN();  // any(): the last ta, and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 #include "fmi/values.hpp"  // to_hex
 #include "stride/host/run/supervise.hpp"
@@ -10,7 +11,7 @@ namespace stride::host {
 
 Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
                    std::size_t capacity, RunBeacon* beacon, bool event_rows)
-    : t0_(t0), dt_(interval), end_(end), event_rows_(event_rows), ncols_(g.columns.size()), beacon_(beacon),
+    : t0_(t0), dt_(interval), end_(end), grid_(t0, interval), event_rows_(event_rows), ncols_(g.columns.size()), beacon_(beacon),
       file_(csv, header(g)) {
   for (const Node& n : g.nodes) {
     if (n.recorded) ++recording_nodes_;
@@ -50,13 +51,14 @@ void Recorder::passed(NodeState& n) {
       for (std::size_t i = 0; i < d.record_cols.size(); ++i) r.values[d.record_cols[i]] = inside[d.record_elem[i]];
     } else {
       // A row within round-off of the step's end holds the end's values exactly (a blend
-      // 1e-12 short of them would show in results.csv's full precision).
+      // 1e-12 short of them would show in results.csv's full precision), and a value equal at
+      // both ends is that value (std::lerp: a counter of 6 stays 6, not 5.9999999999999991).
       const double span = n.t - n.t_prev;
       const double w = span > 0 && tk < n.t - 1e-9 * dt_ ? std::clamp((tk - n.t_prev) / span, 0.0, 1.0) : 1.0;
       const std::span<const double> end = before_event ? std::span<const double>(n.y_before_event) : n.y;
       for (std::size_t i = 0; i < d.record_cols.size(); ++i) {
         const std::size_t e = d.record_elem[i];
-        r.values[d.record_cols[i]] = (1 - w) * n.y_prev[e] + w * end[e];
+        r.values[d.record_cols[i]] = std::lerp(n.y_prev[e], end[e], w);
       }
     }
     if (texts_) fill_texts(k, d, tk);

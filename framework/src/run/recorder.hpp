@@ -29,6 +29,7 @@
 #include <limits>
 #include <vector>
 
+#include "run/event_outputs.hpp"
 #include "run/observer.hpp"
 #include "run/row_file.hpp"
 #include "run/run_state.hpp"
@@ -45,7 +46,7 @@ class Recorder final : public Observer {
            std::size_t capacity, RunBeacon* beacon, bool event_rows = false);
   ~Recorder() override;
   unsigned events() const override { return steps; }
-  double time_of(std::size_t k) const { return t0_ + static_cast<double>(k) * dt_; }
+  double time_of(std::size_t k) const { return grid_.time(k); }
   // Times (t_prev, t] of node n passed: fill its columns.
   void passed(NodeState& n) override;
   // Rows after t wait until accepted().
@@ -84,6 +85,7 @@ class Recorder final : public Observer {
   void commit();
   void grow();
   double t0_, dt_, end_;
+  RecordGrid grid_;
   bool event_rows_;
   std::size_t ncols_;
   RunBeacon* beacon_;
