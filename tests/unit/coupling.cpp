@@ -548,3 +548,20 @@ TEST_CASE("coupling: a reader further behind than the extrapolator's history sto
   CHECK(enough.table["slow.x"] == default_history.table["slow.x"]);
   CHECK(enough.table["fast.x"] == default_history.table["fast.x"]);
 }
+
+TEST_CASE("coupling: summary.json reports the steps each subsystem actually took") {
+  // The two-mass test with the fast mass at 0.03 s in 0.1-s macro steps (Jacobi, align): each
+  // macro step is 0.03, 0.03, 0.03 and a cut 0.01 s, so 4 steps per macro step over 1000 macro
+  // steps; the slow mass takes its 0.1 s throughout.
+  const Run r = run_stride("manifests/two_mass.json", {"/subsystems/fast/step=0.03"}, "steps_taken");
+  REQUIRE(r.status() == "completed");
+  const json& fast = r.summary["subsystems"]["fast"];
+  CHECK(fast["step"] == 0.03);
+  CHECK(fast["steps_taken"]["count"] == 4000);
+  CHECK(fast["steps_taken"]["smallest"].get<double>() == doctest::Approx(0.01).epsilon(1e-9));
+  CHECK(fast["steps_taken"]["largest"].get<double>() == doctest::Approx(0.03).epsilon(1e-9));
+  const json& slow = r.summary["subsystems"]["slow"];
+  CHECK(slow["steps_taken"]["count"] == 1000);
+  CHECK(slow["steps_taken"]["smallest"].get<double>() == doctest::Approx(0.1).epsilon(1e-9));
+  CHECK(slow["steps_taken"]["largest"].get<double>() == doctest::Approx(0.1).epsilon(1e-9));
+}

@@ -436,8 +436,10 @@ TEST_CASE("validation: times and sizes a run could not reach are refused before 
   // The history an extrapolator is asked to keep is bounded by its declaration.
   d = problems(kBase, {"/connections/0/extrapolator={\"plugin\": \"lagrange\", \"parameters\": {\"history\": 1000000000000}}"});
   expect(d, kBase, "/connections/0/extrapolator/parameters/history", {"expected an integer in [1, 1e+06]", "found 1000000000000"});
-  // Steps far beyond the run are fine: a single step.
-  CHECK(problems(kBase, {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7"}).empty());
+  // A macro step far beyond the run would be one exchange at most: refused (issue 33).
+  d = problems(kBase, {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7"});
+  REQUIRE(d.size() == 1);
+  expect(d, kBase, "/coupling/macro_step", {"expected a macro step of at most the run's length", "found 1e+23 s"});
 }
 
 TEST_CASE("validation: a bad variable value is reported at the variable and where it is used") {
@@ -496,4 +498,58 @@ TEST_CASE("validation: record patterns: \"*\" any run, \"?\" one character, ever
   for (int i = 0; i < 2000; ++i) pattern += "*a";
   CHECK(!pattern_match(pattern + "*b", std::string(100000, 'a')));
   CHECK(pattern_match(pattern + "*b", std::string(100000, 'a') + "b"));
+}
+
+TEST_CASE("validation: a variable no \"$\" reads is refused, from the file, a --set or a sweep axis") {
+  const std::string crane = STRIDE_SOURCE_DIR "/manifests/crane1_zoh.json";
+  // The typo of issue 33: --set /variables/hM for h_M.
+  auto d = problems(crane, {"/variables/hM=0.05"});
+  REQUIRE(d.size() == 1);
+  expect(d, crane, "/variables/hM",
+         {"--set /variables/hM=0.05: variable \"hM\" is not used: no value in the manifest is \"$hM\"",
+          "(did you mean \"h_M\"?)", "variables used: [\"order\",\"h_M\",\"h_S\"]"});
+  // A variable the file reads stays used when a --set replaces the value that read it.
+  CHECK(problems(crane, {"/subsystems/cylinder/step=0.0001"}).empty());
+  // One declared in the file and read nowhere.
+  const fs::path file = fs::temp_directory_path() / ("stride_unused_" + std::to_string(::getpid()) + ".json");
+  std::ifstream in(kBase);
+  nlohmann::json m = nlohmann::json::parse(in);
+  m["variables"] = {{"gain", 2}};
+  std::ofstream(file) << m.dump(2);
+  d = problems(file.string());
+  fs::remove(file);
+  REQUIRE(d.size() == 1);
+  expect(d, file.string(), "/variables/gain", {"variable \"gain\" is not used", "variables used: (none)"});
+  // A --set that creates a key no reader knows is refused as the same key in the file would be.
+  expect(problems(crane, {"/coupling/macro_stepp=0.005"}), crane, "/coupling/macro_stepp",
+         {"unknown key \"macro_stepp\" (did you mean \"macro_step\"?)"});
+  expect(problems(crane, {"/subsystems/crane/parameters/mass=1"}), crane, "/subsystems/crane/parameters/mass",
+         {"plugin \"crane_independent\" has no parameter \"mass\""});
+}
+
+TEST_CASE("validation: steps that cannot mean what they say are errors with both pointers and the values") {
+  const std::string crane = STRIDE_SOURCE_DIR "/manifests/crane1_zoh.json";
+  // One exchange in a 10-s run.
+  auto d = problems(crane, {"/coupling/macro_step=20"});
+  REQUIRE(d.size() == 1);
+  expect(d, crane, "/coupling/macro_step",
+         {"expected a macro step of at most the run's length (/coupling/end - /coupling/start = 10 s), found 20 s"});
+  // A subsystem step in ms typed as s: cut to the macro step under Jacobi.
+  d = problems(crane, {"/subsystems/cylinder/step=0.2"});
+  REQUIRE(d.size() == 1);
+  expect(d, crane, "/subsystems/cylinder/step",
+         {"expected a step of at most /coupling/macro_step = 0.01 s, found 0.2 s", "steps of 0.01 s, not the 0.2 s"});
+  // A smaller macro step under the crane's declared 0.01 s: the error, at the variable too.
+  d = problems(crane, {"/coupling/macro_step=0.005"});
+  expect(d, crane, "/subsystems/crane/step",
+         {"expected a step of at most /coupling/macro_step = 0.005 s, found 0.01 s", "(the value of variable \"h_M\""});
+  expect(d, crane, "/variables/h_M", {"is rejected where it is used: /subsystems/crane/step"});
+  // align: false lets the step overshoot, as documented: valid.
+  CHECK(problems(crane, {"/coupling/macro_step=0.005", "/coupling/align=false"}).empty());
+  // A step that does not divide the macro step is legitimately cut: a warning naming the steps.
+  Manifest m = read_manifest(crane, {"/subsystems/cylinder/step=0.003"});
+  CHECK(m.problems.empty());
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] == "/subsystems/cylinder/step: 0.003 s does not divide /coupling/macro_step = 0.01 s: each macro "
+                         "step is 3 steps of 0.003 s and one of " + number_text(0.01 - 3 * 0.003) + " s");
 }

@@ -102,10 +102,29 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port, s
   return true;
 }
 
+// A variable that no "$name" reads would change nothing (a typo such as --set /variables/hM=0.05
+// for h_M): an error at it, naming the --set that made it, and the variables that are read.
+void refuse_unused_variables(const std::vector<std::string>& names, const std::map<std::string, std::string>& uses,
+                             const std::vector<std::string>& overrides, Checker& chk) {
+  std::vector<std::string> used;
+  for (const auto& [ptr, name] : uses)
+    if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
+  for (const std::string& name : names) {
+    if (std::find(used.begin(), used.end(), name) != used.end()) continue;
+    const std::string ptr = "/variables/" + escape(name);
+    std::string msg = "variable \"" + name + "\" is not used: no value in the manifest is \"$" + name + "\"";
+    for (const std::string& o : overrides)
+      if (o.rfind(ptr + "=", 0) == 0 || o.rfind(ptr + "/", 0) == 0) msg = "--set " + o + ": " + msg;
+    if (auto c = closest(name, used); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
+    chk.error(ptr, msg + "; variables used: " + (used.empty() ? std::string("(none)") : dump_safe(json(used))));
+  }
+}
+
 // "variables": {"h_M": 0.01} lets any value elsewhere be the string "$h_M"; --set
 // /variables/h_M=0.02 then changes every use at once. Each place substituted is remembered, so
 // that a value rejected there is also reported at the variable.
-void substitute_variables(json& doc, Checker& chk, std::map<std::string, std::string>& uses) {
+void substitute_variables(json& doc, Checker& chk, std::map<std::string, std::string>& uses,
+                          const std::vector<std::string>& overrides, const std::map<std::string, std::string>* read_by_file) {
   if (!doc.is_object() || !doc.contains("variables")) return;
   const json vars = doc["variables"];
   if (!vars.is_object()) {
@@ -138,6 +157,10 @@ void substitute_variables(json& doc, Checker& chk, std::map<std::string, std::st
   };
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (it.key() != "variables") walk(*it, "/" + escape(it.key()));
+  if (!read_by_file) return;
+  std::map<std::string, std::string> reads = uses;
+  for (const auto& [ptr, name] : *read_by_file) reads.emplace("file:" + ptr, name);
+  refuse_unused_variables(names, reads, overrides, chk);
 }
 
 void apply_override(json& doc, const std::string& text, Checker& chk, const JsonLimits& limits) {
@@ -276,7 +299,42 @@ void read_step_control(Checker& chk, const json& it, CouplingConfig& c) {
   else if (max) sc.max_step = *max;
 }
 
-void check_sizes(const Manifest& m, Checker& chk) {
+// Steps that cannot mean what they say. A macro step longer than the run is one exchange at
+// most. Under Jacobi and Gauss–Seidel with align, a subsystem step longer than the macro step
+// would be cut to it (the subsystem would take other steps than its own): an error; one that
+// does not divide it ends each macro step with a shorter step: a warning naming the steps.
+void check_step_lengths(Manifest& m, Checker& chk) {
+  const CouplingConfig& c = m.coupling;
+  const double span = c.end - c.start;
+  auto num = [](double x) { return number_text(x); };
+  if (c.macro_step > span * (1 + 1e-12)) {
+    chk.error("/coupling/macro_step", "expected a macro step of at most the run's length (/coupling/end - /coupling/start = " +
+                                          num(span) + " s), found " + num(c.macro_step) +
+                                          " s: the subsystems would exchange values at most once");
+    return;
+  }
+  if (c.scheme == Scheme::multirate || !c.align || c.step_control.enabled) return;
+  const double H = c.macro_step;
+  for (const auto& s : m.subsystems) {
+    if (s.step <= 0) continue;
+    if (s.step > H * (1 + 1e-12)) {
+      chk.error(s.pointer + "/step", "expected a step of at most /coupling/macro_step = " + num(H) + " s, found " +
+                                         num(s.step) + " s: under " + (c.scheme == Scheme::jacobi ? "jacobi" : "gauss_seidel") +
+                                         " every step ends at a communication point, so the subsystem would take steps of " +
+                                         num(H) + " s, not the " + num(s.step) +
+                                         " s it declares; set /coupling/align to false to let its steps overshoot, "
+                                         "or make the steps agree");
+      continue;
+    }
+    const double n = H / s.step, whole = std::floor(n + 1e-9);
+    if (n - whole <= 1e-9 * std::max(1.0, n)) continue;
+    m.warnings.push_back(s.pointer + "/step: " + num(s.step) + " s does not divide /coupling/macro_step = " + num(H) +
+                         " s: each macro step is " + num(whole) + " step" + (whole == 1 ? "" : "s") + " of " + num(s.step) +
+                         " s and one of " + num(H - whole * s.step) + " s");
+  }
+}
+
+void check_sizes(Manifest& m, Checker& chk) {
   const CouplingConfig& c = m.coupling;
   if (!(c.end > c.start) || c.macro_step <= 0) return;  // reported already
   const double span = c.end - c.start;
@@ -304,6 +362,7 @@ void check_sizes(const Manifest& m, Checker& chk) {
     return true;
   };
   step_ok("/coupling/macro_step", "a macro step", c.macro_step);
+  check_step_lengths(m, chk);
   if (c.step_control.enabled && c.step_control.min_step > 0)
     step_ok("/coupling/step_control/min_step", "a smallest macro step", c.step_control.min_step);
   const double interval = m.record.interval > 0 ? m.record.interval : std::min(c.macro_step, span);
@@ -673,9 +732,16 @@ json read_document(const std::string& text, const fs::path& file, const std::vec
   if (!document) throw ManifestError(chk.diags);
   if (!document->is_object())
     throw ManifestError({{file.string(), "", "expected a manifest object {...}, found " + type_name(*document)}});
+  // A variable the file itself reads stays used when a --set replaces the value that read it.
+  std::map<std::string, std::string> read_by_file;
+  {
+    json original = *document;
+    Checker quiet{chk.file, {}};
+    substitute_variables(original, quiet, read_by_file, {}, nullptr);
+  }
   for (const auto& o : overrides) apply_override(*document, o, chk, limits);
   if (!chk.diags.empty()) throw ManifestError(chk.diags);
-  substitute_variables(*document, chk, variable_uses);
+  substitute_variables(*document, chk, variable_uses, overrides, &read_by_file);
   if (g_completion) g_completion(*document, file.parent_path(), filled);
   return std::move(*document);
 }

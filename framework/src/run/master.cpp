@@ -180,6 +180,7 @@ void Master::accept(double T) {
 void Master::save(NodeState& n, Snapshot& s) {
   fresh_outputs(n);
   s.t = n.t, s.t_prev = n.t_prev, s.steps = n.steps, s.next_record = n.next_record;
+  s.smallest_step = n.smallest_step, s.largest_step = n.largest_step;
   s.y.assign(n.y.begin(), n.y.end());
   s.y_prev.assign(n.y_prev.begin(), n.y_prev.end());
   s.bond_energy.resize(n.bonds.size());
@@ -198,6 +199,7 @@ void Master::restore(NodeState& n, const Snapshot& s) {
   for (Observer* o : at_steps_) o->rewound(n, s.next_record);
   n.next_record = s.next_record;
   n.t = s.t, n.t_prev = s.t_prev, n.steps = s.steps;
+  n.smallest_step = s.smallest_step, n.largest_step = s.largest_step;
   std::copy(s.y.begin(), s.y.end(), n.y.begin());
   std::copy(s.y_prev.begin(), s.y_prev.end(), n.y_prev.begin());
   n.y_stale = false;

@@ -67,6 +67,8 @@ class Master {
     if (!(t_new > n.t) || t_new > n.t + h * (1 + 1e-12)) bad_step_time(n, t_new, h);
     n.t = grid_point(n, t_new);
     ++n.steps;
+    n.smallest_step = std::min(n.smallest_step, n.t - n.t_prev);
+    n.largest_step = std::max(n.largest_step, n.t - n.t_prev);
     if (n.lazy_outputs && n.t < n.observe_at) {
       n.y_stale = true;  // no one looks before the next fresh_outputs()
       return;
@@ -166,6 +168,7 @@ class Master {
   struct Snapshot {
     double t = 0.0, t_prev = 0.0;
     long steps = 0;
+    double smallest_step = 0.0, largest_step = 0.0;
     std::size_t next_record = 0;
     std::vector<double> y, y_prev, bond_energy, bond_power;
     std::unique_ptr<SavedState> state;

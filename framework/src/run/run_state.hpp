@@ -84,6 +84,8 @@ struct alignas(64) NodeState {
   std::span<const std::span<LinkState* const>> in_links;     // per input index (RunState::port_links)
   std::vector<std::vector<double>> input_value;               // per input index, assembled from several links
   double energy0 = std::numeric_limits<double>::quiet_NaN();  // stored energy after initialization
+  // The steps actually taken (cut to communication points or events), for summary.json.
+  double smallest_step = std::numeric_limits<double>::infinity(), largest_step = 0.0;
 
   // The value of input `port` at t, as the plugin reads it.
   std::span<const double> input(std::size_t port, double t) {

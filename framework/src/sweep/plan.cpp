@@ -1,6 +1,7 @@
 // Plan and check: the grid's points, and the checks of every manifest before anything runs.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "stride/host/graph/experiment.hpp"
 #include "sweep/point.hpp"
@@ -119,6 +120,40 @@ std::string step_axis_unit(const SweepSpec& spec) {
                                         "step of the manifest: give its unit (\"unit\": \"s\")"}}));
 }
 
+// An axis whose values give the same manifest (its variables aside: a variable no "$" reads is
+// no change) wherever the other axes stand would label identical runs differently: refused at
+// the axis. Stops at the first place where it changes something (usually the first).
+void check_axes_change_something(const SweepSpec& spec, const std::vector<Point>& points) {
+  std::vector<Diagnostic> problems;
+  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+    const SweepAxis& ax = spec.axes[a];
+    if (ax.values.size() < 2) continue;
+    bool changes = false;
+    for (std::size_t i = 0; i < points.size() && !changes; ++i) {
+      if (points[i].choice[a] != 0) continue;
+      std::optional<json> first;
+      for (std::size_t j = i; j < points.size() && !changes; ++j) {
+        std::vector<std::size_t> other = points[j].choice;
+        other[a] = 0;
+        if (other != points[i].choice) continue;
+        json doc = read_manifest(points[j].manifest, points[j].sets).document;
+        if (doc.is_object()) doc.erase("variables");
+        doc["manifest file"] = points[j].manifest.string();
+        if (!first) first = std::move(doc);
+        else changes = doc != *first;
+      }
+    }
+    if (changes) continue;
+    std::string pointers;
+    for (const auto& [p, v] : ax.values[0].sets) pointers += (pointers.empty() ? "" : ", ") + p;
+    problems.push_back({spec.file.string(), "/axes/" + std::to_string(a),
+                        "axis \"" + ax.name + "\" changes nothing: its pointers (" + pointers +
+                            ") give the same manifest for every value in every manifest of the sweep; point them at"
+                            " a value the manifest reads (a variable must be read by a \"$name\")"});
+  }
+  if (!problems.empty()) throw SweepInputError("the sweep file is not valid", ManifestError(problems));
+}
+
 }  // namespace
 
 // Check: the plugins of every manifest once, for every run; then one grid point per axis value
@@ -140,6 +175,7 @@ void check_points(const SweepSpec& spec, const std::vector<Point>& points,
       dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
     }
     reg.scan(dirs);
+    check_axes_change_something(spec, points);
     std::set<std::pair<std::size_t, std::size_t>> checked;
     for (const auto& p : points) {
       bool fresh = points.size() == 1;

@@ -183,6 +183,9 @@ struct Manifest {
   // `validate`), and what must stay alive while it runs (the unpacked package).
   std::map<std::string, std::string> origins;
   std::vector<std::string> notes;
+  // What the run will do that the manifest does not say outright (steps cut to fit a macro
+  // step), listed by `validate` as warnings.
+  std::vector<std::string> warnings;
   std::shared_ptr<const void> keep;
   // The structure of subsystems and connections is sound: graph-wide checks (unconnected
   // inputs, algebraic loops) can trust it.
