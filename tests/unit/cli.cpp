@@ -835,18 +835,31 @@ TEST_CASE("cli: hostile command lines and inputs exit 2 with the place named") {
   CHECK(o.code == 2);
 }
 
-TEST_CASE("cli: steps far longer than the run are one step, not a stuck run") {
+TEST_CASE("cli: steps longer than the run or than the macro step are refused with both values, before any run") {
   Scratch s;
-  for (const char* set : {"/coupling/macro_step=1e23", "/subsystems/amp/step=1e7", "/subsystems/src/step=1e5"}) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/coupling/macro_step=1e23", "/coupling/macro_step: expected a macro step of at most the run's length "
+                                    "(/coupling/end - /coupling/start = 2 s), found 1e+23 s"},
+      {"/coupling/macro_step=20", "found 20 s: the subsystems would exchange values at most once"},
+      {"/subsystems/amp/step=1e7", "/subsystems/amp/step: expected a step of at most /coupling/macro_step = 0.1 s, "
+                                   "found 1e+07 s"},
+      {"/subsystems/src/step=0.2", "/subsystems/src/step: expected a step of at most /coupling/macro_step = 0.1 s, "
+                                   "found 0.2 s: under gauss_seidel every step ends at a communication point"}};
+  for (const auto& [set, message] : cases) {
     CAPTURE(set);
     const fs::path out = s.dir / "long_steps";
     auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet --set " + set);
-    CHECK(o.code == 0);
-    const json sum = read_json(out / "summary.json");
-    CHECK(sum.at("status") == "completed");
-    CHECK(sum.at("end_time_reached").get<double>() == doctest::Approx(2.0));
-    CHECK(read_csv(out / "results.csv").rows.size() == 21);
+    INFO(o.err);
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, message));
+    CHECK_FALSE(fs::exists(out / "summary.json"));
   }
+  // With align off the step overshoots the communication points by design: it runs as declared.
+  const fs::path out = s.dir / "overshoot";
+  auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() +
+                         "' --quiet --set /subsystems/src/step=0.2 --set /coupling/align=false");
+  INFO(o.err);
+  CHECK(o.code == 0);
 }
 
 TEST_CASE("cli: a subsystem is handed its manifest step exactly, without round-off from the grid") {

@@ -37,7 +37,7 @@ json chain(std::size_t n, const std::string& scheme) {
   json subs = json::object(), conns = json::array();
   for (std::size_t j = n; j-- > 0;)
     subs["g" + std::to_string(j)] = {{"plugin", "test_gain"}, {"parameters", {{"k", double(j + 2) / double(j + 1)}}}, {"step", 0.01}};
-  subs["h1"] = {{"plugin", "test_gain"}, {"parameters", {{"k", 3.0}}}, {"step", 0.02}};
+  subs["h1"] = {{"plugin", "test_gain"}, {"parameters", {{"k", 3.0}}}, {"step", 0.005}};
   subs["h0"] = {{"plugin", "test_gain"}, {"parameters", {{"k", 2.0}}}, {"step", 0.01}};
   subs["ramp"] = {{"plugin", "test_ramp"}, {"parameters", {{"slope", 1.0}}}, {"step", 0.01}};
   subs["direct"] = {{"plugin", "test_gain"}, {"parameters", {{"k", -1.0}}}, {"step", 0.01}};

@@ -232,3 +232,21 @@ TEST_CASE("params: describe shows the new types") {
     }
   CHECK(found);
 }
+
+TEST_CASE("params: issue 33's table, matrix and list: every bad element at its own pointer, in one report") {
+  // curve [[0,0],[0,1],[2]], gains [[1,2],[3],[1,"x"]], marks [1.5,1e20,true] in one manifest.
+  const auto d = problems(json{{"curve", {{0, 0}, {0, 1}, {2}}},
+                               {"gains", {{1, 2}, {3}, {1, "x"}}},
+                               {"marks", {1.5, 1e20, true}}});
+  std::string all;
+  for (const auto& x : d) all += x.pointer + ": " + x.message + "\n";
+  INFO(all);
+  const std::string p = "/subsystems/ramp/parameters/";
+  for (const std::string& part : std::vector<std::string>{
+           p + "curve/1/0: expected x (the first column) strictly increasing: row 1 has x = 0, row 0 has x = 0", "/2: expected a row of 2 numbers",
+        p + "gains/1: expected a row of 2 numbers like row 0, found 1",
+        "/2/1: expected a real number in [-1000, 1000], found string \"x\"",
+        p + "marks/0: expected an integer in [1, 1000], found number 1.5",
+        "/1: expected an integer in [1, 1000], found number 1e+20", "/2: expected an integer in [1, 1000], found boolean true"})
+    CHECK_MESSAGE(all.find(part) != std::string::npos, part);
+}

@@ -612,3 +612,19 @@ TEST_CASE("sweep under mpirun: the points spread over ranks give the tables of a
   CHECK(crashed.at("signal") == "SIGSEGV");
 }
 #endif
+
+TEST_CASE("sweep: an axis whose pointers change no manifest is refused at the axis before any run") {
+  // Issue 33: the typo /variables/hM for h_M ran every point at the manifest's h_M = 0.01 under
+  // three labels. The axis changes nothing; the variable it sets is read by no "$hM".
+  Scratch s;
+  json spec = {{"format", 1},
+               {"manifest", std::string(STRIDE_SOURCE_DIR) + "/manifests/crane1_zoh.json"},
+               {"axes", {{{"name", "h_M"}, {"pointers", {"/variables/hM"}}, {"values", {0.002, 0.005, 0.01}}}}},
+               {"step_axis", "h_M"}};
+  Outcome o = sweep(s, spec);
+  INFO(o.err);
+  CHECK(o.code == 2);
+  CHECK(o.err.find("sweep.json: /axes/0: axis \"h_M\" changes nothing: its pointers (/variables/hM) give the same "
+                   "manifest for every value in every manifest of the sweep") != std::string::npos);
+  CHECK_FALSE(fs::exists(s.dir / "out" / "run_0000"));
+}

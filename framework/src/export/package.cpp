@@ -5,6 +5,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -142,11 +143,26 @@ nlohmann::ordered_json subsystem_document(const nlohmann::ordered_json& d, const
   }
   nlohmann::ordered_json one = {{"format", d.value("format", 1)},
                                 {"title", name + " of " + manifest.filename().string()}};
-  for (const char* key : {"variables", "plugin_paths", "log"})
+  for (const char* key : {"plugin_paths", "log"})
     if (d.contains(key)) one[key] = d[key];
   one["subsystems"] = {{name, d["subsystems"][name]}};
   one["connections"] = nlohmann::ordered_json::array();
   one["coupling"] = d["coupling"];
+  // Only the variables the subsystem and the coupling read ("$name"): those of the connections
+  // left behind would be unused, which a manifest may not have.
+  if (d.contains("variables") && d["variables"].is_object()) {
+    std::set<std::string> read;
+    const std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& j) {
+      if (j.is_string() && j.get_ref<const std::string&>().rfind('$', 0) == 0) read.insert(j.get<std::string>().substr(1));
+      if (j.is_structured())
+        for (const auto& e : j) walk(e);
+    };
+    walk(one);
+    nlohmann::ordered_json vars = nlohmann::ordered_json::object();
+    for (const auto& [v, value] : d["variables"].items())
+      if (read.count(v)) vars[v] = value;
+    if (!vars.empty()) one["variables"] = vars;
+  }
   if (d.contains("monitor") && d["monitor"].is_object()) {
     nlohmann::ordered_json mo = d["monitor"];
     if (mo.contains("bounds") && mo["bounds"].is_object()) {
