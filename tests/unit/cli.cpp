@@ -845,7 +845,9 @@ TEST_CASE("cli: steps longer than the run or than the macro step are refused wit
                                    "found 1e+07 s"},
       {"/subsystems/src/step=0.2", "/subsystems/src/step: expected a step of at most /coupling/macro_step = 0.1 s, "
                                    "found 0.2 s: under gauss_seidel every step ends at a communication point"}};
-  for (const auto& [set, message] : cases) {
+  for (const auto& c : cases) {  // not a structured binding: CAPTURE's lambda takes it (clang 14)
+    const std::string& set = c.first;
+    const std::string& message = c.second;
     CAPTURE(set);
     const fs::path out = s.dir / "long_steps";
     auto o = stride(s, "run '" + kDir + "ramp_gain.json' --out '" + out.string() + "' --quiet --set " + set);
