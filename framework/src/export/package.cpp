@@ -153,7 +153,8 @@ nlohmann::ordered_json subsystem_document(const nlohmann::ordered_json& d, const
   if (d.contains("variables") && d["variables"].is_object()) {
     std::set<std::string> read;
     const std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& j) {
-      if (j.is_string() && j.get_ref<const std::string&>().rfind('$', 0) == 0) read.insert(j.get<std::string>().substr(1));
+      if (j.is_string() && j.get_ref<const std::string&>().rfind('$', 0) == 0)
+        read.insert(j.get<std::string>().substr(1));
       if (j.is_structured())
         for (const auto& e : j) walk(e);
     };

@@ -11,7 +11,13 @@ namespace stride::host {
 
 Recorder::Recorder(const Graph& g, const std::filesystem::path& csv, double t0, double interval, double end,
                    std::size_t capacity, RunBeacon* beacon, bool event_rows)
-    : t0_(t0), dt_(interval), end_(end), grid_(t0, interval), event_rows_(event_rows), ncols_(g.columns.size()), beacon_(beacon),
+    : t0_(t0),
+      dt_(interval),
+      end_(end),
+      grid_(t0, interval),
+      event_rows_(event_rows),
+      ncols_(g.columns.size()),
+      beacon_(beacon),
       file_(csv, header(g)) {
   for (const Node& n : g.nodes) {
     if (n.recorded) ++recording_nodes_;
