@@ -219,8 +219,8 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
   std::vector<PortSpec> ports_;
   double t_ = 0.0, first_h_ = 0.0;
   long steps_ = 0, discarded_ = 0;
-  long row_steps_ = 0;    // steps of the copies stepped for rows inside steps (rows_inside)
-  FmuState row_state_;    // the state those copies start from
+  long row_steps_ = 0;  // steps of the copies stepped for rows inside steps (rows_inside)
+  FmuState row_state_;  // the state those copies start from
   std::string end_;  // the FMU asked to terminate: why (thrown by the next step)
   DenseRows dense_;  // the outputs at the record times inside the last step
   // Event mode: the last step ended at an event; the outputs just before it.

@@ -56,8 +56,8 @@ const std::vector<std::string> kBlockOrder = {"status",
                                               "large_rms_relative",
                                               "coupling_error",
                                               "power_bonds"};
-const std::vector<std::string> kConnectionOrder = {"from", "to",           "unit", "points",   "rms_relative", "rms",
-                                                   "max_relative", "max", "max_at_s", "scale", "note"};
+const std::vector<std::string> kConnectionOrder = {"from",         "to",  "unit",     "points", "rms_relative", "rms",
+                                                   "max_relative", "max", "max_at_s", "scale",  "note"};
 const std::vector<std::string> kBondOrder = {"bond", "relative", "residual_J", "scale_J"};
 
 nlohmann::ordered_json ordered(const json& j, const std::vector<std::string>& first) {
@@ -117,7 +117,9 @@ json CouplingErrors::summary(const RunState& state) const {
   s["rms_relative_coupling_error"] = any ? json(worst_rms) : json(nullptr);
   s["max_relative_energy_residual"] = any_bond ? json(worst_bond) : json(nullptr);
   s["large_rms_relative"] = kLargeRmsRelative;
-  s["status"] = !any ? "not_estimated" : worst_rms >= kLargeRmsRelative ? "coupling_error_large" : "coupling_error_small";
+  s["status"] = !any                             ? "not_estimated"
+                : worst_rms >= kLargeRmsRelative ? "coupling_error_large"
+                                                 : "coupling_error_small";
   if (any && worst_rms >= kLargeRmsRelative) {
     const Connection& c = links_[static_cast<std::size_t>(worst_link->index)];
     const std::string unit = unit_of(*worst_link);

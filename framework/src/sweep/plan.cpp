@@ -74,10 +74,11 @@ void check_plotted_columns(const SweepSpec& spec, const Experiment& ex, bool ref
     }
     std::string names;
     for (const auto& c : ex.columns()) names += (names.empty() ? "" : ", ") + c;
-    problems.push_back({spec.file.string(), "/histories/" + std::to_string(k) + "/column",
-                        "history \"" + h.file + "\" plots column \"" + column + "\"" +
-                            (reference && column != h.column ? " (reference.columns maps \"" + h.column + "\" to it)" : "") +
-                            ", which " + which + " does not record as a number; its columns: " + names});
+    problems.push_back(
+        {spec.file.string(), "/histories/" + std::to_string(k) + "/column",
+         "history \"" + h.file + "\" plots column \"" + column + "\"" +
+             (reference && column != h.column ? " (reference.columns maps \"" + h.column + "\" to it)" : "") +
+             ", which " + which + " does not record as a number; its columns: " + names});
   }
   for (const auto& [run, ref] : spec.columns) {
     const std::string column = reference ? ref : run;
@@ -106,18 +107,20 @@ std::string step_axis_unit(const SweepSpec& spec) {
   const SweepAxis& ax = spec.axes[spec.step_axis];
   if (!ax.unit.empty()) return ax.unit;
   const json doc = json::parse(read_text_file(spec.manifest), nullptr, false);
-  const bool steps = !ax.pointers.empty() && std::all_of(ax.pointers.begin(), ax.pointers.end(), [&](const std::string& p) {
-    const std::string last = p.substr(p.rfind('/') + 1);
-    if (last == "step" || last == "macro_step") return true;
-    return p.rfind("/variables/", 0) == 0 && used_as_step(doc, "$" + p.substr(11));
-  });
+  const bool steps =
+      !ax.pointers.empty() && std::all_of(ax.pointers.begin(), ax.pointers.end(), [&](const std::string& p) {
+        const std::string last = p.substr(p.rfind('/') + 1);
+        if (last == "step" || last == "macro_step") return true;
+        return p.rfind("/variables/", 0) == 0 && used_as_step(doc, "$" + p.substr(11));
+      });
   if (steps) return "s";
   if (spec.reference.empty()) return "";
   const std::string at = "/axes/" + std::to_string(spec.step_axis);
   throw SweepInputError("error.png of the sweep would have no unit along x",
                         ManifestError({{spec.file.string(), at + "/unit",
-                                        "the step axis \"" + ax.name + "\" is error.png's x axis, and its pointers set no "
-                                        "step of the manifest: give its unit (\"unit\": \"s\")"}}));
+                                        "the step axis \"" + ax.name +
+                                            "\" is error.png's x axis, and its pointers set no "
+                                            "step of the manifest: give its unit (\"unit\": \"s\")"}}));
 }
 
 // An axis whose values give the same manifest (its variables aside: a variable no "$" reads is

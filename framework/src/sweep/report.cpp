@@ -186,7 +186,8 @@ std::string error_unit(const SweepSpec& spec, const ColumnUnits& units) {
   for (const auto& [run, ref] : spec.columns) {
     const auto it = units.run.find(run);
     const std::string u = it == units.run.end() ? "" : it->second;
-    if (!u.empty() && (", " + out + ", ").find(", " + u + ", ") == std::string::npos) out += (out.empty() ? "" : ", ") + u;
+    if (!u.empty() && (", " + out + ", ").find(", " + u + ", ") == std::string::npos)
+      out += (out.empty() ? "" : ", ") + u;
   }
   return out;
 }
@@ -250,7 +251,8 @@ Curve history_curve(const SweepSpec& spec, const SweepHistory& h, const Point& r
     c.values.emplace_back(t, h.scale * y);
   }
   if (c.ended_early)
-    c.title += " (" + run.status + (c.values.empty() ? "" : " at t = " + num(double(c.values.back().first) * 1e-9) + " s") + ")";
+    c.title += " (" + run.status +
+               (c.values.empty() ? "" : " at t = " + num(double(c.values.back().first) * 1e-9) + " s") + ")";
   return c;
 }
 
