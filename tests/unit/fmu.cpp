@@ -2192,3 +2192,83 @@ TEST_CASE("fmu: a String that changes at events is recorded at its events: event
       CHECK(pairs == (integrator.empty() ? 0 : 5));
     }
 }
+
+// FMI 2 structured array elements named from 1 (element_gain: u[1]..u[3], y[k] = k u[k], as
+// Modelica tools write them) and from 0 (element_gain0: u[0]..u[2]): a connection, an SSP
+// connector or a start value naming an element as the FMU names it reaches exactly that
+// variable (the gains differ, so a value at the wrong element shows); a name the manifest's
+// element syntax (from 0) reads as another element is refused with both readings.
+TEST_CASE("fmu: FMI 2 array elements named as the FMU names them, counted from 1 or from 0") {
+  for (const std::string fmu : {"element_gain", "element_gain0"}) {
+    CAPTURE(fmu);
+    const int base = fmu == "element_gain" ? 1 : 0;
+    const auto el = [&](const std::string& v, int k) { return v + "[" + std::to_string(base + k) + "]"; };
+    const std::string file = kBroken + "/" + fmu + ".fmu";
+    Scratch s;
+    json m = {{"format", 1},
+              {"subsystems",
+               {{"a",
+                 {{"fmu", file},
+                  {"step", 0.1},
+                  {"parameters", {{el("u", 0), 1.0}, {el("u", 1), 10.0}, {el("u", 2), 100.0}}}}},
+                {"b", {{"fmu", file}, {"step", 0.1}}}}},
+              {"connections", {{{"from", "a." + el("y", 2)}, {"to", "b.u[0:1]"}}}},
+              {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.2}}},
+              {"record", {{"interval", 0.1}, {"variables", {"a.y", "b.y"}}}}};
+    Outcome o = stride(s, "run", write_manifest(s, "elements.json", m), {});
+    REQUIRE(o.code == 0);
+    // a: its start values by element name; b: u[first] = a's third output, the others their start 0.5.
+    CHECK(o.table["a.y.0"].back() == 1.0);
+    CHECK(o.table["a.y.1"].back() == 20.0);
+    CHECK(o.table["a.y.2"].back() == 300.0);
+    CHECK(o.table["b.y.0"].back() == 300.0);
+    CHECK(o.table["b.y.1"].back() == 1.0);
+    CHECK(o.table["b.y.2"].back() == 1.5);
+    // The same system as an SSP whose connectors are the FMU's variables: y of a's last element
+    // into b's first input by their FMI names.
+    fs::create_directories(s.dir / "ssp" / "resources");
+    fs::copy_file(file, s.dir / "ssp" / "resources" / "g.fmu");
+    std::string component;
+    for (const std::string name : {"a", "b"}) {
+      component += "      <ssd:Component name=\"" + name + "\" source=\"resources/g.fmu\"><ssd:Connectors>\n";
+      for (int k = 0; k < 3; ++k)
+        component += "        <ssd:Connector name=\"" + el("u", k) +
+                     "\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+                     "        <ssd:Connector name=\"" +
+                     el("y", k) + "\" kind=\"output\"><ssc:Real/></ssd:Connector>\n";
+      component += "      </ssd:Connectors></ssd:Component>\n";
+    }
+    std::ofstream(s.dir / "ssp" / "SystemStructure.ssd")
+        << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"e\" "
+           "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+           "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n  <ssd:System name=\"root\">\n"
+           "    <ssd:Elements>\n" +
+               component +
+               "    </ssd:Elements>\n    <ssd:Connections>\n"
+               "      <ssd:Connection startElement=\"a\" startConnector=\"" +
+               el("y", 2) + "\" endElement=\"b\" endConnector=\"" + el("u", 0) +
+               "\"/>\n    </ssd:Connections>\n  </ssd:System>\n"
+               "  <ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.2\"/>\n</ssd:SystemStructureDescription>\n";
+    Outcome p = stride(s, "run", (s.dir / "ssp" / "SystemStructure.ssd").string(),
+                       {"/coupling/macro_step=0.1", "/subsystems/a/step=0.1", "/subsystems/b/step=0.1"});
+    REQUIRE(p.code == 0);
+    CHECK(p.table["b.y.0"].back() == 3 * 0.5 * 1.0);  // a's inputs at their start 0.5: y[last] = 1.5, times 1
+    CHECK(p.table["b.y.1"].back() == 1.0);
+    CHECK(p.table["b.y.2"].back() == 1.5);
+    if (base == 0) continue;
+    // Counted from 1, "a.y[1]" is the FMU's y[1] (element 0) or element 1 (the FMU's y[2]).
+    m["connections"][0]["from"] = "a.y[1]";
+    Outcome q = stride(s, "validate", write_manifest(s, "ambiguous.json", m), {});
+    CHECK(q.code == 2);
+    CHECK(contains(q.err, "/connections/0/from"));
+    CHECK(contains(q.err,
+                   "\"a.y[1]\" can be read two ways: the FMU's variable \"y[1]\", element 0 of port \"y\" (write "
+                   "\"a.y[0:1]\"), or element 1 of port \"y\" counted from 0, the FMU's variable \"y[2]\" (write "
+                   "\"a.y[1:2]\")"));
+    m["connections"][0]["from"] = "a.y[1,2]";  // no such variable: the ports are listed
+    Outcome r = stride(s, "validate", write_manifest(s, "unknown.json", m), {});
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "/connections/0/from"));
+    CHECK(contains(r.err, "has no port \"y[1,2]\""));
+  }
+}

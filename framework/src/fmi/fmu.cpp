@@ -191,17 +191,19 @@ std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string&
 
 std::vector<double> FmuPlugin::input_start(const std::string& port, const json& parameters) const {
   const Variable* v = fmu_->md.find(port);
-  if (!v && fmu_->md.find(port + "[1]")) {  // an FMI 2 structured array: its elements' starts
-    const auto& vars = fmu_->md.variables;
-    const auto run = structured_array(fmu_->md, std::size_t(fmu_->md.find(port + "[1]") - vars.data()));
-    const json given = parameters.is_object() && parameters.contains(port) ? parameters[port] : json();
-    std::vector<double> out;
-    for (std::size_t k = 0; k < run.size(); ++k) {
-      const json& x = given.is_array() && k < given.size() ? given[k] : given.is_number() ? given : vars[run[k]].start;
-      out.push_back(x.is_number() ? x.get<double>() : 0.0);
+  const json given = parameters.is_object() ? parameters : json::object();
+  if (!v)  // an FMI 2 structured array: each element's start by its own name, else the FMU's
+    for (const ElementName& e : element_names()) {
+      if (e.port != port || e.element != 0) continue;
+      const auto& vars = fmu_->md.variables;
+      const std::vector<std::size_t> run = structured_array(fmu_->md, std::size_t(fmu_->md.find(e.name) - vars.data()));
+      std::vector<double> out;
+      for (std::size_t j : run) {
+        const json& x = given.contains(vars[j].name) ? given[vars[j].name] : vars[j].start;
+        out.push_back(x.is_number() ? x.get<double>() : 0.0);
+      }
+      return out;
     }
-    return out;
-  }
   const Shape s = shape(fmu_->md, parameters.is_object() ? parameters : json::object());
   const std::size_t n = v ? s.size[std::size_t(v - fmu_->md.variables.data())] : 1;
   std::vector<double> out(n, 0.0);

@@ -55,6 +55,7 @@ class FmuPlugin final : public Plugin {
     bool feedthrough = false;
   };
   std::vector<TextVariable> text_variables(const json& parameters = json::object()) const;
+  std::vector<ElementName> element_names() const { return fmi::element_names(description()); }
   // The interface chosen for a subsystem: model exchange when an integrator is named. Its
   // instantiation and initialization at t0 are probed first (probe.hpp).
   // Throws std::invalid_argument when the FMU does not provide it.

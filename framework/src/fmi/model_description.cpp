@@ -563,24 +563,43 @@ std::string platform_folder(int version) {
 
 ModelDescription read_model_description(const fs::path& xml, const std::string& label) { return Reader(xml, label).read(); }
 
-std::string structured_array_name(const Variable& first) { return first.name.substr(0, first.name.size() - 3); }
+std::optional<IndexedName> indexed_name(const std::string& name) {
+  const auto open = name.rfind('[');
+  if (open == std::string::npos || open == 0 || name.back() != ']' || name.size() - open > 11) return std::nullopt;
+  const std::string digits = name.substr(open + 1, name.size() - open - 2);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  return IndexedName{name.substr(0, open), std::stoul(digits)};
+}
+
+std::string structured_array_name(const Variable& first) { return indexed_name(first.name)->base; }
 
 std::vector<std::size_t> structured_array(const ModelDescription& md, std::size_t i) {
   const Variable& first = md.variables[i];
-  if (md.version != 2 || first.type != VarType::float64 || first.name.size() < 4 ||
-      first.name.compare(first.name.size() - 3, 3, "[1]") != 0)
-    return {};
-  const std::string base = structured_array_name(first);
+  const auto named = indexed_name(first.name);
+  if (md.version != 2 || first.type != VarType::float64 || !named || named->index > 1) return {};
   std::vector<std::size_t> run{i};
   for (std::size_t j = i + 1; j < md.variables.size(); ++j) {
     const Variable& v = md.variables[j];
-    if (v.name != base + "[" + std::to_string(run.size() + 1) + "]" || v.type != first.type ||
+    if (v.name != named->base + "[" + std::to_string(named->index + run.size()) + "]" || v.type != first.type ||
         v.causality != first.causality || v.variability != first.variability || v.unit != first.unit)
       break;
     run.push_back(j);
   }
-  if (run.size() < 2 || md.find(base)) return {};
+  if (run.size() < 2 || md.find(named->base)) return {};
   return run;
+}
+
+std::vector<ElementName> element_names(const ModelDescription& md) {
+  std::vector<ElementName> out;
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const std::vector<std::size_t> run = structured_array(md, i);
+    for (std::size_t k = 0; k < run.size(); ++k)
+      out.push_back({md.variables[run[k]].name, structured_array_name(md.variables[i]), k});
+    if (!run.empty()) i = run.back();
+  }
+  return out;
 }
 
 }  // namespace stride::host::fmi

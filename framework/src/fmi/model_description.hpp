@@ -103,12 +103,27 @@ struct ModelDescription {
   const Variable* find(const std::string& name) const;
 };
 
-// FMI 2 structured naming of an array port: the variables "x[1]", ..., "x[n]" (n >= 2, Real,
-// one causality, unit and variability, declared one after the other from index i) as one port
-// "x" of n elements; their indices, or none when variable i does not start such a run.
+// "x[k]" read as the array "x" and the decimal index k as written; none for other names.
+struct IndexedName {
+  std::string base;
+  std::size_t index = 0;
+};
+std::optional<IndexedName> indexed_name(const std::string& name);
+
+// FMI 2 structured naming of an array port: the variables "x[1]", ..., "x[n]" (or "x[0]", ...,
+// "x[n-1]": the index as the FMU writes it; n >= 2, Real, one causality, unit and variability,
+// declared one after the other from index i) as one port "x" of n elements; their indices, or
+// none when variable i does not start such a run.
 std::vector<std::size_t> structured_array(const ModelDescription& md, std::size_t i);
 // The port name of a run found by structured_array ("x" of "x[1]").
 std::string structured_array_name(const Variable& first);
+// The FMU's own names of single elements of its array ports: "u[1]" is element 0 of port "u"
+// when the FMU counts from 1 (every run structured_array finds).
+struct ElementName {
+  std::string name, port;
+  std::size_t element = 0;
+};
+std::vector<ElementName> element_names(const ModelDescription& md);
 
 // Every variable's size for one subsystem's structural parameters (values by name in
 // `parameters`; the start values for the others); the numbers of continuous states and event

@@ -53,11 +53,49 @@ int GraphBuilder::find_port(const Node& n, const std::string& port, Direction di
   return i;
 }
 
+// "u[1]" may be the element the model itself names "u[1]" (an FMU's structured name, with the
+// index as the FMU counts) or element 1 of port "u" in the manifest's element syntax (from 0).
+// Where both exist and differ, the connection is refused with both readings and how to write each.
+GraphBuilder::End GraphBuilder::connection_end(const Node& n, const std::string& written, const std::string& port,
+                                               std::size_t first, std::size_t count, Direction dir,
+                                               const std::string& pointer) {
+  const auto facing = [&](int k) { return k >= 0 && n.ports[std::size_t(k)].direction == dir; };
+  std::optional<End> own;  // the model's name: one element, or a whole port (its name as written)
+  if (auto it = n.element_names.find(written); it != n.element_names.end())
+    own = End{int(it->second.first), it->second.second, 1};
+  else if (n.port_index(written) >= 0) own = End{n.port_index(written), 0, 0};
+  if (own && !facing(own->port)) own.reset();
+  int syntax = written != port && facing(n.port_index(port)) ? n.port_index(port) : -1;
+  const std::size_t size = syntax >= 0 ? n.ports[std::size_t(syntax)].size : 0;
+  if (own && first + std::max<std::size_t>(count, 1) > size) syntax = -1;  // out of range: only the model's name
+  if (own && syntax >= 0) {
+    if (own->port == syntax && own->first == first && (own->count ? own->count : size) == (count ? count : size))
+      return *own;
+    const std::string& p = n.ports[std::size_t(syntax)].name;
+    std::string other;  // the model's name of the element the syntax gives
+    for (const auto& [name, at] : n.element_names)
+      if (count == 1 && at == std::pair<std::size_t, std::size_t>(std::size_t(syntax), first)) other = name;
+    const auto range = [&](std::size_t a, std::size_t c) {
+      return n.name + "." + p + "[" + std::to_string(a) + ":" + std::to_string(a + c) + "]";
+    };
+    error(pointer, "\"" + n.name + "." + written + "\" can be read two ways: the FMU's variable \"" + written +
+                       "\", element " + std::to_string(own->first) + " of port \"" + p + "\" (write \"" +
+                       range(own->first, 1) + "\"), or element " + std::to_string(first) + " of port \"" + p +
+                       "\" counted from 0" + (other.empty() ? "" : ", the FMU's variable \"" + other + "\"") +
+                       " (write \"" + range(first, count ? count : size - first) + "\")");
+    return {};
+  }
+  if (own) return *own;
+  if (syntax >= 0) return End{syntax, first, count};
+  return End{find_port(n, port, dir, pointer), first, count};  // the error, with did-you-mean
+}
+
 // Element ranges inside their ports, and as many elements on both ends.
-bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, const PortSpec& di) {
+bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, const End& s, const PortSpec& di,
+                             const End& d) {
   bool ok = true;
-  const std::size_t s_first = cc.from_first, s_count = cc.from_count ? cc.from_count : so.size;
-  const std::size_t d_first = cc.to_first, d_count = cc.to_count ? cc.to_count : di.size;
+  const std::size_t s_first = s.first, s_count = s.count ? s.count : so.size;
+  const std::size_t d_first = d.first, d_count = d.count ? d.count : di.size;
   if (s_first >= so.size || s_count > so.size - s_first) {
     error(cc.pointer + "/from", "elements [" + std::to_string(s_first) + ", " + std::to_string(s_first + s_count) +
                                     ") out of range: " + cc.from_subsystem + "." + so.name + " has " +
@@ -82,15 +120,21 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
   Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
   if (text_connection(cc, src, dst)) return;  // String and Binary variables, beside the ports
-  int sp = src ? find_port(*src, cc.from_port, Direction::output, cc.pointer + "/from") : -1;
-  int dp = dst ? find_port(*dst, cc.to_port, Direction::input, cc.pointer + "/to") : -1;
+  const auto written = [](const std::string& text, const std::string& sub) { return text.substr(sub.size() + 1); };
+  const End s = src ? connection_end(*src, written(cc.from_text, cc.from_subsystem), cc.from_port, cc.from_first,
+                                     cc.from_count, Direction::output, cc.pointer + "/from")
+                    : End{};
+  const End d = dst ? connection_end(*dst, written(cc.to_text, cc.to_subsystem), cc.to_port, cc.to_first, cc.to_count,
+                                     Direction::input, cc.pointer + "/to")
+                    : End{};
+  const int sp = s.port, dp = d.port;
   const LoadedPlugin* ep = resolve(cc.extrapolator, Kind::extrapolator, cc.extrapolator.pointer);
   if (sp < 0 || dp < 0) return;
   const PortSpec& so = src->ports[static_cast<std::size_t>(sp)];
   const PortSpec& di = dst->ports[static_cast<std::size_t>(dp)];
-  bool ok = ranges_ok(cc, so, di);
-  const std::size_t s_first = cc.from_first, s_count = cc.from_count ? cc.from_count : so.size;
-  const std::size_t d_first = cc.to_first, d_count = cc.to_count ? cc.to_count : di.size;
+  bool ok = ranges_ok(cc, so, s, di, d);
+  const std::size_t s_first = s.first, s_count = s.count ? s.count : so.size;
+  const std::size_t d_first = d.first, d_count = d.count ? d.count : di.size;
   // Equal texts need no units library (an FMU may name a unit UDUNITS-2 does not know);
   // different spellings of one unit (kg*m/s^2 and N) convert with scale 1, i.e. not at all.
   std::optional<UnitConversion> conversion = UnitConversion{};

@@ -86,6 +86,9 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   // Adapters (ODE, multibody) bound their parts above; an FMU routes its messages here.
   if (fmu || form == Form::stepper) node.sub->bind_logger(logger_for(node));
   if (!declare_ports(node, sc, fmu != nullptr)) return false;
+  if (fmu)
+    for (const auto& e : fmu->element_names())
+      if (const int k = node.port_index(e.port); k >= 0) node.element_names[e.name] = {std::size_t(k), e.element};
   // An FMU input no connection feeds keeps its start value (or the manifest's).
   for (std::size_t k : node.inputs)
     node.input_start.push_back(fmu ? fmu->input_start(node.ports[k].name, fmu_params)

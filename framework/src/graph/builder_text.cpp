@@ -80,7 +80,7 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
   PortSpec so, di;
   so.name = cc.from_port, so.size = out->text_size(cc.from_port);
   di.name = cc.to_port, di.size = in->text_size(cc.to_port);
-  if (!ranges_ok(cc, so, di)) return;
+  if (!ranges_ok(cc, so, {0, cc.from_first, cc.from_count}, di, {0, cc.to_first, cc.to_count})) return;
   const std::size_t count = cc.to_count ? cc.to_count : di.size;
   std::vector<std::string>& fed = text_fed_[{&dst, to->name}];
   fed.resize(di.size);

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -107,6 +108,9 @@ struct Node {
   std::shared_ptr<Subsystem> sub;                                              // the plugin object
   std::unique_ptr<NodeInputs> plugin_inputs = std::make_unique<NodeInputs>();  // bound to sub
   std::vector<PortSpec> ports;
+  // A model's own names of single elements of its array ports (an FMU's "u[1]"): name ->
+  // (port index, element). Connections may name an element so.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> element_names;
   std::vector<std::size_t> inputs;         // port indices of the inputs, in order
   std::vector<std::size_t> output_offset;  // per port index (outputs only)
   std::size_t output_width = 0;

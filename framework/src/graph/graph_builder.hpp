@@ -114,7 +114,14 @@ class GraphBuilder {
 
   // add_connections, one connection.
   void add_connection(const ConnectionConfig& cc);
-  bool ranges_ok(const ConnectionConfig& cc, const PortSpec& from, const PortSpec& to);
+  // One end of a connection: a port and its elements [first, first + count).
+  struct End {
+    int port = -1;
+    std::size_t first = 0, count = 0;
+  };
+  End connection_end(const Node& n, const std::string& written, const std::string& port, std::size_t first,
+                     std::size_t count, Direction dir, const std::string& pointer);
+  bool ranges_ok(const ConnectionConfig& cc, const PortSpec& from, const End& s, const PortSpec& to, const End& d);
   Node* find_node(const std::string& name, const std::string& pointer);
   int find_port(const Node& n, const std::string& port, Direction dir, const std::string& pointer);
 

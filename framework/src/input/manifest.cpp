@@ -102,6 +102,18 @@ bool split_endpoint(const std::string& s, std::string& sub, std::string& port, s
   return true;
 }
 
+// A connection's end: "sub.port", "sub.port[i]", "sub.port[i:j]"; at an FMU also "sub.NAME" with
+// NAME as written (a variable with brackets in its name, such as "x[1,2]": the builder resolves it).
+bool split_connection_end(const std::string& s, const Manifest& m, std::string& sub, std::string& port,
+                          std::size_t& first, std::size_t& count) {
+  if (split_endpoint(s, sub, port, first, count)) return true;
+  first = count = 0;
+  if (!split_endpoint(s, sub, port)) return false;
+  const std::string name = sub;
+  return std::any_of(m.subsystems.begin(), m.subsystems.end(),
+                     [&](const SubsystemConfig& c) { return c.name == name && !c.fmu.empty(); });
+}
+
 // A variable that no "$name" reads would change nothing (a typo such as --set /variables/hM=0.05
 // for h_M): an error at it, naming the --set that made it, and the variables that are read.
 void refuse_unused_variables(const std::vector<std::string>& names, const std::map<std::string, std::string>& uses,
@@ -517,10 +529,10 @@ void read_connections(Checker& chk, const json& d, Manifest& m) {
     c.pointer = p;
     auto from = chk.string(cs[i], p, "from");
     auto to = chk.string(cs[i], p, "to");
-    if (from && !split_endpoint(*from, c.from_subsystem, c.from_port, c.from_first, c.from_count))
+    if (from && !split_connection_end(*from, m, c.from_subsystem, c.from_port, c.from_first, c.from_count))
       chk.error(p + "/from", "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" +
                                  *from + "\"");
-    if (to && !split_endpoint(*to, c.to_subsystem, c.to_port, c.to_first, c.to_count))
+    if (to && !split_connection_end(*to, m, c.to_subsystem, c.to_port, c.to_first, c.to_count))
       chk.error(p + "/to",
                 "expected \"subsystem.port\", \"subsystem.port[i]\" or \"subsystem.port[i:j]\", found \"" + *to + "\"");
     c.from_text = from.value_or("");

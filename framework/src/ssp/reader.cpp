@@ -363,6 +363,17 @@ class SsdReader {
     }
   }
 
+  // A connector names an FMU variable; one of an FMI 2 structured array ("u[1]", the index as
+  // the FMU counts) is that element of the port Stride makes of the array, written as a range.
+  std::string endpoint(const End& e) {
+    const Component* c = component(e.element);
+    if (c && c->facts)
+      for (const fmi::ElementName& n : fmi::element_names(c->facts->md))
+        if (n.name == e.connector)
+          return e.element + "." + n.port + "[" + std::to_string(n.element) + ":" + std::to_string(n.element + 1) + "]";
+    return e.element + "." + e.connector;
+  }
+
   void component_connection(pugi::xml_node n, const End& from, const End& to) {
     if (from.kind != "output" || to.kind != "input") {
       problem(n, "a connection from a " + from.kind + " to a " + to.kind + " connector: Stride connects outputs to inputs "
@@ -370,8 +381,8 @@ class SsdReader {
       return;
     }
     ordered c = ordered::object();
-    c["from"] = from.element + "." + from.connector;
-    c["to"] = to.element + "." + to.connector;
+    c["from"] = endpoint(from);
+    c["to"] = endpoint(to);
     const Transformation t = connection_transformation(n);
     if (t.linear) c["transformation"] = {{"factor", t.factor}, {"offset", t.offset}};
     if (t.suppress_unit_conversion) c["unit_conversion"] = false;
