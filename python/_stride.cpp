@@ -77,6 +77,7 @@ std::string validate(const fs::path& manifest, const std::vector<std::string>& s
          {"converted_values", converted_values_json(ex->manifest(), reg)},
          {"power_bond_delays", ex->bond_delays()},
          {"power_bond_warnings", ex->bond_warnings()},
+         {"feedthrough_loops", ex->feedthrough_loops()},
          {"feedthrough", ex->feedthrough_connections()},
          {"output", ex->manifest().output.string()},
          {"document", ex->manifest().document}};

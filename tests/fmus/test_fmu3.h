@@ -19,6 +19,12 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String toke
                                                 fmi3IntermediateUpdateCallback update) {
   (void)resources, (void)visible, (void)logging, (void)req, (void)nreq, (void)update;
   if (eventMode && !earlyReturn) return NULL; /* events inside a step need the early return */
+#ifdef FMU_REFUSE_EVENT_MODE
+  if (eventMode) { /* as the Reference FMUs without events do: hasEventMode declared, eventModeUsed refused */
+    if (log) log(env, fmi3Error, "model", "Event Mode is not supported.");
+    return NULL;
+  }
+#endif
   Instance* s = instantiate3(name, token, 0, env, log);
   if (s) s->event_mode = eventMode;
   return s;

@@ -310,9 +310,9 @@ TEST_CASE("cli: validate exit codes") {
   auto o = stride(s, "validate '" + kDir + "ramp_gain.json'");
   CHECK(o.code == 0);
   CHECK(contains(o.out, "valid (2 subsystems, 1 connections, 2 recorded columns)"));
-  o = stride(s, "validate '" + kDir + "algebraic_loop.json'");
-  CHECK(o.code == 2);
-  CHECK(contains(o.err, "algebraic_loop.json: /connections: algebraic loop"));
+  o = stride(s, "validate '" + kDir + "algebraic_loop.json'");  // broken by the scheme: valid, with a warning
+  CHECK(o.code == 0);
+  CHECK(contains(o.out, "  warning: feedthrough loop "));
   o = stride(s, "validate '" + kDir + "ramp_gain.json' --set /connections/0/to=amp.x");
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/connections/0/to"));

@@ -239,14 +239,28 @@ TEST_CASE("fmu: two-mass problem with m2 as an FMU matches the all-plugin run") 
   CHECK(dx2 < 1e-9);
 }
 
-TEST_CASE("fmu: a feedthrough FMU in a loop is an algebraic loop for validate") {
+// Two gain FMUs (y = k u, outputs that depend on their inputs) feeding each other: no scheme
+// solves the loop within a step; under Jacobi every connection reads the previous communication
+// point, so the run is the delayed recursion y1' = k1 y2, y2' = k2 (y1 + 1) (the + 1 is the
+// connection's offset), row by row.
+TEST_CASE("fmu: feedthrough FMUs in a loop run under Jacobi as the one-step-delayed loop") {
   Scratch s;
-  Outcome o = stride(s, "validate", kManifests + "fmu_gain_loop.json",
-                     {"/subsystems/g1/fmu=" + kFmus + "/gain.fmu", "/subsystems/g2/fmu=" + kFmus + "/gain.fmu"});
-  CHECK(o.code == 2);
-  CHECK(contains(o.err, "algebraic loop"));
-  CHECK(contains(o.err, "g1.y"));
-  CHECK(contains(o.err, "g2.y"));
+  const std::vector<std::string> sets = {
+      "/subsystems/g1/fmu=" + kFmus + "/gain.fmu", "/subsystems/g2/fmu=" + kFmus + "/gain.fmu",
+      "/subsystems/g1/parameters={\"k\": 0.5}", "/connections/0/transformation={\"factor\": 1, \"offset\": 1}"};
+  Outcome v = stride(s, "validate", kManifests + "fmu_gain_loop.json", sets);
+  CHECK(v.code == 0);
+  CHECK(contains(v.out, "warning: feedthrough loop g1.y -> g2.y -> g1.y: the \"jacobi\" scheme breaks it"));
+  Outcome o = stride(s, "run", kManifests + "fmu_gain_loop.json", sets);
+  REQUIRE(o.code == 0);
+  const auto& y1 = o.table["g1.y"];
+  const auto& y2 = o.table["g2.y"];
+  REQUIRE(y1.size() == 11);
+  for (std::size_t n = 0; n + 1 < y1.size(); ++n) {
+    CHECK(y1[n + 1] == doctest::Approx(0.5 * y2[n]).epsilon(1e-12));
+    CHECK(y2[n + 1] == doctest::Approx(0.5 * (y1[n] + 1)).epsilon(1e-12));
+  }
+  CHECK(std::abs(y2.back() - 2.0 / 3.0) < 1e-3);  // toward the loop's fixed point (1/3, 2/3)
   CHECK(s.leftovers() == 0);
 }
 
@@ -1454,6 +1468,24 @@ TEST_CASE("fmu: event rows: at each event a row before and a row after it, at it
     CHECK(wrong == 0);
     CHECK(t.back() == doctest::Approx(9.0).epsilon(1e-12));
     CHECK(o.summary["subsystems"]["s"]["statistics"]["events"] == 9);
+  }
+  // The same stair refusing eventModeUsed (as the Reference FMU Roberts does) runs without event
+  // mode: its events inside fmi3DoStep, the grid's rows on the closed form, and the log says why.
+  {
+    Scratch s;
+    json m = alone(kBroken + "/stair3_no_event_mode.fmu", 0.3, 8.7, json::object(), "");
+    m["record"] = {{"interval", 0.3}, {"variables", {"s.counter", "s.x"}}};
+    Outcome o = stride(s, "run", write_manifest(s, "stair.json", m), {});
+    REQUIRE(o.code == 0);
+    CHECK(o.status() == "completed");
+    REQUIRE(o.table.rows() == 30);
+    const auto& t = o.table["time"];
+    int wrong = 0;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      wrong += o.table["s.counter"][i] != std::floor(t[i] + 1e-9) + 1 ||
+               std::abs(o.table["s.x"][i] - stair_x(t[i], 1.0)) > 1e-9;
+    CHECK(wrong == 0);
+    CHECK(contains(o.err, "refused eventModeUsed = true at instantiation"));
   }
   // An FMU run alone, as fmusim runs it: --set creates the record section; one bounce in 1 s.
   Scratch a;

@@ -276,6 +276,7 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   for (const auto& c : ex.unconnected_inputs()) std::cout << "  unconnected FMU input, kept at its start value: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
+  for (const auto& c : ex.feedthrough_loops()) std::cout << "  warning: " << c << "\n";
   for (const auto& c : ex.manifest().warnings) std::cout << "  warning: " << c << "\n";
   for (const auto& c : ex.feedthrough_connections())
     std::cout << "  direct feedthrough: " << c << " (the source output depends on its inputs at the same time)\n";

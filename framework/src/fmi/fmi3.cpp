@@ -206,10 +206,26 @@ class Fmi3Instance final : public Instance {
   }
   void instantiate() {
     const auto& md = fmu_->md;
+    event_mode_used_ = !me_ && md.cs_event_mode;
+    const auto cs = [&] {
+      return api_.instantiate(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false,
+                              event_mode_used_, event_mode_used_, nullptr, 0, &log_, stride_fmi3_logger, nullptr);
+    };
     c_ = me_ ? api_.instantiate_me(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, &log_,
                                    stride_fmi3_logger)
-             : api_.instantiate(log_.instance.c_str(), md.token.c_str(), resources_.c_str(), false, false, md.cs_event_mode,
-                                md.cs_event_mode, nullptr, 0, &log_, stride_fmi3_logger, nullptr);
+             : cs();
+    if (!c_ && event_mode_used_) {
+      // hasEventMode declares that the FMU can use event mode, not that it must: one that
+      // refuses it handles its events inside fmi3DoStep.
+      event_mode_used_ = false;
+      c_ = cs();
+      if (c_) {
+        log_.log(1, "stride",
+                 "the FMU refused eventModeUsed = true at instantiation (it declares hasEventMode): run "
+                 "without event mode, its events handled inside fmi3DoStep");
+        log_.recent.clear();  // its refusal is no error of this instance
+      }
+    }
     if (!c_)
       throw PluginError(fmu_->label, std::string(me_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation") +
                                          " returned NULL (the FMU refused to create an instance)" + log_.tail());

@@ -195,7 +195,7 @@ class Instance {
   // FMI 3 co-simulation with event mode (hasEventMode, then used): after initialization and
   // after a step that ends at an event the instance is in event mode (enter_event_mode,
   // update_discrete) until enter_step_mode.
-  bool cs_event_mode() const { return !me_ && fmu_->md.cs_event_mode; }
+  bool cs_event_mode() const { return !me_ && event_mode_used_; }
   virtual void enter_step_mode(double t) = 0;
   // The names of the doStep function and of its last-successful-time result, for messages.
   virtual const char* do_step_name() const = 0;
@@ -250,6 +250,7 @@ class Instance {
 
   std::shared_ptr<const Fmu> fmu_;
   bool me_;
+  bool event_mode_used_ = false;  // FMI 3 co-simulation: asked for at instantiation and accepted
   Shape shape_;
   Interface io_;
   std::vector<double> scratch_ = std::vector<double>(io_.scratch_size);

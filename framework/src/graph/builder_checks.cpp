@@ -67,42 +67,72 @@ void GraphBuilder::check_unconnected_inputs() {
 }
 
 // A cycle through outputs with direct feedthrough: vertex = (node, output port); edge o -> o'
-// when o feeds an input of the node of o' and o' has feedthrough.
+// when o feeds an input of the node of o' and o' has feedthrough. No scheme solves such a loop
+// within a step: subsystems step one after another or side by side, so some connection of the
+// loop reads an earlier communication point (every one under Jacobi, those read against
+// /coupling/order under Gauss–Seidel), unless the macro steps are iterated. The loop is allowed
+// and `validate` says where it is broken.
 void GraphBuilder::check_algebraic_loops() {
   if (!diags_.empty() || !manifest_.graph_complete) return;
   using Vertex = std::pair<const Node*, int>;
-  std::map<Vertex, std::vector<Vertex>> adj;
+  std::map<Vertex, std::vector<std::pair<Vertex, const Link*>>> adj;
   for (const Link& l : graph_->links) {
     const std::size_t at = l.src->output_port_at(l.src_offset);
     const int so = at < l.src->ports.size() ? int(at) : -1;
     for (std::size_t i = 0; i < l.dst->ports.size(); ++i)
       if (l.dst->ports[i].direction == Direction::output && l.dst->ports[i].feedthrough && l.src->ports[so].feedthrough)
-        adj[{l.src, so}].push_back({l.dst, int(i)});
+        adj[{l.src, so}].push_back({{l.dst, int(i)}, &l});
   }
   std::map<Vertex, int> state;
-  std::vector<Vertex> stack;
-  std::function<bool(Vertex)> dfs = [&](Vertex v) {
+  std::vector<std::pair<Vertex, const Link*>> stack;
+  std::function<void(Vertex)> dfs = [&](Vertex v) {
     state[v] = 1;
-    stack.push_back(v);
-    for (auto& w : adj[v]) {
+    for (auto& [w, link] : adj[v]) {
+      stack.push_back({v, link});
       if (state[w] == 1) {
-        std::string cycle;
-        auto it = std::find(stack.begin(), stack.end(), w);
-        for (; it != stack.end(); ++it) cycle += it->first->name + "." + it->first->ports[it->second].name + " -> ";
-        cycle += w.first->name + "." + w.first->ports[w.second].name;
-        error("/connections",
-              "algebraic loop through outputs with direct feedthrough: " + cycle +
-                  "; break it with an output that has no feedthrough (e.g. velocity–pressure coupling)");
-        return true;
+        auto it = std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == w; });
+        describe_feedthrough_loop({it, stack.end()});
+      } else if (state[w] == 0) {
+        dfs(w);
       }
-      if (state[w] == 0 && dfs(w)) return true;
+      stack.pop_back();
     }
-    stack.pop_back();
     state[v] = 2;
-    return false;
   };
   for (auto& [v, _] : adj)
-    if (state[v] == 0 && dfs(v)) break;
+    if (state[v] == 0) dfs(v);
+}
+
+void GraphBuilder::describe_feedthrough_loop(
+    const std::vector<std::pair<std::pair<const Node*, int>, const Link*>>& loop) {
+  const CouplingConfig& c = manifest_.coupling;
+  std::string cycle, late;
+  for (const auto& [v, link] : loop) {
+    cycle += v.first->name + "." + v.first->ports[std::size_t(v.second)].name + " -> ";
+    if (c.scheme == Scheme::gauss_seidel && !link->source_first)
+      late += std::string(late.empty() ? "" : ", ") + link->config.from_text + " -> " + link->config.to_text;
+  }
+  cycle += loop.front().first.first->name + "." +
+           loop.front().first.first->ports[std::size_t(loop.front().first.second)].name;
+  std::string how;
+  if (c.iteration.enabled) how = "each macro step is iterated until the loop's values agree (/coupling/iteration)";
+  else if (c.scheme == Scheme::jacobi)
+    how =
+        "the \"jacobi\" scheme breaks it: every connection of the loop reads its source's output of the previous "
+        "communication point (extrapolated), a delay of one macro step";
+  else if (c.scheme == Scheme::gauss_seidel)
+    how = "the \"gauss_seidel\" scheme breaks it where a subsystem steps before its source (/coupling/order): " + late +
+          " read(s) the previous communication point, a delay of one macro step";
+  else
+    how =
+        "the \"multirate\" scheme breaks it: the subsystem stepped first reads the other's output extrapolated from "
+        "earlier samples";
+  graph_->feedthrough_loops.push_back(
+      "feedthrough loop " + cycle + ": " + how +
+      "; at the start time its outputs are evaluated in passes from zero inputs, not solved" +
+      (c.iteration.enabled ? ""
+                           : "; \"coupling\": {\"iteration\": {\"enabled\": true}} solves the loop "
+                             "in every macro step instead"));
 }
 
 // ---- add_bounds, order_subsystems, describe_bond_delays, add_record_columns -----------------

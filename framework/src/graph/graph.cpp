@@ -31,6 +31,7 @@ std::size_t Experiment::connection_count() const { return graph_->links.size() +
 std::vector<std::string> Experiment::unit_conversions() const { return graph_->conversions; }
 std::vector<std::string> Experiment::unconnected_inputs() const { return graph_->unconnected; }
 std::vector<std::string> Experiment::bond_warnings() const { return graph_->bond_warnings; }
+std::vector<std::string> Experiment::feedthrough_loops() const { return graph_->feedthrough_loops; }
 std::vector<std::string> Experiment::bond_delays() const { return graph_->bond_delays; }
 std::vector<std::string> Experiment::feedthrough_connections() const {
   std::vector<std::string> out;

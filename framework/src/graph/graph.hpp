@@ -168,6 +168,7 @@ struct Graph {
   std::vector<const Node*> order;          // Gauss–Seidel order / initialization order
   std::vector<std::string> conversions;    // connections that convert units, for `validate`
   std::vector<std::string> bond_warnings;  // bonds left without a partner, for `validate`
+  std::vector<std::string> feedthrough_loops;  // and where the scheme breaks each, for `validate`
   std::vector<std::string> bond_delays;    // communication delay of each paired bond's paths
   std::vector<std::string> unconnected;    // FMU inputs kept at their start values, for `validate`
   std::size_t text_connections = 0;        // String and Binary connections (beside the links)

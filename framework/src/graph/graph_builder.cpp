@@ -47,12 +47,12 @@ std::unique_ptr<Graph> GraphBuilder::build(const Manifest& manifest, const Plugi
   b.add_subsystems();
   b.add_connections();
   b.check_unconnected_inputs();
-  b.check_algebraic_loops();
   b.add_power_bonds();
   b.add_bounds();
   b.order_subsystems();
   b.mark_source_first();
   b.describe_bond_delays();
+  b.check_algebraic_loops();
   b.add_record_columns();
   return b.finish();
 }

@@ -13,7 +13,6 @@
 //                             per input element, the extrapolators; String and Binary
 //                             connections between FMUs wired beside them
 //   check_unconnected_inputs  every input element fed (complete graphs, nothing failed before)
-//   check_algebraic_loops     no cycle through outputs with direct feedthrough (likewise)
 //   add_power_bonds           one bond per connection into a bonded input, pairs of bonds
 //                             (across subsystems that pass the values on), unpaired bonds
 //   add_bounds                the monitors' output bounds
@@ -22,6 +21,8 @@
 //                             source (Link::source_first); an extrapolator that would hide the
 //                             source's new sample from it refused
 //   describe_bond_delays      the communication delay of each paired bond's paths
+//   check_algebraic_loops     each cycle through outputs with direct feedthrough, and where the
+//                             coupling scheme breaks it (a warning for validate)
 //   add_record_columns        the columns of results.csv (patterns expanded; an FMU's
 //                             variables the record names were made ports when it was created,
 //                             its String and Binary variables are text columns);
@@ -63,6 +64,7 @@ class GraphBuilder {
   void add_connections();
   void check_unconnected_inputs();
   void check_algebraic_loops();
+  void describe_feedthrough_loop(const std::vector<std::pair<std::pair<const Node*, int>, const Link*>>& loop);
   void add_power_bonds();
   void add_bounds();
   void order_subsystems();

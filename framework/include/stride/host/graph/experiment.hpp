@@ -53,6 +53,8 @@ class Experiment {
   std::vector<std::string> unconnected_inputs() const;
   // Power bonds that found no partner subsystem (their energy is not checked against another).
   std::vector<std::string> bond_warnings() const;
+  // Cycles through outputs with direct feedthrough, each with where the coupling scheme breaks it.
+  std::vector<std::string> feedthrough_loops() const;
   // For each paired power bond, the communication delay its two paths add under the scheme.
   std::vector<std::string> bond_delays() const;
   // The graph as built: immutable (graph/graph.hpp, internal). A run reads it and keeps its own
