@@ -192,6 +192,9 @@ TEST_CASE("cli: --set changes the manifest, plugin_paths can replace STRIDE_PLUG
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/subsystems/src/plugin"));
   CHECK(contains(o.err, "unknown subsystem plugin \"test_ramp\""));
+  // ... saying where it looked and how to add a folder.
+  CHECK(contains(o.err, "searched " STRIDE_BUILD_PLUGIN_DIR));
+  CHECK(contains(o.err, "STRIDE_PLUGIN_PATH=DIR"));
 }
 
 TEST_CASE("cli: values written with units, and a connection from m to cm, give the same run in SI") {
