@@ -4,8 +4,8 @@ Generated at build time, so the pages cannot drift from what they describe:
 - `<!-- schema-table: manifest|sweep|summary -->` in a page: a table of every key of
   docs/schema/KIND.schema.json (pointer, type, description);
 - `<!-- stride-help -->`: the output of `stride help` and of `stride COMMAND --help` for every command;
-- the page reference/plugins.md: every plugin's parameters and ports, from
-  `stride plugins --json` and `stride plugins describe NAME --json`.
+- `<!-- plugin-reference -->`: every plugin's parameters and ports, from `stride plugins --json`
+  and `stride plugins describe NAME --json`.
 The `stride` run is $STRIDE_EXE, else build/bin/stride (build it first: ./stride or scripts/setup).
 After the build, every link to an anchor (`page#id`, `#id`) must name an id of the page it
 points to; a broken one fails the build (mkdocs 1.4 checks only that the page exists).
@@ -15,14 +15,11 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_generated = tempfile.mkdtemp(prefix="stride-docs-")
 _ids = {}  # page url -> ids on it
 _links = []  # (page url, href)
 
@@ -32,8 +29,6 @@ def _stride(*args):
     if not os.path.exists(exe):
         raise PluginError(f"the plugin and CLI reference pages need the stride command: {exe} does not exist "
                           "(build it with ./stride or scripts/setup, or set STRIDE_EXE)")
-    if os.environ.get("STRIDE_DOCS_NO_HELP") and args[-1] in ("help", "--help"):
-        return "(help)"
     r = subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         raise PluginError(f"stride {' '.join(args)}: exit {r.returncode}: {r.stderr}")
@@ -124,11 +119,7 @@ def _cell(v):
 
 def plugins_page():
     listing = json.loads(_stride("plugins", "--json"))
-    out = ["# Plugins", "",
-           "Every shipped plugin's parameters and ports, generated when the site is built from "
-           "`stride plugins --json` and `stride plugins describe NAME --json` (what the command shows "
-           "for the plugins it found). Ports can depend on parameters (a mechanism's on its description): "
-           "`stride plugins describe NAME --set PARAMETER=VALUE` shows them for other values.", ""]
+    out = []
     by_kind = {}
     for p in listing["plugins"]:
         by_kind.setdefault(p["kind"], []).append(p)
@@ -165,16 +156,10 @@ def plugins_page():
     return "\n".join(out) + "\n"
 
 
-def on_files(files, config):
-    os.makedirs(os.path.join(_generated, "reference"), exist_ok=True)
-    with open(os.path.join(_generated, "reference", "plugins.md"), "w") as f:
-        f.write(plugins_page())
-    files.append(File("reference/plugins.md", _generated, config["site_dir"], config["use_directory_urls"]))
-    return files
-
-
 def on_page_markdown(markdown, page, config, files):
     markdown = re.sub(r"<!-- schema-table: (\w+) -->", lambda m: schema_table(m.group(1)), markdown)
+    if "<!-- plugin-reference -->" in markdown:
+        markdown = markdown.replace("<!-- plugin-reference -->", plugins_page())
     if "<!-- stride-help -->" in markdown:
         markdown = markdown.replace("<!-- stride-help -->", cli_reference())
     return markdown

@@ -114,7 +114,7 @@ def mistake(kind, path, pointer, value, delete=False):
     parts = pointer.strip("/").split("/")
     at = bad
     for p in parts[:-1]:
-        at = at[int(p)] if isinstance(at, list) else at[p]
+        at = at[int(p)] if isinstance(at, list) else at.setdefault(p, {})
     if delete:
         del at[parts[-1]]
     else:
@@ -136,6 +136,11 @@ def mistake(kind, path, pointer, value, delete=False):
 
 two_mass = os.path.join(root, "manifests", "two_mass.json")
 crane = os.path.join(root, "manifests", "crane1_rim.json")
+# The files the mistakes are made in are valid as shipped: a refusal below is the mistake's.
+for path in (two_mass, crane):
+    r = subprocess.run([stride, "validate", path], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail(f"stride validate {path}: exit {r.returncode} as shipped: {r.stderr[-400:]}")
 sweep = os.path.join(root, "manifests", "sweeps", "crane1_stability.json")
 mistake("manifest", two_mass, "/colupling", {})                                 # unknown key at the top
 mistake("manifest", two_mass, "/coupling/macro_stepp", 0.1)                     # unknown key inside

@@ -34,7 +34,9 @@ const std::vector<CommandHelp>& command_helps() {
        {"stride sweep manifests/sweeps/crane1_stability.json --jobs 2",
         "mpirun -n 4 stride sweep manifests/sweeps/kart_table2.json"},
        {"docs/tutorials/sweep.md", "docs/reference/sweep-file.md", "docs/how-to/mpi-sweeps.md"}},
-      {"plugins", {"stride plugins", "STRIDE_PLUGIN_PATH=$HOME/my-plugins stride plugins --json"}, {"docs/reference/plugins.md"}},
+      {"plugins",
+       {"stride plugins", "STRIDE_PLUGIN_PATH=$HOME/my-plugins stride plugins --json"},
+       {"docs/reference/plugins.md"}},
       {"plugins describe",
        {"stride plugins describe two_mass_fast", "stride plugins describe lagrange --set order=2 --json"},
        {"docs/reference/plugins.md"}},
@@ -103,7 +105,7 @@ int help_command(CLI::App& app, const std::vector<std::string>& topic) {
   }
   // The formatter directly: App::help() would show the selected subcommand, `help` itself.
   std::cout << cmd->get_formatter()->make_help(cmd, cmd == &app ? std::string("stride") : prev + " " + cmd->get_name(),
-                                                CLI::AppFormatMode::Normal);
+                                               CLI::AppFormatMode::Normal);
   return 0;
 }
 

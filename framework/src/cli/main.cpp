@@ -197,8 +197,8 @@ struct CommandLine {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SweepOptions sweep_opt;
   std::vector<std::string> help_topic;
-  CLI::App *help_cmd = nullptr, *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
-           *describe_cmd = nullptr, *export_cmd = nullptr;
+  CLI::App *help_cmd = nullptr, *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr,
+           *plugins_cmd = nullptr, *describe_cmd = nullptr, *export_cmd = nullptr;
   std::string fmu_out, export_subsystem, ssp_out;
   bool ssp_fmus = false;
   int fmi_version = 2;
