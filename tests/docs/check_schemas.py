@@ -146,6 +146,8 @@ mistake("manifest", two_mass, "/colupling", {})                                 
 mistake("manifest", two_mass, "/coupling/macro_stepp", 0.1)                     # unknown key inside
 mistake("manifest", two_mass, "/coupling/macro_step", True)                     # wrong type
 mistake("manifest", two_mass, "/coupling/scheme", "seidel")                     # a value not allowed
+mistake("manifest", two_mass, "/coupling/macro_step", -0.1)                     # a step that is not positive
+mistake("manifest", two_mass, "/subsystems/fast/fmu", "x.fmu")                  # both plugin and fmu
 mistake("manifest", two_mass, "/subsystems", [])                                # wrong type of a section
 mistake("manifest", two_mass, "/connections/0/extrapolator", 3)                 # neither name nor object
 mistake("manifest", two_mass, "/record/variables", "fast.x")                    # not an array
