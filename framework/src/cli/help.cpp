@@ -81,6 +81,7 @@ std::vector<std::string> words(const std::string& path) {
 }  // namespace
 
 CLI::App* add_help(CLI::App& app, std::vector<std::string>& topic) {
+  app.name("stride");  // usage lines say `stride run ...` as the examples do, whatever the path run
   for (const auto& h : command_helps())
     if (CLI::App* cmd = find_command(app, words(h.path))) cmd->footer(footer_of(h));
   app.footer(
