@@ -295,6 +295,8 @@ def table3():
 
 
 def write(path, doc):
+    kind = "sweep" if "axes" in doc else "manifest"  # the JSON Schema editors check the file with
+    doc = {"$schema": os.path.relpath(f"docs/schema/{kind}.schema.json", os.path.dirname(path)), **doc}
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

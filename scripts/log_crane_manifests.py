@@ -440,11 +440,13 @@ if __name__ == "__main__":
     print("static cylinder forces (virtual work, estimate):", [round(f) for f in forces])
     for scheme, h in (("im", 0.016), ("zoh", 0.016)):
         m, gains = manifest(scheme, h, forces)
+        m = {"$schema": "../../docs/schema/manifest.schema.json", **m}  # for editors (docs/schema/)
         with open(f"manifests/log_crane/log_crane_{scheme}.json", "w") as f:
             json.dump(m, f, indent=1)
             f.write("\n")
     print("velocity gains (m/s per unit spool offset) and kappa0:", gains)
     sweep = {
+        "$schema": "../../docs/schema/sweep.schema.json",
         "format": 1,
         "title": "Log crane (Peiret, nonsmooth interface model abstract, Sect. 4): largest stable multibody step, direct ZOH vs the "
                  "nonsmooth interface model, h_S = 0.2 ms; errors against direct ZOH at h_M = 0.5 ms (no monolithic model of the "

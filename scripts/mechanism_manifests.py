@@ -64,6 +64,7 @@ def crane_manifest(src, dst):
     rec = m.get("record", {}).get("variables", [])
     m["record"]["variables"] = [v.replace("crane.x_R_dot", "crane.R_dot").replace("crane.x_R", "crane.R") for v in rec]
     m["output"] = "out/" + os.path.splitext(os.path.basename(dst))[0]
+    m["$schema"] = "../../docs/schema/manifest.schema.json"  # (first key, as in src; dst is a folder deeper)
     json.dump(m, open(dst, "w"), indent=2)
     open(dst, "a").write("\n")
 
@@ -227,6 +228,7 @@ def rover_manifest(scheme, h_M):
                                 "cylinder2.p2", "cylinder2.kappa", "rover.chassis_centre", "rover.tip"]
     m["monitor"]["energy_residual_limit"] = 1e6
     m["output"] = f"out/juno_{scheme}"
+    m["$schema"] = "../../docs/schema/manifest.schema.json"  # (first key, as in crane2_*.json; a folder deeper)
     return m, info
 
 if __name__ == "__main__":

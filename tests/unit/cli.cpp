@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -148,6 +149,45 @@ TEST_CASE("cli: a connection's transformation gives the destination f x + o of t
   CHECK(contains(o.err, "/connections/0/unit_conversion: expected true or false"));
 }
 
+TEST_CASE("cli: help says every command's synopsis, options, two examples and pages that exist") {
+  Scratch s;
+  auto o = stride(s, "help");
+  CHECK(o.code == 0);
+  for (const char* c : {"run", "validate", "sweep", "plugins", "export", "help"}) CHECK(contains(o.out, c));
+  CHECK(contains(o.out, "stride COMMAND --help"));
+  // Each command: CLI11's usage line and options, then the examples and the pages (help.cpp),
+  // the same through `stride help COMMAND` and `stride COMMAND --help`.
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"run", "--set"},      {"validate", "--set"},         {"sweep", "--jobs"},
+      {"plugins", "--json"}, {"plugins describe", "--set"}, {"export", "--fmi"}};
+  for (const auto& c : commands) {
+    const std::string& command = c.first;
+    const std::string& option = c.second;
+    CAPTURE(command);
+    auto h = stride(s, "help " + command);
+    CHECK(h.code == 0);
+    CHECK(contains(h.out, "stride " + command));
+    CHECK(contains(h.out, option));
+    CHECK(contains(h.out, "Examples:\n  stride "));
+    const auto examples = h.out.substr(h.out.find("Examples:"));
+    CHECK(std::count(examples.begin(), examples.end(), '\n') >= 4);
+    // Every page named is a file of the documentation site.
+    std::istringstream lines(h.out.substr(h.out.find("Read:")));
+    int pages = 0;
+    for (std::string line; std::getline(lines, line);) {
+      const auto at = line.find("docs/");
+      if (at == std::string::npos) continue;
+      ++pages;
+      CHECK_MESSAGE(fs::exists(fs::path(STRIDE_SOURCE_DIR) / line.substr(at)), line);
+    }
+    CHECK(pages >= 1);
+    CHECK(contains(stride(s, command + " --help").out, examples));
+  }
+  o = stride(s, "help runn");
+  CHECK(o.code == 2);
+  CHECK(contains(o.err, "no command \"runn\""));
+}
+
 TEST_CASE("cli: a good run exits 0 and writes results.csv and summary.json") {
   Scratch s;
   const fs::path out = s.dir / "good";
@@ -192,6 +232,9 @@ TEST_CASE("cli: --set changes the manifest, plugin_paths can replace STRIDE_PLUG
   CHECK(o.code == 2);
   CHECK(contains(o.err, "/subsystems/src/plugin"));
   CHECK(contains(o.err, "unknown subsystem plugin \"test_ramp\""));
+  // ... saying where it looked and how to add a folder.
+  CHECK(contains(o.err, "searched " STRIDE_BUILD_PLUGIN_DIR));
+  CHECK(contains(o.err, "STRIDE_PLUGIN_PATH=DIR"));
 }
 
 TEST_CASE("cli: values written with units, and a connection from m to cm, give the same run in SI") {

@@ -123,7 +123,7 @@ const LoadedPlugin& find_plugin(const PluginRegistry& reg, const std::string& na
   std::string msg = "unknown plugin \"" + name + "\"";
   if (auto note = refused_note(reg, name); !note.empty()) msg += note;
   else if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-  throw UnknownPlugin(msg + "; run `stride plugins` for the list");
+  throw UnknownPlugin(msg + searched_note(reg) + "; run `stride plugins` for the list");
 }
 
 std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const LoadedPlugin& p, const json& params,

@@ -15,6 +15,7 @@
 
 #include <thread>
 
+#include "cli/help.hpp"
 #include "stride/host/cli/commands.hpp"
 #include "stride/host/export/export.hpp"
 #include "stride/host/graph/experiment.hpp"
@@ -195,8 +196,9 @@ struct CommandLine {
   double grace = 3.0;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SweepOptions sweep_opt;
-  CLI::App *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr, *plugins_cmd = nullptr,
-           *describe_cmd = nullptr, *export_cmd = nullptr;
+  std::vector<std::string> help_topic;
+  CLI::App *help_cmd = nullptr, *run_cmd = nullptr, *validate_cmd = nullptr, *sweep_cmd = nullptr,
+           *plugins_cmd = nullptr, *describe_cmd = nullptr, *export_cmd = nullptr;
   std::string fmu_out, export_subsystem, ssp_out;
   bool ssp_fmus = false;
   int fmi_version = 2;
@@ -226,6 +228,7 @@ struct CommandLine {
     describe_cmd->add_option("name", plugin_name, "plugin name")->required();
     describe_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
+    help_cmd = add_help(app, help_topic);
   }
 
   void add_run() {
@@ -333,6 +336,7 @@ int main(int argc, char** argv) {
     const int rc = cl.app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (cl.help_cmd->parsed()) return help_command(cl.app, cl.help_topic);
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
   if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
   if (cl.export_cmd->parsed() && cl.fmu_out.empty()) {

@@ -109,7 +109,7 @@ const LoadedPlugin* GraphBuilder::resolve(const PluginRef& ref, Kind kind, const
     std::string msg = std::string("unknown ") + to_string(kind) + " plugin \"" + ref.plugin + "\"";
     if (auto note = refused_note(reg_, ref.plugin); !note.empty()) msg += note;
     else if (auto c = closest(ref.plugin, avail); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-    error(pointer, msg + "; available: " + list(avail));
+    error(pointer, msg + "; available: " + list(avail) + searched_note(reg_));
     return nullptr;
   }
   if (p->info().kind != kind) {

@@ -399,11 +399,12 @@ void check_sizes(Manifest& m, Checker& chk) {
 // The manifest's sections, one reader each, in the order their problems are reported. Each
 // reads its part of the document `d` into `m` and reports what it cannot use.
 
-// "format", "title", "description".
+// "$schema", "format", "title", "description".
 void read_header(Checker& chk, const json& d) {
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<int>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
-  for (const char* k : {"title", "description"})
+  // "$schema": the JSON Schema editors complete and check the file with (docs/schema/); not used.
+  for (const char* k : {"$schema", "title", "description"})
     if (d.contains(k) && !d[k].is_string()) chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
 }
 
@@ -765,8 +766,8 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   m.document = read_document(text, file, overrides, chk, m.variable_uses, m.from_fmus);
   const json& d = m.document;
   chk.object(d, "",
-             {"format", "title", "description", "variables", "plugin_paths", "subsystems", "connections", "coupling",
-              "record", "monitor", "log", "output", "exports"},
+             {"$schema", "format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
+              "coupling", "record", "monitor", "log", "output", "exports"},
              {"format", "subsystems", "coupling"});
   const fs::path base = file.parent_path();
   read_header(chk, d);

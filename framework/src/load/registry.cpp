@@ -264,6 +264,13 @@ std::string refused_note(const PluginRegistry& reg, const std::string& name) {
   return "";
 }
 
+std::string searched_note(const PluginRegistry& reg) {
+  std::string folders;
+  for (const auto& f : reg.searched()) folders += (folders.empty() ? "" : ", ") + f.string();
+  return "; searched " + (folders.empty() ? std::string("no folder") : folders) +
+         " (add a folder with STRIDE_PLUGIN_PATH=DIR[:DIR...] or the manifest's \"plugin_paths\")";
+}
+
 const LoadedPlugin* PluginRegistry::find(const std::string& name) const {
   auto it = plugins_.find(name);
   if (it != plugins_.end()) return &it->second;
@@ -612,7 +619,7 @@ template <class T, class Make>
 std::shared_ptr<T> create(const PluginRegistry& reg, const std::string& name, const json& params,
                           Kind kind, const char* what, Make make) {
   const LoadedPlugin* p = reg.find(name);
-  if (!p) throw std::invalid_argument("unknown plugin '" + name + "'");
+  if (!p) throw std::invalid_argument("unknown plugin '" + name + "'" + searched_note(reg));
   if (p->info().kind != kind)
     throw std::invalid_argument("plugin '" + name + "' is " + with_article(to_string(p->info().kind)) + ", not " +
                                 with_article(what));

@@ -247,12 +247,12 @@ SweepSpec parse_sweep(const std::string& text, const fs::path& file) {
   s.file = file;
   SweepReader read{chk, file.parent_path()};
   chk.object(d, "",
-             {"format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error",
+             {"$schema", "format", "title", "description", "manifest", "reference", "axes", "step_axis", "stable_error",
               "usable_error", "set", "histories", "output"},
              {"manifest", "axes"});
   if (d.contains("format") && !(d["format"].is_number_integer() && d["format"].get<long long>() == 1))
     chk.error("/format", "expected format version 1, found " + type_name(d["format"]));
-  for (const char* k : {"title", "description"})
+  for (const char* k : {"$schema", "title", "description"})  // $schema: for editors (docs/schema/), not used
     if (d.contains(k) && !d[k].is_string())
       chk.error(std::string("/") + k, "expected a string, found " + type_name(d[k]));
   if (auto m = chk.string(d, "", "manifest")) {

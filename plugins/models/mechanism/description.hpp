@@ -1,6 +1,6 @@
 // A spatial mechanism as data: bodies, joints, couplers, force elements, actuators and output
-// points, read from the JSON description of the `mechanism` plugin (format in README.md,
-// "Mechanisms from a description"). With "planar": true every body gets three equations that
+// points, read from the JSON description of the `mechanism` plugin (format in
+// docs/reference/mechanism.md). With "planar": true every body gets three equations that
 // hold it in its plane (joints named "plane of <body>", after the described ones) and the
 // joints keep their in-plane equations only. Every geometric quantity is written in global coordinates
 // in the configuration the bodies are placed in; read_description converts them to body

@@ -44,11 +44,15 @@ class Mechanism final : public NonsmoothModel {
     i.description = "Spatial mechanism from a JSON description: rigid bodies in Euler parameters, joints, couplers, force elements, point-to-point actuators";
     i.parameters = {
         object_param("description", json::object(),
-                     "bodies, joints, couplers, forces, actuators, points (README: Mechanisms from a description); or use description_file"),
+                     "bodies, joints, couplers, forces, actuators, points (docs/reference/mechanism.md); or use "
+                     "description_file"),
         path_param("description_file", "",
-                   "a JSON file holding the description instead (absolute, or relative to the manifest's folder); errors name this file"),
-        real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15, 1e-2),
-        integer_param("assembly_iterations", 50, "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
+                   "a JSON file holding the description instead (absolute, or relative to the manifest's folder); "
+                   "errors name this file"),
+        real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15,
+                   1e-2),
+        integer_param("assembly_iterations", 50,
+                      "Newton projection: iterations before the assembly is declared impossible", 1, 1000),
         real_param("assembly_move_tolerance", 1e-6, "1",
                    "a warning names the joint with the largest initial residual when the assembly moves a body by more "
                    "than this (m) or turns it by more (rad)",

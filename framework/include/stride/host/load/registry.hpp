@@ -146,5 +146,8 @@ std::string declaration_problem(const PluginInfo& info);
 // " (FILE, which provides it, was refused at load: REASON)" when a refused library declared
 // `name` or is named after it (stride_NAME.so); "" otherwise. For "unknown plugin" errors.
 std::string refused_note(const PluginRegistry& reg, const std::string& name);
+// "; searched A, B (add a folder: ...)": where the registry looked for plugins, in order, and
+// how to add one. For "unknown plugin" errors, after refused_note and the did-you-mean.
+std::string searched_note(const PluginRegistry& reg);
 
 }  // namespace stride::host
