@@ -135,7 +135,7 @@ class Arkode final : public stride::Integrator {
     } else if (jump_ && t == t_ && sd::same_state(x, y_.get())) {
       // Same state, new inputs: drop the stage carried over (FSAL) and the step estimate.
       check_step(ARKStepReset(mem_, t, y_.get()), t);
-    } else if (t != t_ || !sd::same_state(x, y_.get())) {
+    } else if (!sd::same_time(t, t_) || !sd::same_state(x, y_.get())) {
       // The host moved time or state: the solver's history no longer describes the solution.
       add_counters();
       for (std::size_t i = 0; i < n_; ++i) sd::view(y_.get())[i] = x[i];

@@ -105,7 +105,7 @@ class Cvode final : public stride::Integrator {
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {
     bridge_.sys = &sys;
-    if (jump_ || t != t_ || !sd::same_state(x, y_.get())) {
+    if (jump_ || !sd::same_time(t, t_) || !sd::same_state(x, y_.get())) {
       // The host moved time or state, or the inputs jump: CVODE's history no longer describes
       // the solution.
       if (!jump_) log_debug("restarted at t = {} s: the host changed the time or the state since the last step", t);
