@@ -32,18 +32,18 @@ json read_summary(const fs::path& folder) {
   return *s;
 }
 
-void add_run(ViewFolders& v, const fs::path& folder, std::string label, const std::string& role, int sweep,
+void add_view_run(ViewFolders& v, const fs::path& folder, std::string label, const std::string& role, int sweep,
              int sweep_run) {
   v.runs.push_back({std::move(label), role, folder, read_summary(folder), sweep, sweep_run});
 }
 
 // A sweep: its reference (when it ran) and its runs in the order of their numbers.
-void add_sweep(ViewFolders& v, const fs::path& folder) {
+void add_view_sweep(ViewFolders& v, const fs::path& folder) {
   const int index = static_cast<int>(v.sweeps.size());
   v.sweeps.push_back({folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string(),
                       folder});
   if (fs::is_regular_file(folder / "reference" / "results.csv"))
-    add_run(v, folder / "reference", "reference", "reference", index, -1);
+    add_view_run(v, folder / "reference", "reference", "reference", index, -1);
   std::vector<std::pair<int, fs::path>> runs;
   for (const auto& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();
@@ -53,7 +53,7 @@ void add_sweep(ViewFolders& v, const fs::path& folder) {
     runs.emplace_back(std::stoi(name.substr(4)), e.path());
   }
   std::sort(runs.begin(), runs.end());
-  for (const auto& [n, p] : runs) add_run(v, p, "run " + std::to_string(n), "sweep_run", index, n);
+  for (const auto& [n, p] : runs) add_view_run(v, p, "run " + std::to_string(n), "sweep_run", index, n);
 }
 
 }  // namespace
@@ -64,9 +64,9 @@ ViewFolders view_folders(const std::vector<fs::path>& paths) {
   for (const auto& p : paths) {
     if (!fs::is_directory(p)) throw std::invalid_argument(p.string() + ": not a folder (expected a run or a sweep folder)");
     if (fs::is_regular_file(p / "sweep.csv")) {
-      add_sweep(v, p);
+      add_view_sweep(v, p);
     } else if (fs::is_regular_file(p / "summary.json")) {
-      add_run(v, p, p.filename().empty() ? p.parent_path().filename().string() : p.filename().string(), "run", -1, -1);
+      add_view_run(v, p, p.filename().empty() ? p.parent_path().filename().string() : p.filename().string(), "run", -1, -1);
     } else {
       throw std::invalid_argument(p.string() +
                                   ": neither a run folder (summary.json and results.csv) nor a sweep folder (sweep.csv)");
