@@ -48,8 +48,7 @@ export class ResultTable {
       const r = this.rows++;
       this.timeStore[r] = Number(cells[0]);
       for (let k = 1; k < width; ++k) {
-        const s = cells[k];
-        this.stores[k - 1][r] = s === '' || s === 'nan' ? NaN : s === 'inf' ? Infinity : s === '-inf' ? -Infinity : Number(s);
+        this.stores[k - 1][r] = cellNumber(cells[k]);
       }
     }
   }
@@ -57,20 +56,45 @@ export class ResultTable {
   column(k) { return this.stores[k].subarray(0, this.rows); }
 }
 
-// Parses the whole text of a results.csv. Text cells spanning lines (a quoted line break)
-// are not numbers: such rows are read by splitCsvLine line by line and dropped by width.
+function cellNumber(s) {
+  return s === '' || s === 'nan' ? NaN : s === 'inf' ? Infinity : s === '-inf' ? -Infinity : Number(s);
+}
+
+// Parses the whole text of a results.csv. Numeric lines are scanned in place (no array per
+// row); a line with quotes (text columns) goes through splitCsvLine; a line of the wrong width
+// (a quoted line break, a row cut by a crash) is left out, and so is a last line without its
+// newline (a row being written).
 export function parseResults(text) {
   let end = text.indexOf('\n');
   if (end < 0) end = text.length;
   const header = splitCsvLine(text.slice(0, end).replace(/\r$/, ''));
   if (header[0] !== 'time') throw new Error('results.csv: the first column is "' + header[0] + '", expected "time"');
   const table = new ResultTable(header.slice(1));
-  const lines = text.slice(end + 1).split('\n');
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();  // the final newline
-  const complete = text.endsWith('\n') ? lines : lines.slice(0, -1);  // a torn last row is left out
-  const batch = [];
-  for (const line of complete) batch.push(splitCsvLine(line.replace(/\r$/, '')));
-  table.appendRows(batch);
+  const width = header.length;
+  let lines = 0;
+  for (let i = end + 1; (i = text.indexOf('\n', i) + 1) > 0;) ++lines;
+  table.reserve(lines);
+  const row = new Float64Array(width);
+  for (let start = end + 1; start < text.length;) {
+    const stop = text.indexOf('\n', start);
+    if (stop < 0) break;  // the torn last line
+    let line = text.substring(start, stop);
+    start = stop + 1;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.indexOf('"') >= 0) { table.appendRows([splitCsvLine(line)]); continue; }
+    let k = 0, from = 0, fits = true;
+    for (;;) {
+      const comma = line.indexOf(',', from);
+      if (k === width) { fits = false; break; }  // more cells than columns
+      row[k++] = cellNumber(comma < 0 ? line.substring(from) : line.substring(from, comma));
+      if (comma < 0) break;
+      from = comma + 1;
+    }
+    if (!fits || k !== width) continue;
+    const r = table.rows++;
+    table.timeStore[r] = row[0];
+    for (let c = 1; c < width; ++c) table.stores[c - 1][r] = row[c];
+  }
   return table;
 }
 

@@ -233,6 +233,7 @@ async function start() {
     get time() { return page.describe().time; },
     describe: () => page.describe(),
     setTime: (t) => page.axis.setCursor(t),
+    setRange: (a, b) => page.axis.setRange(a, b),
     renderMs: performance.now() - begin,
   };
   document.body.dataset.strideReady = 'true';

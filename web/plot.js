@@ -134,7 +134,10 @@ export class Plot {
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, f.w, f.h);
     const visible = this.series.filter((s) => s.visible);
-    const cols = visible.map((s) => this.columns(s, f));
+    // Decimated once per range, size, visibility and row count: moving the cursor only redraws.
+    const key = [this.axis.range[0], this.axis.range[1], f.x1 - f.x0, ...visible.map((s) => s.label + ':' + s.time.length)].join('|');
+    if (!this.cache || this.cache.key !== key) this.cache = { key, cols: visible.map((s) => this.columns(s, f)) };
+    const cols = this.cache.cols;
     let ymin = Infinity, ymax = -Infinity;
     for (const c of cols) for (let k = 0; k < c.width; ++k) { if (c.lo[k] < ymin) ymin = c.lo[k]; if (c.hi[k] > ymax) ymax = c.hi[k]; }
     if (!Number.isFinite(ymin)) { ymin = -1; ymax = 1; }
@@ -224,7 +227,9 @@ export function drawXY(canvas, curves, xlabel, ylabel, logY) {
   for (const x of niceTicks(xa, xb, 6)) { g.beginPath(); g.moveTo(X(x), f.y0); g.lineTo(X(x), f.y1); g.stroke(); g.fillText(formatNumber(x), X(x), f.y1 + 13); }
   g.fillText(xlabel, (f.x0 + f.x1) / 2, h - 3);
   g.textAlign = 'right';
-  for (const v of niceTicks(ya, yb, 5)) {
+  const decades = [];
+  for (let d = Math.ceil(ya); d <= Math.floor(yb); ++d) decades.push(d);
+  for (const v of logY && decades.length >= 2 ? decades : niceTicks(ya, yb, 5)) {
     const y = f.y1 - (v - ya) * (f.y1 - f.y0) / (yb - ya);
     g.beginPath(); g.moveTo(f.x0, y); g.lineTo(f.x1, y); g.stroke();
     g.fillText(logY ? formatNumber(Math.pow(10, v)) : formatNumber(v), f.x0 - 4, y + 4);
