@@ -76,12 +76,19 @@ export class Replay {
       (k >= 0 ? this.bodies[k] : this.scene).add(mark);
     }
   }
-  // Camera on the bounding box of the bodies at the first time.
+  // Camera on the box every body's centre of mass sweeps over the run, widened by the bodies' size.
   frameAll() {
-    const T = window.THREE;
+    const T = window.THREE, tab = this.run.table;
     const box = new T.Box3().setFromObject(this.scene);
+    for (const cols of this.mech.columns) {
+      const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+      for (let i = 0; i < 3; ++i) {
+        for (const v of tab.column(cols[i])) if (Number.isFinite(v)) { lo[i] = Math.min(lo[i], v); hi[i] = Math.max(hi[i], v); }
+      }
+      if (lo.every(Number.isFinite)) { box.expandByPoint(new T.Vector3(...lo)); box.expandByPoint(new T.Vector3(...hi)); }
+    }
     this.target = box.getCenter(new T.Vector3());
-    this.orbit.distance = Math.max(box.getSize(new T.Vector3()).length(), 0.1) * 1.4;
+    this.orbit.distance = Math.max(box.getSize(new T.Vector3()).length(), 0.1) * 1.3;
     this.placeCamera();
   }
   placeCamera() {

@@ -26,7 +26,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
-STRIDE, SOURCE, ART = sys.argv[1:4]
+STRIDE, SOURCE, ART = (os.path.abspath(a) for a in sys.argv[1:4])
 failures = []
 
 
