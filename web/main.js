@@ -17,9 +17,11 @@ async function fetchText(url) {
 async function loadRuns(data) {
   for (const run of data.runs) {
     if (run.summary === null || run.summary === undefined) run.summary = JSON.parse(await fetchText(run.base + 'summary.json'));
-    const text = run.results !== null && run.results !== undefined ? run.results : await fetchText(run.base + 'results.csv');
+    const inlined = run.results_element ? document.getElementById(run.results_element).textContent : run.results;
+    const text = inlined !== null && inlined !== undefined ? inlined : await fetchText(run.base + 'results.csv');
     run.table = parseResults(text);
     run.results = null;  // the text is no longer needed
+    if (run.results_element) document.getElementById(run.results_element).remove();
   }
   return data.runs;
 }

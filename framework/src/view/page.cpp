@@ -43,12 +43,14 @@ std::string script_safe(std::string text) {
   return text;
 }
 
+// A whole file in one allocation (results.csv may be a hundred megabytes).
 std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot read " + file.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw std::runtime_error("cannot read " + file.string());
+  return text;
 }
 
 bool has_geometry(const ViewFolders& v) {
@@ -60,14 +62,26 @@ bool has_geometry(const ViewFolders& v) {
   return false;
 }
 
-json page_data(const ViewFolders& v, bool inline_results) {
+// The data block; with `inline_results`, each results.csv goes into `blocks` as a
+// <script type="text/csv"> element of its own (no JSON escaping of megabytes of numbers), or,
+// when its text holds "</" (a text column), into the data block as a JSON string.
+json page_data(const ViewFolders& v, bool inline_results, std::string& blocks) {
   json runs = json::array();
   for (std::size_t i = 0; i < v.runs.size(); ++i) {
     const ViewRun& r = v.runs[i];
     json run = {{"label", r.label}, {"role", r.role}, {"sweep", r.sweep}, {"sweep_run", r.sweep_run},
-                {"base", "files/" + std::to_string(i) + "/"}};
+                {"base", "files/" + std::to_string(i) + "/"}, {"results", nullptr}};
     run["summary"] = inline_results ? r.summary : json(nullptr);
-    run["results"] = inline_results ? json(read_file(r.folder / "results.csv")) : json(nullptr);
+    if (inline_results) {
+      std::string csv = read_file(r.folder / "results.csv");
+      if (csv.find("</") != std::string::npos) {
+        run["results"] = std::move(csv);
+      } else {
+        run["results_element"] = "stride-results-" + std::to_string(i);
+        blocks.append("<script type=\"text/csv\" id=\"stride-results-").append(std::to_string(i)).append("\">");
+        blocks.append(csv).append("</script>\n");
+      }
+    }
     runs.push_back(std::move(run));
   }
   json sweeps = json::array();
@@ -104,10 +118,19 @@ std::string view_page(const ViewFolders& v, bool inline_results, std::vector<std
   replace_once(page, "<link rel=\"stylesheet\" href=\"style.css\">",
                "<style>\n" + std::string(web_file("style.css")) + "</style>");
   const std::string empty_data = R"({"title": "Stride results", "runs": [], "sweeps": []})";
-  replace_once(page, empty_data, script_safe(dump_safe(page_data(v, inline_results))));
+  std::string blocks;
+  const json data = page_data(v, inline_results, blocks);
+  replace_once(page, empty_data, script_safe(dump_safe(data)));
   replace_once(page, "<script type=\"module\" src=\"main.js\"></script>",
                "<script type=\"module\">\n" + script_safe(module_bundle()) + "</script>");
-  return page;
+  // The results last and in one piece: the page is copied once around them.
+  const std::string marker = "<!--stride:results-->";
+  const auto at = page.find(marker);
+  if (at == std::string::npos) throw std::logic_error("web/index.html lacks " + marker);
+  std::string whole;
+  whole.reserve(page.size() + blocks.size());
+  whole.append(page, 0, at).append(blocks).append(page, at + marker.size());
+  return whole;
 }
 
 void write_report(const ViewFolders& v, const fs::path& out, std::vector<std::string>& warnings) {
