@@ -26,8 +26,8 @@ json read_summary(const fs::path& folder) {
     diags = e.diagnostics();
   }
   if (!s || !s->is_object()) {
-    std::string why = diags.empty() ? std::string(": expected a JSON object") : ": " + diags.front().str();
-    throw std::invalid_argument(file.string() + why);
+    throw std::invalid_argument(diags.empty() ? file.string() + ": expected a JSON object (a run's summary)"
+                                              : diags.front().str());
   }
   return *s;
 }
