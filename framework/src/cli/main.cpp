@@ -235,11 +235,14 @@ struct CommandLine {
   }
 
   void add_view() {
-    report_cmd = app.add_subcommand("report", "write runs and sweeps as one self-contained HTML page (plots, tables, 3D)");
-    report_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")->required();
+    report_cmd =
+        app.add_subcommand("report", "write runs and sweeps as one self-contained HTML page (plots, tables, 3D)");
+    report_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")
+        ->required();
     report_cmd->add_option("-o,--out", report_out, "the HTML file to write")->required();
     view_cmd = app.add_subcommand("view", "serve runs and sweeps to the browser on 127.0.0.1 (Ctrl-C stops)");
-    view_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")->required();
+    view_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")
+        ->required();
     view_cmd->add_option("--port", view_port, "TCP port on 127.0.0.1 (default 8765; 0: any free port)")
         ->check(CLI::Range(0, 65535));
   }
@@ -288,9 +291,8 @@ int view_command(const CommandLine& cl) {
     std::vector<std::filesystem::path> paths(cl.view_folders.begin(), cl.view_folders.end());
     const ViewFolders folders = stride::host::view_folders(paths);
     if (cl.view_cmd->parsed()) {
-      serve_view(folders, cl.view_port, [](const std::string& url) {
-        std::cout << "stride view: " << url << " (Ctrl-C stops)" << std::endl;
-      });
+      serve_view(folders, cl.view_port,
+                 [](const std::string& url) { std::cout << "stride view: " << url << " (Ctrl-C stops)" << std::endl; });
       std::cerr << "stride view: stopped\n";
       return 0;
     }

@@ -33,15 +33,15 @@ json read_summary(const fs::path& folder) {
 }
 
 void add_view_run(ViewFolders& v, const fs::path& folder, std::string label, const std::string& role, int sweep,
-             int sweep_run) {
+                  int sweep_run) {
   v.runs.push_back({std::move(label), role, folder, read_summary(folder), sweep, sweep_run});
 }
 
 // A sweep: its reference (when it ran) and its runs in the order of their numbers.
 void add_view_sweep(ViewFolders& v, const fs::path& folder) {
   const int index = static_cast<int>(v.sweeps.size());
-  v.sweeps.push_back({folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string(),
-                      folder});
+  v.sweeps.push_back(
+      {folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string(), folder});
   if (fs::is_regular_file(folder / "reference" / "results.csv"))
     add_view_run(v, folder / "reference", "reference", "reference", index, -1);
   std::vector<std::pair<int, fs::path>> runs;
@@ -62,19 +62,22 @@ ViewFolders view_folders(const std::vector<fs::path>& paths) {
   ViewFolders v;
   if (paths.empty()) throw std::invalid_argument("give at least one run or sweep folder");
   for (const auto& p : paths) {
-    if (!fs::is_directory(p)) throw std::invalid_argument(p.string() + ": not a folder (expected a run or a sweep folder)");
+    if (!fs::is_directory(p))
+      throw std::invalid_argument(p.string() + ": not a folder (expected a run or a sweep folder)");
     if (fs::is_regular_file(p / "sweep.csv")) {
       add_view_sweep(v, p);
     } else if (fs::is_regular_file(p / "summary.json")) {
-      add_view_run(v, p, p.filename().empty() ? p.parent_path().filename().string() : p.filename().string(), "run", -1, -1);
+      add_view_run(v, p, p.filename().empty() ? p.parent_path().filename().string() : p.filename().string(), "run", -1,
+                   -1);
     } else {
-      throw std::invalid_argument(p.string() +
-                                  ": neither a run folder (summary.json and results.csv) nor a sweep folder (sweep.csv)");
+      throw std::invalid_argument(
+          p.string() + ": neither a run folder (summary.json and results.csv) nor a sweep folder (sweep.csv)");
     }
   }
   // Two folders of the same name (a/out, b/out) are told apart by their paths as given.
   for (auto& r : v.runs)
-    if (r.sweep < 0 && std::count_if(v.runs.begin(), v.runs.end(), [&](const ViewRun& o) { return o.label == r.label; }) > 1)
+    if (r.sweep < 0 &&
+        std::count_if(v.runs.begin(), v.runs.end(), [&](const ViewRun& o) { return o.label == r.label; }) > 1)
       r.label = r.folder.string();
   return v;
 }

@@ -49,7 +49,8 @@ std::string read_file(const fs::path& file) {
   if (!in) throw std::runtime_error("cannot read " + file.string());
   std::string text(static_cast<std::size_t>(in.tellg()), '\0');
   in.seekg(0);
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw std::runtime_error("cannot read " + file.string());
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+    throw std::runtime_error("cannot read " + file.string());
   return text;
 }
 
@@ -57,7 +58,8 @@ bool has_geometry(const ViewFolders& v) {
   for (const auto& r : v.runs)
     if (r.summary.contains("subsystems") && r.summary["subsystems"].is_object())
       for (const auto& [name, sub] : r.summary["subsystems"].items())
-        if (sub.is_object() && sub.contains("report") && sub["report"].is_object() && sub["report"].contains("geometry"))
+        if (sub.is_object() && sub.contains("report") && sub["report"].is_object() &&
+            sub["report"].contains("geometry"))
           return true;
   return false;
 }
@@ -69,8 +71,12 @@ json page_data(const ViewFolders& v, bool inline_results, std::string& blocks) {
   json runs = json::array();
   for (std::size_t i = 0; i < v.runs.size(); ++i) {
     const ViewRun& r = v.runs[i];
-    json run = {{"label", r.label}, {"role", r.role}, {"sweep", r.sweep}, {"sweep_run", r.sweep_run},
-                {"base", "files/" + std::to_string(i) + "/"}, {"results", nullptr}};
+    json run = {{"label", r.label},
+                {"role", r.role},
+                {"sweep", r.sweep},
+                {"sweep_run", r.sweep_run},
+                {"base", "files/" + std::to_string(i) + "/"},
+                {"results", nullptr}};
     run["summary"] = inline_results ? r.summary : json(nullptr);
     if (inline_results) {
       std::string csv = read_file(r.folder / "results.csv");
@@ -108,8 +114,7 @@ std::string view_page(const ViewFolders& v, bool inline_results, std::vector<std
   std::string page(web_file("index.html"));
   std::string head;
   if (has_geometry(v)) {
-    if (fs::is_regular_file(STRIDE_THREE_JS))
-      head = "<script>" + script_safe(read_file(STRIDE_THREE_JS)) + "</script>";
+    if (fs::is_regular_file(STRIDE_THREE_JS)) head = "<script>" + script_safe(read_file(STRIDE_THREE_JS)) + "</script>";
     else
       warnings.push_back(std::string("no 3D replay: ") + STRIDE_THREE_JS +
                          " not found (Debian package libjs-three: apt-get install libjs-three)");

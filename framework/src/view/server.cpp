@@ -110,9 +110,10 @@ void serve_view(const ViewFolders& folders, int port, const std::function<void(c
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
     throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + ec.message() +
-                             (ec == asio::error::address_in_use ? " (another program uses the port: choose another with "
-                                                                  "--port N, or --port 0 for a free one)"
-                                                                : ""));
+                             (ec == asio::error::address_in_use
+                                  ? " (another program uses the port: choose another with "
+                                    "--port N, or --port 0 for a free one)"
+                                  : ""));
   asio::signal_set stop(io, SIGINT, SIGTERM);
   stop.async_wait([&](beast::error_code, int) {
     acceptor.close();

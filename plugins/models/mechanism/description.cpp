@@ -195,8 +195,10 @@ class DescriptionReader {
   }
 
   void read_body(const json& b, const std::string& p) {
-    if (!chk_.object(b, p, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity", "shape", "doc"},
-                     {"name", "mass", "inertia", "position"}))
+    if (!chk_.object(
+            b, p,
+            {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity", "shape", "doc"},
+            {"name", "mass", "inertia", "position"}))
       return;
     Body body;
     body.name = chk_.string(b, p, "name").value_or("");
@@ -224,18 +226,20 @@ class DescriptionReader {
     if (!type) return;
     Shape& s = body.shape;
     s.centre = chk_.vec3(o, p, "centre", body.r0).value_or(body.r0);
-    const std::vector<std::string> allowed = *type == "box" ? std::vector<std::string>{"size"}
+    const std::vector<std::string> allowed = *type == "box"      ? std::vector<std::string>{"size"}
                                              : *type == "sphere" ? std::vector<std::string>{"radius"}
                                                                  : std::vector<std::string>{"radius", "length", "axis"};
     for (const char* key : {"size", "radius", "length", "axis"})
       if (o.contains(key) && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        chk_.error(p + "/" + key, std::string("a ") + *type + " has no \"" + key + "\" (it takes " + found(json(allowed)) + ")");
+        chk_.error(p + "/" + key,
+                   std::string("a ") + *type + " has no \"" + key + "\" (it takes " + found(json(allowed)) + ")");
     for (const auto& key : allowed)
       if (key != "axis" && !o.contains(key)) chk_.error(p + "/" + key, "a " + *type + " needs \"" + key + "\"");
     if (*type == "box") {
       s.type = Shape::Type::box;
       const auto size = chk_.vec3(o, p, "size", std::nullopt);
-      if (size && !(size->minCoeff() > 0.0)) chk_.error(p + "/size", "expected three positive edge lengths in m, found " + found(o["size"]));
+      if (size && !(size->minCoeff() > 0.0))
+        chk_.error(p + "/size", "expected three positive edge lengths in m, found " + found(o["size"]));
       if (size) s.size = *size;
       return;
     }

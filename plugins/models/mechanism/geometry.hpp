@@ -30,8 +30,12 @@ inline json inertia_box(const Body& b) {
   Vec3 edge;
   for (int i = 0; i < 3; ++i) edge[i] = std::sqrt(std::max(0.0, 6.0 * (I.sum() - 2.0 * I[i]) / b.mass));
   edge = edge.cwiseMax(0.02 * edge.maxCoeff());  // a rod or a plate stays visible
-  return {{"name", b.name}, {"from", "inertia"}, {"shape", "box"}, {"size", {edge[0], edge[1], edge[2]}},
-          {"offset", {0.0, 0.0, 0.0}}, {"rotation", quaternion_json(axes)}};
+  return {{"name", b.name},
+          {"from", "inertia"},
+          {"shape", "box"},
+          {"size", {edge[0], edge[1], edge[2]}},
+          {"offset", {0.0, 0.0, 0.0}},
+          {"rotation", quaternion_json(axes)}};
 }
 
 inline json body_geometry(const Body& b) {
@@ -39,7 +43,9 @@ inline json body_geometry(const Body& b) {
   if (s.type == Shape::Type::none) return inertia_box(b);
   const Mat3 A0 = rotation(b.p0);
   const Vec3 offset = A0.transpose() * (s.centre - b.r0);
-  json g = {{"name", b.name}, {"from", "shape"}, {"offset", {offset[0], offset[1], offset[2]}},
+  json g = {{"name", b.name},
+            {"from", "shape"},
+            {"offset", {offset[0], offset[1], offset[2]}},
             {"rotation", quaternion_json(A0.transpose())}};  // the shape's axes are the placed global axes
   if (s.type == Shape::Type::box) {
     g["shape"] = "box";
@@ -67,7 +73,8 @@ inline json geometry_report(const Description& d) {
       const Body& b = d.bodies[std::size_t(on)];
       p = rotation(b.p0).transpose() * (j.point - b.r0);
     }
-    joints.push_back({{"name", j.name}, {"body", on == kGround ? "ground" : d.bodies[std::size_t(on)].name},
+    joints.push_back({{"name", j.name},
+                      {"body", on == kGround ? "ground" : d.bodies[std::size_t(on)].name},
                       {"point", {p[0], p[1], p[2]}}});
   }
   return {{"bodies", bodies}, {"joints", joints}};

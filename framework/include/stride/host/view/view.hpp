@@ -18,8 +18,8 @@ namespace stride::host {
 
 // One run folder (results.csv, summary.json): as given, or a run or the reference of a sweep.
 struct ViewRun {
-  std::string label;   // shown on the page; a sweep's runs are relabelled there with their axes
-  std::string role;    // "run", "sweep_run" or "reference"
+  std::string label;  // shown on the page; a sweep's runs are relabelled there with their axes
+  std::string role;   // "run", "sweep_run" or "reference"
   std::filesystem::path folder;
   json summary;        // summary.json
   int sweep = -1;      // index into ViewFolders::sweeps, -1 for a run given by itself
