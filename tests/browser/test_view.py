@@ -93,6 +93,23 @@ def make_runs():
     return two_mass, pendulum, sweep
 
 
+def check_difference(browser, page, sweep):
+    """"difference to reference": each run's last value minus the reference's at the same time."""
+    k = page["runs"].index("reference")
+    browser.evaluate(f"(() => {{ const s = document.getElementById('difference'); s.value = '{k}'; "
+                     "s.dispatchEvent(new Event('change')); })()")
+    shown = browser.evaluate("window.strideView.describe()")
+    ref_header, ref_rows = results(os.path.join(sweep, "reference"))
+    ref_time = {r[0]: r for r in ref_rows}
+    check(all(s["run"] != "reference" for s in shown["series"]), "difference: the reference itself is still plotted")
+    for s in shown["series"]:
+        folder = os.path.join(sweep, "run_%04d" % int(re.match(r"run (\d+)", s["run"]).group(1)))
+        header, rows = results(folder)
+        last = rows[-1]
+        want = last[header.index(s["name"])] - ref_time[last[0]][ref_header.index(s["name"])]
+        check(s["last"] == want, f"difference of {s['run']} {s['name']}: {s['last']} != {want}")
+
+
 def check_mechanism(browser, page, folder):
     manifest = json.load(open(os.path.join(SOURCE, "tests/browser/pendulum.json")))
     bodies = manifest["subsystems"]["pendulum"]["parameters"]["description"]["bodies"]
@@ -171,6 +188,7 @@ def main():
             sub = "reference" if label == "reference" else "run_%04d" % int(re.match(r"run (\d+)", label).group(1))
             check_series(page, label, os.path.join(sweep, sub), f"sweep report, {label}")
         check(len(page["runs"]) == 3, f"sweep report: runs {page['runs']}, expected the reference and 2 runs")
+        check_difference(browser, page, sweep)
         page = open_page(browser, "file://" + reports["pendulum"])
         check_series(page, "pendulum", pendulum, "pendulum report")
         check_mechanism(browser, page, pendulum)
