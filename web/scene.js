@@ -19,12 +19,18 @@ export function mechanismsOf(run) {
   return found;
 }
 
-function bodyMesh(b, color) {
-  const T = window.THREE;
+// The largest dimension of a body's shape (m).
+function extent(b) {
+  return b.shape === 'sphere' ? 2 * b.radius : b.shape === 'cylinder' ? Math.max(2 * b.radius, b.length) : Math.max(...b.size);
+}
+
+// A mesh for the body; no dimension under `least` (a point mass stays visible).
+function bodyMesh(b, color, least) {
+  const T = window.THREE, at = (x) => Math.max(x, least);
   let geometry;
-  if (b.shape === 'sphere') geometry = new T.SphereGeometry(b.radius, 24, 16);
-  else if (b.shape === 'cylinder') geometry = new T.CylinderGeometry(b.radius, b.radius, b.length, 24);
-  else geometry = new T.BoxGeometry(b.size[0], b.size[1], b.size[2]);
+  if (b.shape === 'sphere') geometry = new T.SphereBufferGeometry(at(b.radius), 24, 16);
+  else if (b.shape === 'cylinder') geometry = new T.CylinderBufferGeometry(at(b.radius), at(b.radius), at(b.length), 24);
+  else geometry = new T.BoxBufferGeometry(at(b.size[0]), at(b.size[1]), at(b.size[2]));
   const mesh = new T.Mesh(geometry, new T.MeshStandardMaterial({ color, transparent: true, opacity: 0.85 }));
   const inner = new T.Quaternion(b.rotation[1], b.rotation[2], b.rotation[3], b.rotation[0]);
   if (b.shape === 'cylinder') {  // three's cylinder lies along its y axis
@@ -50,10 +56,11 @@ export class Replay {
     const sun = new T.DirectionalLight(0xffffff, 0.7);
     sun.position.set(3, 10, 6);
     this.scene.add(sun);
+    this.size = Math.max(...mech.geometry.bodies.map(extent));
     this.bodies = mech.geometry.bodies.map((b, k) => {
       const g = new T.Group();
       g.name = b.name;
-      g.add(bodyMesh(b, new T.Color().setHSL((k * 0.17) % 1, 0.55, 0.5)));
+      g.add(bodyMesh(b, new T.Color().setHSL((k * 0.17) % 1, 0.55, 0.5), 0.02 * this.size));
       this.scene.add(g);
       return g;
     });
@@ -69,7 +76,7 @@ export class Replay {
     const T = window.THREE;
     const names = this.mech.geometry.bodies.map((b) => b.name);
     for (const j of joints) {
-      const mark = new T.Mesh(new T.SphereGeometry(this.size ? this.size * 0.01 : 0.03, 12, 8),
+      const mark = new T.Mesh(new T.SphereBufferGeometry(0.015 * this.size, 12, 8),
         new T.MeshBasicMaterial({ color: 0x222222 }));
       mark.position.set(...j.point);
       const k = names.indexOf(j.body);
