@@ -1000,14 +1000,19 @@ TEST_CASE("mechanism force derivatives: K = -dQ/dq and C = -dQ/dv equal forward 
   CHECK(rel(C, C_ref) < 1e-7);
 }
 
-TEST_CASE("body shapes (stride view): the geometry report holds the shape in body axes or the box of the inertia; wrong shapes are errors at their pointers") {
+TEST_CASE(
+    "body shapes (stride view): the geometry report holds the shape in body axes or the box of the inertia; wrong "
+    "shapes are errors at their pointers") {
   // A body turned 90° about z with a box given along the global axes: in body axes the box is
   // turned back (rotation = conjugate of the body's Euler parameters); its centre 0.1 m above
   // the centre of mass along global y is 0.1 m along body +x. A body without a shape: the
   // uniform box with its principal moments, edge_i² = 6 (I_j + I_k − I_i) / m.
   const double h = std::sqrt(0.5);
   json d = {{"bodies",
-             {{{"name", "a"}, {"mass", 2}, {"inertia", {1, 2, 2.5}}, {"position", {1, 0, 0}},
+             {{{"name", "a"},
+               {"mass", 2},
+               {"inertia", {1, 2, 2.5}},
+               {"position", {1, 0, 0}},
                {"orientation", {{"axis", {0, 0, 1}}, {"angle", M_PI / 2}}},
                {"shape", {{"type", "box"}, {"size", {0.4, 0.2, 0.1}}, {"centre", {1, 0.1, 0}}}}},
               {{"name", "b"}, {"mass", 3}, {"inertia", {0.5, 0.7, 0.9}}, {"position", {2, 0, 0}}}}}};
