@@ -999,3 +999,53 @@ TEST_CASE("mechanism force derivatives: K = -dQ/dq and C = -dQ/dv equal forward 
   CHECK(rel(K, K_ref) < 1e-7);
   CHECK(rel(C, C_ref) < 1e-7);
 }
+
+TEST_CASE(
+    "body shapes (stride view): the geometry report holds the shape in body axes or the box of the inertia; wrong "
+    "shapes are errors at their pointers") {
+  // A body turned 90° about z with a box given along the global axes: in body axes the box is
+  // turned back (rotation = conjugate of the body's Euler parameters); its centre 0.1 m above
+  // the centre of mass along global y is 0.1 m along body +x. A body without a shape: the
+  // uniform box with its principal moments, edge_i² = 6 (I_j + I_k − I_i) / m.
+  const double h = std::sqrt(0.5);
+  json d = {{"bodies",
+             {{{"name", "a"},
+               {"mass", 2},
+               {"inertia", {1, 2, 2.5}},
+               {"position", {1, 0, 0}},
+               {"orientation", {{"axis", {0, 0, 1}}, {"angle", M_PI / 2}}},
+               {"shape", {{"type", "box"}, {"size", {0.4, 0.2, 0.1}}, {"centre", {1, 0.1, 0}}}}},
+              {{"name", "b"}, {"mass", 3}, {"inertia", {0.5, 0.7, 0.9}}, {"position", {2, 0, 0}}}}}};
+  auto model = registry().create_model("mechanism", {{"description", d}});
+  const json geo = model->report()["geometry"];
+  const json a = geo["bodies"][0], b = geo["bodies"][1];
+  CHECK(a["from"] == "shape");
+  CHECK(a["shape"] == "box");
+  CHECK(a["offset"][0].get<double>() == doctest::Approx(0.1));
+  CHECK(std::abs(a["offset"][1].get<double>()) < 1e-15);
+  CHECK(std::abs(a["rotation"][0].get<double>()) == doctest::Approx(h));
+  CHECK(std::abs(a["rotation"][3].get<double>()) == doctest::Approx(h));
+  CHECK(a["rotation"][0].get<double>() * a["rotation"][3].get<double>() < 0);  // turned back
+  CHECK(b["from"] == "inertia");
+  std::vector<double> edges, want;
+  for (const auto& e : b["size"]) edges.push_back(e.get<double>());
+  for (double I : {0.5, 0.7, 0.9}) want.push_back(std::sqrt(6 * (2.1 - 2 * I) / 3));
+  std::sort(edges.begin(), edges.end());
+  std::sort(want.begin(), want.end());
+  for (std::size_t i = 0; i < 3; ++i) CHECK(edges[i] == doctest::Approx(want[i]).epsilon(1e-12));
+  auto pointer = [&](const json& shape) {
+    json bad = d;
+    bad["bodies"][1]["shape"] = shape;
+    try {
+      registry().create_model("mechanism", {{"description", bad}});
+    } catch (const stride::ParameterError& e) {
+      return e.pointer();
+    }
+    return std::string("no error");
+  };
+  CHECK(pointer({{"type", "cone"}}) == "/description/bodies/1/shape/type");
+  CHECK(pointer({{"type", "box"}, {"size", {1, 0, 1}}}) == "/description/bodies/1/shape/size");
+  CHECK(pointer({{"type", "sphere"}}) == "/description/bodies/1/shape/radius");
+  CHECK(pointer({{"type", "box"}, {"size", {1, 1, 1}}, {"radius", 1}}) == "/description/bodies/1/shape/radius");
+  CHECK(pointer({{"type", "cylinder"}, {"radius", 0.1}, {"length", -1}}) == "/description/bodies/1/shape/length");
+}

@@ -1,4 +1,4 @@
-// The `stride` command: run, validate, sweep, plugins.
+// The `stride` command: run, validate, sweep, plugins, export, report, view.
 // Exit codes: 0 success, 1 the simulation diverged, failed or was interrupted, 2 bad input.
 #include <cmath>
 #include <csignal>
@@ -23,6 +23,7 @@
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/supervise.hpp"
 #include "stride/host/sweep/sweep.hpp"
+#include "stride/host/view/view.hpp"
 #include "fmi/fmu.hpp"
 #include "sweep/mpi/sweep_mpi.hpp"
 
@@ -202,6 +203,10 @@ struct CommandLine {
   std::string fmu_out, export_subsystem, ssp_out;
   bool ssp_fmus = false;
   int fmi_version = 2;
+  CLI::App *report_cmd = nullptr, *view_cmd = nullptr;
+  std::vector<std::string> view_folders;
+  std::string report_out;
+  int view_port = 8765;
 
   CommandLine() {
     app.require_subcommand(1);
@@ -229,6 +234,20 @@ struct CommandLine {
     describe_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
     help_cmd = add_help(app, help_topic);
+    add_view();
+  }
+
+  void add_view() {
+    report_cmd =
+        app.add_subcommand("report", "write runs and sweeps as one self-contained HTML page (plots, tables, 3D)");
+    report_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")
+        ->required();
+    report_cmd->add_option("-o,--out", report_out, "the HTML file to write")->required();
+    view_cmd = app.add_subcommand("view", "serve runs and sweeps to the browser on 127.0.0.1 (Ctrl-C stops)");
+    view_cmd->add_option("folders", view_folders, "run folders (results.csv, summary.json) or sweep folders")
+        ->required();
+    view_cmd->add_option("--port", view_port, "TCP port on 127.0.0.1 (default 8765; 0: any free port)")
+        ->check(CLI::Range(0, 65535));
   }
 
   void add_run() {
@@ -266,6 +285,30 @@ int sweep_command(int argc, char** argv, CommandLine& cl) {
     return sweep_under_mpirun(argc, argv, cl.sweep_path, cl.sweep_opt);
   }
   return run_sweep(cl.sweep_path, cl.sweep_opt);
+}
+
+// `stride report` and `stride view`: exit 2 for a folder that is neither a run nor a sweep, a
+// file that cannot be written or a port that cannot be opened.
+int view_command(const CommandLine& cl) {
+  try {
+    std::vector<std::filesystem::path> paths(cl.view_folders.begin(), cl.view_folders.end());
+    const ViewFolders folders = stride::host::view_folders(paths);
+    if (cl.view_cmd->parsed()) {
+      serve_view(folders, cl.view_port,
+                 [](const std::string& url) { std::cout << "stride view: " << url << " (Ctrl-C stops)" << std::endl; });
+      std::cerr << "stride view: stopped\n";
+      return 0;
+    }
+    std::vector<std::string> warnings;
+    write_report(folders, cl.report_out, warnings);
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+    std::cout << cl.report_out << ": " << folders.runs.size() << " run" << (folders.runs.size() == 1 ? "" : "s")
+              << (folders.sweeps.empty() ? "" : ", " + std::to_string(folders.sweeps.size()) + " sweep") << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
 }
 
 // `stride validate`: what was checked and what the run will do that the manifest does not say.
@@ -338,6 +381,7 @@ int main(int argc, char** argv) {
   }
   if (cl.help_cmd->parsed()) return help_command(cl.app, cl.help_topic);
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
+  if (cl.report_cmd->parsed() || cl.view_cmd->parsed()) return view_command(cl);
   if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
   if (cl.export_cmd->parsed() && cl.fmu_out.empty()) {
     std::cerr << "error: export: give the FMU to write (-o FILE.fmu) or the SSP package (--ssp FILE.ssp)\n";

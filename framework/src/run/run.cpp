@@ -50,6 +50,7 @@ json running_summary(const Experiment& ex) {
           {"end_time", m.coupling.end},
           {"coupling", m.document.value("coupling", json::object())},
           {"results", "results.csv"},
+          {"column_units", column_units(ex)},
           {"subsystem_order", order}};
 }
 

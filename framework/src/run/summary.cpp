@@ -137,6 +137,13 @@ void add_real_time_factor(json& s, const RunResult& res, double start) {
 
 }  // namespace
 
+json column_units(const Experiment& ex) {
+  json units = json::object();
+  for (const auto& c : ex.columns())
+    if (std::string u = ex.column_unit(c); !u.empty()) units[c] = u;
+  return units;
+}
+
 json run_summary(const Experiment& ex, const RunState* run, const RunResult& res, std::size_t rows) {
   const Manifest& m = ex.manifest();
   json s;
@@ -151,6 +158,7 @@ json run_summary(const Experiment& ex, const RunState* run, const RunResult& res
   s["coupling"] = m.document.value("coupling", json::object());
   s["results"] = "results.csv";
   s["rows"] = rows;
+  s["column_units"] = column_units(ex);
   if (!run) {
     s["log"] = log_entry(*ex.graph().log);
     return s;

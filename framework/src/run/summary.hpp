@@ -21,4 +21,8 @@ Accuracy accuracy_of(const NodeState& n);
 // make its state (out of memory, another run of the experiment under way).
 json run_summary(const Experiment& experiment, const RunState* state, const RunResult& result, std::size_t rows);
 
+// The unit of each numeric column of results.csv ({"fast.x": "m", ...}; "1" where the port
+// declares none): summary.json's "column_units", for readers that label axes (stride view).
+json column_units(const Experiment& experiment);
+
 }  // namespace stride::host

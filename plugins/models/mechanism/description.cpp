@@ -195,8 +195,10 @@ class DescriptionReader {
   }
 
   void read_body(const json& b, const std::string& p) {
-    if (!chk_.object(b, p, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity", "doc"},
-                     {"name", "mass", "inertia", "position"}))
+    if (!chk_.object(
+            b, p,
+            {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity", "shape", "doc"},
+            {"name", "mass", "inertia", "position"}))
       return;
     Body body;
     body.name = chk_.string(b, p, "name").value_or("");
@@ -210,7 +212,43 @@ class DescriptionReader {
     body.v0 = chk_.vec3(b, p, "velocity", Vec3::Zero()).value_or(Vec3::Zero());
     body.w0 = chk_.vec3(b, p, "angular_velocity", Vec3::Zero()).value_or(Vec3::Zero());
     if (b.contains("orientation")) read_orientation(b["orientation"], p + "/orientation", body);
+    if (b.contains("shape")) read_shape(b["shape"], p + "/shape", body);
     out_.bodies.push_back(body);
+  }
+
+  // Shape (drawing only): {"type": "box", "size": [lx, ly, lz]}, {"type": "cylinder", "radius":
+  // r, "length": l, "axis": [..]} or {"type": "sphere", "radius": r}, with an optional "centre"
+  // (default: the body's position); global coordinates in the placed configuration.
+  void read_shape(const json& o, const std::string& p, Body& body) {
+    static const std::vector<std::string> types{"box", "cylinder", "sphere"};
+    if (!chk_.object(o, p, {"type", "size", "radius", "length", "axis", "centre", "doc"}, {"type"})) return;
+    const auto type = chk_.string(o, p, "type", types);
+    if (!type) return;
+    Shape& s = body.shape;
+    s.centre = chk_.vec3(o, p, "centre", body.r0).value_or(body.r0);
+    const std::vector<std::string> allowed = *type == "box"      ? std::vector<std::string>{"size"}
+                                             : *type == "sphere" ? std::vector<std::string>{"radius"}
+                                                                 : std::vector<std::string>{"radius", "length", "axis"};
+    for (const char* key : {"size", "radius", "length", "axis"})
+      if (o.contains(key) && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        chk_.error(p + "/" + key,
+                   std::string("a ") + *type + " has no \"" + key + "\" (it takes " + found(json(allowed)) + ")");
+    for (const auto& key : allowed)
+      if (key != "axis" && !o.contains(key)) chk_.error(p + "/" + key, "a " + *type + " needs \"" + key + "\"");
+    if (*type == "box") {
+      s.type = Shape::Type::box;
+      const auto size = chk_.vec3(o, p, "size", std::nullopt);
+      if (size && !(size->minCoeff() > 0.0))
+        chk_.error(p + "/size", "expected three positive edge lengths in m, found " + found(o["size"]));
+      if (size) s.size = *size;
+      return;
+    }
+    s.radius = chk_.number(o, p, "radius", std::nullopt, 0.0, 1e6, true).value_or(0.0);
+    s.type = *type == "sphere" ? Shape::Type::sphere : Shape::Type::cylinder;
+    if (s.type == Shape::Type::cylinder) {
+      s.length = chk_.number(o, p, "length", std::nullopt, 0.0, 1e6, true).value_or(0.0);
+      s.axis = chk_.vec3(o, p, "axis", Vec3::UnitZ(), true).value_or(Vec3::UnitZ());
+    }
   }
 
   // Inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] (tensor components, kg m²).
@@ -397,6 +435,7 @@ class DescriptionReader {
     j.type = JointType(std::find(types.begin(), types.end(), *type) - types.begin());
     j.body_i = bs->first;
     j.body_j = bs->second;
+    j.point = *P;
     joint_rows(j, o, p, *P, *Pj, *a, aj);
     if (planar_) planar_rows(j, p, *a);
     out_.joints.push_back(std::move(j));

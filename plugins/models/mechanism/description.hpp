@@ -19,12 +19,23 @@ namespace stride::mechanism {
 
 constexpr int kGround = -1;
 
+// How a body is drawn (stride view's 3D replay; no effect on the dynamics): a box (edge
+// lengths along the global axes), a cylinder (radius, length, axis) or a sphere, centred at
+// `centre`, all in global coordinates in the placed configuration; `none`: the box of the
+// body's inertia (plugin report, "geometry").
+struct Shape {
+  enum class Type { none, box, cylinder, sphere } type = Type::none;
+  Vec3 size = Vec3::Zero(), centre = Vec3::Zero(), axis = Vec3::UnitZ();
+  double radius = 0.0, length = 0.0;
+};
+
 struct Body {
   std::string name;
   double mass = 0.0;
   Mat3 inertia = Mat3::Zero();  // at the centre of mass, body axes
   Vec3 r0 = Vec3::Zero(), v0 = Vec3::Zero(), w0 = Vec3::Zero();  // w0: global angular velocity
   Vec4 p0 = Vec4(1, 0, 0, 0);
+  Shape shape;
 };
 
 // An axisymmetric rotor (a wheel, an axle with its wheels, a flywheel) turning on a body, its
@@ -73,6 +84,7 @@ struct Joint {
   // configuration.
   bool has_angle = false, has_displacement = false;
   Probe axis_i, ref_i, ref_j;  // axis and a perpendicular reference on each body
+  Vec3 point = Vec3::Zero();   // the described point (global, placed configuration), for drawing
   DotRow displacement;         // (P_j − P_i) · axis_i − its initial value
 };
 

@@ -21,6 +21,7 @@
 #include "assembly.hpp"
 #include "description.hpp"
 #include "force_elements.hpp"
+#include "geometry.hpp"
 
 namespace {
 
@@ -1314,6 +1315,7 @@ class Mechanism final : public NonsmoothModel {
     json bodies = json::array();
     for (const auto& b : d_.bodies) bodies.push_back(b.name);
     report_ = {{"bodies", bodies},
+               {"geometry", geometry_report(d_)},
                {"coordinates", n_},
                {"constraints", m_},
                {"constraint_rank", r},

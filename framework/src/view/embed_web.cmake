@@ -1,0 +1,15 @@
+# Writes OUT: a C++ source holding the files FILES (a list, in order) of the folder DIR as raw
+# string literals, for view/page.cpp (`stride report`, `stride view`). Run by cmake -P.
+set(text "// Generated from web/ by framework/src/view/embed_web.cmake: do not edit.\n")
+string(APPEND text "#include \"view/web_files.hpp\"\nnamespace stride::host::web {\nconst std::vector<WebFile> files = {\n")
+foreach(name ${FILES})
+  file(READ "${DIR}/${name}" content)
+  string(FIND "${content}" ")stride_web\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${DIR}/${name} contains )stride_web\", the delimiter of the embedded text")
+  endif()
+  string(APPEND text "    {\"${name}\", R\"stride_web(${content})stride_web\"},\n")
+endforeach()
+string(APPEND text "};\n}  // namespace stride::host::web\n")
+file(WRITE "${OUT}.new" "${text}")
+file(COPY_FILE "${OUT}.new" "${OUT}" ONLY_IF_DIFFERENT)
