@@ -44,6 +44,10 @@ const std::vector<CommandHelp>& command_helps() {
        {"stride export manifests/two_mass.json -o two_mass.fmu --fmi 3",
         "stride export manifests/two_mass.json --ssp two_mass.ssp --fmus"},
        {"docs/how-to/export-fmu.md", "docs/how-to/ssp.md"}},
+      {"report",
+       {"stride report out/two_mass -o two_mass.html", "stride report out/h01 out/h005 -o compare.html"},
+       {"docs/viewer.md"}},
+      {"view", {"stride view out/two_mass", "stride view out/sweeps/crane1_stability --port 8800"}, {"docs/viewer.md"}},
   };
   return helps;
 }

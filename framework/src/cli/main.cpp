@@ -233,8 +233,8 @@ struct CommandLine {
     describe_cmd->add_option("name", plugin_name, "plugin name")->required();
     describe_cmd->add_flag("--json", as_json, "machine-readable output");
     describe_cmd->add_option("--set", describe_sets, "NAME=VALUE: a parameter value for the ports shown (repeatable)");
-    help_cmd = add_help(app, help_topic);
     add_view();
+    help_cmd = add_help(app, help_topic);
   }
 
   void add_view() {
