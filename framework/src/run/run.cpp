@@ -136,7 +136,7 @@ void pace(Simulation& sim, std::optional<RealTimePacer>& pacer, Progress& prog, 
 json real_time_block(const RealTimePacer& pacer, const Manifest& m, RunLog& log) {
   json block = pacer.summary(m.real_time.background_rows);
   const std::string line = real_time_verdict(json{{"real_time", block}});
-  log.sink("real time", "real time", nullptr)
+  log.sink("pacer", "real time", nullptr)
       .write(pacer.misses() > 0 ? LogLevel::warning : LogLevel::info, LogFormat("{}"), line);
   return block;
 }

@@ -12,9 +12,9 @@
 // each; Simulink's UDP blocks and most rigs use this layout). At the start of each step from t
 // (with the step equal to the macro step: once per communication point; in a real-time run just
 // after t's deadline), the plugin
-//   1. sends one datagram of its inputs at t ("send") to "send_to", and
-//   2. reads every datagram that arrived since the last step ("receive"): the last valid one
-//      gives the outputs at the step's end, t + h, held until a later one arrives.
+//   1. reads every datagram that arrived since the last step ("receive"): the last valid one
+//      gives the outputs at the step's end, t + h, held until a later one arrives, and
+//   2. sends one datagram of its inputs at t ("send") to "send_to".
 // So an output answers a datagram one step after it arrived, and a partner that echoes what it
 // receives is seen two steps later. Until the first datagram the outputs hold their "initial"
 // values (0 by default). A datagram of the wrong size or with a value that is not finite is
@@ -98,6 +98,13 @@ sockaddr_in address_of(const std::string& text, const std::string& ptr) {
   ::freeaddrinfo(found);
   a.sin_port = htons(static_cast<std::uint16_t>(p));
   return a;
+}
+
+// A number as %g writes it (0.4, 1e-05).
+std::string num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
 }
 
 std::string text_of(const sockaddr_in& a) {
@@ -195,8 +202,8 @@ class Udp final : public Subsystem {
   double step(double t, double h) override {
     const Clock::time_point now = Clock::now();
     if (heard_ == Clock::time_point{}) heard_ = now;  // silence is counted from the first step
+    if (!receive_.empty()) receive(t, now);           // first: an answer to what is sent now belongs to the next step
     if (!send_.empty()) send(t);
-    if (!receive_.empty()) receive(t, now);
     t_ = t + h;
     return t_;
   }
@@ -244,7 +251,7 @@ class Udp final : public Subsystem {
       if (static_cast<std::size_t>(n) != want) {
         ++wrong_size_;
         if (stop_on_malformed_)
-          throw std::runtime_error("a datagram of " + std::to_string(n) + " bytes arrived at t = " + std::to_string(t) +
+          throw std::runtime_error("a datagram of " + std::to_string(n) + " bytes arrived by t = " + num(t) +
                                    " s; expected " + std::to_string(want) + " (" + std::to_string(receive_.size()) +
                                    " little-endian float64 values)");
         continue;
@@ -254,8 +261,7 @@ class Udp final : public Subsystem {
       if (!finite) {
         ++not_finite_;
         if (stop_on_malformed_)
-          throw std::runtime_error("a datagram with a value that is not finite arrived at t = " + std::to_string(t) +
-                                   " s");
+          throw std::runtime_error("a datagram with a value that is not finite arrived by t = " + num(t) + " s");
         continue;
       }
       ++received_;
@@ -266,9 +272,8 @@ class Udp final : public Subsystem {
       silent_ = true;
       ++timeouts_;
       if (stop_on_timeout_)
-        throw std::runtime_error("no datagram arrived at " + text_of(bound_) + " for " + std::to_string(quiet) +
-                                 " s of wall time (timeout " + std::to_string(timeout_) +
-                                 " s) by t = " + std::to_string(t) + " s");
+        throw std::runtime_error("no datagram arrived at " + text_of(bound_) + " for " + num(quiet) +
+                                 " s of wall time (timeout " + num(timeout_) + " s) by t = " + num(t) + " s");
     }
   }
 
