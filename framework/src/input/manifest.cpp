@@ -712,17 +712,23 @@ void read_log(Checker& chk, const json& d, Manifest& m) {
   }
 }
 
-// "real_time": {"factor": F, "overrun": "continue" | "stop", "results": "background" | "synchronous"}.
+// "real_time": {"factor": F, "interval": s, "overrun": "continue" | "stop", "results": "background" |
+// "synchronous"}.
 void read_real_time(Checker& chk, const json& d, Manifest& m) {
   if (!d.contains("real_time")) return;
   const json& r = d["real_time"];
-  if (!chk.object(r, "/real_time", {"factor", "overrun", "results"}, {})) return;
+  if (!chk.object(r, "/real_time", {"factor", "interval", "overrun", "results"}, {})) return;
   m.real_time.enabled = true;
   m.real_time.factor = chk.number(r, "/real_time", "factor",
                                   "a real-time factor > 0 (simulated seconds per wall second: 1 real time, 2 twice as "
                                   "fast), a finite number",
                                   true, 1.0)
                            .value_or(1.0);
+  m.real_time.interval =
+      chk.quantity(r, "/real_time", "interval",
+                   "a positive time in s: the simulated time between the communication points held to the clock", "s",
+                   true, 0.0)
+          .value_or(0.0);
   if (auto v = chk.string(r, "/real_time", "overrun", {"continue", "stop"})) m.real_time.stop_on_overrun = *v == "stop";
   if (auto v = chk.string(r, "/real_time", "results", {"background", "synchronous"}))
     m.real_time.background_rows = *v == "background";

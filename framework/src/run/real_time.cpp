@@ -15,9 +15,10 @@ double seconds(RealTimePacer::Clock::duration d) { return std::chrono::duration<
 
 // The compute-time samples to reserve: one per macro step of the run (the smallest macro step
 // under step control), at most kMaxSamples.
-std::size_t expected_points(const CouplingConfig& c) {
+std::size_t expected_points(const CouplingConfig& c, double interval) {
   double h = c.macro_step;
   if (c.step_control.enabled && c.step_control.min_step > 0) h = c.step_control.min_step;
+  h = std::max(h, interval);
   const double n = h > 0 ? std::ceil((c.end - c.start) / h) + 2 : 2;
   return static_cast<std::size_t>(std::clamp(n, 2.0, static_cast<double>(RealTimePacer::kMaxSamples)));
 }
@@ -32,13 +33,21 @@ double quantile(const std::vector<double>& sorted, double q) {
 }  // namespace
 
 RealTimePacer::RealTimePacer(const RealTimeConfig& config, const CouplingConfig& coupling, const volatile int* stop)
-    : factor_(config.factor), start_(coupling.start), stop_on_overrun_(config.stop_on_overrun), stop_(stop) {
-  compute_.reserve(expected_points(coupling));
+    : factor_(config.factor),
+      start_(coupling.start),
+      interval_(config.interval),
+      stop_on_overrun_(config.stop_on_overrun),
+      stop_(stop) {
+  compute_.reserve(expected_points(coupling, interval_));
 }
 
 void RealTimePacer::start() { t0_ = released_ = Clock::now(); }
 
 void RealTimePacer::reached(const RunState&, double T) {
+  if (interval_ > 0) {
+    if (T < next_) return;
+    next_ = start_ + (std::floor((T - start_) / interval_ + 1e-9) + 1) * interval_ - 1e-9 * interval_;
+  }
   const Clock::time_point now = Clock::now();
   const double compute = seconds(now - released_);
   if (compute_.size() < compute_.capacity()) compute_.push_back(compute);
@@ -84,6 +93,7 @@ json RealTimePacer::summary(bool background_rows) const {
   for (long i = 0; i < std::min<long>(misses_, static_cast<long>(kFirstMisses)); ++i)
     first.push_back(first_misses_[static_cast<std::size_t>(i)]);
   return {{"factor", factor_},
+          {"interval_s", interval_},
           {"overrun", stop_on_overrun_ ? "stop" : "continue"},
           {"wall_time_s", seconds(released_ - t0_)},
           {"communication_points", points_},

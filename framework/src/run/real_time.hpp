@@ -8,7 +8,9 @@
 // accepted macro step; multirate coupling at its checks, every max(64, subsystems) steps).
 // Communication point T is due at the wall time
 //     t0_wall + (T - start) / factor          (std::chrono::steady_clock = CLOCK_MONOTONIC)
-// where t0_wall is start(), just before the first macro step: the deadlines are absolute, so
+// where t0_wall is start(), just before the first macro step (with "interval" Δ, only the first
+// point at or after each multiple of Δ is held: a 16-ms operator frame over a 0.2-ms macro step):
+// the deadlines are absolute, so
 // neither sleeping nor computing makes them drift over a long run. Reached before its deadline,
 // the run sleeps until it (clock_nanosleep, TIMER_ABSTIME); reached after it, the deadline was
 // missed: counted ("overrun": "continue") or the end of the run ("stop": Stop with status
@@ -60,7 +62,7 @@ class RealTimePacer final : public Observer {
   void sleep_until(Clock::time_point deadline) const;
   [[noreturn]] void overrun(double T, double late) const;
 
-  double factor_, start_;
+  double factor_, start_, interval_, next_ = -1e300;  // next_: the next time held (interval)
   bool stop_on_overrun_;
   const volatile int* stop_;
   Clock::time_point t0_{}, released_{};

@@ -135,6 +135,7 @@ struct LogConfig {
 struct RealTimeConfig {
   bool enabled = false;
   double factor = 1.0;           // simulated seconds per wall second; > 0 and finite
+  double interval = 0.0;         // s of simulated time between the points held to the clock (0: every one)
   bool stop_on_overrun = false;  // "overrun": "stop" ends the run at the first missed deadline; "continue" counts it
   // "results": "background" (results.csv from a writer thread) or "synchronous" (written on the
   // stepping path, as in a batch run: for measuring what the thread saves).
