@@ -119,25 +119,25 @@ TEST_CASE("real time: a 2-s run at factor 1 takes 2 s of wall time, at factor 4 
 }
 
 TEST_CASE("real time: every coupling scheme is paced (the pacer watches the communication points)") {
-  // 0.25 s of wall time each; each scheme's results as in its batch run.
+  // 0.5 s of wall time each; each scheme's results as in its batch run. (Deadlines missed are
+  // not checked here: on a loaded CI machine a 25-ms frame may be; the pacing test checks them.)
   const fs::path ramp = source("tests/manifests/ramp_gain.json");  // 2 s
   const fs::path stiff = source("manifests/two_mass_stiff_iterative.json");
   const fs::path crane = source("manifests/crane1_zoh.json");
   const std::vector<std::tuple<std::string, fs::path, std::string, double>> schemes = {
-      {"jacobi", ramp, "--set /coupling/scheme=jacobi", 8},
-      {"gauss_seidel", ramp, "", 8},
-      {"multirate", ramp, "--set /coupling/scheme=multirate", 8},
-      {"iterative", stiff, "--set /coupling/end=2", 8},
-      {"step_control", crane, "--set /coupling/end=1 --set '/coupling/step_control={\"max_step\": 0.05}'", 4}};
+      {"jacobi", ramp, "--set /coupling/scheme=jacobi", 4},
+      {"gauss_seidel", ramp, "", 4},
+      {"multirate", ramp, "--set /coupling/scheme=multirate", 4},
+      {"iterative", stiff, "--set /coupling/end=2", 4},
+      {"step_control", crane, "--set /coupling/end=1 --set '/coupling/step_control={\"max_step\": 0.05}'", 2}};
   for (const auto& [name, manifest, args, factor] : schemes) {
     CAPTURE(name);
     const Outcome batch = run_with(manifest, args + " --quiet", "batch_" + name);
     const Outcome o = run_with(manifest, args + " --quiet --real-time=" + num(factor), "scheme_" + name);
     REQUIRE(o.run.status() == "completed");
     const json& rt = o.run.summary.at("real_time");
-    CHECK(rt.at("deadline_misses") == 0);
     CHECK(rt.at("communication_points").get<long>() >= 1);
-    CHECK(std::abs(rt.at("wall_time_s").get<double>() - 0.25) <= 0.05);
+    CHECK(std::abs(rt.at("wall_time_s").get<double>() - 0.5) <= 0.05);
     REQUIRE(o.run.table.rows() == batch.run.table.rows());
     for (const auto& c : batch.run.table.names) CHECK(o.run.table[c] == batch.run.table[c]);
   }

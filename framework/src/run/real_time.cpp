@@ -39,6 +39,7 @@ RealTimePacer::RealTimePacer(const RealTimeConfig& config, const CouplingConfig&
       stop_on_overrun_(config.stop_on_overrun),
       stop_(stop) {
   compute_.reserve(expected_points(coupling, interval_));
+  if (interval_ > 0) next_ = start_ + interval_ * (1 - 1e-9);  // the first point held: the first multiple
 }
 
 void RealTimePacer::start() { t0_ = released_ = Clock::now(); }

@@ -79,6 +79,8 @@ std::string RowFile::write_out(std::string& data) {
 
 void RowFile::write_in_background() {
   if (writer_.joinable()) return;
+  // Room for the rows of a hand-over the writer is late for, so that the buffer need not grow.
+  buffer_.reserve(16 * kBufferBytes);
   spare_.reserve(buffer_.capacity());
   quit_ = false;
   writer_ = std::thread([this] { writer_loop(); });
