@@ -193,6 +193,8 @@ struct CommandLine {
   CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
   std::string manifest_path, out_dir, plugin_name, sweep_path;
   std::vector<std::string> sets, describe_sets;
+  std::vector<std::string> real_time;  // --real-time [FACTOR]: empty (factor 1) or the factor as written
+  CLI::Option* real_time_opt = nullptr;
   bool quiet = false, as_json = false, in_process = false;
   double grace = 3.0;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -256,6 +258,12 @@ struct CommandLine {
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     run_cmd->add_flag("--quiet", quiet, "no progress report");
+    real_time_opt = run_cmd
+                        ->add_option("--real-time", real_time,
+                                     "hold every communication point to the wall clock: FACTOR simulated seconds "
+                                     "per wall second (default 1; overrides the manifest's /real_time/factor); put it "
+                                     "after the manifest, or write --real-time=FACTOR")
+                        ->expected(0, 1);
     run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
         ->check(CLI::Range(0.0, 3600.0));
     run_cmd->add_flag(
@@ -349,6 +357,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     if (s.contains("message")) std::cerr << "cause: " << s.value("message", "") << "\n";
     if (s.contains("accuracy") && s["accuracy"].contains("warning"))
       std::cerr << "warning: " << s["accuracy"].value("warning", "") << "\n";
+    if (const std::string rt = real_time_verdict(s); !rt.empty()) std::cerr << rt << "\n";
   };
   if (cl.in_process) {
     RunBeacon* beacon = make_beacon();
@@ -368,6 +377,23 @@ int run_command(const CommandLine& cl, Experiment& ex) {
 }
 
 }  // namespace
+
+// --real-time [FACTOR] as the override /real_time/factor=FACTOR (the manifest's checks then apply
+// to it); false, with the error said, when FACTOR is not a number > 0.
+bool add_real_time(CommandLine& cl) {
+  if (!cl.real_time_opt || cl.real_time_opt->count() == 0) return true;
+  const std::string text = cl.real_time.empty() || cl.real_time.front().empty() ? "1" : cl.real_time.front();
+  char* end = nullptr;
+  const double factor = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(factor) || !(factor > 0)) {
+    std::cerr << "error: --real-time " << text
+              << ": expected a real-time factor > 0 (simulated seconds per wall second: 1 real time, 2 twice as "
+                 "fast, 0.5 half as fast), a finite number\n";
+    return false;
+  }
+  cl.sets.push_back("/real_time/factor=" + text);
+  return true;
+}
 
 int main(int argc, char** argv) {
   note_inherited_signals();
@@ -396,6 +422,7 @@ int main(int argc, char** argv) {
     return list_plugins(reg, cl.as_json);
   }
 
+  if (!add_real_time(cl)) return 2;
   std::unique_ptr<Experiment> ex;
   try {
     ex = experiment_of(reg, cl.manifest_path, cl.sets);

@@ -200,9 +200,11 @@ void apply_override(json& doc, const std::string& text, Checker& chk, const Json
       v = value;  // not JSON: a plain string, which needs no quotes on the command line
     }
     const json::json_pointer parent = jp.parent_pointer();
-    // A plugin's or FMU's "parameters" object, and the optional "record" section (`stride run
-    // model.fmu --set /record/event_rows=true`), are created for their first value.
-    const bool section = parent.to_string() == "/record" || (!parent.empty() && parent.back() == "parameters");
+    // A plugin's or FMU's "parameters" object, and the optional "record" and "real_time"
+    // sections (`stride run model.fmu --set /record/event_rows=true`, `--real-time`), are
+    // created for their first value.
+    const bool section = parent.to_string() == "/record" || parent.to_string() == "/real_time" ||
+                         (!parent.empty() && parent.back() == "parameters");
     if (!jp.empty() && section && !doc.contains(parent) && doc.contains(parent.parent_pointer()) &&
         doc[parent.parent_pointer()].is_object())
       doc[parent] = json::object();
@@ -723,6 +725,28 @@ void read_log(Checker& chk, const json& d, Manifest& m) {
   }
 }
 
+// "real_time": {"factor": F, "interval": s, "overrun": "continue" | "stop", "results": "background" |
+// "synchronous"}.
+void read_real_time(Checker& chk, const json& d, Manifest& m) {
+  if (!d.contains("real_time")) return;
+  const json& r = d["real_time"];
+  if (!chk.object(r, "/real_time", {"factor", "interval", "overrun", "results"}, {})) return;
+  m.real_time.enabled = true;
+  m.real_time.factor = chk.number(r, "/real_time", "factor",
+                                  "a real-time factor > 0 (simulated seconds per wall second: 1 real time, 2 twice as "
+                                  "fast), a finite number",
+                                  true, 1.0)
+                           .value_or(1.0);
+  m.real_time.interval =
+      chk.quantity(r, "/real_time", "interval",
+                   "a positive time in s: the simulated time between the communication points held to the clock", "s",
+                   true, 0.0)
+          .value_or(0.0);
+  if (auto v = chk.string(r, "/real_time", "overrun", {"continue", "stop"})) m.real_time.stop_on_overrun = *v == "stop";
+  if (auto v = chk.string(r, "/real_time", "results", {"background", "synchronous"}))
+    m.real_time.background_rows = *v == "background";
+}
+
 void read_output(Checker& chk, const json& d, const fs::path& file, Manifest& m) {
   if (!d.contains("output")) {
     m.output = fs::path("out") / file.stem();
@@ -767,7 +791,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   const json& d = m.document;
   chk.object(d, "",
              {"$schema", "format", "title", "description", "variables", "plugin_paths", "subsystems", "connections",
-              "coupling", "record", "monitor", "log", "output", "exports"},
+              "coupling", "record", "monitor", "log", "real_time", "output", "exports"},
              {"format", "subsystems", "coupling"});
   const fs::path base = file.parent_path();
   read_header(chk, d);
@@ -779,6 +803,7 @@ Manifest parse_document(const std::string& text, const fs::path& file, const std
   read_exports(chk, d, m);
   read_monitor(chk, d, m);
   read_log(chk, d, m);
+  read_real_time(chk, d, m);
   read_output(chk, d, file, m);
   check_sizes(m, chk);
   for (const auto& x : chk.diags)

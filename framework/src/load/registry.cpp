@@ -366,6 +366,14 @@ struct ParamCheck {
       case ParamType::object:
         if (!v.is_object()) bad("", "expected an object," + found);
         return;
+      case ParamType::object_list:
+        if (!v.is_array()) {
+          bad("", "expected a list of objects [{...}, ...]," + found);
+          return;
+        }
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (!v[i].is_object()) bad(index(i), "expected an object {...}, found " + v[i].dump());
+        return;
       case ParamType::path:
         if (!v.is_string()) bad("", "expected a file name (a string; relative to the manifest's folder)," + found);
         else if (v.get<std::string>().find('\0') != std::string::npos)

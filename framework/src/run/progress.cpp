@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "run/real_time.hpp"
 #include "run/run_state.hpp"
 
 namespace stride::host {
@@ -25,10 +26,15 @@ void Progress::update(double t) {
     const int width = 40, filled = static_cast<int>(frac * width);
     std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  t = %.4g s", filled,
                  "========================================", width - filled, "", 100 * frac, t);
+    if (pacer_) std::fprintf(stderr, "  late %+.2f ms, %ld missed ", pacer_->lateness() * 1e3, pacer_->misses());
   } else {
     if (since < 5.0 && frac < next_) return;
-    std::fprintf(stderr, "progress: %5.1f%%  t = %.6g s  wall %.1f s\n", 100 * frac, t,
+    std::fprintf(stderr, "progress: %5.1f%%  t = %.6g s  wall %.1f s", 100 * frac, t,
                  std::chrono::duration<double>(now - start_).count());
+    if (pacer_)
+      std::fprintf(stderr, "  late %+.2f ms (largest %+.2f ms), %ld deadlines missed", pacer_->lateness() * 1e3,
+                   pacer_->largest_lateness() * 1e3, pacer_->misses());
+    std::fputc('\n', stderr);
     while (next_ <= frac) next_ += 0.1;
   }
   last_ = now;

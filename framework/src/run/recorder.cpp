@@ -169,14 +169,16 @@ void Recorder::expose() {
   g_pending_rows.data = file_.buffer().data();
   g_pending_rows.size = file_.buffer().size();
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  g_pending_rows.busy = 0;
+  // While the writer thread writes earlier rows, the handler must not put later ones before them.
+  g_pending_rows.busy = file_.in_flight() ? 1 : 0;
 }
 
-void Recorder::commit() {
+void Recorder::commit(bool last) {
   g_pending_rows.busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   try {
-    file_.commit();
+    if (last) file_.finish_writing();
+    else file_.commit();
   } catch (...) {
     expose();
     throw;

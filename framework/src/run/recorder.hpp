@@ -57,7 +57,10 @@ class Recorder final : public Observer {
   std::size_t rows_written() const { return file_.rows(); }
   // Every complete row reaches the file (before summary.json claims them). Throws Stop when
   // the disk refuses.
-  void finish() { commit(); }
+  void finish() { commit(true); }
+  // A real-time run: rows reach the file from a writer thread (RowFile::write_in_background),
+  // never by a write on the stepping path. Before initialize().
+  void write_in_background() { file_.write_in_background(); }
 
  private:
   struct Row {
@@ -82,7 +85,7 @@ class Recorder final : public Observer {
   void fill_texts(std::size_t k, const Node& d, double tk, bool before = false);
   void put_event_row(const NodeState& n, std::span<const double> y, bool before = false);
   void expose();
-  void commit();
+  void commit(bool last = false);
   void grow();
   double t0_, dt_, end_;
   RecordGrid grid_;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "run/progress.hpp"
+#include "run/real_time.hpp"
 #include "run/recorder.hpp"
 #include "run/simulation.hpp"
 #include "run/summary.hpp"
@@ -32,6 +33,7 @@ const char* to_string(RunStatus s) {
     case RunStatus::failed: return "failed";
     case RunStatus::interrupted: return "interrupted";
     case RunStatus::inaccurate: return "inaccurate";
+    case RunStatus::deadline_missed: return "deadline_missed";
   }
   return "?";
 }
@@ -113,13 +115,31 @@ void finish_files(RunResult& res, std::optional<Recorder>& rec, std::optional<Ro
   }
   if (macro_log) {
     try {
-      macro_log->commit();
+      macro_log->finish_writing();
     } catch (const Stop& s) {
       if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
       else if (res.status == RunStatus::inaccurate) res.status = RunStatus::failed, res.message = s.message + "; " + res.message;
       else res.message += "; " + s.message;
     }
   }
+}
+
+// A real-time run: the pacer watches the communication points ahead of the progress display,
+// which shows its lateness; with "results": "background", results.csv and the macro-step log
+// are written by threads of their own.
+void pace(Simulation& sim, std::optional<RealTimePacer>& pacer, Progress& prog, const Manifest& m,
+          const RunOptions& opt) {
+  sim.observe(pacer.emplace(m.real_time, m.coupling, opt.stop));
+  prog.show_lateness(&*pacer);
+}
+
+// summary.json's "real_time" block, with its verdict written to log.txt.
+json real_time_block(const RealTimePacer& pacer, const Manifest& m, RunLog& log) {
+  json block = pacer.summary(m.real_time.background_rows);
+  const std::string line = real_time_verdict(json{{"real_time", block}});
+  log.sink("pacer", "real time", nullptr)
+      .write(pacer.misses() > 0 ? LogLevel::warning : LogLevel::info, LogFormat("{}"), line);
+  return block;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -149,11 +169,13 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   std::optional<Recorder> rec;
   std::optional<RowFile> macro_log;  // iterations.csv or steps.csv
   std::optional<Simulation> sim;
+  std::optional<RealTimePacer> pacer;
   try {
     sim.emplace(ex, Simulation::Options{opt.stop, beacon, true});
     rec.emplace(g, folder->results(), m.coupling.start, interval, m.coupling.end, row_capacity(m, g, interval), beacon,
                 m.record.event_rows);
     sim->observe(*rec);
+    if (m.real_time.enabled) pace(*sim, pacer, prog, m, opt);
     if (prog.enabled()) sim->observe(prog);
     if (m.coupling.iteration.enabled)
       macro_log.emplace(folder->path() / "iterations.csv",
@@ -161,10 +183,15 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
     else if (m.coupling.step_control.enabled)
       macro_log.emplace(folder->path() / "steps.csv", "time,macro_step,residual_over_tolerance,accepted");
     if (macro_log) sim->log_macro_steps(*macro_log);
+    if (pacer && m.real_time.background_rows) {
+      rec->write_in_background();
+      if (macro_log) macro_log->write_in_background();
+    }
     const auto init0 = std::chrono::steady_clock::now();
     sim->initialize();
     res.initialization_time = seconds_since(init0);
     const auto step0 = std::chrono::steady_clock::now();
+    if (pacer) pacer->start();
     sim->advance_to(m.coupling.end);
     res.stepping_time = seconds_since(step0);
     rec->finish();
@@ -186,9 +213,11 @@ RunResult run(Experiment& ex, const RunOptions& opt) {
   res.end_time_reached = sim ? sim->time() : m.coupling.start;
   res.wall_time = seconds_since(wall0);
   prog.done(to_string(res.status), res.end_time_reached);
+  const json real_time = pacer ? real_time_block(*pacer, m, *g.log) : json();
   g.log->close();
 
   json s = run_summary(ex, sim ? &sim->state() : nullptr, res, rec ? rec->rows_written() : 0);
+  if (pacer) s["real_time"] = real_time;
   if (sim) sim->summarize(s);
   res.summary = s;
   res.summary_error = folder->write_summary(s);

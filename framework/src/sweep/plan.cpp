@@ -157,6 +157,18 @@ void check_axes_change_something(const SweepSpec& spec, const std::vector<Point>
   if (!problems.empty()) throw SweepInputError("the sweep file is not valid", ManifestError(problems));
 }
 
+// A sweep's runs are not paced: a manifest (or an axis) asking for real time is refused.
+void refuse_real_time(const fs::path& file, const Manifest& m, const std::vector<std::string>& sets) {
+  std::string by = m.real_time.enabled ? "\"real_time\"" : "";
+  for (const auto& set : sets)
+    if (set.rfind("/real_time", 0) == 0) by = "the sweep's " + set;
+  if (by.empty()) return;
+  throw ManifestError({{file.string(), "/real_time",
+                        "a sweep runs its points as fast as they go, several at a time, so it cannot hold them to "
+                        "the wall clock: remove " +
+                            by + " and run a real-time experiment alone (`stride run MANIFEST --real-time`)"}});
+}
+
 }  // namespace
 
 // Check: the plugins of every manifest once, for every run; then one grid point per axis value
@@ -168,13 +180,15 @@ void check_points(const SweepSpec& spec, const std::vector<Point>& points,
   try {
     std::vector<fs::path> dirs = PluginRegistry::default_search_path();
     std::set<fs::path> seen;
-    for (const auto& p : points)
-      if (seen.insert(p.manifest).second) {
-        const Manifest m = read_manifest(p.manifest, p.sets);
-        dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
-      }
+    for (const auto& p : points) {
+      const bool first = seen.insert(p.manifest).second;
+      const Manifest m = first ? read_manifest(p.manifest, p.sets) : Manifest{};
+      refuse_real_time(p.manifest, m, p.sets);
+      if (first) dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
+    }
     if (!spec.reference.empty()) {
       const Manifest m = read_manifest(spec.reference, reference_sets);
+      refuse_real_time(spec.reference, m, reference_sets);
       dirs.insert(dirs.end(), m.plugin_paths.begin(), m.plugin_paths.end());
     }
     reg.scan(dirs);

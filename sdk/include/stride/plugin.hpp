@@ -36,7 +36,22 @@ enum class Form { stepper, ode, multibody };
 // `matrix` (Params::matrix): rows of numbers, at least one, all of one length; min/max bound
 // every element.
 // `integer_list` (Params::integers): integers; min/max bound every element.
-enum class ParamType { real, integer, boolean, string, real_list, object, path, table, matrix, integer_list, string_list };
+// `object_list` (appended): a JSON array of objects, in order (a JSON object's keys have none),
+// each checked by the plugin itself (ParameterError), e.g. the udp plugin's [{name, unit}, ...].
+enum class ParamType {
+  real,
+  integer,
+  boolean,
+  string,
+  real_list,
+  object,
+  path,
+  table,
+  matrix,
+  integer_list,
+  string_list,
+  object_list
+};
 
 struct ParamSpec {
   std::string name;
@@ -392,6 +407,7 @@ inline const char* to_string(ParamType t) {
     case ParamType::matrix: return "matrix";
     case ParamType::integer_list: return "integer list";
     case ParamType::string_list: return "string list";
+    case ParamType::object_list: return "object list";
   }
   return "?";
 }

@@ -193,6 +193,16 @@ inline ParamSpec path_param(std::string name, json def, std::string doc) {
   s.doc = std::move(doc);
   return s;
 }
+// A list of JSON objects, in order, each checked by the plugin itself (throwing ParameterError);
+// required when def is null.
+inline ParamSpec object_list_param(std::string name, json def, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::object_list;
+  s.default_value = std::move(def);
+  s.doc = std::move(doc);
+  return s;
+}
 // A JSON object the plugin checks itself (throwing ParameterError); required when def is null.
 inline ParamSpec object_param(std::string name, json def, std::string doc) {
   ParamSpec s;

@@ -130,6 +130,18 @@ struct LogConfig {
   long repeats = 10;
 };
 
+// Manifest "real_time" (and `stride run --real-time [FACTOR]`, which overrides the factor):
+// every communication point held to the wall clock (run/real_time.hpp, docs/real-time.md).
+struct RealTimeConfig {
+  bool enabled = false;
+  double factor = 1.0;           // simulated seconds per wall second; > 0 and finite
+  double interval = 0.0;         // s of simulated time between the points held to the clock (0: every one)
+  bool stop_on_overrun = false;  // "overrun": "stop" ends the run at the first missed deadline; "continue" counts it
+  // "results": "background" (results.csv from a writer thread) or "synchronous" (written on the
+  // stepping path, as in a batch run: for measuring what the thread saves).
+  bool background_rows = true;
+};
+
 struct MonitorConfig {
   std::vector<OutputBound> bounds;
   double energy_residual_limit = std::numeric_limits<double>::infinity();  // J
@@ -157,6 +169,7 @@ struct Manifest {
   RecordConfig record;
   MonitorConfig monitor;
   LogConfig log;
+  RealTimeConfig real_time;
   std::filesystem::path output;
   // "exports": the ports an exported FMU shows ("subsystem.port"; `stride export`): inputs no
   // connection feeds and outputs. Empty: every unconnected input and every output.

@@ -14,7 +14,9 @@ namespace stride::host {
 
 // inaccurate: the run reached its end, but a subsystem's answer lies outside the accuracy bounds
 // it checks (Component::accuracy(), e.g. a formulation's constraint residuals); exit code 1.
-enum class RunStatus { completed, diverged, failed, interrupted, inaccurate };
+// deadline_missed: a real-time run with "overrun": "stop" reached a communication point after
+// its wall-clock deadline (docs/real-time.md); the rows up to it are complete; exit code 1.
+enum class RunStatus { completed, diverged, failed, interrupted, inaccurate, deadline_missed };
 const char* to_string(RunStatus s);
 
 class OutputFolder;
@@ -39,6 +41,10 @@ struct RunResult {
   json summary;
   std::string summary_error;  // summary.json could not be written (the disk refused): why
 };
+
+// The last line `stride run` prints for a real-time run: whether every deadline was kept, from
+// summary.json's "real_time" block (run/real_time.hpp); "" when the summary has none.
+std::string real_time_verdict(const json& summary);
 
 // The content of summary.json while a run is under way: status "running".
 json running_summary(const Experiment& experiment);
