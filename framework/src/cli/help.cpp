@@ -24,9 +24,10 @@ const std::vector<CommandHelp>& command_helps() {
   static const std::vector<CommandHelp> helps = {
       {"run",
        {"stride run manifests/two_mass.json",
-        "stride run manifests/two_mass.json --set /coupling/macro_step=0.05 --out out/h005 --quiet"},
+        "stride run manifests/two_mass.json --set /coupling/macro_step=0.05 --out out/h005 --quiet",
+        "stride run manifests/real_time/log_crane_operator.json --real-time 1"},
        {"docs/tutorials/first-cosimulation.md", "docs/reference/manifest.md", "docs/reference/summary.md",
-        "docs/reference/results-csv.md"}},
+        "docs/reference/results-csv.md", "docs/real-time.md"}},
       {"validate",
        {"stride validate manifests/crane1_rim.json", "stride validate manifests/two_mass.json --set /coupling/end=10"},
        {"docs/reference/manifest.md"}},
