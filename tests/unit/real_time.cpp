@@ -92,6 +92,10 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
+// Under the sanitizers (several times slower) a run may be late, so only that it is never early
+// is checked there; the deadlines kept are checked on the release build.
+constexpr bool kTimed = !STRIDE_TEST_SANITIZED;
+
 TEST_CASE("real time: a 2-s run at factor 1 takes 2 s of wall time, at factor 4 0.5 s, with the batch run's results") {
   const fs::path two_mass = source("manifests/two_mass.json");
   const Outcome batch = run_with(two_mass, "--set /coupling/end=2 --quiet", "batch");
@@ -105,16 +109,19 @@ TEST_CASE("real time: a 2-s run at factor 1 takes 2 s of wall time, at factor 4 
     const json& rt = o.run.summary.at("real_time");
     const double expected = 2.0 / factor;
     CHECK(rt.at("factor").get<double>() == factor);
-    CHECK(std::abs(rt.at("wall_time_s").get<double>() - expected) <= 0.05);
+    CHECK(rt.at("wall_time_s").get<double>() >= expected - 0.05);  // never early
     CHECK(o.wall >= expected);  // the whole command, process start and plugin loading included
-    CHECK(rt.at("deadline_misses") == 0);
     CHECK(rt.at("communication_points") == 20);  // macro step 0.1 s
     CHECK(rt.at("compute_time_per_macro_step_s").at("samples") == 20);
-    CHECK(rt.at("max_lateness_s").get<double>() <= 0.0);
+    if (kTimed) {
+      CHECK(rt.at("wall_time_s").get<double>() <= expected + 0.05);
+      CHECK(rt.at("deadline_misses") == 0);
+      CHECK(rt.at("max_lateness_s").get<double>() <= 0.0);
+      CHECK(contains(last_line(o.console), "real time: every deadline kept at factor " + num(factor)));
+    }
     // Pacing changes when rows are computed, never what they are.
     REQUIRE(o.run.table.rows() == batch.run.table.rows());
     for (const auto& c : batch.run.table.names) CHECK(o.run.table[c] == batch.run.table[c]);
-    CHECK(contains(last_line(o.console), "real time: every deadline kept at factor " + num(factor)));
   }
 }
 
@@ -137,7 +144,8 @@ TEST_CASE("real time: every coupling scheme is paced (the pacer watches the comm
     REQUIRE(o.run.status() == "completed");
     const json& rt = o.run.summary.at("real_time");
     CHECK(rt.at("communication_points").get<long>() >= 1);
-    CHECK(std::abs(rt.at("wall_time_s").get<double>() - 0.5) <= 0.05);
+    CHECK(rt.at("wall_time_s").get<double>() >= 0.45);
+    if (kTimed) CHECK(rt.at("wall_time_s").get<double>() <= 0.55);
     REQUIRE(o.run.table.rows() == batch.run.table.rows());
     for (const auto& c : batch.run.table.names) CHECK(o.run.table[c] == batch.run.table[c]);
   }
@@ -273,7 +281,7 @@ TEST_CASE("udp: an echoing partner's answers appear two communication points aft
   CHECK(st.at("datagrams_received").get<long>() >= 9);
   CHECK(st.at("wrong_size") == 0);
   CHECK(st.at("not_finite") == 0);
-  CHECK(o.run.summary.at("real_time").at("deadline_misses") == 0);
+  if (kTimed) CHECK(o.run.summary.at("real_time").at("deadline_misses") == 0);
 }
 
 TEST_CASE("udp: malformed datagrams are counted and held over, or end the run naming them") {
