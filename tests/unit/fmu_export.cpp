@@ -319,6 +319,17 @@ Replaced replace_by_fmu(const std::string& manifest, const std::string& sub, int
   const fs::path native_file = stride_test::scratch() / (stem + "_native.json");
   std::ofstream(native_file) << d.dump(2);
   d["subsystems"][sub] = {{"fmu", fmu.string()}, {"step", d["subsystems"][sub]["step"]}};
+  // The FMU names its vector elements s[1]..s[n] (FMI 2 structured names, from 1): an element
+  // the manifest wrote as "sub.s[1]" (from 0) is written as the range "sub.s[1:2]", which reads
+  // one way only ("sub.s[1]" is refused at an FMU that names an element so).
+  for (auto& c : d["connections"])
+    for (const char* end : {"from", "to"}) {
+      std::string e = c[end];
+      const auto open = e.find('[');
+      if (e.rfind(sub + ".", 0) != 0 || open == std::string::npos || e.find(':') != std::string::npos) continue;
+      const int i = std::stoi(e.substr(open + 1));
+      c[end] = e.substr(0, open) + "[" + std::to_string(i) + ":" + std::to_string(i + 1) + "]";
+    }
   const fs::path replaced_file = stride_test::scratch() / (stem + "_replaced.json");
   std::ofstream(replaced_file) << d.dump(2);
   Experiment native(read_manifest(native_file), stride_test::registry());
