@@ -90,6 +90,14 @@ GraphBuilder::End GraphBuilder::connection_end(const Node& n, const std::string&
   return End{find_port(n, port, dir, pointer), first, count};  // the error, with did-you-mean
 }
 
+GraphBuilder::End GraphBuilder::connection_end(const ConnectionConfig& cc, const Node* n, bool from) {
+  if (!n) return {};
+  const std::string& sub = from ? cc.from_subsystem : cc.to_subsystem;
+  const std::string written = (from ? cc.from_text : cc.to_text).substr(sub.size() + 1);
+  return from ? connection_end(*n, written, cc.from_port, cc.from_first, cc.from_count, Direction::output, cc.pointer + "/from")
+              : connection_end(*n, written, cc.to_port, cc.to_first, cc.to_count, Direction::input, cc.pointer + "/to");
+}
+
 // Element ranges inside their ports, and as many elements on both ends.
 bool GraphBuilder::ranges_ok(const ConnectionConfig& cc, const PortSpec& so, const End& s, const PortSpec& di,
                              const End& d) {
@@ -120,13 +128,7 @@ void GraphBuilder::add_connection(const ConnectionConfig& cc) {
   Node* src = find_node(cc.from_subsystem, cc.pointer + "/from");
   Node* dst = find_node(cc.to_subsystem, cc.pointer + "/to");
   if (text_connection(cc, src, dst)) return;  // String and Binary variables, beside the ports
-  const auto written = [](const std::string& text, const std::string& sub) { return text.substr(sub.size() + 1); };
-  const End s = src ? connection_end(*src, written(cc.from_text, cc.from_subsystem), cc.from_port, cc.from_first,
-                                     cc.from_count, Direction::output, cc.pointer + "/from")
-                    : End{};
-  const End d = dst ? connection_end(*dst, written(cc.to_text, cc.to_subsystem), cc.to_port, cc.to_first, cc.to_count,
-                                     Direction::input, cc.pointer + "/to")
-                    : End{};
+  const End s = connection_end(cc, src, true), d = connection_end(cc, dst, false);
   const int sp = s.port, dp = d.port;
   const LoadedPlugin* ep = resolve(cc.extrapolator, Kind::extrapolator, cc.extrapolator.pointer);
   if (sp < 0 || dp < 0) return;

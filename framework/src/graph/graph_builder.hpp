@@ -123,6 +123,7 @@ class GraphBuilder {
   };
   End connection_end(const Node& n, const std::string& written, const std::string& port, std::size_t first,
                      std::size_t count, Direction dir, const std::string& pointer);
+  End connection_end(const ConnectionConfig& cc, const Node* n, bool from);  // n null: not found (reported)
   bool ranges_ok(const ConnectionConfig& cc, const PortSpec& from, const End& s, const PortSpec& to, const End& d);
   Node* find_node(const std::string& name, const std::string& pointer);
   int find_port(const Node& n, const std::string& port, Direction dir, const std::string& pointer);
