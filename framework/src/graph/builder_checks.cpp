@@ -87,8 +87,9 @@ void GraphBuilder::check_algebraic_loops() {
   std::vector<std::pair<Vertex, const Link*>> stack;
   std::function<void(Vertex)> dfs = [&](Vertex v) {
     state[v] = 1;
-    for (auto& [w, link] : adj[v]) {
-      stack.push_back({v, link});
+    for (const auto& edge : adj[v]) {
+      const Vertex w = edge.first;  // no structured binding: clang 14 cannot capture one
+      stack.push_back({v, edge.second});
       if (state[w] == 1) {
         auto it = std::find_if(stack.begin(), stack.end(), [&](const auto& e) { return e.first == w; });
         describe_feedthrough_loop({it, stack.end()});
