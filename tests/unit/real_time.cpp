@@ -137,7 +137,9 @@ TEST_CASE("real time: every coupling scheme is paced (the pacer watches the comm
       {"multirate", ramp, "--set /coupling/scheme=multirate", 4},
       {"iterative", stiff, "--set /coupling/end=2", 4},
       {"step_control", crane, "--set /coupling/end=1 --set '/coupling/step_control={\"max_step\": 0.05}'", 2}};
-  for (const auto& [name, manifest, args, factor] : schemes) {
+  for (const auto& scheme : schemes) {  // no structured binding: CAPTURE cannot take one (clang 14)
+    const auto& [name_, manifest, args, factor] = scheme;
+    const std::string name = name_;
     CAPTURE(name);
     const Outcome batch = run_with(manifest, args + " --quiet", "batch_" + name);
     const Outcome o = run_with(manifest, args + " --quiet --real-time=" + num(factor), "scheme_" + name);
@@ -373,7 +375,9 @@ TEST_CASE("real time: bad options and fields are refused with the option or the 
        "/real_time/overrun: expected one of \"continue\", \"stop\", found \"stp\" (did you mean \"stop\"?)"},
       {{{"factr", 2}}, "/real_time/factr: unknown key \"factr\" (did you mean \"factor\"?)"},
       {{{"results", "later"}}, "/real_time/results: expected one of \"background\", \"synchronous\""}};
-  for (const auto& [value, message] : fields) {
+  for (const auto& field : fields) {  // no structured binding: CAPTURE cannot take one (clang 14)
+    const json& value = field.first;
+    const auto& message = field.second;
     CAPTURE(value.dump());
     json m = json::parse(slurp(ramp));
     m["real_time"] = value;
