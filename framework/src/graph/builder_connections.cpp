@@ -94,8 +94,9 @@ GraphBuilder::End GraphBuilder::connection_end(const ConnectionConfig& cc, const
   if (!n) return {};
   const std::string& sub = from ? cc.from_subsystem : cc.to_subsystem;
   const std::string written = (from ? cc.from_text : cc.to_text).substr(sub.size() + 1);
-  return from ? connection_end(*n, written, cc.from_port, cc.from_first, cc.from_count, Direction::output, cc.pointer + "/from")
-              : connection_end(*n, written, cc.to_port, cc.to_first, cc.to_count, Direction::input, cc.pointer + "/to");
+  if (from)
+    return connection_end(*n, written, cc.from_port, cc.from_first, cc.from_count, Direction::output, cc.pointer + "/from");
+  return connection_end(*n, written, cc.to_port, cc.to_first, cc.to_count, Direction::input, cc.pointer + "/to");
 }
 
 // Element ranges inside their ports, and as many elements on both ends.
