@@ -95,7 +95,8 @@ GraphBuilder::End GraphBuilder::connection_end(const ConnectionConfig& cc, const
   const std::string& sub = from ? cc.from_subsystem : cc.to_subsystem;
   const std::string written = (from ? cc.from_text : cc.to_text).substr(sub.size() + 1);
   if (from)
-    return connection_end(*n, written, cc.from_port, cc.from_first, cc.from_count, Direction::output, cc.pointer + "/from");
+    return connection_end(*n, written, cc.from_port, cc.from_first, cc.from_count, Direction::output,
+                          cc.pointer + "/from");
   return connection_end(*n, written, cc.to_port, cc.to_first, cc.to_count, Direction::input, cc.pointer + "/to");
 }
 
