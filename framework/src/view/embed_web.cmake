@@ -1,7 +1,8 @@
 # Writes OUT: a C++ source holding the files FILES (a list, in order) of the folder DIR as raw
 # string literals, for view/page.cpp (`stride report`, `stride view`). Run by cmake -P.
 set(text "// Generated from web/ by framework/src/view/embed_web.cmake: do not edit.\n")
-string(APPEND text "#include \"view/web_files.hpp\"\nnamespace stride::host::web {\nconst std::vector<WebFile> files = {\n")
+string(APPEND text "#include \"view/web_files.hpp\"\n")
+string(APPEND text "namespace stride::host::web {\nconst std::vector<WebFile> files = {\n")
 foreach(name ${FILES})
   file(READ "${DIR}/${name}" content)
   string(FIND "${content}" ")stride_web\"" clash)
