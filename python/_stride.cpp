@@ -21,6 +21,7 @@
 #include "stride/host/run/run.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/sweep/sweep.hpp"
+#include "stride/host/view/view.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -176,4 +177,13 @@ PYBIND11_MODULE(_stride, m) {
         py::arg("process_per_run"));
   m.def("plugins", &plugins);
   m.def("describe", &describe, py::arg("name"), py::arg("sets"));
+  // stride.view(): the page of `stride view` served on a thread of the server's own (signals
+  // stay with the interpreter) until the object is dropped.
+  py::class_<ViewServer>(m, "ViewServer").def_property_readonly("url", &ViewServer::url);
+  m.def(
+      "view",
+      [](const std::vector<fs::path>& folders, int port) {
+        return std::make_unique<ViewServer>(view_folders(folders), port);
+      },
+      py::arg("folders"), py::arg("port"));
 }

@@ -2,10 +2,13 @@
 // results.csv inlined by `stride report`, or fetched from `stride view`), then draws the
 // summaries, a sweep's tables, the 3D replay of mechanisms and every column against time.
 // When done it sets data-stride-ready="true" on <body> and fills window.strideView for tests.
+// Live (`stride run --view`, data.live): the rows come over the WebSocket (live.js), the plots
+// grow over the run's time span and the cursor (and the 3D view) follows the newest row.
 import { parseResults, splitCsvLine, valueAt } from './csv.js';
 import { Plot, TimeAxis, PALETTE, drawXY, formatNumber } from './plot.js';
 import { el, summaryTables, markdownTable } from './tables.js';
 import { mechanismsOf, Replay } from './scene.js';
+import { LiveFeed, csvRows, renderControls } from './live.js';
 
 async function fetchText(url) {
   const r = await fetch(url);
@@ -88,7 +91,9 @@ class Page {
     this.runs = data.runs;
     const t0 = Math.min(...this.runs.map((r) => (r.table.rows ? r.table.time[0] : 0)));
     const t1 = Math.max(...this.runs.map((r) => (r.table.rows ? r.table.time[r.table.rows - 1] : 1)));
-    this.axis = new TimeAxis(t0, t1 > t0 ? t1 : t0 + 1);
+    const s = data.live ? this.runs[0].summary : null;  // live: the run's whole time span from the start
+    if (s && s.end_time > s.start_time) this.axis = new TimeAxis(s.start_time, s.end_time);
+    else this.axis = new TimeAxis(t0, t1 > t0 ? t1 : t0 + 1);
     this.replays = [];
     this.base = null;
   }
@@ -97,14 +102,24 @@ class Page {
     main.append(el('h1', {}, this.data.title || 'Stride results'));
     this.sweepPlots = [];
     (this.data.sweeps || []).forEach((sw, k) => this.renderSweep(main, sw, this.data.sweepTables[k]));
-    const sums = el('details', this.runs.length <= 2 ? { open: '' } : {}, el('summary', {}, 'Summaries (' + this.runs.length + ' runs)'));
-    for (const run of this.runs) sums.append(summaryTables(run.label, run.summary || {}));
-    main.append(sums);
+    this.sums = el('details', this.runs.length <= 2 ? { open: '' } : {});
+    this.refreshSummaries();
+    main.append(this.sums);
     this.renderControls(main);
     this.renderReplays(main);
     this.plotsRoot = el('div', { id: 'plots' });
     main.append(this.plotsRoot);
     this.renderPlots();
+  }
+  refreshSummaries() {
+    this.sums.replaceChildren(el('summary', {}, 'Summaries (' + this.runs.length + ' runs)'));
+    for (const run of this.runs) this.sums.append(summaryTables(run.label, run.summary || {}));
+  }
+  // Live: rows were appended; the cursor follows the newest one (unless "follow" is off).
+  liveUpdate() {
+    const t = this.runs[0].table;
+    if (this.follow && this.follow.checked && t.rows) this.axis.setCursor(t.time[t.rows - 1]);
+    else for (const p of this.plots) p.draw();
   }
   renderSweep(main, sw, tab) {
     const sec = el('section', { class: 'sweep' }, el('h2', {}, 'Sweep: ' + sw.label));
@@ -139,6 +154,10 @@ class Page {
     const reset = el('button', {}, 'zoom out');
     reset.addEventListener('click', () => this.axis.reset());
     bar.append(this.play, this.speed, this.slider, this.clock, reset);
+    if (this.data.live) {
+      this.follow = el('input', { id: 'follow', type: 'checkbox', checked: '' });
+      bar.append(el('label', {}, this.follow, ' follow the newest row'));
+    }
     main.append(bar);
     this.slider.addEventListener('input', () => this.axis.setCursor(Number(this.slider.value)));
     this.play.addEventListener('click', () => this.togglePlay());
@@ -219,12 +238,7 @@ class Page {
   }
 }
 
-async function start() {
-  const data = JSON.parse(document.getElementById('stride-data').textContent);
-  const begin = performance.now();
-  await loadRuns(data);
-  data.sweepTables = labelSweepRuns(data);
-  const page = new Page(data);
+function showPage(page, begin, extra) {
   page.render();
   for (const p of page.sweepPlots) p();
   window.addEventListener('resize', () => { for (const p of page.plots) p.draw(); for (const p of page.sweepPlots) p(); });
@@ -237,8 +251,51 @@ async function start() {
     setTime: (t) => page.axis.setCursor(t),
     setRange: (a, b) => page.axis.setRange(a, b),
     renderMs: performance.now() - begin,
+    ...extra,
   };
   document.body.dataset.strideReady = 'true';
+}
+
+// Live: the page is drawn once the header of results.csv has arrived, then grows with each batch.
+function startLive(data, begin) {
+  const run = data.runs[0], main = document.getElementById('main');
+  const status = el('p', { id: 'live-status', class: 'note' }, 'live: waiting for the first rows');
+  const controls = el('section', { id: 'controls', class: 'controls-box' });
+  main.append(status, controls);
+  data.sweepTables = [];
+  let page = null, state = 'running';
+  const feed = new LiveFeed(data.live.socket, {
+    controls: (list) => renderControls(controls, list, feed),
+    rows: (text) => {
+      if (!run.table) {
+        run.table = parseResults(text);
+        page = new Page(data);
+        showPage(page, begin, { live: { get status() { return state; }, get messages() { return feed.messages; },
+          get sent() { return feed.sent; }, set: (name, value) => feed.set(name, value) } });
+      } else {
+        run.table.appendRows(csvRows(text));
+        page.liveUpdate();
+      }
+      status.textContent = 'live: ' + run.table.rows + ' rows, t = ' + formatNumber(run.table.rows ? run.table.time[run.table.rows - 1] : 0) + ' s';
+    },
+    end: (summary) => {
+      state = summary.status || 'ended';
+      run.summary = summary;
+      if (page) { page.refreshSummaries(); page.liveUpdate(); }
+      status.textContent = 'run ' + state + (summary.message ? ': ' + summary.message : '') + ' (' + (run.table ? run.table.rows : 0) + ' rows)';
+      document.body.dataset.strideLive = 'ended';
+    },
+    closed: () => { if (state === 'running') status.textContent += ' (the connection to stride closed)'; },
+  });
+}
+
+async function start() {
+  const data = JSON.parse(document.getElementById('stride-data').textContent);
+  const begin = performance.now();
+  if (data.live) { startLive(data, begin); return; }
+  await loadRuns(data);
+  data.sweepTables = labelSweepRuns(data);
+  showPage(new Page(data), begin, {});
 }
 
 start().catch((e) => {

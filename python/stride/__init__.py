@@ -38,7 +38,7 @@ except ImportError as e:
                       f"Python {sys.version_info.major}.{sys.version_info.minor}): {e}. " + _interpreter_hint()) from e
 from ._layout import PLUGIN_FOLDER
 
-__all__ = ["run", "validate", "sweep", "plugins", "describe", "load_results", "load_sweep",
+__all__ = ["run", "validate", "sweep", "plugins", "describe", "view", "stop_view", "load_results", "load_sweep",
            "Result", "SweepResult", "ManifestError", "UnknownPluginError", "OutputError", "Interrupted"]
 
 # The plugins installed (or built) with this module; STRIDE_PLUGIN_PATH adds folders.
@@ -297,3 +297,27 @@ def describe(name, **parameters):
         raise TypeError(f"describe: expected a plugin name, found {type(name).__name__}")
     sets = [f"{k}={json.dumps(v)}" for k, v in parameters.items()]
     return json.loads(_stride.describe(name, sets))
+
+
+_view_servers = {}
+
+
+def view(*folders, port=0):
+    """Serves run and sweep folders to the browser as `stride view FOLDER... --port PORT` does
+    (127.0.0.1 only; port 0: any free port) and returns the page's URL. The server runs on a
+    thread of its own while the interpreter goes on, until stop_view(url) or the interpreter
+    ends. Results (r.output) and sweeps (s.output) may be given as well as paths. Raises
+    ValueError for a folder that is neither a run nor a sweep, RuntimeError for a port in use."""
+    if not folders:
+        raise ValueError("give at least one run or sweep folder")
+    paths = [_path(getattr(f, "output", f), "folder") for f in folders]
+    if not isinstance(port, int) or not (0 <= port <= 65535):
+        raise ValueError(f"port: expected 0 to 65535, found {port!r}")
+    server = _stride.view(paths, port)
+    _view_servers[server.url] = server
+    return server.url
+
+
+def stop_view(url):
+    """Stops the server stride.view() started at `url`."""
+    _view_servers.pop(url, None)

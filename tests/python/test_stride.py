@@ -421,5 +421,25 @@ class Text(Base):
         self.assertTrue(np.all(np.isnan(r.data[:, 1])))
 
 
+class View(Base):
+    def test_view_serves_a_run_folder(self):
+        """stride.view() serves the page and the run's results.csv, byte for byte, as `stride view`
+        does, on a free port, and stops when asked; a folder that is no run is a ValueError."""
+        import urllib.request
+        r = stride.run(TWO_MASS, set={"/coupling/end": 1}, out=os.path.join(self.tmp, "out"))
+        url = stride.view(r, port=0)
+        self.assertRegex(url, r"^http://127\.0\.0\.1:\d+/$")
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        self.assertIn('id="stride-data"', page)
+        served = urllib.request.urlopen(url + "files/0/results.csv", timeout=10).read()
+        with open(os.path.join(r.output, "results.csv"), "rb") as f:
+            self.assertEqual(served, f.read())
+        stride.stop_view(url)
+        with self.assertRaises(OSError):
+            urllib.request.urlopen(url, timeout=2)
+        with self.assertRaises(ValueError):
+            stride.view(self.tmp)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

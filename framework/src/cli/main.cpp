@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,6 +197,8 @@ struct CommandLine {
   std::vector<std::string> real_time;  // --real-time [FACTOR]: empty (factor 1) or the factor as written
   CLI::Option* real_time_opt = nullptr;
   bool quiet = false, as_json = false, in_process = false;
+  bool live = false, live_exit = false;  // stride run --view [--view-exit]
+  int live_port = 8765;
   double grace = 3.0;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SweepOptions sweep_opt;
@@ -266,6 +269,12 @@ struct CommandLine {
                         ->expected(0, 1);
     run_cmd->add_option("--grace", grace, "seconds a plugin may take to return after Ctrl-C before the run is stopped")
         ->check(CLI::Range(0.0, 3600.0));
+    run_cmd->add_flag("--view", live,
+                      "serve the run's page live on 127.0.0.1 (rows as they are written, view_input controls) and "
+                      "keep serving it after the run until Ctrl-C");
+    run_cmd->add_option("--port", live_port, "with --view: TCP port on 127.0.0.1 (default 8765; 0: any free port)")
+        ->check(CLI::Range(0, 65535));
+    run_cmd->add_flag("--view-exit", live_exit, "with --view: end when the run ends instead of serving on");
     run_cmd->add_flag(
         "--in-process", in_process,
         "run in this process instead of a supervised child (for debuggers; a crash then loses the summary)");
@@ -337,6 +346,38 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   return 0;
 }
 
+// `stride run --view`: the live page of the run's folder, served from now on; nullptr (the error
+// said) when the port cannot be bound.
+std::unique_ptr<ViewServer> start_live_view(const CommandLine& cl, const Experiment& ex, const OutputFolder& folder) {
+  try {
+    ViewFolders v;
+    const std::filesystem::path dir = folder.path();
+    const std::string label = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    v.runs.push_back({label, "run", dir, live_summary(ex), -1, -1});
+    v.live = {{"socket", "live"}};
+    auto live = std::make_unique<ViewServer>(v, cl.live_port);
+    std::cout << "stride run: live view at " << live->url() << std::endl;
+    return live;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+// After a run with --view: the page gets the summary; it stays served until Ctrl-C (or SIGTERM,
+// SIGHUP) unless --view-exit was given or a signal already stopped the run.
+void end_live_view(const CommandLine& cl, ViewServer& live, const json& summary) {
+  live.finish(summary);
+  if (cl.live_exit || summary.value("status", "") == "interrupted") return;
+  std::cerr << "stride run: the page stays at " << live.url() << " (Ctrl-C stops)" << std::endl;
+  sigset_t stop;
+  sigemptyset(&stop);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, s);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  int received = 0;
+  sigwait(&stop, &received);
+}
+
 // `stride run`: the folder marked, then the run in a supervised child (or here, --in-process).
 int run_command(const CommandLine& cl, Experiment& ex) {
   RunOptions opt;
@@ -350,6 +391,8 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     return 2;
   }
   opt.folder = folder.get();
+  std::unique_ptr<ViewServer> live;
+  if (cl.live && !(live = start_live_view(cl, ex, *folder))) return 2;
   auto report = [&](const json& s) {
     std::cerr << "status: " << s.value("status", "?") << ", t = " << s.value("end_time_reached", 0.0) << " s";
     if (s.contains("wall_time_s")) std::cerr << ", wall " << s.value("wall_time_s", 0.0) << " s";
@@ -366,14 +409,19 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     RunResult r = run(ex, opt);
     report(r.summary);
     if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
+    if (live) end_live_view(cl, *live, r.summary);
     return r.summary_error.empty() ? exit_code_of(r.summary) : 1;
   }
+  SupervisedRun r;
+  r.exit_code = 1;
   try {
-    return run_supervised(ex, opt, cl.grace, report).exit_code;
+    r = run_supervised(ex, opt, cl.grace, report);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    r.summary = {{"status", "failed"}, {"message", e.what()}};
   }
+  if (live) end_live_view(cl, *live, r.summary);
+  return r.exit_code;
 }
 
 }  // namespace
@@ -423,6 +471,14 @@ int main(int argc, char** argv) {
   }
 
   if (!add_real_time(cl)) return 2;
+  if (cl.live && cl.run_cmd->parsed()) {
+    try {
+      create_view_board();  // before the plugins are constructed: view_input enrolls its controls
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    }
+  }
   std::unique_ptr<Experiment> ex;
   try {
     ex = experiment_of(reg, cl.manifest_path, cl.sets);

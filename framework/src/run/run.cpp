@@ -56,6 +56,22 @@ json running_summary(const Experiment& ex) {
           {"subsystem_order", order}};
 }
 
+json live_summary(const Experiment& ex) {
+  json s = running_summary(ex);
+  json subsystems = json::object();
+  for (const Node& n : ex.graph().nodes) {
+    json sub = {{"plugin", n.plugin}};
+    try {
+      if (json r = n.sub->report(); r.is_object() && !r.empty()) sub["report"] = std::move(r);
+    } catch (const std::exception& e) {
+      sub["report_error"] = e.what();
+    }
+    subsystems[n.name] = std::move(sub);
+  }
+  s["subsystems"] = std::move(subsystems);
+  return s;
+}
+
 namespace {
 
 // The rows the recorder holds before they are complete: what the longest step spans, twice

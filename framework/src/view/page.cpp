@@ -77,7 +77,7 @@ json page_data(const ViewFolders& v, bool inline_results, std::string& blocks) {
                 {"sweep_run", r.sweep_run},
                 {"base", "files/" + std::to_string(i) + "/"},
                 {"results", nullptr}};
-    run["summary"] = inline_results ? r.summary : json(nullptr);
+    run["summary"] = inline_results || !v.live.is_null() ? r.summary : json(nullptr);
     if (inline_results) {
       std::string csv = read_file(r.folder / "results.csv");
       if (csv.find("</") != std::string::npos) {
@@ -99,7 +99,9 @@ json page_data(const ViewFolders& v, bool inline_results, std::string& blocks) {
   }
   std::string title = v.runs.size() == 1 ? v.runs[0].label : std::to_string(v.runs.size()) + " runs";
   if (!v.sweeps.empty()) title = "sweep " + v.sweeps[0].label;
-  return {{"title", title}, {"runs", runs}, {"sweeps", sweeps}};
+  json data = {{"title", title}, {"runs", runs}, {"sweeps", sweeps}};
+  if (!v.live.is_null()) data["live"] = v.live;
+  return data;
 }
 
 void replace_once(std::string& page, const std::string& what, const std::string& with) {

@@ -2,11 +2,14 @@
 // is the page, GET /files/N/{results.csv,summary.json,log.txt} the files of run N, read at each
 // request (so a reload shows what a run has written since). Every response closes its
 // connection. SIGINT and SIGTERM stop the loop; the socket is closed on return.
+// `stride run --view` adds the WebSocket /live (view/live.hpp: LiveSocket), served by the same
+// loop on a thread of its own (ViewServer, which also serves the Python module's stride.view()).
 #include <csignal>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -14,6 +17,7 @@
 #include <boost/beast/http.hpp>
 
 #include "stride/host/view/view.hpp"
+#include "view/live.hpp"
 
 namespace stride::host {
 namespace {
@@ -26,6 +30,7 @@ using tcp = asio::ip::tcp;
 struct Content {
   std::string page;
   std::vector<std::filesystem::path> folders;  // run N's folder
+  LiveState* live = nullptr;                   // `stride run --view`: the WebSocket /live
 };
 
 // The body and type of a path, or an empty type for 404.
@@ -59,6 +64,10 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void respond() {
+    if (content_.live && websocket_upgrade(request_) && request_.target() == "/live") {
+      start_live_socket(*content_.live, stream_.release_socket(), std::move(request_));
+      return;
+    }
     response_.version(request_.version());
     response_.keep_alive(false);
     response_.set(http::field::server, "stride view");
@@ -93,15 +102,8 @@ void accept(tcp::acceptor& acceptor, const Content& content) {
   });
 }
 
-}  // namespace
-
-void serve_view(const ViewFolders& folders, int port, const std::function<void(const std::string&)>& listening) {
-  std::vector<std::string> warnings;
-  Content content{view_page(folders, false, warnings), {}};
-  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  for (const auto& r : folders.runs) content.folders.push_back(r.folder);
-  asio::io_context io;
-  tcp::acceptor acceptor(io);
+// Binds 127.0.0.1:port; throws std::runtime_error naming the port.
+void listen_on(tcp::acceptor& acceptor, int port) {
   const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port));
   beast::error_code ec;
   acceptor.open(at.protocol(), ec);
@@ -114,6 +116,18 @@ void serve_view(const ViewFolders& folders, int port, const std::function<void(c
                                   ? " (another program uses the port: choose another with "
                                     "--port N, or --port 0 for a free one)"
                                   : ""));
+}
+
+}  // namespace
+
+void serve_view(const ViewFolders& folders, int port, const std::function<void(const std::string&)>& listening) {
+  std::vector<std::string> warnings;
+  Content content{view_page(folders, false, warnings), {}};
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const auto& r : folders.runs) content.folders.push_back(r.folder);
+  asio::io_context io;
+  tcp::acceptor acceptor(io);
+  listen_on(acceptor, port);
   asio::signal_set stop(io, SIGINT, SIGTERM);
   stop.async_wait([&](beast::error_code, int) {
     acceptor.close();
@@ -122,6 +136,54 @@ void serve_view(const ViewFolders& folders, int port, const std::function<void(c
   accept(acceptor, content);
   listening("http://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + "/");
   io.run();
+}
+
+struct ViewServer::Impl {
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  Content content;
+  std::unique_ptr<LiveState> live;
+  std::string url;
+  std::thread thread;
+};
+
+ViewServer::ViewServer(const ViewFolders& folders, int port) : impl_(std::make_unique<Impl>()) {
+  const bool live = !folders.live.is_null();
+  if (live && folders.runs.size() != 1) throw std::logic_error("a live view shows one run");
+  std::vector<std::string> warnings;
+  impl_->content.page = view_page(folders, false, warnings);
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const auto& r : folders.runs) impl_->content.folders.push_back(r.folder);
+  if (live) {
+    impl_->live = std::make_unique<LiveState>(impl_->io, folders.runs[0].folder / "results.csv");
+    impl_->content.live = impl_->live.get();
+  }
+  listen_on(impl_->acceptor, port);
+  impl_->url = "http://127.0.0.1:" + std::to_string(impl_->acceptor.local_endpoint().port()) + "/";
+  accept(impl_->acceptor, impl_->content);
+  if (live) impl_->live->start();
+  // The server's thread takes no signal: they stay with the run's supervisor (or the run).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  impl_->thread = std::thread([io = &impl_->io] { io->run(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+ViewServer::~ViewServer() {
+  asio::post(impl_->io, [impl = impl_.get()] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+    if (impl->live) impl->live->stop();
+    impl->io.stop();
+  });
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+const std::string& ViewServer::url() const { return impl_->url; }
+
+void ViewServer::finish(const json& summary) {
+  if (impl_->live) asio::post(impl_->io, [live = impl_->live.get(), summary] { live->finish(summary); });
 }
 
 }  // namespace stride::host

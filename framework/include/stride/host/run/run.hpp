@@ -49,6 +49,10 @@ std::string real_time_verdict(const json& summary);
 // The content of summary.json while a run is under way: status "running".
 json running_summary(const Experiment& experiment);
 
+// The running summary with each subsystem's plugin and report() as constructed (a mechanism's
+// geometry), for the live page of `stride run --view` before the run has a summary of its own.
+json live_summary(const Experiment& experiment);
+
 // Runs the experiment: writes <output>/results.csv as it goes (whole rows, at least every 50 ms
 // of wall time, and completely when run() returns) and <output>/summary.json at the end,
 // whatever the outcome. Throws OutputError when the folder cannot be used (no folder given).

@@ -5,10 +5,16 @@
 // naming a folder that is neither a run nor a sweep, or a summary.json that is not JSON);
 // 2. view_page(...) or write_report(...) or serve_view(...). Single-threaded; nothing here runs
 // while a simulation steps.
+// `stride run --view` (live): 1. create_view_board() before the experiment is built (its
+// view_input plugins enroll their controls); 2. a ViewServer on a ViewFolders of the run's
+// folder with live_summary() as its summary; 3. the run; 4. ViewServer::finish(summary);
+// 5. wait for Ctrl-C (or not), destroy the server. The server has a thread of its own; the run's
+// thread never meets it (rows reach it through results.csv, values through the board).
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +41,7 @@ struct ViewSweep {
 struct ViewFolders {
   std::vector<ViewRun> runs;
   std::vector<ViewSweep> sweeps;
+  json live;  // `stride run --view`: {"socket": "live"}, and the runs' summaries are inlined
 };
 
 ViewFolders view_folders(const std::vector<std::filesystem::path>& paths);
@@ -53,5 +60,34 @@ void write_report(const ViewFolders& folders, const std::filesystem::path& out, 
 // (0: a free port) until SIGINT or SIGTERM; `listening` gets the URL once the socket is bound.
 // Throws std::runtime_error when the port cannot be bound (in use, not allowed).
 void serve_view(const ViewFolders& folders, int port, const std::function<void(const std::string&)>& listening);
+
+// The board of live controls (stride/view_board.hpp): a memfd of one Board, named in the
+// environment variable STRIDE_VIEW_BOARD_FD for the plugins constructed (and the processes forked)
+// afterwards. Throws std::runtime_error when it cannot be created. Once per process.
+void create_view_board();
+
+// The page of `folders` served on a thread of its own until destroyed: at / and each run's files at
+// /files/N/<name>, as serve_view() does (the Python module's stride.view()). With folders.live set
+// (`stride run --view`: one run, its summary inlined) also the WebSocket /live (view/live.hpp),
+// which streams results.csv as the run's writer puts it on disk (each browser from its own
+// position, at most 1 MiB per message, every 50 ms: a slow browser gets larger batches later,
+// nothing dropped; an absent one costs nothing), the board's controls, the values a page sets
+// (clamped, non-finite refused), and the summary once finish() is called. The constructor binds
+// 127.0.0.1:port (throws std::runtime_error as serve_view() does) and starts the thread with
+// every signal blocked (they stay with the run's supervisor, the run or the interpreter); the
+// destructor stops and joins it. finish() may be called from any thread.
+class ViewServer {
+ public:
+  ViewServer(const ViewFolders& folders, int port);
+  ~ViewServer();
+  ViewServer(const ViewServer&) = delete;
+  ViewServer& operator=(const ViewServer&) = delete;
+  const std::string& url() const;
+  void finish(const json& summary);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace stride::host

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Browser test of the live page (ctest browser_live): `stride run tests/browser/live_two_mass.json
+--real-time 1 --view --port 0` (3 s of the two-mass test with a view_input panel) is opened in
+Debian's headless Chromium (cdp.py) while it runs, with three hostile clients on its WebSocket:
+one that connects and never reads, one that sends malformed messages (not JSON, an unknown
+control, a value that is a string "NaN", a NaN token, an out-of-range value) and then bytes
+that are no WebSocket frame. Checked: the page's row count grows while the run goes; the
+slider "gain", moved from the test, changes panel.gain in results.csv to exactly the value set,
+at a communication point after the rows the page had shown (which keep the initial value); the
+out-of-range value is clamped to the control's maximum; the summary counts the refused messages
+and the updates; the run kept its deadlines and its wall time; at the end the page says
+"completed" and its series equal results.csv exactly; the server keeps serving until SIGINT,
+then exits 0. Then `--view --view-exit` without --real-time ends by itself with the run.
+
+usage: test_live.py STRIDE_EXE SOURCE_DIR ARTIFACTS_DIR"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+import test_view  # noqa: E402  (its helpers; its main() runs only as a script)
+from test_view import check, failures, results, check_series  # noqa: E402
+
+STRIDE, SOURCE, ART = test_view.STRIDE, test_view.SOURCE, test_view.ART
+MANIFEST = os.path.join(SOURCE, "tests/browser/live_two_mass.json")
+
+
+def hostile_clients(port):
+    """A client that never reads, and one that sends what the server must refuse."""
+    silent = cdp.WebSocket(f"ws://127.0.0.1:{port}/live", 5)
+    rude = cdp.WebSocket(f"ws://127.0.0.1:{port}/live", 5)
+    for text in ("not json", '{"type": "set", "name": "nope", "value": 1}',
+                 '{"type": "set", "name": "gain", "value": "NaN"}', '{"type": "set", "name": "gain", "value": NaN}',
+                 '{"type": "set", "name": "limit", "value": 1e9}', '{"type": 5}'):
+        rude.send(text)
+    time.sleep(0.3)
+    rude.sock.sendall(b"\xff\xff\xff\xff garbage that is no frame")
+    return silent, rude
+
+
+def wait_for(browser, expression, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = browser.evaluate(expression)
+        if value:
+            return value
+        time.sleep(0.05)
+    return None
+
+
+def check_results(out, rows_before):
+    header, rows = results(out)
+    gain, limit = header.index("panel.gain"), header.index("panel.limit")
+    switch = next((i for i, r in enumerate(rows) if r[gain] != 0.5), None)
+    check(switch is not None, "the slider's value never reached results.csv")
+    if switch is None:
+        return
+    check(switch >= rows_before, f"panel.gain changed at row {switch}, before the {rows_before} rows the page showed")
+    check(all(r[gain] == 0.5 for r in rows[:switch]), "rows before the change do not all keep the initial 0.5")
+    check(all(r[gain] == 0.375 for r in rows[switch:]), "rows after the change are not all exactly 0.375")
+    t = rows[switch][0]
+    check(abs(t / 0.1 - round(t / 0.1)) < 1e-9, f"the change is at t = {t}, not at a communication point")
+    check(rows[-1][limit] == 20.0 and all(r[limit] in (0.0, 20.0) for r in rows),
+          "the out-of-range value 1e9 was not clamped to the maximum 20")
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    stats = summary["subsystems"]["panel"]["statistics"]
+    check(stats["board"] == "attached" and stats["updates_received"] >= 2, f"panel statistics {stats}")
+    check(stats["page_messages_refused"] >= 5 and stats["page_values_clamped"] == 1, f"panel statistics {stats}")
+    rt = summary["real_time"]
+    check(summary["status"] == "completed", f"status {summary['status']}")
+    check(abs(rt["wall_time_s"] - 3.0) < 0.1, f"the paced run took {rt['wall_time_s']} s, expected 3 s")
+    check(rt["deadline_misses"] == 0, f"{rt['deadline_misses']} deadlines missed with hostile clients attached")
+    print(f"real time with the page and hostile clients: p99 {rt['compute_time_per_macro_step_s']['p99'] * 1e3:.3f} ms,"
+          f" largest lateness {rt['max_lateness_s'] * 1e3:.3f} ms")
+
+
+def live_run(browser):
+    out = os.path.join(ART, "live_two_mass")
+    shutil.rmtree(out, ignore_errors=True)
+    proc = subprocess.Popen([STRIDE, "run", MANIFEST, "--out", out, "--real-time", "1", "--view", "--port", "0",
+                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"live view at (http://127\.0\.0\.1:(\d+)/)", line)
+        check(m is not None, f"stride run --view printed {line!r}, expected its URL")
+        if not m:
+            return
+        url, port = m.group(1), int(m.group(2))
+        silent, rude = hostile_clients(port)
+        before = len(browser.errors)
+        browser.open(url)
+        label = "live_two_mass"
+        first = browser.evaluate(f"window.strideView.rowCounts[{label!r}]")
+        time.sleep(0.5)
+        second = browser.evaluate(f"window.strideView.rowCounts[{label!r}]")
+        check(second > first, f"rows did not grow while the run goes: {first} then {second}")
+        time.sleep(0.3)
+        # The slider, as a person moves it (value set, input event).
+        rows_before = browser.evaluate(
+            "(() => { const s = document.querySelector('input[data-control=\"gain\"]'); s.value = '0.375'; "
+            f"s.dispatchEvent(new Event('input')); return window.strideView.rowCounts[{label!r}]; }})()")
+        check(rows_before < 300, f"the run had ended ({rows_before} rows) before the slider moved")
+        ended = wait_for(browser, "document.body.dataset.strideLive === 'ended'", 10)
+        check(ended, "the page did not show the end of the run")
+        browser.screenshot(os.path.join(ART, "live_two_mass.png"))
+        check(len(browser.errors) == before, f"live page: console errors {browser.errors[before:]}")
+        check(browser.evaluate("window.strideView.live.status") == "completed", "the page does not say completed")
+        check_series(browser.evaluate("window.strideView.describe()"), label, out, "live page")
+        check_results(out, rows_before)
+        check(proc.poll() is None, "stride run --view ended with the run (it should serve until Ctrl-C)")
+        silent.sock.close()
+        rude.sock.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=5)
+            check(code == 0, f"stride run --view after SIGINT: exit {code}, {proc.stderr.read()}")
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            check(False, "stride run --view did not stop within 5 s of SIGINT")
+
+
+def exit_with_run():
+    out = os.path.join(ART, "live_exit")
+    r = subprocess.run([STRIDE, "run", MANIFEST, "--out", out, "--view", "--view-exit", "--port", "0", "--quiet"],
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0 and "live view at http://127.0.0.1:" in r.stdout,
+          f"--view --view-exit: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+
+
+def main():
+    os.makedirs(ART, exist_ok=True)
+    started = time.time()
+    exit_with_run()
+    try:
+        browser = cdp.Browser()
+    except cdp.BrowserMissing as e:
+        print("error:", e)
+        return 1
+    try:
+        live_run(browser)
+    finally:
+        browser.close()
+    print(f"browser_live: {len(failures)} failure(s), {time.time() - started:.1f} s; screenshots in {ART}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
