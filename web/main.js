@@ -214,7 +214,10 @@ class Page {
           if (this.base === m.run) return;
           const y = this.base ? difference(m.run, m.k, this.base, m.name) : m.run.table.column(m.k);
           if (!y) return;
-          plot.add({ label: (several ? m.run.label + ': ' : '') + m.name, color: PALETTE[i % PALETTE.length], time: m.run.table.time, y,
+          // The table's current views (rows appended in a live view show at the next draw).
+          const table = m.run.table, live = !this.base;
+          plot.add({ label: (several ? m.run.label + ': ' : '') + m.name, color: PALETTE[i % PALETTE.length],
+            get time() { return table.time; }, get y() { return live ? table.column(m.k) : y; },
             run: m.run.label, name: m.name });
         });
         this.plots.push(plot);
