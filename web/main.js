@@ -115,11 +115,17 @@ class Page {
     this.sums.replaceChildren(el('summary', {}, 'Summaries (' + this.runs.length + ' runs)'));
     for (const run of this.runs) this.sums.append(summaryTables(run.label, run.summary || {}));
   }
-  // Live: rows were appended; the cursor follows the newest one (unless "follow" is off).
+  // Live: rows were appended; the cursor follows the newest one (unless "follow" is off). At most
+  // ten redraws a second, whatever the rate of messages (the browser shares the run's cores).
   liveUpdate() {
-    const t = this.runs[0].table;
-    if (this.follow && this.follow.checked && t.rows) this.axis.setCursor(t.time[t.rows - 1]);
-    else for (const p of this.plots) p.draw();
+    if (this.drawPending) return;
+    this.drawPending = true;
+    setTimeout(() => {
+      this.drawPending = false;
+      const t = this.runs[0].table;
+      if (this.follow && this.follow.checked && t.rows) this.axis.setCursor(t.time[t.rows - 1]);
+      else for (const p of this.plots) p.draw();
+    }, 100);
   }
   renderSweep(main, sw, tab) {
     const sec = el('section', { class: 'sweep' }, el('h2', {}, 'Sweep: ' + sw.label));

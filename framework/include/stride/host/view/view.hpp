@@ -3,8 +3,8 @@
 // loopback interface (view/server.cpp, Boost.Beast).
 // Call order: 1. view_folders(paths) reads what the folders hold (throws std::invalid_argument
 // naming a folder that is neither a run nor a sweep, or a summary.json that is not JSON);
-// 2. view_page(...) or write_report(...) or serve_view(...). Single-threaded; nothing here runs
-// while a simulation steps.
+// 2. view_page(...) or write_report(...) or serve_view(...) (single-threaded), or a ViewServer
+// (its own thread: the Python module's stride.view()).
 // `stride run --view` (live): 1. create_view_board() before the experiment is built (its
 // view_input plugins enroll their controls); 2. a ViewServer on a ViewFolders of the run's
 // folder with live_summary() as its summary; 3. the run; 4. ViewServer::finish(summary);
