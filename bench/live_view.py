@@ -7,18 +7,20 @@ run by CI. Needs Chromium (Debian package chromium) for the runs with a browser.
 For each case, one paced run without a browser (`--view`, nobody connected) and one with Debian's
 headless Chromium showing the live page (tests/browser/cdp.py), from summary.json's "real_time":
 deadlines missed and the compute time per held point (median, 99th percentile, largest); with the
-browser also the rows the page received per second of wall time while the run went, and how far
-the page's newest row was behind the run at the end of the run (rows it still had to receive):
+browser (and, beside it, a WebSocket client that never reads, with a 1-KiB receive buffer) also
+the rows the page received per second of wall time while the run went:
   1. manifests/real_time/log_crane_view.json (the log crane driven from the page: 16-ms frames,
      154 columns with the 18 bodies' poses, 100 rows/s) for 20 s at factor 1 (--quick: 8 s);
   2. tests/browser/live_two_mass.json with a 0.1-ms record interval (10 000 rows/s of 8 columns)
      for 10 s at factor 1 (--quick: 4 s): the streaming throughput.
 """
 import argparse
+import base64
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -33,13 +35,26 @@ def ms(x):
     return f"{1e3 * x:.3f} ms"
 
 
+def silent_client(port):
+    """A WebSocket client that never reads (1 KiB receive buffer): the server's writes to it stall."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    return sock
+
+
 def paced(stride, manifest, sets, out, browser):
     cmd = [stride, "run", os.path.join(ROOT, manifest), "--quiet", "--out", out, "--view", "--port", "0"] + sets
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = re.search(r"(http://\S+/)", proc.stdout.readline()).group(1)
     rates = []
+    silent = None
     try:
         if browser:
+            silent = silent_client(int(url.rsplit(":", 1)[1].strip("/")))
             browser.open(url)
             label = os.path.basename(out)
             t0, n0 = time.monotonic(), browser.evaluate(f"window.strideView.rowCounts[{label!r}]")
@@ -55,6 +70,8 @@ def paced(stride, manifest, sets, out, browser):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=10)
+        if silent:
+            silent.close()
     s = json.load(open(os.path.join(out, "summary.json")))
     return s, rates, " ".join(cmd)
 
@@ -87,7 +104,7 @@ def main():
             for with_browser in (False, True):
                 out = os.path.join(tmp, ("browser_" if with_browser else "alone_") + manifest.split("/")[-1][:-5])
                 s, rates, cmd = paced(a.stride, manifest, sets, out, browser if with_browser else None)
-                show(f"{title}, {'headless Chromium attached' if with_browser else 'no browser'}", s, rates, cmd)
+                show(f"{title}, {'headless Chromium and a client that never reads' if with_browser else 'no browser'}", s, rates, cmd)
     finally:
         browser.close()
 

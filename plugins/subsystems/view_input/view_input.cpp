@@ -11,10 +11,11 @@
 // clamps them to [min, max] and refuses values that are not finite). At the start of each step
 // from t the plugin reads every control's latest value (two atomic loads each: the step never
 // waits for the page) and outputs it at t + h, held until a newer one; so a value set while the
-// run goes appears at the communication point after the one it arrived before. Without a board
+// run goes appears at the communication point after the one it arrived before, and a value set
+// before the run started (the page open while the plugins initialize) is the output at t0. Without a board
 // (no `--view`: a batch run, a sweep, a test) the outputs hold their initial values. A button is
 // max while pressed and min otherwise (0 and 1 unless given). statistics: updates_received (values
-// stored by the page since initialize, counted at each step), board ("attached" or "none"), and
+// the page stored for these controls since `stride run` started), board ("attached" or "none"), and
 // with a board the server's counts for the whole page: page_messages_refused, page_values_clamped.
 #include <algorithm>
 #include <cmath>
@@ -131,10 +132,15 @@ class ViewInput final : public Subsystem {
     return out;
   }
 
+  // The page may have set values before the run started: they are the outputs at t0.
   void initialize(double /*t0*/) override {
-    for (std::size_t i = 0; i < specs_.size(); ++i) values_[i] = specs_[i].initial;
-    for (std::size_t i = 0; i < controls_.size(); ++i) seen_[i] = controls_[i]->updates.load(std::memory_order_acquire);
     updates_ = 0;
+    for (std::size_t i = 0; i < specs_.size(); ++i) values_[i] = specs_[i].initial;
+    for (std::size_t i = 0; i < controls_.size(); ++i) {
+      seen_[i] = controls_[i]->updates.load(std::memory_order_acquire);
+      values_[i] = controls_[i]->value.load(std::memory_order_relaxed);
+      updates_ += static_cast<long>(seen_[i]);
+    }
   }
 
   double step(double t, double h) override {
