@@ -97,14 +97,16 @@ def main():
     cases = [("1. log crane from the page", "manifests/real_time/log_crane_view.json",
               ["--set", f"/coupling/end={8 if a.quick else 20}"]),
              ("2. two-mass, 10 000 rows/s", "tests/browser/live_two_mass.json",
-              ["--real-time", "1", "--set", f"/coupling/end={4 if a.quick else 10}", "--set", "/record/interval=0.0001"])]
+              ["--real-time", "1", "--set", f"/coupling/end={4 if a.quick else 10}",
+               "--set", "/record/interval=0.0001"])]
     browser = cdp.Browser(timeout=60)
     try:
         for title, manifest, sets in cases:
             for with_browser in (False, True):
                 out = os.path.join(tmp, ("browser_" if with_browser else "alone_") + manifest.split("/")[-1][:-5])
                 s, rates, cmd = paced(a.stride, manifest, sets, out, browser if with_browser else None)
-                show(f"{title}, {'headless Chromium and a client that never reads' if with_browser else 'no browser'}", s, rates, cmd)
+                who = "headless Chromium and a client that never reads" if with_browser else "no browser"
+                show(f"{title}, {who}", s, rates, cmd)
     finally:
         browser.close()
 
