@@ -99,7 +99,7 @@ class Page {
   }
   render() {
     const main = document.getElementById('main');
-    main.append(el('h1', {}, this.data.title || 'Stride results'));
+    if (!this.data.live) main.append(el('h1', {}, this.data.title || 'Stride results'));  // live: startLive's
     this.sweepPlots = [];
     (this.data.sweeps || []).forEach((sw, k) => this.renderSweep(main, sw, this.data.sweepTables[k]));
     this.sums = el('details', this.runs.length <= 2 ? { open: '' } : {});
@@ -270,7 +270,7 @@ function startLive(data, begin) {
   const run = data.runs[0], main = document.getElementById('main');
   const status = el('p', { id: 'live-status', class: 'note' }, 'live: waiting for the first rows');
   const controls = el('section', { id: 'controls', class: 'controls-box' });
-  main.append(status, controls);
+  main.append(el('h1', {}, 'live: ' + (data.title || 'Stride results')), status, controls);
   data.sweepTables = [];
   let page = null, state = 'running';
   const feed = new LiveFeed(data.live.socket, {
