@@ -16,6 +16,10 @@ Prints, from each run's summary.json "real_time" block:
      percentile of the compute time per held point against 25 % of 16 ms, the batch wall time;
   4. manifests/real_time/log_crane_operator.json for 60 s at factor 1 (nobody sending: the
      valves hold 0; run examples/real_time/operator.py beside it to drive it).
+  5. --factors: for each shipped seed system, the batch wall time and the largest real-time
+     factor (1, 2, 4, ...) it holds with 0 deadlines missed, one communication point held to
+     the clock per crane step (the "interval" of the real_time block; the manifest's macro step
+     where it is longer), over the first SPAN s (default 4) of its run.
 --quick runs 2 s instead of 10 s in 1 and 2, 10 s in 4, and only the 16-ms interval in 3.
 """
 import argparse

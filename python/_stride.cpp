@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
 #include "stride/host/run/output.hpp"

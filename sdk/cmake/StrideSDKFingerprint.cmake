@@ -1,9 +1,10 @@
 # stride_probe_fingerprint(<out_var> <sdk_include_dir>)
 # The build fingerprint (stride/abi.hpp: compiler, standard library, C++ standard, nlohmann/json
 # and Eigen versions, type sizes) that a plugin compiled here with the SDK's flags would carry,
-# as key=value pairs separated by '|' (no semicolons: the text is written into a config file). Used twice: by Stride's own build to record the host's, and by
-# the installed StrideSDKConfig.cmake to refuse, at configure time, a compiler whose plugins the
-# host would refuse at load.
+# as key=value pairs separated by '|' (no semicolons: the text is written into a config file).
+# Used twice: by Stride's own build to record the host's, and by the installed
+# StrideSDKConfig.cmake to refuse, at configure time, a compiler whose plugins the host would
+# refuse at load.
 function(stride_probe_fingerprint out include_dir)
   set(standard 20)
   if(DEFINED CMAKE_CXX_STANDARD AND CMAKE_CXX_STANDARD GREATER 20)
@@ -51,6 +52,10 @@ function(stride_check_fingerprint host include_dir ok_var reason_var)
     set(${ok_var} TRUE PARENT_SCOPE)
   else()
     set(${ok_var} FALSE PARENT_SCOPE)
-    set(${reason_var} "plugins built here (${CMAKE_CXX_COMPILER}) would be refused by the Stride host installed with this SDK: their build fingerprint (stride/abi.hpp) differs from the host's in${differ}\nConfigure this project with the compiler and C++ standard the host was built with (-DCMAKE_CXX_COMPILER=..., CMAKE_CXX_STANDARD 20), or rebuild Stride with this compiler." PARENT_SCOPE)
+    string(CONCAT reason "plugins built here (${CMAKE_CXX_COMPILER}) would be refused by the Stride host installed "
+      "with this SDK: their build fingerprint (stride/abi.hpp) differs from the host's in${differ}\n"
+      "Configure this project with the compiler and C++ standard the host was built with "
+      "(-DCMAKE_CXX_COMPILER=..., CMAKE_CXX_STANDARD 20), or rebuild Stride with this compiler.")
+    set(${reason_var} "${reason}" PARENT_SCOPE)
   endif()
 endfunction()

@@ -22,38 +22,19 @@
 #include <nlohmann/json.hpp>
 
 #include "orphans.hpp"
+#include "files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
+using stride_test::contains;
+using stride_test::Scratch;
+using stride_test::slurp;
+
 const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
 const std::string kRuntimeEnv = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' ";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A scratch folder removed at the end of the test case.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("stride_cli_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
 
 struct Outcome {
   int code = -1;

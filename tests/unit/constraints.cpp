@@ -23,6 +23,7 @@
 #include "multibody_run.hpp"
 #include "shipped_plugins.hpp"
 #include "stride_run.hpp"
+#include "files.hpp"
 
 using stride::json;
 using stride_test::run_command;
@@ -30,11 +31,11 @@ using stride_test::run_stride;
 
 namespace {
 
+using stride_test::contains;
+
 class NoInputs final : public stride::Inputs {
   std::span<const double> evaluate(std::size_t, double) override { throw std::logic_error("no inputs"); }
 };
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const char* kSqueezer = "tests/manifests/squeezer.json";
 

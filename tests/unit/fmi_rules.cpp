@@ -16,15 +16,16 @@
 #include "export/model_description.hpp"
 #include "fmi/model_description.hpp"
 #include "input/units.hpp"
+#include "files.hpp"
 
 namespace {
+
+using stride_test::contains;
 
 namespace fs = std::filesystem;
 using namespace stride::host;
 using namespace stride::host::fmu_export;
 using stride::json;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;

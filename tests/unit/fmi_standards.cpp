@@ -28,13 +28,15 @@
 #include "stride/fmi/fmi3.h"
 #include "stride/host/ssp/ssp.hpp"
 #include "stride_run.hpp"
+#include "files.hpp"
 
 namespace {
+
+using stride_test::contains;
 
 namespace fs = std::filesystem;
 using stride_test::json;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 std::string stride_cmd(const std::string& args) { return quoted(STRIDE_EXE) + " " + args; }
 std::string read_text(const fs::path& p) {

@@ -30,14 +30,15 @@
 #include "stride/fmi/fmi2.h"
 #include "stride/fmi/fmi3.h"
 #include "stride_run.hpp"
+#include "files.hpp"
 
 namespace {
+
+using stride_test::contains;
 
 namespace fs = std::filesystem;
 using namespace stride::host;
 using stride_test::json;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string stride_cmd(const std::string& args) { return std::string("'") + STRIDE_EXE + "' " + args; }
 

@@ -19,6 +19,7 @@
 
 #include "load/elf_section.hpp"
 #include "stride/host/load/registry.hpp"
+#include "files.hpp"
 
 namespace fs = std::filesystem;
 using stride::host::PluginError;
@@ -27,7 +28,7 @@ using stride::host::Refusal;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using stride_test::contains;
 
 // The refusal recorded for the library file `name`, or nullptr.
 const Refusal* refusal_of(const PluginRegistry& reg, const std::string& name) {

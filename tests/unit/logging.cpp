@@ -19,7 +19,7 @@
 
 #include "allocation_counter.hpp"
 #include "input/plugin_version.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride_run.hpp"
 

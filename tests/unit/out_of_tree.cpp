@@ -18,17 +18,11 @@
 
 #include "allocation_counter.hpp"
 #include "stride_run.hpp"
+#include "files.hpp"
 
 using namespace stride_test;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The shell listings of docs/plugin-tutorial.md, in order, as one script.
 std::string tutorial_commands() {

@@ -17,34 +17,17 @@
 #include <sstream>
 #include <string>
 
+#include "files.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
+using stride_test::contains;
+using stride_test::Scratch;
+using stride_test::slurp;
+
 const std::string kManifest = STRIDE_SOURCE_DIR "/tests/manifests/ramp_gain.json";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("stride_index_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
 
 struct Outcome {
   int code = -1;

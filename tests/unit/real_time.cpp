@@ -18,31 +18,25 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <tuple>
 #include <thread>
 
 #include "stride_run.hpp"
+#include "files.hpp"
 
 namespace {
 
 using namespace stride_test;
 
 const std::string kEnv = std::string("STRIDE_PLUGIN_PATH='") + STRIDE_TEST_RUNTIME_DIR + "' ";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Outcome {
   Run run;
@@ -411,4 +405,68 @@ TEST_CASE("real time: bad options and fields are refused with the option or the 
   CHECK(c.exit_code == 2);
   CHECK(contains(c.output, "/real_time"));
   CHECK(contains(c.output, "a sweep runs its points as fast as they go"));
+}
+
+TEST_CASE("real time: examples/real_time/operator.py drives each operator manifest over UDP while it runs") {
+  // The operator's scripted manoeuvre reaches the valve: every row's spool position is the
+  // cylinder's initial one plus a set-point the script sends, and the crane's answers reach the
+  // operator (it prints one line per 0.25 s it received). The log crane (MLCP, 16 ms) only where
+  // it keeps real time: the release build.
+  struct Case {
+    std::string crane, manifest, valve, kappa;
+    double end;                // s, simulated (and wall at factor 1)
+    std::vector<double> sent;  // the script's set-points until then
+  };
+  std::vector<Case> cases = {{"single",
+                              "manifests/real_time/crane1_operator.json",
+                              "operator.valve",
+                              "cylinder.kappa",
+                              5.5,
+                              {0.0, -0.01, 0.02}}};
+  if (kTimed)
+    cases.push_back({"log",
+                     "manifests/real_time/log_crane_operator.json",
+                     "operator.lift_valve",
+                     "cylinder1.kappa",
+                     4.5,
+                     {0.0, 0.25}});
+  for (const Case& c : cases) {
+    CAPTURE(c.crane);
+    const fs::path op_out = scratch() / ("operator_" + c.crane + ".txt");
+    // The operator runs beside the crane for as long as the crane's run takes (at most 60 s).
+    const std::string op = "python3 '" + source("examples/real_time/operator.py").string() + "' --crane " + c.crane +
+                           " --duration 60 >'" + op_out.string() + "' 2>&1 & OP=$!; ";
+    const fs::path out = scratch() / ("operator_run_" + c.crane);
+    fs::remove_all(out);
+    const fs::path script = scratch() / ("operator_" + c.crane + ".sh");
+    std::ofstream(script) << op << kEnv << "'" << STRIDE_EXE << "' run '" << source(c.manifest).string() << "' --out '"
+                          << out.string() << "' --set /coupling/end=" << c.end << " --quiet >'" << out.string()
+                          << ".console' 2>&1\nrc=$?\nkill $OP\nwait $OP 2>/dev/null\nexit $rc\n";
+    INFO("script: " << slurp(script));
+    const int st = std::system(("bash '" + script.string() + "'").c_str());
+    INFO("console: " << slurp(out.string() + ".console"));
+    REQUIRE(WIFEXITED(st));
+    REQUIRE(WEXITSTATUS(st) == 0);
+    const json summary = json::parse(slurp(out / "summary.json"));
+    CHECK(summary.at("status") == "completed");
+    const Table t = read_csv(out / "results.csv");
+    const auto& valve = t[c.valve];
+    const auto& kappa = t[c.kappa];
+    REQUIRE(valve.size() > 250);
+    std::set<double> seen;
+    for (std::size_t k = 0; k < valve.size(); ++k) {
+      CAPTURE(t["time"][k]);
+      CHECK(std::find(c.sent.begin(), c.sent.end(), valve[k]) != c.sent.end());
+      seen.insert(valve[k]);
+      // The spool follows the set-point held over the step (zoh): at most one row behind.
+      const bool held = k > 0 && valve[k - 1] == valve[k];
+      if (held) CHECK(kappa[k] - kappa[0] == doctest::Approx(valve[k]).epsilon(1e-12));
+    }
+    CHECK(seen.size() == c.sent.size());  // every set-point of the script arrived
+    const json& udp = summary.at("subsystems").at("operator").at("statistics");
+    CHECK(udp.at("datagrams_received").get<long>() > 100);
+    CHECK(udp.at("wrong_size") == 0);
+    CHECK(contains(slurp(op_out), c.crane == "log" ? "log height" : "cylinder"));
+    CHECK(summary.at("real_time").at("factor") == 1);
+  }
 }

@@ -14,11 +14,14 @@
 
 #include "run/simulation.hpp"
 #include "shipped_plugins.hpp"
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/ssp/ssp.hpp"
 #include "stride_run.hpp"
+#include "files.hpp"
 
 namespace {
+
+using stride_test::contains;
 
 namespace fs = std::filesystem;
 using namespace stride::host;
@@ -26,8 +29,6 @@ using stride_test::json;
 
 const fs::path kSsp = STRIDE_TEST_SSP_DIR;
 const fs::path kFmus = STRIDE_FMU_DIR;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string joined(const std::vector<Diagnostic>& d) {
   std::string s;

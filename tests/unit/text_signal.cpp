@@ -1,4 +1,4 @@
-// String and Binary values over a run (framework/src/run/text_signal.hpp): what a connection
+// String and Binary values over a run (framework/src/core/text_signal.hpp): what a connection
 // between two FMUs passes and results.csv records, checked against the rules it states (a hold
 // between communication points, a rewind drops what came after, only what a reader can still
 // reach is kept); and text fields of results.csv written and read back (run/row_file.hpp, as
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "run/row_file.hpp"
-#include "run/text_signal.hpp"
+#include "core/text_signal.hpp"
 
 TEST_CASE("text signal: holds values between communication points, goes back with a rewind and keeps only what readers can reach") {
   using stride::host::TextSignal;

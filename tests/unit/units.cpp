@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "input/units.hpp"
+#include "files.hpp"
 
 using namespace stride::host;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+using stride_test::contains;
 UnitConversion conversion(const std::string& from, const std::string& to) {
   std::string why;
   auto c = unit_conversion(from, to, &why);

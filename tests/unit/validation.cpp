@@ -15,16 +15,18 @@
 #include <vector>
 
 #include "stride/host/graph/experiment.hpp"
+#include "files.hpp"
+#include "stride_run.hpp"
 
 using namespace stride::host;
 namespace fs = std::filesystem;
 
 namespace {
 
+using stride_test::contains;
+
 const std::string kDir = STRIDE_SOURCE_DIR "/tests/manifests/";
 const std::string kBase = kDir + "ramp_gain.json";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const PluginRegistry& registry() {
   static const PluginRegistry reg = [] {
@@ -544,4 +546,41 @@ TEST_CASE("validation: steps that cannot mean what they say are errors with both
   REQUIRE(m.warnings.size() == 1);
   CHECK(m.warnings[0] == "/subsystems/cylinder/step: 0.003 s does not divide /coupling/macro_step = 0.01 s: each macro "
                          "step is 3 steps of 0.003 s and one of " + number_text(0.01 - 3 * 0.003) + " s");
+}
+
+TEST_CASE("validation: an option that changes nothing under the manifest's other choices is said, not silent") {
+  // Warnings, not errors: --set can switch the scheme but cannot remove the other scheme's key.
+  const std::string crane = STRIDE_SOURCE_DIR "/manifests/crane1_zoh.json";
+  // The multirate scheme's synchronization under Jacobi: the steps' order there is /coupling/order.
+  Manifest m = read_manifest(crane, {"/coupling/synchronization=\"fastest_first\""});
+  CHECK(m.problems.empty());
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] ==
+        "/coupling/synchronization: orders the steps of the \"multirate\" scheme only; under "
+        "\"jacobi\" it changes nothing (/coupling/order is the Gauss-Seidel order)");
+  CHECK(read_manifest(crane, {"/coupling/scheme=\"multirate\"", "/coupling/synchronization=\"fastest_first\""})
+            .warnings.empty());
+  // align under multirate, which has no communication points to land on.
+  m = read_manifest(crane, {"/coupling/scheme=\"multirate\"", "/coupling/align=false"});
+  CHECK(m.problems.empty());
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(contains(m.warnings[0], "/coupling/align: cuts the steps"));
+  CHECK(contains(m.warnings[0], "under \"multirate\" every subsystem takes its own steps and it changes nothing"));
+  // `stride validate` prints them.
+  const auto v = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + crane +
+                                          "' --set '/coupling/synchronization=\"fastest_first\"'");
+  CHECK(v.exit_code == 0);
+  CHECK(contains(v.output, "warning: /coupling/synchronization: orders the steps"));
+  // An energy residual limit where no power bond pairs two subsystems (the base manifest: a ramp
+  // into a gain) watches nothing: said as a warning (a manifest whose subsystem was swapped for
+  // an FMU keeps its monitor); on the crane's bonds, nothing to say.
+  auto warnings_of = [](const std::string& file, const std::vector<std::string>& sets) {
+    return Experiment(read_manifest(file, sets), registry()).bond_warnings();
+  };
+  const auto w = warnings_of(kBase, {"/monitor={\"energy_residual_limit\": 10}"});
+  REQUIRE(w.size() == 1);
+  CHECK(contains(w[0], "/monitor/energy_residual_limit watches nothing: no two subsystems here exchange power"));
+  CHECK(warnings_of(kBase, {}).empty());
+  for (const auto& s : warnings_of(crane, {"/monitor/energy_residual_limit=10"}))
+    CHECK_FALSE(contains(s, "energy_residual_limit"));
 }

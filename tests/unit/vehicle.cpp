@@ -15,7 +15,7 @@
 #include <numbers>
 
 #include "multibody_run.hpp"
-#include "run/event_outputs.hpp"
+#include "core/event_outputs.hpp"
 #include "shipped_plugins.hpp"
 #include "../../plugins/models/mechanism/spatial.hpp"
 

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "cli/help.hpp"
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/export/export.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
@@ -42,8 +42,8 @@ void describe_text_variables(const fmi::FmuPlugin& fmu, const json& params) {
   std::cout << "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n";
   for (const auto& v : vars) {
     const std::string role = v.causality == "input" ? "in  " : v.causality == "output" ? "out " : v.causality + " ";
-    std::cout << "  " << role << v.name << " [" << v.size << " x " << v.type << "]" << (v.feedthrough ? " feedthrough" : "")
-              << "\n      " << v.doc << "\n";
+    std::cout << "  " << role << v.name << " [" << v.size << " x " << v.type << "]"
+              << (v.feedthrough ? " feedthrough" : "") << "\n      " << v.doc << "\n";
   }
 }
 
@@ -95,7 +95,8 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
       // Tables: "[x: m, y: m^3/s]", or y_1, y_2, ... for several columns.
       std::cout << " [x: " << s.column_units[0];
       for (std::size_t c = 1; c < s.column_units.size(); ++c)
-        std::cout << ", y" << (s.column_units.size() > 2 ? "_" + std::to_string(c) : std::string()) << ": " << s.column_units[c];
+        std::cout << ", y" << (s.column_units.size() > 2 ? "_" + std::to_string(c) : std::string()) << ": "
+                  << s.column_units[c];
       std::cout << "]";
     }
     std::cout << " = " << (s.default_value.is_null() ? "(required)" : s.default_value.dump());
@@ -107,8 +108,10 @@ int describe(const PluginRegistry& reg, const std::string& name, const std::vect
   }
   if (info.kind == Kind::subsystem) {
     std::string with;
-    for (auto it = params.begin(); it != params.end(); ++it) with += (with.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
-    std::cout << "ports (" << (with.empty() ? std::string("default parameters") : with + ", defaults for the rest") << "):\n";
+    for (auto it = params.begin(); it != params.end(); ++it)
+      with += (with.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    std::cout << "ports (" << (with.empty() ? std::string("default parameters") : with + ", defaults for the rest")
+              << "):\n";
     if (!ports) std::cout << "  (could not instantiate: " << err << ")\n";
     else if (ports->empty()) std::cout << "  (none)\n";
     else
@@ -217,7 +220,8 @@ struct CommandLine {
     app.require_subcommand(1);
     add_run();
     validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU, or an SSP system (.ssp, .ssd)")->required();
+    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU, or an SSP system (.ssp, .ssd)")
+        ->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     add_sweep();
     export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 or 3.0 co-simulation FMU");
@@ -257,7 +261,10 @@ struct CommandLine {
 
   void add_run() {
     run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
-    run_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU to run on its default experiment, or an SSP system (.ssp, .ssd)")->required();
+    run_cmd
+        ->add_option("manifest", manifest_path,
+                     "manifest (JSON), an FMU to run on its default experiment, or an SSP system (.ssp, .ssd)")
+        ->required();
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
     run_cmd->add_flag("--quiet", quiet, "no progress report");
@@ -336,7 +343,8 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   for (const auto& c : ex.manifest().from_fmus) std::cout << "  " << c << "\n";
   for (const auto& n : ex.manifest().notes) std::cout << "  note: " << n << "\n";
   for (const auto& c : ex.unit_conversions()) std::cout << "  unit conversion: " << c << "\n";
-  for (const auto& c : ex.unconnected_inputs()) std::cout << "  unconnected FMU input, kept at its start value: " << c << "\n";
+  for (const auto& c : ex.unconnected_inputs())
+    std::cout << "  unconnected FMU input, kept at its start value: " << c << "\n";
   for (const auto& c : ex.bond_delays()) std::cout << "  power bond " << c << "\n";
   for (const auto& c : ex.bond_warnings()) std::cout << "  warning: " << c << "\n";
   for (const auto& c : ex.feedthrough_loops()) std::cout << "  warning: " << c << "\n";
@@ -456,7 +464,8 @@ int main(int argc, char** argv) {
   if (cl.help_cmd->parsed()) return help_command(cl.app, cl.help_topic);
   if (cl.sweep_cmd->parsed()) return sweep_command(argc, argv, cl);
   if (cl.report_cmd->parsed() || cl.view_cmd->parsed()) return view_command(cl);
-  if (cl.export_cmd->parsed() && !cl.ssp_out.empty()) return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
+  if (cl.export_cmd->parsed() && !cl.ssp_out.empty())
+    return export_ssp_command(cl.manifest_path, cl.ssp_out, cl.ssp_fmus ? cl.fmi_version : 0);
   if (cl.export_cmd->parsed() && cl.fmu_out.empty()) {
     std::cerr << "error: export: give the FMU to write (-o FILE.fmu) or the SSP package (--ssp FILE.ssp)\n";
     return 2;

@@ -10,7 +10,7 @@
 
 #include "graph/graph.hpp"
 #include "input/units.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 #include "run/simulation.hpp"
 #include "run/stop.hpp"
 #include "stride/host/input/manifest.hpp"
@@ -115,7 +115,8 @@ ExportedInstance::~ExportedInstance() = default;
 // The experiment from the packed manifest with the parameters set so far.
 void ExportedInstance::build() {
   std::vector<std::string> overrides;
-  for (const auto& [vr, value] : parameters_) overrides.push_back(bindings_.at(vr).parameter + "=" + json(value).dump());
+  for (const auto& [vr, value] : parameters_)
+    overrides.push_back(bindings_.at(vr).parameter + "=" + json(value).dump());
   sim_.reset();
   experiment_.reset();
   try {
@@ -158,8 +159,8 @@ void ExportedInstance::initialization_mode_view() {
 void ExportedInstance::initialize(double start_time) {
   if (initialized_) throw std::logic_error("initialized already");
   if (std::abs(start_time - start()) > 1e-12 * std::max(1.0, std::abs(start())))
-    throw std::runtime_error("the start time " + number_text(start_time) + " s is not the experiment's start " +
-                             number_text(start()) + " s");
+    throw std::runtime_error("the start time " + message_number(start_time) + " s is not the experiment's start " +
+                             message_number(start()) + " s");
   if (rebuild_) build();
   fresh_simulation();
   reporting_stop([&] { sim_->initialize(); });
@@ -186,7 +187,7 @@ void ExportedInstance::set(std::uint32_t vr, std::span<const double> values) {
                              std::to_string(b.size) + " values, " + std::to_string(values.size()) + " given");
   for (double v : values)
     if (!std::isfinite(v))
-      throw std::runtime_error("value reference " + std::to_string(vr) + " (" + b.port + "): " + number_text(v) +
+      throw std::runtime_error("value reference " + std::to_string(vr) + " (" + b.port + "): " + message_number(v) +
                                " is not a finite number");
   std::vector<double>& held = inputs_.at(b.port);
   std::copy(values.begin(), values.end(), held.begin() + static_cast<std::ptrdiff_t>(b.element));
@@ -198,10 +199,10 @@ void ExportedInstance::do_step(double t, double h) {
   if (!initialized_) throw std::logic_error("doStep before the end of initialization");
   const CouplingConfig& c = experiment_->manifest().coupling;
   const double eps = 1e-9 * std::max({1.0, std::abs(t), std::abs(c.end)});
-  if (!(h > 0)) throw std::runtime_error("communication step size " + number_text(h) + " s (expected > 0)");
+  if (!(h > 0)) throw std::runtime_error("communication step size " + message_number(h) + " s (expected > 0)");
   if (std::abs(t - sim_->time()) > eps)
-    throw std::runtime_error("doStep from " + number_text(t) + " s, but the FMU is at " + number_text(sim_->time()) +
-                             " s");
+    throw std::runtime_error("doStep from " + message_number(t) + " s, but the FMU is at " +
+                             message_number(sim_->time()) + " s");
   // The importer's own sum t + h lands within round-off of the experiment's grid: take the grid
   // point, as the experiment run alone would.
   double target = t + h;
@@ -212,8 +213,8 @@ void ExportedInstance::do_step(double t, double h) {
   }
   if (target > c.end && target - c.end <= eps) target = c.end;
   if (target > c.end)
-    throw std::runtime_error("doStep to " + number_text(target) + " s is past the experiment's end " +
-                             number_text(c.end) + " s");
+    throw std::runtime_error("doStep to " + message_number(target) + " s is past the experiment's end " +
+                             message_number(c.end) + " s");
   reporting_stop([&] { sim_->advance_to(target); });
 }
 

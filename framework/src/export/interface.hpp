@@ -1,9 +1,8 @@
 // What an exported experiment shows an importer: output ports as output variables and inputs
 // no connection feeds as input variables, all of them or those the manifest lists under
-// "exports", named "subsystem.port" (one subsystem exported: "port"; FMI 2: one scalar per element, "subsystem.port[i]" for a
-// port of several), with the port's unit and description. An output with direct feedthrough
-// depends on the inputs of its subsystem. The parameters are the manifest's, fixed inside the
-// FMU. Internal to the host.
+// "exports", named "subsystem.port" (one subsystem exported: "port"; FMI 2: one scalar per element, "subsystem.port[i]"
+// for a port of several), with the port's unit and description. An output with direct feedthrough depends on the inputs
+// of its subsystem. The parameters are the manifest's, fixed inside the FMU. Internal to the host.
 //
 // Order: Experiment -> experiment_interface() -> model_description_xml() and the binding of
 // value references to ports that the FMU's binary reads back (interface_json /

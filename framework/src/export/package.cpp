@@ -15,7 +15,7 @@
 #include "export/fmi_rules.hpp"
 #include "input/units.hpp"
 #include "export/interface.hpp"
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/export/export.hpp"
 
 namespace stride::host {
@@ -172,6 +172,7 @@ nlohmann::ordered_json subsystem_document(const nlohmann::ordered_json& d, const
         if (port.rfind(name + ".", 0) == 0) kept[port] = b;
       mo["bounds"] = kept;
     }
+    mo.erase("energy_residual_limit");  // a power bond pairs two subsystems: one alone has none
     one["monitor"] = mo;
   }
   return one;

@@ -11,7 +11,7 @@
 #include "fmi/unpack.hpp"
 #include "graph/graph.hpp"
 #include "input/units.hpp"
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/export/export.hpp"
 #include "stride/host/ssp/ssp.hpp"
 
@@ -107,7 +107,8 @@ class SspWriter {
   std::size_t parameters() const { return parameters_; }
 
  private:
-  static constexpr const char* kOms = "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd";
+  static constexpr const char* kOms =
+      "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd";
 
   const json& entry(const std::string& name) const { return m_.document.at("subsystems").at(name); }
 

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "fmi/instance.hpp"
-#include "run/event_outputs.hpp"
-#include "run/text_signal.hpp"
+#include "core/event_outputs.hpp"
+#include "core/text_signal.hpp"
 
 namespace stride::host::fmi {
 
@@ -69,9 +69,11 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     // An FMU that cannot change its step is given the first step throughout.
     if (first_h_ == 0.0) first_h_ = h;
     else if (!inst_->fmu().md.can_variable_step && std::abs(h - first_h_) > 1e-9 * first_h_)
-      throw StepFailure("the FMU cannot handle a variable communication step size (canHandleVariableCommunicationStepSize"
-                        " is false), but a step of " + fmt_time(h) + " s follows steps of " + fmt_time(first_h_) +
-                        " s; make the macro step a multiple of the subsystem's step");
+      throw StepFailure(
+          "the FMU cannot handle a variable communication step size (canHandleVariableCommunicationStepSize"
+          " is false), but a step of " +
+          fmt_time(h) + " s follows steps of " + fmt_time(first_h_) +
+          " s; make the macro step a multiple of the subsystem's step");
     inst_->hold_texts_from(t);
     inst_->set_inputs(inputs(), input_time(t, h));
     event_at_end_ = false;
@@ -105,7 +107,9 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     return s;
   }
   json report() const override {
-    return {{"fmu", inst_->fmu().file.string()}, {"fmi_version", inst_->fmu().md.fmi_version}, {"interface", "co-simulation"}};
+    return {{"fmu", inst_->fmu().file.string()},
+            {"fmi_version", inst_->fmu().md.fmi_version},
+            {"interface", "co-simulation"}};
   }
   bool can_save_state() const override { return inst_->can_save_state(); }
   void save_state(std::unique_ptr<SavedState>& slot) override {
@@ -167,7 +171,8 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     // step must not end a round-off after its start.
     const double at_start = ta + 1e-12 * std::max(1.0, std::abs(ta));
     for (int again = 0; s.event && !s.terminate && !(s.reached > at_start) && end_.empty(); ++again) {
-      if (again == 1000) throw StepFailure("the FMU returned for an event at t = " + fmt_time(ta) + " 1000 times without progress");
+      if (again == 1000)
+        throw StepFailure("the FMU returned for an event at t = " + fmt_time(ta) + " 1000 times without progress");
       event_mode(ta, true);
       if (!end_.empty()) return ta;
       s = inst_->do_step(ta, tb - ta);
@@ -175,8 +180,8 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     }
     if (s.terminate) {
       end_ = std::string("the FMU asked to end the simulation at t = ") + fmt_time(std::max(s.reached, ta)) + " (" +
-             inst_->do_step_name() + (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") +
-             inst_->log().tail();
+             inst_->do_step_name() +
+             (inst_->fmu().md.version == 2 ? " with fmi2Terminated)" : ": terminateSimulation)") + inst_->log().tail();
       return s.reached > ta ? std::min(s.reached, tb) : ta;
     }
     if (s.event) {
@@ -191,10 +196,10 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     // tb contradicts the discard.
     ++discarded_;
     if (!(s.reached > ta && s.reached < tb))
-      throw PluginError(inst_->fmu().label, std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(ta) +
-                                                " to " + fmt_time(tb) + " and reports " + inst_->last_time_name() + " = " +
-                                                fmt_time(s.reached) + (s.reached > ta ? ", not inside the step" : ": no progress") +
-                                                inst_->log().tail());
+      throw PluginError(inst_->fmu().label,
+                        std::string(inst_->do_step_name()) + " discarded the step from t = " + fmt_time(ta) + " to " +
+                            fmt_time(tb) + " and reports " + inst_->last_time_name() + " = " + fmt_time(s.reached) +
+                            (s.reached > ta ? ", not inside the step" : ": no progress") + inst_->log().tail());
     return s.reached;
   }
   void end_initialization(double t0) {
@@ -232,8 +237,8 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
 
 }  // namespace
 
-std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
-                                              const std::string& name) {
+std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports,
+                                              const Params& p, const std::string& name) {
   return std::make_unique<CoSimulation>(std::move(fmu), std::move(ports), p, name);
 }
 

@@ -11,7 +11,7 @@
 #include "fmi/probe.hpp"
 #include "fmi/unpack.hpp"
 #include "fmi/values.hpp"  // from_hex
-#include "stride/host/load/registry.hpp"  // PluginError
+#include "stride/host/core/plugin_error.hpp"
 #include "stride/host/input/json_input.hpp"
 #include "input/units.hpp"
 
@@ -31,21 +31,6 @@ std::optional<ParamType> param_type(const Variable& v) {
     case VarType::binary: return array ? ParamType::string_list : ParamType::string;
     case VarType::clock: return std::nullopt;
     default: return array ? ParamType::integer_list : ParamType::integer;
-  }
-}
-
-// The range of an integer type (bounds of parameters).
-std::pair<double, double> integer_bounds(VarType t) {
-  switch (t) {
-    case VarType::int8: return {-128.0, 127.0};
-    case VarType::uint8: return {0.0, 255.0};
-    case VarType::int16: return {-32768.0, 32767.0};
-    case VarType::uint16: return {0.0, 65535.0};
-    case VarType::int32: return {-2147483648.0, 2147483647.0};
-    case VarType::uint32: return {0.0, 4294967295.0};
-    case VarType::uint64: return {0.0, 18446744073709551615.0};
-    case VarType::boolean: return {0.0, 1.0};
-    default: return {-9223372036854775808.0, 9223372036854775807.0};
   }
 }
 
@@ -71,14 +56,14 @@ std::vector<ParamSpec> parameter_specs(const ModelDescription& md) {
     s.min = v.min;
     s.max = v.max;
     if (is_numeric(v.type) && !is_real(v.type)) {
-      const auto [lo, hi] = integer_bounds(v.type);
+      const auto [lo, hi] = integer_range(v.type);
       s.min = std::max(lo, s.min.value_or(lo));
       s.max = std::min(hi, s.max.value_or(hi));
     }
     if (v.causality == "structuralParameter") s.min = std::max(0.0, *s.min), s.max = std::min(1e6, *s.max);
     s.doc = (v.description.empty() ? "FMU " + role_of(v) : v.description + " (" + role_of(v) + ")") + "; " +
-            type_name(v.type, md.version) + (v.type == VarType::binary ? " as hexadecimal text" : "") + ", " + v.variability +
-            ", value reference " + std::to_string(v.value_reference) +
+            type_name(v.type, md.version) + (v.type == VarType::binary ? " as hexadecimal text" : "") + ", " +
+            v.variability + ", value reference " + std::to_string(v.value_reference) +
             (!v.dimensions.empty() ? ", " + std::to_string(v.size) + " values" : std::string()) +
             (v.items.empty() ? std::string() : "; " + v.items);
     out.push_back(std::move(s));
@@ -92,9 +77,11 @@ void check_arrays(const ModelDescription& md, const json& given) {
   for (std::size_t i = 0; i < md.variables.size(); ++i) {
     const Variable& v = md.variables[i];
     auto it = given.find(v.name);
-    if (v.dimensions.empty() || it == given.end() || !it->is_array() || it->size() == s.size[i] || *it == v.start) continue;
+    if (v.dimensions.empty() || it == given.end() || !it->is_array() || it->size() == s.size[i] || *it == v.start)
+      continue;
     throw ParameterError("/" + pointer_escape(v.name), "expected a list of " + std::to_string(s.size[i]) +
-                                                           " values (the FMU's array), found " + std::to_string(it->size()));
+                                                           " values (the FMU's array), found " +
+                                                           std::to_string(it->size()));
   }
 }
 
@@ -111,8 +98,10 @@ void check_texts(const ModelDescription& md, const json& given) {
       const std::string& text = x.get_ref<const std::string&>();
       const std::string at = "/" + pointer_escape(v.name) + (list ? "/" + std::to_string(i) : std::string());
       if (v.type == VarType::string && text.find('\0') != std::string::npos)
-        throw ParameterError(at, "expected a String without NUL characters (the FMU reads a C string, which would end at "
-                                 "the first one), found one at offset " + std::to_string(text.find('\0')));
+        throw ParameterError(at,
+                             "expected a String without NUL characters (the FMU reads a C string, which would end at "
+                             "the first one), found one at offset " +
+                                 std::to_string(text.find('\0')));
       if (v.type == VarType::binary) try {
           from_hex(text);
         } catch (const std::invalid_argument& e) {
@@ -122,8 +111,9 @@ void check_texts(const ModelDescription& md, const json& given) {
   }
 }
 
-std::unique_ptr<Subsystem> make_subsystem(const std::shared_ptr<const Fmu>& fmu, std::vector<PortSpec> ports, const Params& p,
-                                          const std::string& name, std::shared_ptr<Integrator> integrator, bool model_exchange) {
+std::unique_ptr<Subsystem> make_subsystem(const std::shared_ptr<const Fmu>& fmu, std::vector<PortSpec> ports,
+                                          const Params& p, const std::string& name,
+                                          std::shared_ptr<Integrator> integrator, bool model_exchange) {
   if (model_exchange) return make_model_exchange(fmu, std::move(ports), p, name, std::move(integrator));
   return make_co_simulation(fmu, std::move(ports), p, name);
 }
@@ -138,7 +128,9 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
   info_.version = "FMI " + md.fmi_version;
   const std::string cs = md.cs_event_mode ? "co-simulation with event mode" : "co-simulation";
   info_.description = "FMU \"" + md.model_name + "\" (" +
-                      (md.has_cs && md.has_me ? cs + " and model exchange" : md.has_cs ? cs : std::string("model exchange")) +
+                      (md.has_cs && md.has_me ? cs + " and model exchange"
+                       : md.has_cs            ? cs
+                                              : std::string("model exchange")) +
                       (md.description.empty() ? "" : "): " + md.description);
   if (md.description.empty()) info_.description += ")";
   info_.parameters = parameter_specs(md);
@@ -172,18 +164,21 @@ std::unique_ptr<Subsystem> FmuPlugin::create_subsystem(const Params& p) const {
   return create(p, fmu_->md.model_name, nullptr, {}, fmu_->md.experiment.start.value_or(0.0));
 }
 
-std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name, std::shared_ptr<Integrator> integrator,
+std::unique_ptr<Subsystem> FmuPlugin::create(const Params& p, const std::string& name,
+                                             std::shared_ptr<Integrator> integrator,
                                              const std::vector<std::string>& observed, double t0) const {
   const auto& md = fmu_->md;
   const bool model_exchange = integrator || !md.has_cs;
-  if (model_exchange && !md.has_me) throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
+  if (model_exchange && !md.has_me)
+    throw std::invalid_argument("the FMU has no model-exchange interface: remove the integrator");
   check_arrays(md, p.values());
   check_texts(md, p.values());
   if (md.only_once_per_process)
     if (const std::string other = fmu_->instances.first(); !other.empty())
-      throw PluginError(fmu_->label, "the FMU declares canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"" + other +
-                                         "\" already has its instance: the subsystems of a run share one process, so only one "
-                                         "of them can use this FMU");
+      throw PluginError(fmu_->label,
+                        "the FMU declares canBeInstantiatedOnlyOncePerProcess=\"true\" and subsystem \"" + other +
+                            "\" already has its instance: the subsystems of a run share one process, so only one "
+                            "of them can use this FMU");
   // Every instantiation: a binary may crash on the second one only.
   probe_instantiation(fmu_, model_exchange, p, name, t0);
   return make_subsystem(fmu_, ports(p.values(), observed), p, name, std::move(integrator), model_exchange);
@@ -208,8 +203,11 @@ std::vector<double> FmuPlugin::input_start(const std::string& port, const json& 
   const std::size_t n = v ? s.size[std::size_t(v - fmu_->md.variables.data())] : 1;
   std::vector<double> out(n, 0.0);
   const json& value = parameters.is_object() && parameters.contains(port) ? parameters[port] : v ? v->start : json();
-  auto number = [](const json& x) { return x.is_boolean() ? double(x.get<bool>()) : x.is_number() ? x.get<double>() : 0.0; };
-  for (std::size_t i = 0; i < n; ++i) out[i] = number(value.is_array() ? (i < value.size() ? value[i] : json()) : value);
+  auto number = [](const json& x) {
+    return x.is_boolean() ? double(x.get<bool>()) : x.is_number() ? x.get<double>() : 0.0;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = number(value.is_array() ? (i < value.size() ? value[i] : json()) : value);
   return out;
 }
 

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "fmi/binary.hpp"
-#include "run/text_signal.hpp"
-#include "stride/host/load/registry.hpp"  // PluginError
+#include "core/text_signal.hpp"
+#include "stride/host/core/plugin_error.hpp"
 
 namespace stride::host::fmi {
 
@@ -82,7 +82,8 @@ struct Interface {
   void observe(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& names);
 };
 // The ports: inputs, outputs, then the observed variables (Interface::observe) as outputs.
-std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed = {});
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape,
+                                 const std::vector<std::string>& observed = {});
 
 // A time in messages (12 significant digits).
 std::string fmt_time(double t);
@@ -111,7 +112,9 @@ struct FmuState {
     drop();
     owner = release;
   }
-  bool of(const std::shared_ptr<const StateRelease>& release) const { return handle && release && owner.lock() == release; }
+  bool of(const std::shared_ptr<const StateRelease>& release) const {
+    return handle && release && owner.lock() == release;
+  }
 };
 
 // The outcome of one doStep.
@@ -153,7 +156,7 @@ class Instance {
   virtual void set_texts(const Io& io, const std::vector<std::string>& values, double t) = 0;
   std::vector<std::string> get_texts(const Io& io, double t);
 
-  // String and Binary variables recorded or connected (run/text_signal.hpp), element by element
+  // String and Binary variables recorded or connected (core/text_signal.hpp), element by element
   // (an FMI 3 array has one signal per element): the signal of one element (published by
   // publish_texts), and an input's element fed by another FMU's signal (the whole variable set
   // with the numeric inputs in set_inputs when the value of one of its elements changed; the

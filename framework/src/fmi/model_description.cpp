@@ -55,28 +55,18 @@ std::optional<VarType> type_of(const std::string& element, int version) {
                                                     {"Boolean", VarType::boolean},   {"String", VarType::string},
                                                     {"Enumeration", VarType::enumeration}};
   static const std::map<std::string, VarType> v3 = {
-      {"Float64", VarType::float64}, {"Float32", VarType::float32}, {"Int8", VarType::int8},       {"UInt8", VarType::uint8},
-      {"Int16", VarType::int16},     {"UInt16", VarType::uint16},   {"Int32", VarType::int32},     {"UInt32", VarType::uint32},
-      {"Int64", VarType::int64},     {"UInt64", VarType::uint64},   {"Boolean", VarType::boolean}, {"String", VarType::string},
-      {"Binary", VarType::binary},   {"Enumeration", VarType::enumeration}, {"Clock", VarType::clock}};
+      {"Float64", VarType::float64}, {"Float32", VarType::float32},
+      {"Int8", VarType::int8},       {"UInt8", VarType::uint8},
+      {"Int16", VarType::int16},     {"UInt16", VarType::uint16},
+      {"Int32", VarType::int32},     {"UInt32", VarType::uint32},
+      {"Int64", VarType::int64},     {"UInt64", VarType::uint64},
+      {"Boolean", VarType::boolean}, {"String", VarType::string},
+      {"Binary", VarType::binary},   {"Enumeration", VarType::enumeration},
+      {"Clock", VarType::clock}};
   const auto& table = version == 2 ? v2 : v3;
   auto it = table.find(element);
   if (it == table.end()) return std::nullopt;
   return it->second;
-}
-
-// The range of an integer type, as doubles (bounds of parameters).
-std::pair<double, double> integer_range(VarType t) {
-  switch (t) {
-    case VarType::int8: return {-128.0, 127.0};
-    case VarType::uint8: return {0.0, 255.0};
-    case VarType::int16: return {-32768.0, 32767.0};
-    case VarType::uint16: return {0.0, 65535.0};
-    case VarType::int32: return {-2147483648.0, 2147483647.0};
-    case VarType::uint32: return {0.0, 4294967295.0};
-    case VarType::uint64: return {0.0, 18446744073709551615.0};
-    default: return {-9223372036854775808.0, 9223372036854775807.0};
-  }
 }
 
 // One start value of type t from its text.
@@ -135,9 +125,24 @@ struct UnitDef {
 
 }  // namespace
 
+std::pair<double, double> integer_range(VarType t) {
+  switch (t) {
+    case VarType::int8: return {-128.0, 127.0};
+    case VarType::uint8: return {0.0, 255.0};
+    case VarType::int16: return {-32768.0, 32767.0};
+    case VarType::uint16: return {0.0, 65535.0};
+    case VarType::int32: return {-2147483648.0, 2147483647.0};
+    case VarType::uint32: return {0.0, 4294967295.0};
+    case VarType::uint64: return {0.0, 18446744073709551615.0};
+    case VarType::boolean: return {0.0, 1.0};
+    default: return {-9223372036854775808.0, 9223372036854775807.0};
+  }
+}
+
 const char* type_name(VarType t, int version) {
-  static const char* const v3[] = {"Float64", "Float32", "Int8",    "UInt8",  "Int16",  "UInt16",      "Int32", "UInt32",
-                                   "Int64",   "UInt64",  "Boolean", "String", "Binary", "Enumeration", "Clock"};
+  static const char* const v3[] = {"Float64", "Float32", "Int8",   "UInt8",       "Int16",
+                                   "UInt16",  "Int32",   "UInt32", "Int64",       "UInt64",
+                                   "Boolean", "String",  "Binary", "Enumeration", "Clock"};
   if (version == 2) {
     if (t == VarType::float64) return "Real";
     if (t == VarType::int32) return "Integer";
@@ -157,7 +162,8 @@ namespace {
 // description filled section by section.
 class Reader {
  public:
-  Reader(const fs::path& xml, const std::string& label) : xml_(xml), label_(label), file_(label + ": modelDescription.xml") {}
+  Reader(const fs::path& xml, const std::string& label)
+      : xml_(xml), label_(label), file_(label + ": modelDescription.xml") {}
 
   ModelDescription read() {
     std::error_code ec;
@@ -226,8 +232,9 @@ class Reader {
     const std::string where = file_ + ": <" + interface.name() + "> ";
     if (id.empty()) throw FmuError(where + "has no modelIdentifier");
     if (id == "." || id == ".." || id.find_first_of(std::string("/\\\0", 3)) != std::string::npos || id.size() > 200)
-      throw FmuError(where + "modelIdentifier=\"" + id +
-                     "\" is not a plain file name (the binary must be binaries/<platform>/<modelIdentifier>.so inside the FMU)");
+      throw FmuError(
+          where + "modelIdentifier=\"" + id +
+          "\" is not a plain file name (the binary must be binaries/<platform>/<modelIdentifier>.so inside the FMU)");
     return id;
   }
 
@@ -237,7 +244,8 @@ class Reader {
       pugi::xml_node b = u.child("BaseUnit");
       if (!b) continue;
       std::map<std::string, int> exponents;
-      for (const char* base : {"kg", "m", "s", "A", "K", "mol", "cd", "rad"}) exponents[base] = b.attribute(base).as_int(0);
+      for (const char* base : {"kg", "m", "s", "A", "K", "mol", "cd", "rad"})
+        exponents[base] = b.attribute(base).as_int(0);
       const std::string where = file_ + ": unit \"" + std::string(u.attribute("name").value()) + "\"";
       units_[u.attribute("name").value()] = {si_unit_name(exponents), attr_number(b, "factor", where).value_or(1.0),
                                              attr_number(b, "offset", where).value_or(0.0)};
@@ -261,8 +269,8 @@ class Reader {
   void read_default_experiment() {
     const pugi::xml_node e = root_.child("DefaultExperiment");
     const std::string where = file_ + ": <DefaultExperiment>";
-    md_.experiment = {attr_number(e, "startTime", where), attr_number(e, "stopTime", where), attr_number(e, "stepSize", where),
-                      attr_number(e, "tolerance", where)};
+    md_.experiment = {attr_number(e, "startTime", where), attr_number(e, "stopTime", where),
+                      attr_number(e, "stepSize", where), attr_number(e, "tolerance", where)};
   }
 
   // <ModelVariables>: every variable, whatever its type.
@@ -290,8 +298,8 @@ class Reader {
       const std::string name = sv.attribute("name").value();
       auto [it, fresh] = owner.emplace(vr.as_uint(), name);
       if (!fresh)
-        throw FmuError(where(k, name) + ": valueReference=\"" + vr.value() + "\" is also that of variable \"" + it->second +
-                       "\" (FMI 3 value references are unique; an alias is an <Alias> element)");
+        throw FmuError(where(k, name) + ": valueReference=\"" + vr.value() + "\" is also that of variable \"" +
+                       it->second + "\" (FMI 3 value references are unique; an alias is an <Alias> element)");
     }
   }
 
@@ -303,12 +311,14 @@ class Reader {
       if (v.dimensions.empty()) scalars.emplace(v.name, &v);
       for (const auto& a : v.aliases)
         if (!scalars.emplace(a, &v).second)
-          throw FmuError(file_ + ": alias \"" + a + "\" of variable \"" + v.name + "\" is the name of another variable");
+          throw FmuError(file_ + ": alias \"" + a + "\" of variable \"" + v.name +
+                         "\" is the name of another variable");
     }
     for (const auto& v : md_.variables) {
       if (v.dimensions.empty()) continue;
       const std::string prefix = v.name + ".";
-      for (auto it = scalars.lower_bound(prefix); it != scalars.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      for (auto it = scalars.lower_bound(prefix);
+           it != scalars.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
         const std::string index = it->first.substr(prefix.size());
         if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos ||
             (index.size() > 1 && index[0] == '0'))
@@ -341,7 +351,8 @@ class Reader {
                                                  : (is_real(v.type) ? "continuous" : "discrete");
     v.initial = sv.attribute("initial").value();
     v.description = sv.attribute("description").value();
-    if (auto d = tn.attribute("derivative")) v.derivative_of = long(d.as_llong()) - (md_.version == 2 ? 1 : 0);  // resolved later
+    if (auto d = tn.attribute("derivative"))
+      v.derivative_of = long(d.as_llong()) - (md_.version == 2 ? 1 : 0);  // resolved later
     for (auto dim : sv.children("Dimension")) read_dimension(dim, v, at);
     for (auto a : sv.children("Alias")) v.aliases.push_back(a.attribute("name").value());
     read_unit(tn, v, at);
@@ -377,8 +388,8 @@ class Reader {
         auto it = by_vr.find(ref);
         if (it == by_vr.end() || md_.variables[it->second].causality != "structuralParameter" ||
             !md_.variables[it->second].start.is_number_integer())
-          throw FmuError(file_ + ": variable \"" + v.name + "\": array dimension valueReference=\"" + std::to_string(ref) +
-                         "\" names no structural parameter with an integer start value");
+          throw FmuError(file_ + ": variable \"" + v.name + "\": array dimension valueReference=\"" +
+                         std::to_string(ref) + "\" names no structural parameter with an integer start value");
         d.structural = long(it->second);
       }
     const Shape s = shape(md_, json::object());
@@ -443,7 +454,8 @@ class Reader {
 
   bool is_input(std::size_t i) const { return i < md_.variables.size() && md_.variables[i].causality == "input"; }
   bool any_input() const {
-    return std::any_of(md_.variables.begin(), md_.variables.end(), [](const Variable& v) { return v.causality == "input"; });
+    return std::any_of(md_.variables.begin(), md_.variables.end(),
+                       [](const Variable& v) { return v.causality == "input"; });
   }
   // An output's feedthrough from its <Unknown>/<Output> element; `to_index` maps a dependency.
   template <class ToIndex>
@@ -535,13 +547,15 @@ Shape shape(const ModelDescription& md, const json& parameters) {
         const Variable& p = md.variables[std::size_t(d.structural)];
         const long long value = structural_value(p, parameters);
         if (value < 0 || value > 1000000)
-          throw ParameterError("/" + pointer_escape(p.name), "expected an array size of 0 to 1000000 (structural parameter of \"" +
-                                                                 v.name + "\"), found " + std::to_string(value));
+          throw ParameterError("/" + pointer_escape(p.name),
+                               "expected an array size of 0 to 1000000 (structural parameter of \"" + v.name +
+                                   "\"), found " + std::to_string(value));
         k = std::size_t(value);
       }
       n *= k;
       if (n > 1000000)
-        throw ParameterError("/" + pointer_escape(v.name), "array \"" + v.name + "\" would have more than 1000000 elements");
+        throw ParameterError("/" + pointer_escape(v.name),
+                             "array \"" + v.name + "\" would have more than 1000000 elements");
     }
     s.size[i] = n;
   }
@@ -561,7 +575,9 @@ std::string platform_folder(int version) {
 #endif
 }
 
-ModelDescription read_model_description(const fs::path& xml, const std::string& label) { return Reader(xml, label).read(); }
+ModelDescription read_model_description(const fs::path& xml, const std::string& label) {
+  return Reader(xml, label).read();
+}
 
 std::optional<IndexedName> indexed_name(const std::string& name) {
   const auto open = name.rfind('[');

@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <stride/stride.hpp>
@@ -31,13 +32,32 @@ class FmuError : public std::runtime_error {
 
 // FMI 3's types; FMI 2's Real, Integer, Boolean, String and Enumeration are float64, int32,
 // boolean, string and enumeration.
-enum class VarType { float64, float32, int8, uint8, int16, uint16, int32, uint32, int64, uint64, boolean, string, binary, enumeration, clock };
+enum class VarType {
+  float64,
+  float32,
+  int8,
+  uint8,
+  int16,
+  uint16,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  boolean,
+  string,
+  binary,
+  enumeration,
+  clock
+};
 
 // The type's name in modelDescription.xml of `version` ("Real" / "Float64", ...).
 const char* type_name(VarType t, int version);
 // Exchanged as numbers on ports: every type but String, Binary and Clock.
 inline bool is_numeric(VarType t) { return t != VarType::string && t != VarType::binary && t != VarType::clock; }
 inline bool is_real(VarType t) { return t == VarType::float64 || t == VarType::float32; }
+// The range of an integer type as doubles, the one table of them (bounds of parameters, start
+// values): Boolean 0 and 1; Int64 and Enumeration the Int64 range.
+std::pair<double, double> integer_range(VarType t);
 
 // An FMI 3 array dimension: a fixed size, or the value of a structural parameter.
 struct Dimension {
@@ -74,8 +94,8 @@ struct Variable {
   // A value the importer may set before initialization other than a parameter: the start of
   // an input, or of a state or output declared with initial="exact" / "approx".
   bool has_settable_start() const {
-    return !is_parameter() && causality != "independent" && causality != "calculatedParameter" && type != VarType::clock &&
-           (causality == "input" || initial == "exact" || initial == "approx");
+    return !is_parameter() && causality != "independent" && causality != "calculatedParameter" &&
+           type != VarType::clock && (causality == "input" || initial == "exact" || initial == "approx");
   }
 };
 

@@ -8,8 +8,9 @@
 #include <optional>
 
 #include "fmi/instance.hpp"
-#include "run/event_outputs.hpp"
-#include "run/text_signal.hpp"
+#include "core/event_outputs.hpp"
+#include "core/state_events.hpp"
+#include "core/text_signal.hpp"
 
 namespace stride::host::fmi {
 
@@ -53,7 +54,10 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
  public:
   ModelExchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p, const std::string& name,
                 std::shared_ptr<Integrator> integrator)
-      : me_(make_instance(fmu, true, p, name)), ode_(*me_, ports), integ_(std::move(integrator)), ports_(std::move(ports)) {
+      : me_(make_instance(fmu, true, p, name)),
+        ode_(*me_, ports),
+        integ_(std::move(integrator)),
+        ports_(std::move(ports)) {
     me_->observe(ports_);
     const std::size_t n = me_->shape().states, m = me_->shape().indicators;
     x_.assign(n, 0.0);
@@ -76,7 +80,8 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     ode_.bind(in);
   }
   void initialize(double t0) override {
-    if (!integ_ && !x_.empty()) throw std::logic_error("a model-exchange FMU with continuous states needs an integrator");
+    if (!integ_ && !x_.empty())
+      throw std::logic_error("a model-exchange FMU with continuous states needs an integrator");
     me_->start(t0);  // the FMU is in event mode after initialization
     me_->rewound(t0);
     me_->snapshot_at(std::numeric_limits<double>::infinity());  // none yet in this run
@@ -124,7 +129,7 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     bool state_event = false;
     if (!z_.empty()) {
       ode_.indicators(t_new, x_, zt_);
-      if (crossed(z_, zt_)) t_new = locate_state_event(t, t_new), state_event = true;
+      if (indicators_crossed(z_, zt_)) t_new = locate_state_event(t, t_new), state_event = true;
     }
     time_event = time_event && t_new == t_end;
     dense_outputs(t, t_new);
@@ -135,8 +140,8 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     t_ = t_new;
     event_at_end_ = false;
     if (terminate) {
-      end_ = "the FMU asked to end the simulation at t = " + fmt_time(t_new) + " (completedIntegratorStep: terminateSimulation)" +
-             me_->log().tail();
+      end_ = "the FMU asked to end the simulation at t = " + fmt_time(t_new) +
+             " (completedIntegratorStep: terminateSimulation)" + me_->log().tail();
       me_->publish_texts(t_, t);
       return t_;
     }
@@ -164,16 +169,15 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   void record_grid(double t0, double dt) override { dense_.grid(t0, dt, y_before_event_.size()); }
   const double* outputs_at_row(std::size_t k) const override { return dense_.row(k); }
   json statistics() const override {
-    return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_}, {"time_events", time_events_},
-            {"step_events", step_events_}, {"bisection_steps", bisections_}, {"integrator", integ_ ? integ_->statistics() : json()}};
+    return {{"rhs_evaluations", ode_.evaluations()}, {"state_events", state_events_},
+            {"time_events", time_events_},           {"step_events", step_events_},
+            {"bisection_steps", bisections_},        {"integrator", integ_ ? integ_->statistics() : json()}};
   }
   json report() const override {
-    return {{"fmu", me_->fmu().file.string()}, {"fmi_version", me_->fmu().md.fmi_version}, {"interface", "model exchange"},
-            {"continuous_states", x_.size()}, {"event_indicators", z_.size()}, {"state_event_times", event_times_}};
+    return {{"fmu", me_->fmu().file.string()}, {"fmi_version", me_->fmu().md.fmi_version},
+            {"interface", "model exchange"},   {"continuous_states", x_.size()},
+            {"event_indicators", z_.size()},   {"state_event_times", event_times_}};
   }
-
-  // Event times are located to this fraction of max(1, |t|) seconds.
-  static constexpr double event_tolerance = 1e-12;
 
   // The FMU state with the host's copy of the continuous states, the event indicators and the
   // next time event; the integrator restarts from the saved point in every repetition.
@@ -206,34 +210,15 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   }
 
  private:
-  // An event indicator changes domain between z > 0 and z <= 0 (FMI 2 §3.1).
-  static bool crossed(const std::vector<double>& a, const std::vector<double>& b) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if ((a[i] > 0) != (b[i] > 0)) return true;
-    return false;
-  }
-  // Bisection on the time of the first sign change in (t, t_new], re-integrating from t (state
+  // The first state event in (t, t_new] (core/state_events.hpp), re-integrating from t (state
   // x0_) each time; leaves x_ at the located time and returns it.
   double locate_state_event(double t, double t_new) {
-    double lo = t, hi = t_new;
-    std::copy(x_.begin(), x_.end(), xt_.begin());
-    const double tol = event_tolerance * std::max(1.0, std::abs(t));
-    while (hi - lo > tol) {
-      const double mid = 0.5 * (lo + hi);
-      std::copy(x0_.begin(), x0_.end(), x_.begin());
+    const double hi = host::locate_state_event(t, t_new, z_, zt_, x_, x0_, xt_, bisections_, [&](double to) {
       if (integ_) integ_->reset(ode_, t, x_);
-      const double reached = advance(t, mid);
+      const double reached = advance(t, to);
       ode_.indicators(reached, x_, zt_);
-      ++bisections_;
-      if (crossed(z_, zt_)) {
-        hi = reached;
-        std::copy(x_.begin(), x_.end(), xt_.begin());
-      } else {
-        lo = reached;
-      }
-      if (reached <= lo && reached < mid) break;  // the integrator cannot reach closer
-    }
-    std::copy(xt_.begin(), xt_.end(), x_.begin());
+      return reached;
+    });
     ++state_events_;
     if (event_times_.size() < kKeptEventTimes) event_times_.push_back(hi);
     return hi;
@@ -242,13 +227,13 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
   void check_sizes() {
     const std::size_t n = me_->reported_states(), m = me_->reported_indicators();
     if (n != x_.size() || m != z_.size())
-      throw PluginError(me_->fmu().label, "the FMU reports " + std::to_string(n) + " continuous states and " + std::to_string(m) +
-                                              " event indicators, its model description " + std::to_string(x_.size()) + " and " +
-                                              std::to_string(z_.size()));
+      throw PluginError(me_->fmu().label, "the FMU reports " + std::to_string(n) + " continuous states and " +
+                                              std::to_string(m) + " event indicators, its model description " +
+                                              std::to_string(x_.size()) + " and " + std::to_string(z_.size()));
   }
 
   // Time events are "at" a time up to this much (relative round-off of communication points).
-  static double tolerance(double t) { return event_tolerance * std::max(1.0, std::abs(t)); }
+  static double tolerance(double t) { return event_time_tolerance(t); }
 
   // A time event at or before t (scheduled in the past, or within round-off ahead) is handled
   // before stepping on, at its own time; the FMU may schedule the next at once.
@@ -340,8 +325,9 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
 
 }  // namespace
 
-std::unique_ptr<Subsystem> make_model_exchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
-                                               const std::string& name, std::shared_ptr<Integrator> integrator) {
+std::unique_ptr<Subsystem> make_model_exchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports,
+                                               const Params& p, const std::string& name,
+                                               std::shared_ptr<Integrator> integrator) {
   return std::make_unique<ModelExchange>(std::move(fmu), std::move(ports), p, name, std::move(integrator));
 }
 

@@ -7,7 +7,7 @@
 //     t_end = t + h, or the next time event when it falls in (t, t + h]
 //     integrate from t towards t_end
 //     an event indicator changed sign -> bisect on the time of the first change, re-integrating
-//                                        from t (to event_tolerance)
+//                                        from t (core/state_events.hpp)
 //     record times strictly inside the step (DenseOutputs) -> outputs at the states of the
 //                                  cubic Hermite interpolant of the step's ends
 //     completedIntegratorStep at the time reached (may ask for an event or the end)
@@ -26,7 +26,8 @@
 namespace stride::host::fmi {
 
 // Instantiates the FMU's model-exchange interface, stepped by `integrator`.
-std::unique_ptr<Subsystem> make_model_exchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
-                                               const std::string& name, std::shared_ptr<Integrator> integrator);
+std::unique_ptr<Subsystem> make_model_exchange(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports,
+                                               const Params& p, const std::string& name,
+                                               std::shared_ptr<Integrator> integrator);
 
 }  // namespace stride::host::fmi

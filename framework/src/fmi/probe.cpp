@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/signals.hpp"
 #include "fmi/instance.hpp"
 #include "fmi/limits.hpp"
 #include "stride/host/input/json_input.hpp"  // pointer_escape
-#include "stride/host/run/supervise.hpp"
 
 namespace stride::host::fmi {
 namespace {
@@ -50,7 +50,8 @@ void write_report(int fd, const std::string& text) {
     inst->start(t0, leave_initialization);
   } catch (const std::exception& e) {
     std::string message = e.what();
-    if (const std::string own = "plugin '" + fmu->label + "': "; message.rfind(own, 0) == 0) message.erase(0, own.size());
+    if (const std::string own = "plugin '" + fmu->label + "': "; message.rfind(own, 0) == 0)
+      message.erase(0, own.size());
     std::string report = inst->setting() + "\n" + message;
     report.resize(std::min(report.size(), kMaxReport));
     write_report(fd, report);
@@ -124,14 +125,15 @@ void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_excha
     throw PluginError(fmu->label, fn + " did not return within " + fmt_time(timeout) + " s" + where +
                                       "; the FMU cannot be used (STRIDE_FMU_PROBE_TIMEOUT sets the limit)");
   if (WIFSIGNALED(status))
-    throw PluginError(fmu->label, fn + " crashed with " + signal_name(WTERMSIG(status)) + where + "; the FMU cannot be used");
+    throw PluginError(fmu->label,
+                      fn + " crashed with " + signal_name(WTERMSIG(status)) + where + "; the FMU cannot be used");
   if (!instantiated || !WIFEXITED(status) || WEXITSTATUS(status) != 4) return;
   const std::size_t eol = report.find('\n');
   const std::string variable = report.substr(1, eol == std::string::npos ? 0 : eol - 1);
   const std::string message = eol == std::string::npos ? std::string("no message") : report.substr(eol + 1);
   if (!variable.empty())
-    throw ParameterError("/" + pointer_escape(variable), "the FMU refused this value when it was set before initialization: " +
-                                                             message + where);
+    throw ParameterError("/" + pointer_escape(variable),
+                         "the FMU refused this value when it was set before initialization: " + message + where);
   throw PluginError(fmu->label, "the FMU failed its " + initialize + ": " + message + where);
 }
 

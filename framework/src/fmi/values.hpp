@@ -16,7 +16,7 @@
 
 #include "fmi/model_description.hpp"
 #include "stride/host/input/json_input.hpp"  // number_text
-#include "stride/host/load/registry.hpp"     // PluginError
+#include "stride/host/core/plugin_error.hpp"
 
 namespace stride::host::fmi {
 
@@ -28,8 +28,9 @@ T to_integer(double x, const std::string& label, const std::string& name) {
   const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
   const double lo = std::numeric_limits<T>::is_signed ? -hi : 0.0;
   if (!(r >= lo && r < hi))
-    throw PluginError(label, "input \"" + name + "\" = " + number_text(x) + " is outside the range of its integer type [" +
-                                 number_text(lo) + ", " + number_text(hi - 1) + "]");
+    throw PluginError(label, "input \"" + name + "\" = " + number_text(x) +
+                                 " is outside the range of its integer type [" + number_text(lo) + ", " +
+                                 number_text(hi - 1) + "]");
   return static_cast<T>(r);
 }
 
@@ -39,8 +40,9 @@ double from_integer(T v, const std::string& label, const std::string& name) {
   const double x = static_cast<double>(v);
   if constexpr (sizeof(T) == 8) {
     if (static_cast<long double>(x) != static_cast<long double>(v))
-      throw PluginError(label, "output \"" + name + "\" = " + std::to_string(v) +
-                                   " cannot be represented exactly as a number on a port (64-bit integers beyond 2^53)");
+      throw PluginError(label,
+                        "output \"" + name + "\" = " + std::to_string(v) +
+                            " cannot be represented exactly as a number on a port (64-bit integers beyond 2^53)");
   }
   return x;
 }

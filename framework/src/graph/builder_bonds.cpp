@@ -1,6 +1,7 @@
 // The builder's power bonds: one bond per connection into a bonded input, the pairs, the
 // unpaired ones, and the communication delay of each pair's paths.
 #include <algorithm>
+#include <cmath>
 
 #include "graph/builder_detail.hpp"
 
@@ -31,6 +32,11 @@ void GraphBuilder::add_power_bonds() {
           "the adaptive macro step is set by the energy residuals of power bonds, and no two "
           "subsystems here exchange power through a bond (`stride plugins describe NAME` shows "
           "a plugin's bonds); use a fixed macro step");
+  // Said, not refused: a manifest whose subsystem was swapped for an FMU keeps its monitor.
+  if (std::isfinite(manifest_.monitor.energy_residual_limit) && graph_->bond_pairs.empty())
+    graph_->bond_warnings.push_back(
+        "/monitor/energy_residual_limit watches nothing: no two subsystems here exchange power through a "
+        "bond (`stride plugins describe NAME` shows a plugin's bonds), so no energy residual is checked");
   warn_unpaired(paired);
 }
 

@@ -8,7 +8,7 @@
 
 #include "fmi/fmu.hpp"
 #include "graph/builder_detail.hpp"
-#include "run/text_signal.hpp"
+#include "core/text_signal.hpp"
 
 namespace stride::host {
 using namespace builder_detail;

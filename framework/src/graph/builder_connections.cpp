@@ -2,7 +2,7 @@
 // extrapolators.
 #include "graph/builder_detail.hpp"
 #include "input/units.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 
 namespace stride::host {
 using namespace builder_detail;

@@ -1,7 +1,7 @@
 // The builder's String and Binary variables of FMUs: their connections and their columns.
 #include "fmi/fmu.hpp"
 #include "graph/builder_detail.hpp"
-#include "run/text_signal.hpp"
+#include "core/text_signal.hpp"
 
 namespace stride::host {
 using namespace builder_detail;

@@ -2,7 +2,7 @@
 #include "graph/graph.hpp"
 
 #include "graph/graph_builder.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 
 namespace stride::host {
 

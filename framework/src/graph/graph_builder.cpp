@@ -10,7 +10,7 @@
 
 #include "graph/builder_detail.hpp"
 #include "input/plugin_version.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 #include "stride/host/graph/adapters.hpp"
 
 namespace stride::host {

@@ -137,7 +137,7 @@ class GraphBuilder {
   std::vector<std::string> recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md);
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
-  // String and Binary variables of FMUs (run/text_signal.hpp): connected between two FMUs
+  // String and Binary variables of FMUs (core/text_signal.hpp): connected between two FMUs
   // (same type and size, element ranges as for ports, no unit, transformation or extrapolator)
   // and recorded (an array: one column per element).
   const fmi::Variable* text_variable(const Node& n, const std::string& name) const;

@@ -1,6 +1,7 @@
 #include <vector>
 
-#include "run/event_outputs.hpp"
+#include "core/event_outputs.hpp"
+#include "core/state_events.hpp"
 #include "stride/host/graph/adapters.hpp"
 
 namespace stride::host {
@@ -9,8 +10,8 @@ namespace {
 // An OdeSystem stepped by an Integrator. A system with event indicators (OdeSystem::
 // event_indicators) has each step split at its events:
 //   x0 = x; integrate [t, t_end]; if an indicator changed domain:
-//     bisection on the event time, re-integrating from (t, x0) with a restarted integrator,
-//     to event_tolerance; x = x at the first time found on the far side;
+//     bisection on the event time (core/state_events.hpp), re-integrating from (t, x0) with a
+//     restarted integrator; x = x at the first time found on the far side;
 //     handle_event(t_e, x); reset the integrator at t_e; read the indicators again;
 //     continue from t_e to t_end.
 // The step still ends at t + h, so the subsystem's grid is kept. Recorded, it keeps its
@@ -29,9 +30,6 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
     f1_.assign(x_.size(), 0.0);
     event_times_.reserve(kKeptEventTimes);  // step() does not allocate
   }
-
-  // Event times are located to this fraction of max(1, |t|) seconds (as for FMUs).
-  static constexpr double event_tolerance = 1e-12;
 
   std::vector<PortSpec> ports() const override { return sys_->ports(); }
   void bind(Inputs& in) override {
@@ -66,7 +64,7 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
       // Without events, h itself, as the path above ((t + h) - t may differ from h by round-off).
       const double reached = integ_->step(*sys_, tc, z_.empty() ? h : t_end - tc, x_);
       if (!z_.empty()) sys_->event_indicators(reached, x_, zt_);
-      if (z_.empty() || !crossed()) {
+      if (z_.empty() || !indicators_crossed(z_, zt_)) {
         z_ = zt_;
         dense_outputs(tc, reached);
         tc = reached;
@@ -99,7 +97,8 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   json statistics() const override {
     json s = sys_->statistics();
     s["integrator"] = integ_->statistics();
-    if (!z_.empty()) s["events"] = {{"count", events_}, {"bisection_steps", bisections_}, {"first_times", event_times_}};
+    if (!z_.empty())
+      s["events"] = {{"count", events_}, {"bisection_steps", bisections_}, {"first_times", event_times_}};
     return s;
   }
   json report() const override { return sys_->report(); }
@@ -135,12 +134,6 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
     if (!z_.empty()) sys_->event_indicators(t, x_, z_);
     started_ = true;
   }
-  // An indicator left its domain (z > 0 or z <= 0) between z_ and zt_.
-  bool crossed() const {
-    for (std::size_t i = 0; i < z_.size(); ++i)
-      if ((z_[i] > 0) != (zt_[i] > 0)) return true;
-    return false;
-  }
   // The outputs at the record times in (t0, t1) of one integrator step from x0_ to x_, before
   // any event at t1.
   void dense_outputs(double t0, double t1) {
@@ -152,29 +145,15 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
       sys_->outputs(tk, xt_, y);
     });
   }
-  // The first event in (t0, t1], x0_ holding x(t0) and x_ x(t1): bisection re-integrating from
-  // t0; leaves x_ at the time returned, the earliest reached on the far side of the event.
+  // The first event in (t0, t1], x0_ holding x(t0) and x_ x(t1): re-integrating from t0 with a
+  // restarted integrator; leaves x_ at the time returned.
   double locate(double t0, double t1) {
-    double lo = t0, hi = t1;
-    std::copy(x_.begin(), x_.end(), xt_.begin());
-    const double tol = event_tolerance * std::max(1.0, std::abs(t0));
-    while (hi - lo > tol) {
-      const double mid = 0.5 * (lo + hi);
-      std::copy(x0_.begin(), x0_.end(), x_.begin());
+    return locate_state_event(t0, t1, z_, zt_, x_, x0_, xt_, bisections_, [&](double t) {
       integ_->reset(*sys_, t0, x_);
-      const double reached = integ_->step(*sys_, t0, mid - t0, x_);
+      const double reached = integ_->step(*sys_, t0, t - t0, x_);
       sys_->event_indicators(reached, x_, zt_);
-      ++bisections_;
-      if (crossed()) {
-        hi = reached;
-        std::copy(x_.begin(), x_.end(), xt_.begin());
-      } else {
-        lo = reached;
-      }
-      if (reached <= lo && reached < mid) break;  // the integrator cannot reach closer
-    }
-    std::copy(xt_.begin(), xt_.end(), x_.begin());
-    return hi;
+      return reached;
+    });
   }
 
   struct Snapshot final : SavedState {
@@ -187,7 +166,8 @@ class OdeSubsystem final : public Subsystem, public DenseOutputs {
   std::vector<double> x_;
   double t_ = 0.0;
   bool started_ = false;
-  std::vector<double> z_, zt_, x0_, xt_;  // event indicators at t_ and at a trial time; x at the step start and past the event
+  std::vector<double> z_, zt_, x0_,
+      xt_;  // event indicators at t_ and at a trial time; x at the step start and past the event
   std::vector<double> f0_, f1_;           // dx/dt at an integrator step's ends (dense outputs)
   DenseRows dense_;                       // the outputs at the record times inside the last step
   long events_ = 0, bisections_ = 0;

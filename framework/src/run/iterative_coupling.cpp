@@ -176,10 +176,10 @@ class IterativeCoupling final : public CouplingScheme {
     for (auto& n : m_.state().nodes) m_.restore(n, snapshots_[static_cast<std::size_t>(n.index)]);
     log(Tn, pass, c);
     throw Stop{RunStatus::diverged, "iterative coupling did not converge in " + std::to_string(pass) +
-                                        " passes in the macro step from t = " + number_text(T_) + " to " +
-                                        number_text(Tn) + " s: the largest interface change was " +
-                                        number_text(c.largest) + " (" + number_text(c.ratio) +
-                                        " times the tolerance); the results end at t = " + number_text(T_) + " s"};
+                                        " passes in the macro step from t = " + message_number(T_) + " to " +
+                                        message_number(Tn) + " s: the largest interface change was " +
+                                        message_number(c.largest) + " (" + message_number(c.ratio) +
+                                        " times the tolerance); the results end at t = " + message_number(T_) + " s"};
   }
 
   // One macro step: the counts of summary.json and a row of iterations.csv.

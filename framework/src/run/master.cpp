@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "stride/host/input/json_input.hpp"  // number_text
+#include "core/signals.hpp"
 
 namespace stride::host {
 
@@ -190,7 +190,7 @@ void Master::save(NodeState& n, Snapshot& s) {
   guarded(n, [&] { n.sub->save_state(s.state); });
   if (!s.state)
     throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin +
-                                      ") saved no state at t = " + number_text(n.t) + " s"};
+                                      ") saved no state at t = " + message_number(n.t) + " s"};
 }
 
 void Master::restore(NodeState& n, const Snapshot& s) {
@@ -214,13 +214,13 @@ void Master::failed(const NodeState& n) const {
     throw;
   } catch (const StepFailure& e) {
     throw Stop{RunStatus::diverged,
-               "subsystem \"" + name + "\" (" + plugin + ") failed at t = " + number_text(n.t) + " s: " + e.what()};
+               "subsystem \"" + name + "\" (" + plugin + ") failed at t = " + message_number(n.t) + " s: " + e.what()};
   } catch (const PluginError& e) {
     throw Stop{RunStatus::failed, "subsystem \"" + name + "\": " + e.what()};
   } catch (const EndOfSimulation& e) {
     // The model came to its end (an FMU asked to terminate): a normal end where it stopped.
     throw Stop{RunStatus::completed,
-               "subsystem \"" + name + "\" ended the simulation at t = " + number_text(n.t) + " s: " + e.what()};
+               "subsystem \"" + name + "\" ended the simulation at t = " + message_number(n.t) + " s: " + e.what()};
   } catch (const Stop&) {
     throw;
   } catch (const std::bad_alloc&) {
@@ -254,8 +254,8 @@ void Master::stop_by_signal() const {
 
 void Master::bad_step_time(const NodeState& n, double t_new, double h) const {
   throw Stop{RunStatus::failed, "subsystem \"" + n.node->name + "\" (" + n.node->plugin + ") returned time " +
-                                    number_text(t_new) + " from a step at t = " + number_text(n.t) +
-                                    " of at most " + number_text(h) + " s"};
+                                    message_number(t_new) + " from a step at t = " + message_number(n.t) +
+                                    " of at most " + message_number(h) + " s"};
 }
 
 void Master::not_finite(const NodeState& n, std::size_t element) const {
@@ -263,19 +263,19 @@ void Master::not_finite(const NodeState& n, std::size_t element) const {
   const std::size_t p = d.output_port_at(element);
   const std::string port = p < d.ports.size() ? d.ports[p].name : "";
   throw Stop{RunStatus::diverged, "subsystem \"" + d.name + "\": output \"" + port +
-                                      "\" is not finite at t = " + number_text(n.t) + " s"};
+                                      "\" is not finite at t = " + message_number(n.t) + " s"};
 }
 
 void Master::out_of_bounds(const NodeState& n, const Node::Bound& b, double v) const {
-  throw Stop{RunStatus::diverged, "output " + b.label + " = " + number_text(v) + " left its declared bounds [" +
-                                      number_text(b.min) + ", " + number_text(b.max) +
-                                      "] at t = " + number_text(n.t) + " s"};
+  throw Stop{RunStatus::diverged, "output " + b.label + " = " + message_number(v) + " left its declared bounds [" +
+                                      message_number(b.min) + ", " + message_number(b.max) +
+                                      "] at t = " + message_number(n.t) + " s"};
 }
 
 void Master::residual_over_limit(const PairState& p, double r) const {
-  throw Stop{RunStatus::diverged, "energy residual of power bond " + p.pair->name() + " is " + number_text(r) +
-                                      " J, beyond the limit " + number_text(residual_limit_) +
-                                      " J at t = " + number_text(time_reached()) + " s"};
+  throw Stop{RunStatus::diverged, "energy residual of power bond " + p.pair->name() + " is " + message_number(r) +
+                                      " J, beyond the limit " + message_number(residual_limit_) +
+                                      " J at t = " + message_number(time_reached()) + " s"};
 }
 
 }  // namespace stride::host

@@ -81,9 +81,9 @@ void RealTimePacer::sleep_until(Clock::time_point deadline) const {
 }
 
 void RealTimePacer::overrun(double T, double late) const {
-  throw Stop{RunStatus::deadline_missed, "real time: communication point t = " + number_text(T) + " s was reached " +
-                                             number_text(late * 1e3) + " ms after its deadline at factor " +
-                                             number_text(factor_) +
+  throw Stop{RunStatus::deadline_missed, "real time: communication point t = " + message_number(T) + " s was reached " +
+                                             message_number(late * 1e3) + " ms after its deadline at factor " +
+                                             message_number(factor_) +
                                              " (\"overrun\": \"stop\"; the rows up to it are complete)"};
 }
 
@@ -118,16 +118,16 @@ std::string real_time_verdict(const json& summary) {
   if (!summary.is_object() || !summary.contains("real_time") || !summary["real_time"].is_object()) return {};
   const json& r = summary["real_time"];
   const long misses = r.value("deadline_misses", 0L), points = r.value("communication_points", 0L);
-  const std::string factor = number_text(r.value("factor", 1.0));
+  const std::string factor = message_number(r.value("factor", 1.0));
   const json compute = r.value("compute_time_per_macro_step_s", json::object());
-  const std::string p99 = number_text(compute.value("p99", 0.0) * 1e3);
-  const std::string largest = number_text(r.value("max_lateness_s", 0.0) * 1e3);
+  const std::string p99 = message_number(compute.value("p99", 0.0) * 1e3);
+  const std::string largest = message_number(r.value("max_lateness_s", 0.0) * 1e3);
   if (misses == 0)
     return "real time: every deadline kept at factor " + factor + " (" + std::to_string(points) +
            " communication points, largest lateness " + largest + " ms, compute per macro step p99 " + p99 + " ms)";
   const json first = r.value("first_misses", json::array());
   return "real time: " + std::to_string(misses) + " of " + std::to_string(points) + " deadlines missed at factor " +
-         factor + " (first at t = " + (first.empty() ? std::string("?") : number_text(first[0].get<double>())) +
+         factor + " (first at t = " + (first.empty() ? std::string("?") : message_number(first[0].get<double>())) +
          " s, largest lateness " + largest + " ms, compute per macro step p99 " + p99 + " ms)";
 }
 

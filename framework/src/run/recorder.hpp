@@ -29,11 +29,11 @@
 #include <limits>
 #include <vector>
 
-#include "run/event_outputs.hpp"
+#include "core/event_outputs.hpp"
 #include "run/observer.hpp"
 #include "run/row_file.hpp"
 #include "run/run_state.hpp"
-#include "run/text_signal.hpp"
+#include "core/text_signal.hpp"
 
 namespace stride::host {
 

@@ -26,7 +26,7 @@
 
 #include "graph/graph.hpp"
 #include "run/coupling_error.hpp"
-#include "run/event_outputs.hpp"
+#include "core/event_outputs.hpp"
 
 namespace stride::host {
 

@@ -43,7 +43,7 @@ void Simulation::advance_to(double t) {
   if (!scheme_) throw std::logic_error("advance_to() before initialize()");
   if (stopped_) throw std::logic_error("advance_to() after the run stopped");
   if (!(t <= c.end))
-    throw std::invalid_argument("time " + number_text(t) + " s is past the end " + number_text(c.end) + " s");
+    throw std::invalid_argument("time " + message_number(t) + " s is past the end " + message_number(c.end) + " s");
   fresh_outputs();  // inputs set since: the outputs the steps start from
   try {
     scheme_->advance(t);

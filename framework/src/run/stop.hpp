@@ -15,8 +15,9 @@ struct Stop {
   std::string message;
 };
 
-// Numbers in messages: 6 significant digits (%g), as the plugins' messages have them, so that
-// 1e-7 does not print as 0.000000.
-inline std::string number_text(double x) { return format_text("{}", x); }
+// Numbers in the run's messages: 6 significant digits (%g), as the plugins' messages have them,
+// so that a time reached by adding steps reads 0.6, not 0.6000000000000001. (Files and tables
+// write every digit: number_text, json_input.hpp.)
+inline std::string message_number(double x) { return format_text("{}", x); }
 
 }  // namespace stride::host

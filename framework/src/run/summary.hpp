@@ -7,7 +7,7 @@
 #pragma once
 
 #include "run/run_state.hpp"
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 #include "stride/host/run/run.hpp"
 
 namespace stride::host {

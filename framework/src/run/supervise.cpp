@@ -18,6 +18,7 @@
 #include <new>
 #include <vector>
 
+#include "core/signals.hpp"
 #include "fmi/fmu.hpp"
 #include "stride/host/input/json_input.hpp"
 #include "stride/host/run/output.hpp"
@@ -134,24 +135,6 @@ std::pair<std::uint64_t, double> repair_table(const fs::path& csv) {
 }
 
 }  // namespace
-
-std::string signal_name(int sig) {
-  switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGXCPU: return "SIGXCPU";
-    default: return "signal " + std::to_string(sig);
-  }
-}
 
 RunBeacon* make_beacon() {
   void* p = ::mmap(nullptr, sizeof(RunBeacon), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -352,14 +335,16 @@ json conclude(const fs::path& dir, const ChildEnd& end, const RunBeacon& beacon)
   std::string why;
   if (WIFSIGNALED(end.wait_status)) {
     const int sig = WTERMSIG(end.wait_status);
-    why = sig == SIGKILL && end.stop_signal ? "the run process did not stop and was killed"
-                                            : "the run process was killed by " + signal_name(sig) + " (" + strsignal(sig) + ")";
+    why = sig == SIGKILL && end.stop_signal
+              ? "the run process did not stop and was killed"
+              : "the run process was killed by " + signal_name(sig) + " (" + strsignal(sig) + ")";
   } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kExitSummaryNotWritten) {
     why = "the run process could not write summary.json";
   } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kFlushedExit) {
     why = "the run process did not stop and was ended after writing its rows";
   } else {
-    why = "the run process exited with code " + std::to_string(WIFEXITED(end.wait_status) ? WEXITSTATUS(end.wait_status) : -1) +
+    why = "the run process exited with code " +
+          std::to_string(WIFEXITED(end.wait_status) ? WEXITSTATUS(end.wait_status) : -1) +
           " without writing its summary (a plugin called exit()?)";
   }
   std::string where;
@@ -370,7 +355,8 @@ json conclude(const fs::path& dir, const ChildEnd& end, const RunBeacon& beacon)
     const std::string name = node < static_cast<int>(order.size()) && order[node].is_string()
                                  ? order[node].get<std::string>()
                                  : "#" + std::to_string(node);
-    where = " while subsystem \"" + name + "\" was in a plugin call at t = " + time_text(beacon.node_time.load()) + " s";
+    where =
+        " while subsystem \"" + name + "\" was in a plugin call at t = " + time_text(beacon.node_time.load()) + " s";
   } else if (link >= 0) {
     where = " while the extrapolator of connection #" + std::to_string(link) + " was called";
   } else if (phase == 0) {
@@ -381,7 +367,9 @@ json conclude(const fs::path& dir, const ChildEnd& end, const RunBeacon& beacon)
   std::string msg;
   if (end.stop_signal) {
     msg = "interrupted by signal " + signal_name(end.stop_signal) + "; " + why + where +
-          (end.grace_expired ? " (no return from the plugin within the grace period)" : end.forced ? " (a second signal)" : "");
+          (end.grace_expired ? " (no return from the plugin within the grace period)"
+           : end.forced      ? " (a second signal)"
+                             : "");
   } else {
     msg = why + where;
   }

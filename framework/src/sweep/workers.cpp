@@ -16,7 +16,7 @@
 
 #include "fmi/fmu.hpp"
 #include "load/elf_section.hpp"
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/output.hpp"
 #include "stride/host/run/run.hpp"

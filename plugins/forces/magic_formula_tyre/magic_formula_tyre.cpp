@@ -57,7 +57,9 @@ class MagicFormulaTyre final : public ForceElement {
     PluginInfo i;
     i.name = "magic_formula_tyre";
     i.version = "1.0";
-    i.description = "Pneumatic tyre on flat ground: Magic Formula longitudinal and lateral forces, normalized-slip combination, vertical spring-damper, rolling resistance";
+    i.description =
+        "Pneumatic tyre on flat ground: Magic Formula longitudinal and lateral forces, normalized-slip combination, "
+        "vertical spring-damper, rolling resistance";
     i.parameters = {
         real_param("radius", 0.14, "m", "unloaded radius r0", 1e-3),
         real_param("vertical_stiffness", 8e4, "N/m", "k_z", 1.0),
@@ -70,10 +72,13 @@ class MagicFormulaTyre final : public ForceElement {
         real_param("B_y", 10.0, "1", "lateral stiffness factor (per rad)", 0.0),
         real_param("C_y", 1.3, "1", "lateral shape factor", 0.0, 2.0),
         real_param("E_y", 0.0, "1", "lateral curvature factor", -10.0, 1.0),
-        real_param("rolling_resistance", 0.015, "1", "rolling resistance coefficient f_r (moment f_r F_z r_l)", 0.0, 1.0),
-        real_param("rolling_speed", 0.1, "m/s", "rolling resistance reaches its value above this rim speed (tanh)", 1e-6),
+        real_param("rolling_resistance", 0.015, "1", "rolling resistance coefficient f_r (moment f_r F_z r_l)", 0.0,
+                   1.0),
+        real_param("rolling_speed", 0.1, "m/s", "rolling resistance reaches its value above this rim speed (tanh)",
+                   1e-6),
         real_param("slip_speed", 0.5, "m/s", "v_min of the slip denominator sqrt(V_x^2 + v_min^2)", 1e-6),
-        real_list_param("axis", {0.0, 0.0, -1.0}, "1", "spin axis in body coordinates (positive spin rolls forward along axis x up)"),
+        real_list_param("axis", {0.0, 0.0, -1.0}, "1",
+                        "spin axis in body coordinates (positive spin rolls forward along axis x up)"),
         real_list_param("up", {0.0, 1.0, 0.0}, "1", "ground normal (global), pointing out of the ground"),
         real_list_param("ground_point", {0.0, 0.0, 0.0}, "m", "a point of the ground plane (global)"),
     };
@@ -81,11 +86,21 @@ class MagicFormulaTyre final : public ForceElement {
   }
 
   explicit MagicFormulaTyre(const Params& p)
-      : r0_(p.real("radius")), kz_(p.real("vertical_stiffness")), cz_(p.real("vertical_damping")),
-        mu_x_(p.real("mu_x")), mu_y_(p.real("mu_y")),
-        fx_{p.real("B_x"), p.real("C_x"), p.real("E_x")}, fy_{p.real("B_y"), p.real("C_y"), p.real("E_y")},
-        kappa_m_(fx_.peak_slip()), alpha_m_(fy_.peak_slip()), fr_(p.real("rolling_resistance")), v_rr_(p.real("rolling_speed")), v_min_(p.real("slip_speed")),
-        axis_(vec(p, "axis")), up_(vec(p, "up")), ground_(vec(p, "ground_point", false)) {}
+      : r0_(p.real("radius")),
+        kz_(p.real("vertical_stiffness")),
+        cz_(p.real("vertical_damping")),
+        mu_x_(p.real("mu_x")),
+        mu_y_(p.real("mu_y")),
+        fx_{p.real("B_x"), p.real("C_x"), p.real("E_x")},
+        fy_{p.real("B_y"), p.real("C_y"), p.real("E_y")},
+        kappa_m_(fx_.peak_slip()),
+        alpha_m_(fy_.peak_slip()),
+        fr_(p.real("rolling_resistance")),
+        v_rr_(p.real("rolling_speed")),
+        v_min_(p.real("slip_speed")),
+        axis_(vec(p, "axis")),
+        up_(vec(p, "up")),
+        ground_(vec(p, "ground_point", false)) {}
 
   void evaluate(const ForceState& st, Wrench& out) const override {
     out.force.setZero();
@@ -116,11 +131,13 @@ class MagicFormulaTyre final : public ForceElement {
  private:
   static Eigen::Vector3d vec(const Params& p, const char* name, bool unit = true) {
     const auto v = p.reals(name);
-    if (v.size() != 3) throw ParameterError(std::string("/") + name, "expected 3 numbers, found " + std::to_string(v.size()));
+    if (v.size() != 3)
+      throw ParameterError(std::string("/") + name, "expected 3 numbers, found " + std::to_string(v.size()));
     Eigen::Vector3d x(v[0], v[1], v[2]);
     if (!x.allFinite()) throw ParameterError(std::string("/") + name, "expected finite numbers");
     if (!unit) return x;
-    if (x.norm() < 1e-12) throw ParameterError(std::string("/") + name, "expected a direction of non-zero length, found [0, 0, 0]");
+    if (x.norm() < 1e-12)
+      throw ParameterError(std::string("/") + name, "expected a direction of non-zero length, found [0, 0, 0]");
     return x.normalized();
   }
 

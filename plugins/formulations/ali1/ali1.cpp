@@ -38,10 +38,14 @@ class Ali1 final : public Formulation {
     i.version = "1.0";
     i.description = "Index-1 augmented Lagrangian with Baumgarte terms, fixed-point iteration, semi-implicit Euler";
     i.parameters = {
-        real_param("alpha", 1e7, "1", "penalty factor alpha (compare with the masses, 1e2..1e3 kg for the crane)", 1e-3, 1e15),
+        real_param("alpha", 1e7, "1", "penalty factor alpha (compare with the masses, 1e2..1e3 kg for the crane)", 1e-3,
+                   1e15),
         real_param("omega", 10.0, "1/s", "Baumgarte natural frequency omega", 0.0, 1e6),
         real_param("xi", 1.0, "1", "Baumgarte damping ratio xi", 0.0, 1e3),
-        real_param("tolerance", 1e-9, "1", "fixed-point tolerance on |Phi'' + 2 xi omega Phi' + omega^2 Phi| (constraint units/s^2); never below the round-off of its terms, 1024 eps |Phi'' + ...|", 1e-16, 1.0),
+        real_param("tolerance", 1e-9, "1",
+                   "fixed-point tolerance on |Phi'' + 2 xi omega Phi' + omega^2 Phi| (constraint units/s^2); never "
+                   "below the round-off of its terms, 1024 eps |Phi'' + ...|",
+                   1e-16, 1.0),
         integer_param("max_iterations", 50, "fixed-point iterations per step before the step fails", 1, 10000),
     };
     formulations::ConstraintResiduals::declare(i.parameters);
@@ -76,7 +80,8 @@ class Ali1 final : public Formulation {
       Mbar_ = dyn_.M;
       Mbar_.noalias() += alpha_ * dyn_.Phi_q.transpose() * dyn_.Phi_q;
       ldlt_.compute(Mbar_);
-      if (ldlt_.info() != Eigen::Success) throw StepFailure(format_text("ali1: M + alpha Phi_q^T Phi_q is singular at t = {} s", t));
+      if (ldlt_.info() != Eigen::Success)
+        throw StepFailure(format_text("ali1: M + alpha Phi_q^T Phi_q is singular at t = {} s", t));
       const double floor = 1024.0 * std::numeric_limits<double>::epsilon() * stab_.lpNorm<Eigen::Infinity>();
       double err = 0.0, previous = 0.0, ratio = 0.0;
       for (;;) {
@@ -92,7 +97,8 @@ class Ali1 final : public Formulation {
         lambda_ += alpha_ * e_;
         err = e_.lpNorm<Eigen::Infinity>();
         if (!std::isfinite(err))
-          throw StepFailure(format_text("ali1: the fixed-point iteration produced a non-finite residual at t = {} s", t));
+          throw StepFailure(
+              format_text("ali1: the fixed-point iteration produced a non-finite residual at t = {} s", t));
         if (err <= std::max(tol_, floor)) break;
         if (it > 1) ratio = err / previous;  // the last pass's contraction
         previous = err;
@@ -134,14 +140,15 @@ class Ali1 final : public Formulation {
  private:
   // Why the fixed-point iteration stopped short of max(tolerance, floor), and what helps.
   std::string unconverged(double t, double err, double floor, double ratio) const {
-    const std::string head = format_text("ali1: the fixed-point iteration did not converge in {} iterations at t = {} s: ",
-                                         max_it_, t);
+    const std::string head =
+        format_text("ali1: the fixed-point iteration did not converge in {} iterations at t = {} s: ", max_it_, t);
     if (ratio < 0.9)
-      return head + format_text(
-                        "its residual {} still shrinks (by a factor {} in the last iteration) towards the tolerance {}; "
-                        "raise alpha (each iteration contracts by about 1/(1 + alpha s), s the constraint compliance) "
-                        "or max_iterations",
-                        err, ratio, tol_);
+      return head +
+             format_text(
+                 "its residual {} still shrinks (by a factor {} in the last iteration) towards the tolerance {}; "
+                 "raise alpha (each iteration contracts by about 1/(1 + alpha s), s the constraint compliance) "
+                 "or max_iterations",
+                 err, ratio, tol_);
     return head + format_text(
                       "its residual stagnates at {}, {} times the round-off of its terms, above the tolerance {}: "
                       "M + alpha Phi_q^T Phi_q is too ill-conditioned for these masses; lower alpha ({}) or raise "

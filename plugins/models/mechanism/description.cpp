@@ -61,8 +61,9 @@ class Checker {
                       (open_lo ? v.get<double>() > lo : v.get<double>() >= lo);
     if (!good) {
       std::string range = std::isinf(lo) && std::isinf(hi) ? "a finite number"
-                          : "a number in " + std::string(open_lo ? "(" : "[") + (std::isinf(lo) ? "-inf" : fmt(lo)) + ", " +
-                                (std::isinf(hi) ? "inf" : fmt(hi)) + "]";
+                                                           : "a number in " + std::string(open_lo ? "(" : "[") +
+                                                                 (std::isinf(lo) ? "-inf" : fmt(lo)) + ", " +
+                                                                 (std::isinf(hi) ? "inf" : fmt(hi)) + "]";
       error(ptr + "/" + key, "expected " + range + ", found " + found(v));
       return std::nullopt;
     }
@@ -97,8 +98,10 @@ class Checker {
     std::string allowed;
     for (const auto& c : choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
     if (!allowed.empty()) allowed += "\"";
-    if (!v.is_string() || (!choices.empty() && std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())) {
-      error(ptr + "/" + key, "expected " + (choices.empty() ? std::string("a string") : "one of " + allowed) + ", found " + found(v));
+    if (!v.is_string() ||
+        (!choices.empty() && std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())) {
+      error(ptr + "/" + key,
+            "expected " + (choices.empty() ? std::string("a string") : "one of " + allowed) + ", found " + found(v));
       return std::nullopt;
     }
     return v.get<std::string>();
@@ -128,7 +131,10 @@ class DescriptionReader {
   DescriptionReader(const json& d, const std::string& base) : d_(d), base_(base) {}
 
   Description read() {
-    if (!chk_.object(d_, base_, {"gravity", "bodies", "rotors", "joints", "couplers", "forces", "actuators", "coupling", "points", "contacts", "drives", "motions", "sensors", "static_equilibrium", "planar", "size", "doc"}, {"bodies"}))
+    if (!chk_.object(d_, base_,
+                     {"gravity", "bodies", "rotors", "joints", "couplers", "forces", "actuators", "coupling", "points",
+                      "contacts", "drives", "motions", "sensors", "static_equilibrium", "planar", "size", "doc"},
+                     {"bodies"}))
       chk_.raise();
     read_settings();
     read_extent();
@@ -253,9 +259,13 @@ class DescriptionReader {
 
   // Inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] (tensor components, kg m²).
   void read_inertia(const json& I, const std::string& p, Body& body) {
-    if (!I.is_array() || (I.size() != 3 && I.size() != 6) ||
-        !std::all_of(I.begin(), I.end(), [](const json& x) { return x.is_number() && std::abs(x.get<double>()) <= 1e12; })) {
-      chk_.error(p, "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg*m^2, each of magnitude at most 1e12, found " + found(I));
+    if (!I.is_array() || (I.size() != 3 && I.size() != 6) || !std::all_of(I.begin(), I.end(), [](const json& x) {
+          return x.is_number() && std::abs(x.get<double>()) <= 1e12;
+        })) {
+      chk_.error(p,
+                 "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg*m^2, each of magnitude at most "
+                 "1e12, found " +
+                     found(I));
       return;
     }
     Mat3 J = Mat3::Zero();
@@ -271,8 +281,8 @@ class DescriptionReader {
       chk_.error(p, "expected a positive-definite inertia tensor, found principal moments " + Checker::fmt(ev[0]) +
                         ", " + Checker::fmt(ev[1]) + ", " + Checker::fmt(ev[2]) + " kg*m^2");
     else if (ev[0] + ev[1] < ev[2] * (1.0 - 1e-9))
-      chk_.error(p, "principal moments " + Checker::fmt(ev[0]) + ", " + Checker::fmt(ev[1]) + ", " + Checker::fmt(ev[2]) +
-                        " kg*m^2 violate the triangle inequality (no rigid body has them)");
+      chk_.error(p, "principal moments " + Checker::fmt(ev[0]) + ", " + Checker::fmt(ev[1]) + ", " +
+                        Checker::fmt(ev[2]) + " kg*m^2 violate the triangle inequality (no rigid body has them)");
     body.inertia = J;
   }
 
@@ -280,7 +290,8 @@ class DescriptionReader {
   void read_orientation(const json& o, const std::string& po, Body& body) {
     if (o.is_array() && o.size() == 4 && std::all_of(o.begin(), o.end(), [](const json& x) { return x.is_number(); })) {
       Vec4 e(o[0].get<double>(), o[1].get<double>(), o[2].get<double>(), o[3].get<double>());
-      if (!(e.norm() > 1e-12) || !std::isfinite(e.norm())) chk_.error(po, "expected Euler parameters of non-zero length, found " + found(o));
+      if (!(e.norm() > 1e-12) || !std::isfinite(e.norm()))
+        chk_.error(po, "expected Euler parameters of non-zero length, found " + found(o));
       else body.p0 = e.normalized();
     } else if (o.is_object()) {
       if (chk_.object(o, po, {"axis", "angle"}, {"axis", "angle"})) {
@@ -289,7 +300,8 @@ class DescriptionReader {
         if (axis && angle) body.p0 = axis_angle(*axis, *angle);
       }
     } else {
-      chk_.error(po, "expected {\"axis\": [x, y, z], \"angle\": radians} or Euler parameters [e0, e1, e2, e3], found " + found(o));
+      chk_.error(po, "expected {\"axis\": [x, y, z], \"angle\": radians} or Euler parameters [e0, e1, e2, e3], found " +
+                         found(o));
     }
   }
 
@@ -322,7 +334,8 @@ class DescriptionReader {
   // Global point/direction -> probe on body b in the description's configuration.
   Probe point_on(int b, const Vec3& x) const {
     Probe pr{b, x, true};
-    if (b != kGround) pr.s = rotation(out_.bodies[std::size_t(b)].p0).transpose() * (x - out_.bodies[std::size_t(b)].r0);
+    if (b != kGround)
+      pr.s = rotation(out_.bodies[std::size_t(b)].p0).transpose() * (x - out_.bodies[std::size_t(b)].r0);
     return pr;
   }
   Probe direction_on(int b, const Vec3& a) const {
@@ -337,7 +350,8 @@ class DescriptionReader {
     auto bs = two_bodies(o, p);
     const json& pts = o.contains("points") ? o["points"] : json();
     if (!pts.is_array() || pts.size() != 2) {
-      chk_.error(p + "/points", "expected two points [[x, y, z], [x, y, z]] (global, on body i and body j), found " + found(pts));
+      chk_.error(p + "/points",
+                 "expected two points [[x, y, z], [x, y, z]] (global, on body i and body j), found " + found(pts));
       return std::nullopt;
     }
     json wrap = {{"0", pts[0]}, {"1", pts[1]}};
@@ -371,13 +385,15 @@ class DescriptionReader {
     const json& I = o["inertia"];
     if (!I.is_array() || I.size() != 2 || !I[0].is_number() || !I[1].is_number() || !(I[0].get<double>() >= 0.0) ||
         !(I[1].get<double>() > 0.0) || I[0].get<double>() > 1e12 || I[1].get<double>() > 1e12) {
-      chk_.error(p + "/inertia", "expected [across the axis, about the axis] in kg*m^2, the second positive, found " + found(I));
+      chk_.error(p + "/inertia",
+                 "expected [across the axis, about the axis] in kg*m^2, the second positive, found " + found(I));
       return;
     }
     r.transverse = I[0].get<double>();
     r.spin = I[1].get<double>();
     if (r.spin > 2.0 * r.transverse * (1.0 + 1e-9) && r.transverse > 0.0)
-      chk_.error(p + "/inertia", "an axisymmetric body has I_axis <= 2 I_across (a thin disc has equality), found " + found(I));
+      chk_.error(p + "/inertia",
+                 "an axisymmetric body has I_axis <= 2 I_across (a thin disc has equality), found " + found(I));
     if (!b || !x || !a) return;
     if (*b == kGround) return chk_.error(p + "/body", "a rotor turns on a moving body, found \"ground\"");
     r.body = *b;
@@ -394,8 +410,11 @@ class DescriptionReader {
     const double M = B.mass + r.mass;
     const Vec3 c = (B.mass * B.r0 + r.mass * x) / M;
     const Vec3 db = A0t * (B.r0 - c), dr = A0t * (x - c), ab = A0t * a;
-    auto shift = [](double m, const Vec3& d) { return Mat3(m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose())); };
-    B.inertia = B.inertia + shift(B.mass, db) + r.transverse * (Mat3::Identity() - ab * ab.transpose()) + shift(r.mass, dr);
+    auto shift = [](double m, const Vec3& d) {
+      return Mat3(m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()));
+    };
+    B.inertia =
+        B.inertia + shift(B.mass, db) + r.transverse * (Mat3::Identity() - ab * ab.transpose()) + shift(r.mass, dr);
     B.mass = M;
     B.r0 = c;
     r.axis_b = ab;
@@ -409,19 +428,23 @@ class DescriptionReader {
   }
 
   void read_joints() {
-    if (d_.contains("joints") && !d_["joints"].is_array()) chk_.error(base_ + "/joints", "expected a list of joints, found " + found(d_["joints"]));
+    if (d_.contains("joints") && !d_["joints"].is_array())
+      chk_.error(base_ + "/joints", "expected a list of joints, found " + found(d_["joints"]));
     const json joints = d_.contains("joints") && d_["joints"].is_array() ? d_["joints"] : json::array();
     for (std::size_t k = 0; k < joints.size(); ++k) read_joint(joints[k], base_ + "/joints/" + std::to_string(k));
   }
 
   void read_joint(const json& o, const std::string& p) {
-    static const std::vector<std::string> types{"revolute", "prismatic", "spherical", "universal", "cylindrical", "fixed", "point_on_plane", "distance"};
-    if (!chk_.object(o, p, {"name", "type", "bodies", "point", "point_j", "axis", "axis_j", "doc"}, {"name", "type", "bodies", "point"}))
+    static const std::vector<std::string> types{"revolute",    "prismatic", "spherical",      "universal",
+                                                "cylindrical", "fixed",     "point_on_plane", "distance"};
+    if (!chk_.object(o, p, {"name", "type", "bodies", "point", "point_j", "axis", "axis_j", "doc"},
+                     {"name", "type", "bodies", "point"}))
       return;
     Joint j;
     j.pointer = p;
     j.name = chk_.string(o, p, "name").value_or("");
-    if (!joint_index_.emplace(j.name, int(out_.joints.size())).second) chk_.error(p + "/name", "joint name \"" + j.name + "\" is used twice");
+    if (!joint_index_.emplace(j.name, int(out_.joints.size())).second)
+      chk_.error(p + "/name", "joint name \"" + j.name + "\" is used twice");
     auto type = chk_.string(o, p, "type", types);
     auto bs = two_bodies(o, p);
     auto P = chk_.vec3(o, p, "point", std::nullopt);
@@ -430,7 +453,8 @@ class DescriptionReader {
     if (needs_axis && !o.contains("axis")) chk_.error(p + "/axis", "a " + *type + " joint needs an axis");
     auto a = chk_.vec3(o, p, "axis", Vec3::UnitZ(), true);
     auto aj = chk_.vec3(o, p, "axis_j", std::nullopt, true);
-    if (type && *type == "universal" && !aj) chk_.error(p + "/axis_j", "a universal joint needs axis_j, the cross axis on body j");
+    if (type && *type == "universal" && !aj)
+      chk_.error(p + "/axis_j", "a universal joint needs axis_j, the cross axis on body j");
     if (!type || !bs || !P || !Pj || !a) return;
     j.type = JointType(std::find(types.begin(), types.end(), *type) - types.begin());
     j.body_i = bs->first;
@@ -467,7 +491,8 @@ class DescriptionReader {
       case JointType::spherical: spherical(); break;
       case JointType::universal: {
         const Vec3 u = *aj;
-        if (std::abs(u.dot(a)) > 1e-9) chk_.error(p + "/axis_j", "expected an axis perpendicular to axis, found " + found(o["axis_j"]));
+        if (std::abs(u.dot(a)) > 1e-9)
+          chk_.error(p + "/axis_j", "expected an axis perpendicular to axis, found " + found(o["axis_j"]));
         spherical();
         j.rows.push_back({single(ai), single(direction_on(j.body_j, u)), 0.0});
         break;
@@ -478,7 +503,9 @@ class DescriptionReader {
       case JointType::point_on_plane: j.rows.push_back({d_ij, single(aj_), 0.0}); break;
       case JointType::distance: {
         const double L = (Pj - P).norm();
-        if (L < 1e-9) chk_.error(p + "/point_j", "a distance joint needs point_j away from point, found " + found(o.value("point_j", json())));
+        if (L < 1e-9)
+          chk_.error(p + "/point_j",
+                     "a distance joint needs point_j away from point, found " + found(o.value("point_j", json())));
         j.rows.push_back({d_ij, d_ij, L * L});
         break;
       }
@@ -496,7 +523,8 @@ class DescriptionReader {
   // in-plane equations, so a planar mechanism has no redundant ones.
   void read_planar() {
     if (!d_.contains("planar")) return;
-    if (!d_["planar"].is_boolean()) chk_.error(base_ + "/planar", "expected true or false, found " + found(d_["planar"]));
+    if (!d_["planar"].is_boolean())
+      chk_.error(base_ + "/planar", "expected true or false, found " + found(d_["planar"]));
     else planar_ = d_["planar"].get<bool>();
   }
 
@@ -508,7 +536,9 @@ class DescriptionReader {
     auto pin = [&] { j.rows.resize(2); };  // the x and y rows of the point coincidence come first
     switch (j.type) {
       case JointType::revolute:
-        if (!along_z) chk_.error(p + "/axis", "a revolute of a planar mechanism turns about the plane's normal [0, 0, 1], found " + Checker::fmt(a.x()) + ", " + Checker::fmt(a.y()) + ", " + Checker::fmt(a.z()));
+        if (!along_z)
+          chk_.error(p + "/axis", "a revolute of a planar mechanism turns about the plane's normal [0, 0, 1], found " +
+                                      Checker::fmt(a.x()) + ", " + Checker::fmt(a.y()) + ", " + Checker::fmt(a.z()));
         pin();
         break;
       case JointType::spherical: pin(); break;
@@ -517,7 +547,9 @@ class DescriptionReader {
         j.rows.push_back({single(direction_on(j.body_i, x)), single(direction_on(j.body_j, y)), 0.0});
         break;
       case JointType::prismatic: {
-        if (!in_plane) chk_.error(p + "/axis", "a prismatic joint of a planar mechanism slides in the plane (an axis normal to [0, 0, 1])");
+        if (!in_plane)
+          chk_.error(p + "/axis",
+                     "a prismatic joint of a planar mechanism slides in the plane (an axis normal to [0, 0, 1])");
         const Vec3 c = z.cross(a).normalized();
         const Probe cj = direction_on(j.body_j, c);
         const Difference d_ij = j.rows[2].d1;  // the on_line rows' P_i − P_j
@@ -526,10 +558,14 @@ class DescriptionReader {
       }
       case JointType::distance: break;
       case JointType::point_on_plane:
-        if (!in_plane) chk_.error(p + "/axis", "a point_on_plane joint of a planar mechanism needs a normal in the plane (normal to [0, 0, 1])");
+        if (!in_plane)
+          chk_.error(p + "/axis",
+                     "a point_on_plane joint of a planar mechanism needs a normal in the plane (normal to [0, 0, 1])");
         break;
       default:
-        chk_.error(p + "/type", "a planar mechanism takes revolute (about [0, 0, 1]), prismatic (in the plane), spherical, fixed, point_on_plane and distance joints");
+        chk_.error(p + "/type",
+                   "a planar mechanism takes revolute (about [0, 0, 1]), prismatic (in the plane), spherical, fixed, "
+                   "point_on_plane and distance joints");
     }
   }
 
@@ -544,7 +580,8 @@ class DescriptionReader {
       j.body_j = int(b);
       const Vec3 r0 = out_.bodies[b].r0;
       const Probe up = direction_on(int(b), Vec3::UnitZ());
-      j.rows.push_back({diff(point_on(int(b), r0), Probe{kGround, r0, true}), single(Probe{kGround, Vec3::UnitZ(), false}), 0.0});
+      j.rows.push_back(
+          {diff(point_on(int(b), r0), Probe{kGround, r0, true}), single(Probe{kGround, Vec3::UnitZ(), false}), 0.0});
       j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitX(), false}), 0.0});
       j.rows.push_back({single(up), single(Probe{kGround, Vec3::UnitY(), false}), 0.0});
       out_.joints.push_back(std::move(j));
@@ -569,8 +606,8 @@ class DescriptionReader {
       if (fresh) continue;
       const json& first = joints[it->second];
       out_.warnings.push_back("joints \"" + first.value("name", std::string("?")) + "\" (" + base_ + "/joints/" +
-                              std::to_string(it->second) + ") and \"" + o.value("name", std::string("?")) + "\" (" + base_ +
-                              "/joints/" + std::to_string(k) +
+                              std::to_string(it->second) + ") and \"" + o.value("name", std::string("?")) + "\" (" +
+                              base_ + "/joints/" + std::to_string(k) +
                               ") are one joint given twice (same type, bodies, point and axis): its equations are "
                               "redundant, and the formulations use one copy");
     }
@@ -606,18 +643,23 @@ class DescriptionReader {
       return;
     }
     if (v.is_array() && !v.empty() && v[0].is_object()) return check_geometry(v, p);  // the output points
-    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); }))
+      return;
     const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
     if (x.allFinite() && x.stableNorm() > size_)
-      chk_.error(p, "expected a point within " + Checker::fmt(size_) + " m of the origin (the mechanism's \"size\"), found " +
-                        found(v) + " at " + Checker::fmt(x.stableNorm()) + " m");
+      chk_.error(p, "expected a point within " + Checker::fmt(size_) +
+                        " m of the origin (the mechanism's \"size\"), found " + found(v) + " at " +
+                        Checker::fmt(x.stableNorm()) + " m");
   }
   void check_direction(const json& v, const std::string& p) {
-    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) return;
+    if (!v.is_array() || v.size() != 3 || !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); }))
+      return;
     const Vec3 x(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
     if (x.allFinite() && !(x.stableNorm() <= 1e6))
-      chk_.error(p, "expected a direction of length at most 1e6 (any length gives the same direction; one this long is a "
-                    "typing error), found " + found(v));
+      chk_.error(p,
+                 "expected a direction of length at most 1e6 (any length gives the same direction; one this long is a "
+                 "typing error), found " +
+                     found(v));
   }
 
   std::optional<int> joint_of(const json& v, const std::string& ptr) {
@@ -633,12 +675,14 @@ class DescriptionReader {
   void coordinate_joint(int j, const std::string& ptr) {
     const Joint& jt = out_.joints[std::size_t(j)];
     if (jt.has_angle == jt.has_displacement)
-      chk_.error(ptr, "joint \"" + jt.name + "\" has no single joint coordinate (expected a revolute or prismatic joint)");
+      chk_.error(ptr,
+                 "joint \"" + jt.name + "\" has no single joint coordinate (expected a revolute or prismatic joint)");
   }
 
   void read_couplers() {
     const json couplers = list("couplers", "couplers");
-    for (std::size_t k = 0; k < couplers.size(); ++k) read_coupler(couplers[k], base_ + "/couplers/" + std::to_string(k), k);
+    for (std::size_t k = 0; k < couplers.size(); ++k)
+      read_coupler(couplers[k], base_ + "/couplers/" + std::to_string(k), k);
   }
 
   void read_coupler(const json& o, const std::string& p, std::size_t k) {
@@ -652,9 +696,11 @@ class DescriptionReader {
       chk_.error(p + "/joints", "expected a list of joint names, found " + found(js));
       return;
     }
-    if (!cs.is_array() || cs.size() != js.size() ||
-        !std::all_of(cs.begin(), cs.end(), [](const json& x) { return x.is_number() && std::isfinite(x.get<double>()); })) {
-      chk_.error(p + "/coefficients", "expected " + std::to_string(js.size()) + " finite numbers (one per joint), found " + found(cs));
+    if (!cs.is_array() || cs.size() != js.size() || !std::all_of(cs.begin(), cs.end(), [](const json& x) {
+          return x.is_number() && std::isfinite(x.get<double>());
+        })) {
+      chk_.error(p + "/coefficients",
+                 "expected " + std::to_string(js.size()) + " finite numbers (one per joint), found " + found(cs));
       return;
     }
     for (std::size_t i = 0; i < js.size(); ++i)
@@ -681,13 +727,15 @@ class DescriptionReader {
         continue;
       }
       if (*type == "spring_damper") read_spring_damper(o, p);
-      else if (*type == "joint_spring_damper" || *type == "joint_effort") read_joint_effort(o, p, *type == "joint_spring_damper");
+      else if (*type == "joint_spring_damper" || *type == "joint_effort")
+        read_joint_effort(o, p, *type == "joint_spring_damper");
       else read_force_plugin(o, p, k);
     }
   }
 
   void read_spring_damper(const json& o, const std::string& p) {
-    if (!chk_.object(o, p, {"type", "name", "bodies", "points", "stiffness", "damping", "length", "preload", "doc"}, {"bodies", "points"}))
+    if (!chk_.object(o, p, {"type", "name", "bodies", "points", "stiffness", "damping", "length", "preload", "doc"},
+                     {"bodies", "points"}))
       return;
     auto at = pair_of(o, p);
     SpringDamper s;
@@ -707,10 +755,11 @@ class DescriptionReader {
   }
 
   void read_joint_effort(const json& o, const std::string& p, bool sd) {
-    if (!chk_.object(o, p,
-                     sd ? std::vector<std::string>{"type", "name", "joint", "stiffness", "damping", "position", "preload", "doc"}
-                        : std::vector<std::string>{"type", "name", "joint", "value", "table", "input", "doc"},
-                     {"joint"}))
+    if (!chk_.object(
+            o, p,
+            sd ? std::vector<std::string>{"type", "name", "joint", "stiffness", "damping", "position", "preload", "doc"}
+               : std::vector<std::string>{"type", "name", "joint", "value", "table", "input", "doc"},
+            {"joint"}))
       return;
     auto j = joint_of(o["joint"], p + "/joint");
     if (!j) return;
@@ -724,7 +773,9 @@ class DescriptionReader {
       e.position = chk_.number(o, p, "position", 0.0).value_or(0.0);
       e.preload = chk_.number(o, p, "preload", 0.0).value_or(0.0);
     } else if (int(o.contains("value")) + int(o.contains("table")) + int(o.contains("input")) != 1) {
-      chk_.error(p, "a joint_effort needs exactly one of \"value\" (a constant, N*m or N), \"table\" ({\"t\": [...], \"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
+      chk_.error(p,
+                 "a joint_effort needs exactly one of \"value\" (a constant, N*m or N), \"table\" ({\"t\": [...], "
+                 "\"values\": [...]}) and \"input\" (an element name of the input port joint_efforts)");
       return;
     } else if (o.contains("value")) {
       e.law = JointEffort::Law::table;  // a table of one row holds its value at every time
@@ -747,7 +798,8 @@ class DescriptionReader {
 
   bool read_effort_table(const json& t, const std::string& pt, JointEffort& e) {
     if (!chk_.object(t, pt, {"t", "values"}, {"t", "values"})) return false;
-    const bool nums = t["t"].is_array() && t["values"].is_array() && t["t"].size() == t["values"].size() && !t["t"].empty();
+    const bool nums =
+        t["t"].is_array() && t["values"].is_array() && t["t"].size() == t["values"].size() && !t["t"].empty();
     if (!nums) {
       chk_.error(pt, "expected lists t and values of the same non-zero length, found " + found(t));
       return false;
@@ -755,7 +807,8 @@ class DescriptionReader {
     for (std::size_t i = 0; i < t["t"].size(); ++i) {
       const json &ti = t["t"][i], &vi = t["values"][i];
       if (!ti.is_number() || !std::isfinite(ti.get<double>()) || (i > 0 && ti.get<double>() < e.times.back())) {
-        chk_.error(pt + "/t/" + std::to_string(i), "expected a finite time not before the previous one, found " + found(ti));
+        chk_.error(pt + "/t/" + std::to_string(i),
+                   "expected a finite time not before the previous one, found " + found(ti));
         break;
       }
       if (!vi.is_number() || !std::isfinite(vi.get<double>())) {
@@ -769,7 +822,9 @@ class DescriptionReader {
   }
 
   void read_force_plugin(const json& o, const std::string& p, std::size_t k) {
-    if (!chk_.object(o, p, {"type", "name", "plugin", "body", "point", "parameters", "doc"}, {"plugin", "body", "point"})) return;
+    if (!chk_.object(o, p, {"type", "name", "plugin", "body", "point", "parameters", "doc"},
+                     {"plugin", "body", "point"}))
+      return;
     ExternalForce f;
     f.pointer = p;
     f.plugin = chk_.string(o, p, "plugin").value_or("");
@@ -797,7 +852,8 @@ class DescriptionReader {
     for (std::size_t k = 0; k < acts.size(); ++k) {
       const std::string p = base_ + "/actuators/" + std::to_string(k);
       const json& o = acts[k];
-      if (!chk_.object(o, p, {"name", "bodies", "points", "piston_area", "friction", "doc"}, {"bodies", "points"})) continue;
+      if (!chk_.object(o, p, {"name", "bodies", "points", "piston_area", "friction", "doc"}, {"bodies", "points"}))
+        continue;
       Actuator a;
       a.name = o.value("name", "a" + std::to_string(k + 1));
       a.area = chk_.number(o, p, "piston_area", 65e-4, 0.0, INFINITY, true).value_or(1.0);
@@ -903,7 +959,8 @@ class DescriptionReader {
       if (!name || !b || !x || !frame) continue;
       if (std::find(port_names.begin(), port_names.end(), *name) != port_names.end() ||
           std::find(port_names.begin(), port_names.end(), *name + "_dot") != port_names.end())
-        chk_.error(p + "/name", "output point name \"" + *name + "\" clashes with a port name (" + *name + " or " + *name + "_dot)");
+        chk_.error(p + "/name",
+                   "output point name \"" + *name + "\" clashes with a port name (" + *name + " or " + *name + "_dot)");
       port_names.push_back(*name);
       port_names.push_back(*name + "_dot");
       out_.points.push_back({*name, point_on(*b, *x), *frame});
@@ -936,7 +993,8 @@ class DescriptionReader {
         out_.drives.push_back(dr);
         continue;
       }
-      if (o.contains("reaction")) chk_.error(p + "/reaction", "a joint drive reacts on the joint's first body; \"reaction\" is for rotor drives");
+      if (o.contains("reaction"))
+        chk_.error(p + "/reaction", "a joint drive reacts on the joint's first body; \"reaction\" is for rotor drives");
       auto j = joint_of(o["joint"], p + "/joint");
       if (!j) continue;
       const Joint& jt = out_.joints[std::size_t(*j)];
@@ -962,7 +1020,8 @@ class DescriptionReader {
       if (!j) continue;
       coordinate_joint(*j, p + "/joint");
       for (const auto& other : out_.motions)
-        if (other.joint == *j) chk_.error(p + "/joint", "joint \"" + out_.joints[std::size_t(*j)].name + "\" has a motion already");
+        if (other.joint == *j)
+          chk_.error(p + "/joint", "joint \"" + out_.joints[std::size_t(*j)].name + "\" has a motion already");
       m.joint = *j;
       JointEffort e;  // the same table reader as a joint effort's
       if (!read_effort_table(o["table"], p + "/table", e)) continue;
@@ -979,7 +1038,8 @@ class DescriptionReader {
 
   void read_sensor(const json& o, const std::string& p) {
     static const std::vector<std::string> kinds{"joint_position", "joint_velocity", "roll", "pitch", "yaw"};
-    if (!chk_.object(o, p, {"name", "type", "joint", "rotor", "body", "forward", "up", "doc"}, {"name", "type"})) return;
+    if (!chk_.object(o, p, {"name", "type", "joint", "rotor", "body", "forward", "up", "doc"}, {"name", "type"}))
+      return;
     Sensor s;
     auto name = chk_.string(o, p, "name");
     auto type = chk_.string(o, p, "type", kinds);

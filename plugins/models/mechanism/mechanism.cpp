@@ -42,7 +42,9 @@ class Mechanism final : public NonsmoothModel {
     i.kind = Kind::subsystem;
     i.form = Form::multibody;
     i.version = "1.0";
-    i.description = "Spatial mechanism from a JSON description: rigid bodies in Euler parameters, joints, couplers, force elements, point-to-point actuators";
+    i.description =
+        "Spatial mechanism from a JSON description: rigid bodies in Euler parameters, joints, couplers, force "
+        "elements, point-to-point actuators";
     i.parameters = {
         object_param("description", json::object(),
                      "bodies, joints, couplers, forces, actuators, points (docs/reference/mechanism.md); or use "
@@ -110,7 +112,8 @@ class Mechanism final : public NonsmoothModel {
         same_d1_.back()[k] = same(x.a, y.a) && x.has_b == y.has_b && (!x.has_b || same(x.b, y.b));
       }
     }
-    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")), prm.real("assembly_move_tolerance"));
+    assemble(prm.real("assembly_tolerance"), int(prm.integer("assembly_iterations")),
+             prm.real("assembly_move_tolerance"));
     if (d_.static_equilibrium) {
       q_assembled_ = q0_;
       settle(int(prm.integer("assembly_iterations")));
@@ -125,7 +128,8 @@ class Mechanism final : public NonsmoothModel {
     const json& inline_d = prm.values().at("description");
     const std::string file = prm.string("description_file");
     if (file.empty()) {
-      if (inline_d.empty()) throw ParameterError("/description", "expected a mechanism description (or a description_file), found {}");
+      if (inline_d.empty())
+        throw ParameterError("/description", "expected a mechanism description (or a description_file), found {}");
       return read_description(inline_d, "/description");
     }
     if (!inline_d.empty())
@@ -135,7 +139,8 @@ class Mechanism final : public NonsmoothModel {
     if (ec || !std::filesystem::is_regular_file(file, ec))
       throw ParameterError("/description_file", "expected a readable JSON file, found \"" + file + "\" (" +
                                                     (ec ? ec.message() : std::string("not a regular file")) + ")");
-    if (size > (std::uintmax_t(16) << 20)) throw ParameterError("/description_file", "file \"" + file + "\" is larger than 16 MiB");
+    if (size > (std::uintmax_t(16) << 20))
+      throw ParameterError("/description_file", "file \"" + file + "\" is larger than 16 MiB");
     std::ifstream in(file);
     json d = json::parse(in, nullptr, false);
     if (d.is_discarded()) throw ParameterError("", "not valid JSON", file);
@@ -160,35 +165,49 @@ class Mechanism final : public NonsmoothModel {
     };
     if (p_ > 0) {
       if (d_.pressure) {
-        ps.push_back(with(bonded(input("p1", p_, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"), names("_p1")));
-        ps.push_back(with(bonded(input("p2", p_, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"), names("_p2")));
+        ps.push_back(with(
+            bonded(input("p1", p_, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"),
+            names("_p1")));
+        ps.push_back(
+            with(bonded(input("p2", p_, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"),
+                 names("_p2")));
       } else {
-        ps.push_back(with(bonded(input("f_h", p_, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"), names("")));
+        ps.push_back(with(
+            bonded(input("f_h", p_, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"),
+            names("")));
       }
     }
     if (!d_.effort_inputs.empty())
-      ps.push_back(with(input("joint_efforts", d_.effort_inputs.size(), "1", "joint torques (N*m) or forces (N) of the joint_effort elements"), d_.effort_inputs));
+      ps.push_back(with(input("joint_efforts", d_.effort_inputs.size(), "1",
+                              "joint torques (N*m) or forces (N) of the joint_effort elements"),
+                        d_.effort_inputs));
     std::vector<std::string> drives;
     for (const auto& dr : d_.drives) drives.push_back(dr.name);
     if (!d_.drives.empty())
-      ps.push_back(with(bonded(input("drive_torque", d_.drives.size(), "N*m", "torque at each drive's input shaft"), BondRole::effort, "drive"), drives));
+      ps.push_back(with(bonded(input("drive_torque", d_.drives.size(), "N*m", "torque at each drive's input shaft"),
+                               BondRole::effort, "drive"),
+                        drives));
     if (p_ > 0) {
       ps.push_back(with(output("s", p_, "m", "actuator lengths"), names("")));
       PortSpec sd = with(output("s_dot", p_, "m/s", "actuator elongation rates (interface velocities)"), names("_dot"));
       if (!d_.pressure) sd = bonded(std::move(sd), BondRole::flow, "actuator");
       ps.push_back(std::move(sd));
-      ps.push_back(with(output("s_ddot", p_, "m/s^2", "actuator accelerations with the current input", true), names("_ddot")));
+      ps.push_back(
+          with(output("s_ddot", p_, "m/s^2", "actuator accelerations with the current input", true), names("_ddot")));
       std::vector<std::string> me;
       for (const auto& a : d_.actuators)
         for (const auto& b : d_.actuators) me.push_back(a.name + "_" + b.name);
-      ps.push_back(with(output("M_eff", p_ * p_, "kg", "effective mass of the reduced interface model (Eq. 17), row-major"), me));
-      ps.push_back(with(output("f_eff", p_, "N", "effective force of the reduced interface model (Eq. 18)"), names("")));
+      ps.push_back(with(
+          output("M_eff", p_ * p_, "kg", "effective mass of the reduced interface model (Eq. 17), row-major"), me));
+      ps.push_back(
+          with(output("f_eff", p_, "N", "effective force of the reduced interface model (Eq. 18)"), names("")));
     }
     ps.push_back(output("energy", 1, "J", "mechanical energy: kinetic, gravity, springs"));
     std::vector<std::string> pe;
     for (const auto& b : d_.bodies)
       for (const char* c : {"x", "y", "z", "e0", "e1", "e2", "e3"}) pe.push_back(b.name + "_" + c);
-    ps.push_back(with(output("poses", 7 * nb_, "1", "per body: centre of mass x, y, z (m) and Euler parameters e0..e3"), pe));
+    ps.push_back(
+        with(output("poses", 7 * nb_, "1", "per body: centre of mass x, y, z (m) and Euler parameters e0..e3"), pe));
     for (const auto& pt : d_.points) {
       const std::string rel = pt.frame == kGround ? ""
                                                   : " relative to body " + d_.bodies[std::size_t(pt.frame)].name +
@@ -198,11 +217,18 @@ class Mechanism final : public NonsmoothModel {
           with(output(pt.name + "_dot", 3, "m/s", "velocity of output point " + pt.name + rel), {"x", "y", "z"}));
     }
     if (p_ > 0 && d_.pressure) {
-      ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"), names("_flow1")));
-      ps.push_back(with(bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate into chamber 2"), BondRole::flow, "chamber2"), names("_flow2")));
+      ps.push_back(with(
+          bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate out of chamber 1"), BondRole::flow, "chamber1"),
+          names("_flow1")));
+      ps.push_back(with(
+          bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate into chamber 2"), BondRole::flow, "chamber2"),
+          names("_flow2")));
     }
     if (!d_.drives.empty())
-      ps.push_back(with(bonded(output("drive_speed", d_.drives.size(), "rad/s", "speed of each drive's input shaft: ratio * joint rate"), BondRole::flow, "drive"), drives));
+      ps.push_back(with(bonded(output("drive_speed", d_.drives.size(), "rad/s",
+                                      "speed of each drive's input shaft: ratio * joint rate"),
+                               BondRole::flow, "drive"),
+                        drives));
     for (const auto& sn : d_.sensors) ps.push_back(sensor_port(sn));
     return ps;
   }
@@ -303,7 +329,8 @@ class Mechanism final : public NonsmoothModel {
       const ExternalForce& x = d_.external[fe.index];
       Bodies B{x.body};
       if (x.rotor >= 0) B.spin = rotor_index(std::size_t(x.rotor));
-      differentiate(B, true, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
+      differentiate(B, true, q, v, K, C,
+                    [&](ConstVectorRef qq, ConstVectorRef vv, VectorRef f) { add_element_force(fe, t, qq, vv, f); });
     }
     for (std::size_t k = 0; k < d_.drives.size(); ++k) {
       const Drive& dr = d_.drives[k];
@@ -311,7 +338,8 @@ class Mechanism final : public NonsmoothModel {
       Bodies B;
       if (dr.rotor >= 0) B.add(d_.rotors[std::size_t(dr.rotor)].body), B.add(dr.reaction);
       else B = bodies(d_.joints[std::size_t(dr.joint)]);
-      differentiate(B, false, q, v, K, C, [&](ConstVectorRef qq, ConstVectorRef, VectorRef f) { drive_force(k, tau, qq, f); });
+      differentiate(B, false, q, v, K, C,
+                    [&](ConstVectorRef qq, ConstVectorRef, VectorRef f) { drive_force(k, tau, qq, f); });
     }
     // D_iᵀ λ_i: λ_i from the inputs, with pressures less the friction on ṡ.
     if (p_ > 0) interface_forces(t, q, v, lam_);
@@ -339,7 +367,8 @@ class Mechanism final : public NonsmoothModel {
       for (std::size_t k = 0; k < p_; ++k) {
         double s, sd;
         pair(d_.actuators[k].at, q, v, s, sd, nullptr, nullptr);
-        lambda_i[Eigen::Index(k)] = (p2[k] - lambda_i[Eigen::Index(k)]) * d_.actuators[k].area - d_.actuators[k].friction * sd;
+        lambda_i[Eigen::Index(k)] =
+            (p2[k] - lambda_i[Eigen::Index(k)]) * d_.actuators[k].area - d_.actuators[k].friction * sd;
       }
     } else {
       const auto fh = inputs().at(0, t);
@@ -397,7 +426,8 @@ class Mechanism final : public NonsmoothModel {
       phi_q.block<1, 4>(r, Eigen::Index(7 * b + 3)) = 2.0 * q.segment<4>(Eigen::Index(7 * b + 3)).transpose();
     for (std::size_t i = 0; i < d_.joints.size(); ++i) {
       DiffValue a;
-      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k) dot(d_.joints[i].rows[k], q, q, &phi_q, r++, nullptr, &a, same_d1_[i][k]);
+      for (std::size_t k = 0; k < d_.joints[i].rows.size(); ++k)
+        dot(d_.joints[i].rows[k], q, q, &phi_q, r++, nullptr, &a, same_d1_[i][k]);
     }
     for (const auto& c : d_.couplers) {
       for (std::size_t k = 0; k < c.joints.size(); ++k) {
@@ -487,7 +517,8 @@ class Mechanism final : public NonsmoothModel {
       const auto o = Eigen::Index(7 * b);
       const Body& B = d_.bodies[b];
       const Vec3 w = 2.0 * G_matrix(q.segment<4>(o + 3)) * v.segment<4>(o + 3);
-      e += 0.5 * B.mass * v.segment<3>(o).squaredNorm() + 0.5 * w.dot(B.inertia * w) - B.mass * d_.gravity.dot(q.segment<3>(o));
+      e += 0.5 * B.mass * v.segment<3>(o).squaredNorm() + 0.5 * w.dot(B.inertia * w) -
+           B.mass * d_.gravity.dot(q.segment<3>(o));
     }
     for (std::size_t k = 0; k < nr_; ++k) {
       const double sr = rotor_spin(k, q, v);
@@ -523,7 +554,8 @@ class Mechanism final : public NonsmoothModel {
     std::vector<ConstraintLabel> l;
     l.reserve(m_);
     for (const auto& b : d_.bodies) l.push_back({"body \"" + b.name + "\"", ConstraintKind::normalization});
-    for (const auto& j : d_.joints) l.insert(l.end(), j.rows.size(), {"joint \"" + j.name + "\"", ConstraintKind::position});
+    for (const auto& j : d_.joints)
+      l.insert(l.end(), j.rows.size(), {"joint \"" + j.name + "\"", ConstraintKind::position});
     for (const auto& c : d_.couplers) l.push_back({"coupler \"" + c.name + "\"", ConstraintKind::position});
     for (const auto& mo : d_.motions) l.push_back({"motion \"" + mo.name + "\"", ConstraintKind::position});
     return l;
@@ -755,8 +787,12 @@ class Mechanism final : public NonsmoothModel {
     const ProbeValue ai = eval(j.axis_i, q, v, value), bi = eval(j.ref_i, q, v, value), bj = eval(j.ref_j, q, v, value);
     x = std::atan2(ai.x.dot(bi.x.cross(bj.x)), bi.x.dot(bj.x));
     Vec3 wi = Vec3::Zero(), wj = Vec3::Zero();
-    if (j.body_i != kGround) wi = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3))) * v.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3));
-    if (j.body_j != kGround) wj = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3))) * v.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3));
+    if (j.body_i != kGround)
+      wi = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3))) *
+           v.segment<4>(Eigen::Index(7 * std::size_t(j.body_i) + 3));
+    if (j.body_j != kGround)
+      wj = 2.0 * E_matrix(q.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3))) *
+           v.segment<4>(Eigen::Index(7 * std::size_t(j.body_j) + 3));
     xd = ai.x.dot(wj - wi);
     if (bias) *bias = wi.cross(ai.x).dot(wj - wi);
     auto add = [&](int body, double sign) {
@@ -883,12 +919,14 @@ class Mechanism final : public NonsmoothModel {
   // spin angle τ·a (the element sees the rotor's angular velocity ω + θ̇ a).
   // A force element depends only on its body's (and rotor's) state: its last value is kept for
   // the same (t, q_b, v_b, θ̇) (the forces are asked again at a point just evaluated).
-  const Eigen::Matrix<double, 8, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v) const {
+  const Eigen::Matrix<double, 8, 1>& element_force(const LoadedForce& fe, double t, ConstVectorRef q,
+                                                   ConstVectorRef v) const {
     const ExternalForce& x = d_.external[fe.index];
     const auto o = Eigen::Index(7 * std::size_t(x.body));
     const double spin = x.rotor >= 0 ? v[rotor_index(std::size_t(x.rotor))] : 0.0;
     Memo& memo = memo_[fe.index];
-    if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o)) return memo.f;
+    if (memo.valid && memo.t == t && memo.spin == spin && memo.q == q.segment<7>(o) && memo.v == v.segment<7>(o))
+      return memo.f;
     const ElementState s = element_state(x, t, q, v);
     Wrench w;
     fe.element->evaluate(s.st, w);
@@ -1014,8 +1052,8 @@ class Mechanism final : public NonsmoothModel {
   // Adds −∂/∂q (and, if it depends on v, −∂/∂v) of one force term to K (C): forward
   // differences over the coordinates of its bodies. qw_, vw_ hold q, v on entry and exit.
   template <class Term>
-  void differentiate(const Bodies& B, bool velocity_dependent, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C,
-                     Term&& term) {
+  void differentiate(const Bodies& B, bool velocity_dependent, ConstVectorRef q, ConstVectorRef v, MatrixRef K,
+                     MatrixRef C, Term&& term) {
     auto clear = [&](Eigen::VectorXd& f) {
       for (int i = 0; i < B.n; ++i) f.segment<7>(Eigen::Index(7 * B.b[std::size_t(i)])).setZero();
       if (B.spin >= 0) f[B.spin] = 0.0;
@@ -1039,7 +1077,8 @@ class Mechanism final : public NonsmoothModel {
       vw_[B.spin] = v[B.spin];
     }
     for (int i = 0; i < B.n; ++i)
-      for (Eigen::Index j = 7 * B.b[std::size_t(i)] + (B.orientation_only ? 3 : 0), e = 7 * B.b[std::size_t(i)] + 7; j < e; ++j) {
+      for (Eigen::Index j = 7 * B.b[std::size_t(i)] + (B.orientation_only ? 3 : 0), e = 7 * B.b[std::size_t(i)] + 7;
+           j < e; ++j) {
         const double d = 1e-7 * std::max(1.0, std::abs(q[j]));
         qw_[j] = q[j] + d;
         column(K, j, d);
@@ -1059,14 +1098,16 @@ class Mechanism final : public NonsmoothModel {
   // A(p) = |p|² R(p/|p|) is quadratic and J_p(p), E(p) linear in p, so ∂(J_p(p) ṗ)/∂p = J_p(ṗ)
   // and ∂(E(p) ṗ)/∂p = −E(ṗ) (E(p) ṗ = −E(ṗ) p); δθ is the rotation of R (E(p) p = 0 takes
   // out the change of |p|).
-  void element_derivatives(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K, MatrixRef C) {
+  void element_derivatives(const LoadedForce& fe, double t, ConstVectorRef q, ConstVectorRef v, MatrixRef K,
+                           MatrixRef C) {
     const ExternalForce& x = d_.external[fe.index];
     const ElementState s0 = element_state(x, t, q, v);
     Wrench w;
     WrenchJacobian J;
     fe.derivatives->evaluate_derivatives(s0.st, w, J);
     if (!w.force.allFinite() || !w.torque.allFinite() || !J.allFinite())
-      throw StepFailure(format_text("force element \"{}\" returned a non-finite wrench or wrench derivative at t = {} s", x.name, t));
+      throw StepFailure(
+          format_text("force element \"{}\" returned a non-finite wrench or wrench derivative at t = {} s", x.name, t));
     const auto o = Eigen::Index(7 * std::size_t(x.body));
     const Vec4 p = q.segment<4>(o + 3), pd = v.segment<4>(o + 3);
     const bool rotor = x.rotor >= 0;
@@ -1075,7 +1116,8 @@ class Mechanism final : public NonsmoothModel {
     const Mat34 theta_p = (2.0 / p.squaredNorm()) * s0.E;  // ∂δθ/∂p
     const Mat34 axis_p = rotor ? rotation_jacobian(p, axis) : Mat34::Zero();  // ∂(A ā)/∂p
     const Mat34 omega_p = -2.0 * E_matrix(pd) + spin * axis_p;
-    const auto J_x = J.block<6, 3>(0, 0), J_xd = J.block<6, 3>(0, 3), J_th = J.block<6, 3>(0, 6), J_w = J.block<6, 3>(0, 9);
+    const auto J_x = J.block<6, 3>(0, 0), J_xd = J.block<6, 3>(0, 3), J_th = J.block<6, 3>(0, 6),
+               J_w = J.block<6, 3>(0, 9);
     // ∂W/∂(r, p) and ∂W/∂(ṙ, ṗ, θ̇).
     Eigen::Matrix<double, 6, 7> Wq;
     Eigen::Matrix<double, 6, 8> Wv;
@@ -1094,7 +1136,8 @@ class Mechanism final : public NonsmoothModel {
     gv.middleRows<4>(3) = s0.Jp.transpose() * Wv.topRows<3>() + 2.0 * s0.E.transpose() * Wv.bottomRows<3>();
     gv.row(7) = s0.a.transpose() * Wv.bottomRows<3>();
     for (int j = 0; j < 4; ++j)
-      gq.block<4, 1>(3, 3 + j) += rotation_jacobian(Vec4::Unit(j), x.s).transpose() * w.force + 2.0 * E_matrix(Vec4::Unit(j)).transpose() * w.torque;
+      gq.block<4, 1>(3, 3 + j) += rotation_jacobian(Vec4::Unit(j), x.s).transpose() * w.force +
+                                  2.0 * E_matrix(Vec4::Unit(j)).transpose() * w.torque;
     if (rotor) gq.block<1, 4>(7, 3) += w.torque.transpose() * axis_p;
     K.block(o, o, 7, 7) -= gq.topRows<7>();
     C.block(o, o, 7, 7) -= gv.topLeftCorner<7, 7>();
@@ -1226,7 +1269,8 @@ class Mechanism final : public NonsmoothModel {
     t.reserve(std::size_t(15 * m_));
     Eigen::Index r = 0;
     for (std::size_t b = 0; b < nb_; ++b, ++r)
-      for (Eigen::Index k = 0; k < 4; ++k) t.emplace_back(r, Eigen::Index(7 * b + 3) + k, 2.0 * q[Eigen::Index(7 * b + 3) + k]);
+      for (Eigen::Index k = 0; k < 4; ++k)
+        t.emplace_back(r, Eigen::Index(7 * b + 3) + k, 2.0 * q[Eigen::Index(7 * b + 3) + k]);
     std::size_t rows = 1;
     for (const auto& j : d_.joints) rows = std::max(rows, j.rows.size());
     Eigen::MatrixXd block = Eigen::MatrixXd::Zero(Eigen::Index(rows), Eigen::Index(n_));
@@ -1264,7 +1308,8 @@ class Mechanism final : public NonsmoothModel {
       gather(bodies_of(bodies(j)), 1);
     }
     if (!rank.compute(Eigen::Index(m_), Eigen::Index(n_), t))
-      throw ParameterError(base_ + "/joints", "the constraint Jacobian could not be factorized (a number in it is not finite)");
+      throw ParameterError(base_ + "/joints",
+                           "the constraint Jacobian could not be factorized (a number in it is not finite)");
   }
 
   // The pointer and name of the joint (or coupler) with the largest |Φ|; the normalization
@@ -1311,7 +1356,8 @@ class Mechanism final : public NonsmoothModel {
       redundant.push_back({{"source", source}, {"rows", 1}});
     }
     for (const auto& x : redundant)
-      listed += (listed.empty() ? "" : ", ") + x["source"].get<std::string>() + " (" + std::to_string(x["rows"].get<int>()) + ")";
+      listed += (listed.empty() ? "" : ", ") + x["source"].get<std::string>() + " (" +
+                std::to_string(x["rows"].get<int>()) + ")";
     json bodies = json::array();
     for (const auto& b : d_.bodies) bodies.push_back(b.name);
     report_ = {{"bodies", bodies},
@@ -1342,17 +1388,21 @@ class Mechanism final : public NonsmoothModel {
     if (max_dr > move_tolerance || max_turn > move_tolerance) {
       const auto [where, what] = largest_residual(phi_start);
       double worst = 0.0;
-      for (Eigen::Index k = Eigen::Index(nb_); k < phi_start.size(); ++k) worst = std::max(worst, std::abs(phi_start[k]));
-      warnings_.push_back(format_text("the initial assembly moved body \"{}\" by {} m and turned body \"{}\" by {} rad, "
-                                      "more than assembly_move_tolerance = {}: the description does not close where its "
-                                      "bodies are placed; the largest initial residual, {}, is at {} ({}): check its "
-                                      "points and axes",
-                                      d_.bodies[moved].name, max_dr, d_.bodies[turned].name, max_turn, move_tolerance, worst,
-                                      what, where));
+      for (Eigen::Index k = Eigen::Index(nb_); k < phi_start.size(); ++k)
+        worst = std::max(worst, std::abs(phi_start[k]));
+      warnings_.push_back(format_text(
+          "the initial assembly moved body \"{}\" by {} m and turned body \"{}\" by {} rad, "
+          "more than assembly_move_tolerance = {}: the description does not close where its "
+          "bodies are placed; the largest initial residual, {}, is at {} ({}): check its "
+          "points and axes",
+          d_.bodies[moved].name, max_dr, d_.bodies[turned].name, max_turn, move_tolerance, worst, what, where));
       report_["initial_assembly"]["max_turn"] = max_turn;
     }
     json fe = json::array();
-    for (const auto& f : forces_) fe.push_back({{"name", d_.external[f.index].name}, {"plugin", d_.external[f.index].plugin}, {"report", f.element->report()}});
+    for (const auto& f : forces_)
+      fe.push_back({{"name", d_.external[f.index].name},
+                    {"plugin", d_.external[f.index].plugin},
+                    {"report", f.element->report()}});
     if (!fe.empty()) report_["force_elements"] = fe;
   }
 
@@ -1420,7 +1470,10 @@ class Mechanism final : public NonsmoothModel {
     }
     static_solve_ = false;
     if (!(res < 1e-8))
-      throw ParameterError(base_ + "/static_equilibrium", format_text("no static equilibrium found: after {} Newton iterations the relative force residual is {}", it, res));
+      throw ParameterError(
+          base_ + "/static_equilibrium",
+          format_text("no static equilibrium found: after {} Newton iterations the relative force residual is {}", it,
+                      res));
     q0_ = q;
     settled_velocities();
     static_report_ = {{"newton_iterations", it}, {"relative_residual", res},

@@ -40,18 +40,25 @@ class GrippingCrane final : public NonsmoothModel {
     i.kind = Kind::subsystem;
     i.form = Form::multibody;
     i.version = "1.1";
-    i.description = "Double-actuated planar crane with a friction gripper holding a load, sliding jaw on a prismatic joint (nonsmooth; needs mlcp)";
+    i.description =
+        "Double-actuated planar crane with a friction gripper holding a load, sliding jaw on a prismatic joint "
+        "(nonsmooth; needs mlcp)";
     i.parameters = crane::geometry_params();
     i.parameters.push_back(real_param("load_mass", 100.0, "kg", "mass m_L of the gripped load", 1e-6));
     i.parameters.push_back(real_param("mu", 0.5, "1", "jaw-load friction coefficient", 0.0, 10.0));
     i.parameters.push_back(real_param("grip_stiffness", 1e7, "N/m", "contact stiffness k of each jaw", 1e-3));
-    i.parameters.push_back(choice_param("jaw_joint", "prismatic", {"prismatic", "rigid"},
-                                        "right jaw on a prismatic joint pushed shut by closing_force, or both jaws fixed to R squeezing by preload"));
+    i.parameters.push_back(choice_param(
+        "jaw_joint", "prismatic", {"prismatic", "rigid"},
+        "right jaw on a prismatic joint pushed shut by closing_force, or both jaws fixed to R squeezing by preload"));
     i.parameters.push_back(real_param("jaw_mass", 10.0, "kg", "mass m_J of the sliding jaw (prismatic)", 1e-6));
-    i.parameters.push_back(real_param("closing_force", 1e4, "N", "gripper cylinder force F pushing the sliding jaw shut (prismatic)", 0.0));
-    i.parameters.push_back(real_param("preload", 1e-3, "m", "jaw interference delta (rigid: grip force k delta per jaw); negative: open jaws with clearance -delta"));
+    i.parameters.push_back(real_param("closing_force", 1e4, "N",
+                                      "gripper cylinder force F pushing the sliding jaw shut (prismatic)", 0.0));
+    i.parameters.push_back(real_param(
+        "preload", 1e-3, "m",
+        "jaw interference delta (rigid: grip force k delta per jaw); negative: open jaws with clearance -delta"));
     i.parameters.push_back(real_param("grip_relaxation", 0.0, "s", "relaxation time of the jaw contacts", 0.0));
-    i.parameters.push_back(real_param("friction_stiffness", 1e12, "N/m", "regularization stiffness of the friction rows", 1e-3));
+    i.parameters.push_back(
+        real_param("friction_stiffness", 1e12, "N/m", "regularization stiffness of the friction rows", 1e-3));
     return i;
   }
   explicit GrippingCrane(const Params& p)
@@ -65,20 +72,25 @@ class GrippingCrane final : public NonsmoothModel {
       s.elements = std::move(e);
       return s;
     };
-    return {with(bonded(input("f_h", 2, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"), {"f1", "f2"}),
-            with(output("s", 2, "m", "actuator lengths"), {"s1", "s2"}),
-            with(bonded(output("s_dot", 2, "m/s", "actuator elongation rates"), BondRole::flow, "actuator"), {"s1_dot", "s2_dot"}),
-            with(output("s_ddot", 2, "m/s^2", "actuator accelerations of the interface model with the current input", true), {"s1_ddot", "s2_ddot"}),
-            with(output("M_eff", 4, "kg", "effective mass of the nonsmooth interface model, row-major"), {"M11", "M12", "M21", "M22"}),
-            with(output("f_eff", 2, "N", "effective force of the nonsmooth interface model"), {"f1", "f2"}),
-            output("energy", 1, "J", "kinetic + gravitational energy of crane, load and jaw (+ closing-force potential)"),
-            output("x_R", 1, "m", "x of the tip R (gripper)"),
-            output("y_R", 1, "m", "y of the tip R (gripper)"),
-            output("x_R_dot", 1, "m/s", "x velocity of the tip R"),
-            output("y_L", 1, "m", "y of the load"),
-            output("slip", 1, "m/s", "vertical slip of the load in the jaws, y_L_dot - y_R_dot"),
-            output("jaw_opening", 1, "m", "distance between the jaw faces (prismatic: x_J - x_R; rigid: -2 delta)"),
-            output("joint_drift", 1, "m", "prismatic joint violation y_J - y_R (0 for rigid jaws)")};
+    return {
+        with(bonded(input("f_h", 2, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"),
+             {"f1", "f2"}),
+        with(output("s", 2, "m", "actuator lengths"), {"s1", "s2"}),
+        with(bonded(output("s_dot", 2, "m/s", "actuator elongation rates"), BondRole::flow, "actuator"),
+             {"s1_dot", "s2_dot"}),
+        with(output("s_ddot", 2, "m/s^2", "actuator accelerations of the interface model with the current input", true),
+             {"s1_ddot", "s2_ddot"}),
+        with(output("M_eff", 4, "kg", "effective mass of the nonsmooth interface model, row-major"),
+             {"M11", "M12", "M21", "M22"}),
+        with(output("f_eff", 2, "N", "effective force of the nonsmooth interface model"), {"f1", "f2"}),
+        output("energy", 1, "J", "kinetic + gravitational energy of crane, load and jaw (+ closing-force potential)"),
+        output("x_R", 1, "m", "x of the tip R (gripper)"),
+        output("y_R", 1, "m", "y of the tip R (gripper)"),
+        output("x_R_dot", 1, "m/s", "x velocity of the tip R"),
+        output("y_L", 1, "m", "y of the load"),
+        output("slip", 1, "m/s", "vertical slip of the load in the jaws, y_L_dot - y_R_dot"),
+        output("jaw_opening", 1, "m", "distance between the jaw faces (prismatic: x_J - x_R; rigid: -2 delta)"),
+        output("joint_drift", 1, "m", "prismatic joint violation y_J - y_R (0 for rigid jaws)")};
   }
   MultibodySizes sizes() const override { return prismatic_ ? MultibodySizes{9, 4, 2} : MultibodySizes{7, 3, 2}; }
   void initial_state(double, VectorRef q, VectorRef v) override {

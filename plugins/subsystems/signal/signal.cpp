@@ -30,7 +30,8 @@ using namespace stride::signals;
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 double number_at(const json& j, const std::string& ptr) {
-  if (!j.is_number() || !std::isfinite(j.get<double>())) throw ParameterError(ptr, "expected a number, found " + j.dump());
+  if (!j.is_number() || !std::isfinite(j.get<double>()))
+    throw ParameterError(ptr, "expected a number, found " + j.dump());
   return j.get<double>();
 }
 double field(const json& spec, const char* name, double def, const std::string& ptr) {
@@ -48,7 +49,8 @@ E choice(const json& spec, const char* key, const std::map<std::string, E>& allo
   }
   throw ParameterError(ptr + "/" + key, "expected one of " + names + ", found " + v.dump());
 }
-const std::map<std::string, Interpolation> kInterpolations = {{"linear", Interpolation::linear}, {"previous", Interpolation::previous}};
+const std::map<std::string, Interpolation> kInterpolations = {{"linear", Interpolation::linear},
+                                                              {"previous", Interpolation::previous}};
 const std::map<std::string, Extrapolation> kExtrapolations = {
     {"hold", Extrapolation::hold}, {"linear", Extrapolation::linear}, {"periodic", Extrapolation::periodic}};
 
@@ -60,7 +62,8 @@ void check_rows(const std::vector<std::vector<double>>& rows, const std::string&
       throw std::invalid_argument(what + ": row " + std::to_string(i) + " has " + std::to_string(rows[i].size()) +
                                   " numbers; expected [t, value, ...] as long as row 0");
     if (i > 0 && rows[i][0] < rows[i - 1][0])
-      throw std::invalid_argument(what + ": row " + std::to_string(i) + " goes back in time (t = " + std::to_string(rows[i][0]) + ")");
+      throw std::invalid_argument(what + ": row " + std::to_string(i) +
+                                  " goes back in time (t = " + std::to_string(rows[i][0]) + ")");
     if (i > 1 && rows[i][0] == rows[i - 2][0])
       throw std::invalid_argument(what + ": three rows at t = " + std::to_string(rows[i][0]) + " (two make a jump)");
   }
@@ -71,9 +74,11 @@ std::vector<std::vector<double>> rows_of(const json& table, const std::string& p
   std::vector<std::vector<double>> rows;
   for (std::size_t i = 0; i < table.size(); ++i) {
     const json& r = table[i];
-    if (!r.is_array()) throw ParameterError(ptr + "/" + std::to_string(i), "expected a row [t, value, ...], found " + r.dump());
+    if (!r.is_array())
+      throw ParameterError(ptr + "/" + std::to_string(i), "expected a row [t, value, ...], found " + r.dump());
     rows.emplace_back();
-    for (std::size_t k = 0; k < r.size(); ++k) rows.back().push_back(number_at(r[k], ptr + "/" + std::to_string(i) + "/" + std::to_string(k)));
+    for (std::size_t k = 0; k < r.size(); ++k)
+      rows.back().push_back(number_at(r[k], ptr + "/" + std::to_string(i) + "/" + std::to_string(k)));
   }
   try {
     check_rows(rows, "the table");
@@ -87,10 +92,12 @@ std::vector<std::vector<double>> rows_of(const json& table, const std::string& p
 std::unique_ptr<Signal> make_signal(const json& spec, const std::string& ptr) {
   if (!spec.is_object()) throw ParameterError(ptr, "expected an object with one of constant, steps, ramp, sine, table");
   for (auto it = spec.begin(); it != spec.end(); ++it)
-    if (!std::set<std::string>{"constant", "steps", "initial", "ramp", "sine", "table", "interpolation", "extrapolation", "unit"}
+    if (!std::set<std::string>{"constant", "steps", "initial", "ramp", "sine", "table", "interpolation",
+                               "extrapolation", "unit"}
              .count(it.key()))
-      throw ParameterError(ptr + "/" + it.key(), "unknown key; allowed: constant, steps (with initial), ramp, sine, table "
-                                                 "(with interpolation, extrapolation), unit");
+      throw ParameterError(ptr + "/" + it.key(),
+                           "unknown key; allowed: constant, steps (with initial), ramp, sine, table "
+                           "(with interpolation, extrapolation), unit");
   if (spec.contains("constant")) {
     const json& c = spec["constant"];
     std::vector<double> v;
@@ -112,13 +119,14 @@ std::unique_ptr<Signal> make_signal(const json& spec, const std::string& ptr) {
     const std::string p = ptr + "/ramp";
     const double duration = field(r, "duration", 0.0, p);
     if (duration < 0) throw ParameterError(p + "/duration", "expected a duration of 0 s or more");
-    return std::make_unique<Ramp>(field(r, "height", 1.0, p), duration, field(r, "offset", 0.0, p), field(r, "start", 0.0, p));
+    return std::make_unique<Ramp>(field(r, "height", 1.0, p), duration, field(r, "offset", 0.0, p),
+                                  field(r, "start", 0.0, p));
   }
   if (spec.contains("sine")) {
     const json& s = spec["sine"];
     const std::string p = ptr + "/sine";
-    return std::make_unique<Sine>(field(s, "amplitude", 1.0, p), field(s, "frequency", 1.0, p), field(s, "phase", 0.0, p),
-                                  field(s, "offset", 0.0, p), field(s, "start", 0.0, p));
+    return std::make_unique<Sine>(field(s, "amplitude", 1.0, p), field(s, "frequency", 1.0, p),
+                                  field(s, "phase", 0.0, p), field(s, "offset", 0.0, p), field(s, "start", 0.0, p));
   }
   if (spec.contains("table"))
     return std::make_unique<Tabulated>(rows_of(spec["table"], ptr + "/table"),
@@ -153,7 +161,8 @@ double csv_number(const std::string& cell, const std::string& where) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != cell.size() || !std::isfinite(x)) throw std::invalid_argument(where + ": \"" + cell + "\" is not a number");
+  if (used == 0 || used != cell.size() || !std::isfinite(x))
+    throw std::invalid_argument(where + ": \"" + cell + "\" is not a number");
   return x;
 }
 Csv read_csv(const std::string& file) {
@@ -161,18 +170,23 @@ Csv read_csv(const std::string& file) {
   if (!in) throw ParameterError("", "cannot be read", file);
   Csv csv;
   std::string line;
-  if (!std::getline(in, line)) throw ParameterError("", "is empty (expected a header: time, then variable names)", file);
+  if (!std::getline(in, line))
+    throw ParameterError("", "is empty (expected a header: time, then variable names)", file);
   csv.names = split(line);
-  if (csv.names.size() < 2) throw ParameterError("", "line 1: expected a header: time, then at least one variable name", file);
+  if (csv.names.size() < 2)
+    throw ParameterError("", "line 1: expected a header: time, then at least one variable name", file);
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto cells = split(line);
     if (cells.size() != csv.names.size())
-      throw ParameterError("", "line " + std::to_string(n) + ": " + std::to_string(cells.size()) + " values, the header has " +
-                                   std::to_string(csv.names.size()), file);
+      throw ParameterError("",
+                           "line " + std::to_string(n) + ": " + std::to_string(cells.size()) +
+                               " values, the header has " + std::to_string(csv.names.size()),
+                           file);
     csv.rows.emplace_back();
     try {
-      for (std::size_t k = 0; k < cells.size(); ++k) csv.rows.back().push_back(csv_number(cells[k], "line " + std::to_string(n)));
+      for (std::size_t k = 0; k < cells.size(); ++k)
+        csv.rows.back().push_back(csv_number(cells[k], "line " + std::to_string(n)));
     } catch (const std::invalid_argument& e) {
       throw ParameterError("", e.what(), file);
     }
@@ -198,15 +212,19 @@ class SignalSource final : public Subsystem {
     i.kind = Kind::subsystem;
     i.form = Form::stepper;
     i.version = "1.0.0";
-    i.description = "Signals for inputs without a partner: constants, steps, ramps, sines, tables, CSV columns (fmusim/FMPy input format)";
-    i.parameters = {object_param("outputs", json::object(),
-                                 "output name -> {constant | steps (+ initial) | ramp {height, duration, offset, start} | "
-                                 "sine {amplitude, frequency, phase, offset, start} | table [[t, v...]] (+ interpolation "
-                                 "linear|previous, extrapolation hold|linear|periodic)}, and unit"),
-                    path_param("csv", "", "a CSV file: time in the first column, one output per further column named by the header"),
-                    object_param("csv_options", json::object(),
-                                 "interpolation (linear|previous), extrapolation (hold|linear|periodic), hold: [columns held "
-                                 "at their previous value, as fmusim and FMPy hold discrete inputs], units: {column: unit}")};
+    i.description =
+        "Signals for inputs without a partner: constants, steps, ramps, sines, tables, CSV columns (fmusim/FMPy input "
+        "format)";
+    i.parameters = {
+        object_param("outputs", json::object(),
+                     "output name -> {constant | steps (+ initial) | ramp {height, duration, offset, start} | "
+                     "sine {amplitude, frequency, phase, offset, start} | table [[t, v...]] (+ interpolation "
+                     "linear|previous, extrapolation hold|linear|periodic)}, and unit"),
+        path_param("csv", "",
+                   "a CSV file: time in the first column, one output per further column named by the header"),
+        object_param("csv_options", json::object(),
+                     "interpolation (linear|previous), extrapolation (hold|linear|periodic), hold: [columns held "
+                     "at their previous value, as fmusim and FMPy hold discrete inputs], units: {column: unit}")};
     return i;
   }
 
@@ -217,7 +235,8 @@ class SignalSource final : public Subsystem {
       outputs_.push_back({it.key(), it->value("unit", std::string("1")), make_signal(*it, ptr)});
     }
     if (!p.string("csv").empty()) add_csv(p.string("csv"), p.values().at("csv_options"));
-    if (outputs_.empty()) throw ParameterError("/outputs", "expected at least one output (in \"outputs\" or a \"csv\" file)");
+    if (outputs_.empty())
+      throw ParameterError("/outputs", "expected at least one output (in \"outputs\" or a \"csv\" file)");
   }
 
   std::vector<PortSpec> ports() const override {
@@ -249,7 +268,8 @@ class SignalSource final : public Subsystem {
   void add_csv(const std::string& file, const json& options) {
     for (auto it = options.begin(); it != options.end(); ++it)
       if (!std::set<std::string>{"interpolation", "extrapolation", "hold", "units"}.count(it.key()))
-        throw ParameterError("/csv_options/" + it.key(), "unknown key; allowed: interpolation, extrapolation, hold, units");
+        throw ParameterError("/csv_options/" + it.key(),
+                             "unknown key; allowed: interpolation, extrapolation, hold, units");
     const Csv csv = read_csv(file);
     const auto interpolation = choice(options, "interpolation", kInterpolations, Interpolation::linear, "/csv_options");
     const auto extrapolation = choice(options, "extrapolation", kExtrapolations, Extrapolation::hold, "/csv_options");
@@ -258,8 +278,12 @@ class SignalSource final : public Subsystem {
       std::vector<std::vector<double>> rows;
       for (const auto& r : csv.rows) rows.push_back({r[0], r[k]});
       const bool held = std::find(hold.begin(), hold.end(), csv.names[k]) != hold.end();
-      const std::string unit = units.contains(csv.names[k]) && units[csv.names[k]].is_string() ? units[csv.names[k]].get<std::string>() : "1";
-      outputs_.push_back({csv.names[k], unit, std::make_unique<Tabulated>(rows, held ? Interpolation::previous : interpolation, extrapolation)});
+      const std::string unit = units.contains(csv.names[k]) && units[csv.names[k]].is_string()
+                                   ? units[csv.names[k]].get<std::string>()
+                                   : "1";
+      outputs_.push_back(
+          {csv.names[k], unit,
+           std::make_unique<Tabulated>(rows, held ? Interpolation::previous : interpolation, extrapolation)});
     }
   }
 

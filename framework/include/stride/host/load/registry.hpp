@@ -10,6 +10,7 @@
 
 #include <stride/stride.hpp>
 
+#include "stride/host/core/plugin_error.hpp"
 #include "stride/host/input/manifest.hpp"
 
 namespace boost::dll {
@@ -37,17 +38,6 @@ struct Refusal {
   std::filesystem::path file;
   std::string reason;
   std::string plugin;  // the name it declares, when it was refused after declaring one
-};
-
-// Error raised by plugin code, reported with the plugin's name.
-class PluginError : public std::runtime_error {
- public:
-  PluginError(std::string plugin, const std::string& what)
-      : std::runtime_error("plugin '" + plugin + "': " + what), plugin_(std::move(plugin)) {}
-  const std::string& plugin() const { return plugin_; }
-
- private:
-  std::string plugin_;
 };
 
 class PluginRegistry {

@@ -14,6 +14,8 @@
 
 #include <stride/stride.hpp>
 
+#include "stride/host/core/files.hpp"
+
 namespace stride::host {
 
 // The folder cannot be used (cannot be created, not writable, locked by another run, summary
@@ -22,13 +24,6 @@ class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Writes `text` to `file` through a temporary file in the same folder and a rename; returns
-// "" or what went wrong (the temporary file is removed, `file` keeps its old content).
-std::string write_file_atomically(const std::filesystem::path& file, const std::string& text);
-
-// write(2) until all `size` bytes are written (EINTR retried); false on failure, errno set.
-bool write_all(int fd, const char* data, std::size_t size);
 
 // An exclusive lock on a folder for as long as the object lives (flock(2) on
 // <dir>/.stride.lock, released by the kernel when the process ends however it ends; the file is

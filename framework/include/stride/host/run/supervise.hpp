@@ -137,9 +137,6 @@ void unblock_signals();
 // beacon and results.csv (cut after its last complete row).
 json conclude(const std::filesystem::path& dir, const ChildEnd& end, const RunBeacon& beacon);
 
-// "SIGINT", "SIGSEGV", ... (or "signal N").
-std::string signal_name(int signal);
-
 // Exit code of `stride run` for a summary: 0 completed, 1 otherwise.
 int exit_code_of(const json& summary);
 

@@ -1,4 +1,4 @@
-#include "run/run_log.hpp"
+#include "core/run_log.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stride/host/core/files.hpp"
 #include "stride/host/input/json_input.hpp"
-#include "stride/host/run/output.hpp"
 
 namespace stride::host {
 namespace fs = std::filesystem;

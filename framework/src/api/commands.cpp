@@ -1,4 +1,4 @@
-#include "stride/host/cli/commands.hpp"
+#include "stride/host/api/commands.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,15 +147,18 @@ std::optional<std::vector<PortSpec>> ports_for(const PluginRegistry& reg, const 
 }
 
 json bound_json(const ParamSpec& p, double b) {
-  if ((p.type == ParamType::integer || p.type == ParamType::integer_list) && std::abs(b) < 9e15 && b == std::floor(b)) return static_cast<long long>(b);
+  if ((p.type == ParamType::integer || p.type == ParamType::integer_list) && std::abs(b) < 9e15 && b == std::floor(b))
+    return static_cast<long long>(b);
   return b;
 }
 
 json plugin_list_json(const PluginRegistry& reg) {
   json j{{"plugins", json::array()}, {"refused", json::array()}};
   for (auto* p : reg.plugins())
-    j["plugins"].push_back({{"name", p->info().name}, {"kind", to_string(p->info().kind)},
-                            {"version", p->info().version}, {"description", p->info().description},
+    j["plugins"].push_back({{"name", p->info().name},
+                            {"kind", to_string(p->info().kind)},
+                            {"version", p->info().version},
+                            {"description", p->info().description},
                             {"file", p->file.string()}});
   for (const auto& r : reg.refusals()) j["refused"].push_back({{"file", r.file.string()}, {"reason", r.reason}});
   j["searched"] = json::array();
@@ -212,8 +215,9 @@ json fmu_summary_json(const LoadedPlugin& p, const json& parameters) {
 
 json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, const json& params) {
   const auto& info = p.info();
-  json j{{"name", info.name}, {"kind", to_string(info.kind)}, {"version", info.version},
-         {"description", info.description}, {"file", p.file.string()}, {"parameters", json::array()}};
+  json j{{"name", info.name},       {"kind", to_string(info.kind)},
+         {"version", info.version}, {"description", info.description},
+         {"file", p.file.string()}, {"parameters", json::array()}};
   if (info.kind == Kind::subsystem) j["form"] = to_string(info.form);
   j["process_per_run"] = info.process_per_run;
   for (const auto& s : info.parameters) j["parameters"].push_back(param_json(s));
@@ -239,7 +243,8 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
   return j;
 }
 
-SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace, const std::function<void(const json&)>& report) {
+SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace,
+                             const std::function<void(const json&)>& report) {
   if (!opt.folder) throw std::logic_error("run_supervised: no output folder");
   RunBeacon* beacon = make_beacon();
   sigset_t old_mask;
