@@ -1,4 +1,4 @@
-// What FMI 2 and FMI 3 instances share: the log sink, the ports, unit conversion at the FMU's
+// What FMI 1, FMI 2 and FMI 3 instances share: the log sink, the ports, unit conversion at the FMU's
 // boundary (see instance.hpp).
 #include "fmi/instance.hpp"
 
@@ -316,6 +316,7 @@ std::string fmt_time(double t) {
 std::unique_ptr<Instance> make_instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p,
                                         const std::string& name) {
   if (fmu->md.version == 3) return make_fmi3_instance(std::move(fmu), model_exchange, p, name);
+  if (fmu->md.version == 1) return make_fmi1_instance(std::move(fmu), model_exchange, p, name);
   return make_fmi2_instance(std::move(fmu), model_exchange, p, name);
 }
 
