@@ -257,6 +257,7 @@ static double cs_step(Instance* s, double t, double h) {
   return s->time;
 }
 
+#if FMI_VERSION >= 2 /* FMI 1.0 has neither event mode in co-simulation nor continuous-time mode */
 /* Co-simulation with event mode (FMI 3 eventModeUsed): from t by h, to the next time event
  * at most; the event is left for the importer (event mode, fmi3UpdateDiscreteStates). An
  * event within round-off of t is due at t: no progress. Returns the time reached; *event
@@ -272,6 +273,7 @@ static double cs_step_to_event(Instance* s, double t, double h, int* event) {
   rk4(s, *event ? s->next : end);
   return *event && s->next < end ? s->next : end;
 }
+#endif
 
 /* Model exchange: one round of event iteration. */
 static Event me_update(Instance* s) {
@@ -315,6 +317,7 @@ static int get_indicators(Instance* s, double z[], size_t n) {
   model_indicators(&s->m, s->time, z);
   return OK;
 }
+#if FMI_VERSION >= 2
 static int enter_continuous_time_mode(Instance* s) {
   if (s->unsettled) {
     say(s, ERROR, "continuous-time mode entered at t = %.17g before the discrete states settled", s->time);
@@ -327,6 +330,7 @@ static int enter_continuous_time_mode(Instance* s) {
   s->mode = CONTINUOUS;
   return OK;
 }
+#endif
 
 #if FMI_VERSION == 1
 #include "test_fmu1.h"

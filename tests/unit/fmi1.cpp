@@ -183,7 +183,9 @@ TEST_CASE("fmi1: a force input reaches the acceleration at once (DirectDependenc
   Outcome d = stride(s, "plugins describe", kTestFmus + "/spring1_cs.fmu");
   REQUIRE(d.code == 0);
   CHECK(contains(d.out, "FMI 1.0"));
-  CHECK(contains(d.out, "feedthrough"));
+  CHECK(contains(d.out, "  out a [1 x m/s2] feedthrough\n"));
+  CHECK(contains(d.out, "  out x [1 x m]\n"));
+  CHECK(contains(d.out, "  in  f [1 x N]\n"));
 }
 
 TEST_CASE("fmi1: every FMI 1.0 type through two FMUs crosswise, parameters and Strings from the manifest") {
@@ -223,7 +225,8 @@ TEST_CASE("fmi1: every FMI 1.0 type through two FMUs crosswise, parameters and S
   Outcome d = stride(s, "plugins describe", kTestFmus + "/types1.fmu");
   REQUIRE(d.code == 0);
   CHECK(contains(d.out, "1 = low, 2 = middle, 3 = high"));
-  CHECK(contains(d.out, "s_y [1 x String]"));
+  CHECK(contains(d.out, "  out s_y [1 x String] feedthrough\n"));
+  CHECK(contains(d.out, "  out s_q [1 x String]\n"));
 }
 
 TEST_CASE("fmi1: time events as co-simulation and model exchange, the ramp exact, the model's end of the run") {
@@ -257,6 +260,16 @@ TEST_CASE("fmi1: time events as co-simulation and model exchange, the ramp exact
   CHECK(contains(o.message(), "ended the simulation at t = 9"));
   CHECK(o.table["time"].back() == doctest::Approx(9.0));
   CHECK(o.table["s.x"].back() == doctest::Approx(45.0).epsilon(1e-11));
+  // Co-simulation: FMI 1.0 has no way to ask for the end; the stair's fmiDiscard at t = 9 s
+  // shortens the step to fmiLastSuccessfulTime, and its next fmiDoStep fails.
+  Scratch c;
+  Outcome cs = stride(c, "run", write_manifest(c, "stair.json", alone("stair1_cs.fmu", 0.4, 12.0, json::object())));
+  CHECK(cs.code == 1);
+  CHECK(cs.status() == "failed");
+  CHECK(contains(cs.message(), "fmiDoStep returned fmiError at t = 9;"));
+  CHECK(contains(cs.message(), "after the model asked to terminate"));
+  CHECK(cs.table["time"].back() >= 8.8);
+  CHECK(cs.table["s.x"].back() == doctest::Approx(stair_x(cs.table["time"].back())).epsilon(1e-11));
 }
 
 TEST_CASE("fmi1: state events of the bouncing ball located to 1e-10 s, the lamp's time events, a negated Boolean") {
