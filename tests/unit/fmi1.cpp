@@ -202,8 +202,9 @@ TEST_CASE("fmi1: every FMI 1.0 type through two FMUs crosswise, parameters and S
         {"b", {{"fmu", kTestFmus + "/types1.fmu"}, {"step", 0.1}, {"parameters", {{"s_p", "from b's manifest"}}}}}}},
       {"connections", {{{"from", "b.s_q"}, {"to", "a.s_u"}}}},
       {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"start", 0}, {"end", 0.3}}},
-      {"record", {{"variables", {"a.*", "b.*"}}}}};
+      {"record", {{"variables", {"a.s_y"}}}}};
   for (const auto& t : types) {
+    for (const std::string v : {"a.y_", "b.y_", "a.q_"}) m["record"]["variables"].push_back(v + t.name);
     m["subsystems"]["b"]["parameters"]["p_" + t.name] = t.b;
     m["connections"].push_back({{"from", "a.q_" + t.name}, {"to", "b.u_" + t.name}});
     m["connections"].push_back({{"from", "b.q_" + t.name}, {"to", "a.u_" + t.name}});

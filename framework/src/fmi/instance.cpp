@@ -131,6 +131,9 @@ std::string port_doc(const Variable& v, int version) {
   std::string d = (v.description.empty() ? std::string() : v.description + "; ") + type_name(v.type, version) +
                   (v.type == VarType::boolean ? " (0 or 1)" : "") + ", value reference " + std::to_string(v.value_reference);
   if (!v.items.empty()) d += "; " + v.items;
+  if (v.negated)
+    d += v.type == VarType::boolean ? "; negated alias: 1 - the FMU's value"
+                                    : "; negated alias: the FMU's value negated";
   if (!v.fmu_unit.empty())
     d += "; in the FMU: " + v.fmu_unit + " = " + number_text(v.unit_factor) + " " + v.unit +
          (v.unit_offset != 0.0 ? " + " + number_text(v.unit_offset) : std::string()) + ", converted";
