@@ -117,8 +117,10 @@ struct Cylinder {
   double energy_density(double p) const {
     // 5-point Gauss–Legendre: the integrand is a polynomial in p over D², and D stays within
     // 1 ± 1e-2 over the pressures of Table 2, so the rule is exact to round-off.
-    static constexpr double x[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
-    static constexpr double w[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+    static constexpr double x[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
+                                    0.9061798459386640};
+    static constexpr double w[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665,
+                                    0.2369268850561891};
     double integral = 0.0;
     for (int i = 0; i < 5; ++i) {
       const double q = 0.5 * p * (1.0 + x[i]), D = 1.0 + a * q + b * q * q;
@@ -143,8 +145,10 @@ struct Cylinder {
   };
   PressureRates pressure_rates(double s, double s_dot, double kappa, double p1, double p2) const {
     const double V1 = a_p * l1(s), V2 = a_p * l2(s);
-    if (!(V1 > 0.0) || !(V2 > 0.0)) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-    return {bulk_modulus(p1, a, b) * flow1(s_dot, kappa, p1) / V1, bulk_modulus(p2, a, b) * flow2(s_dot, kappa, p2) / V2};
+    if (!(V1 > 0.0) || !(V2 > 0.0))
+      return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    return {bulk_modulus(p1, a, b) * flow1(s_dot, kappa, p1) / V1,
+            bulk_modulus(p2, a, b) * flow2(s_dot, kappa, p2) / V2};
   }
 
   // Pressure rates and their partial derivatives (for Newton iteration matrices).
@@ -192,7 +196,8 @@ inline std::vector<ParamSpec> cylinder_params() {
       real_param("p_T", d.p_T, "Pa", "tank pressure (Table 2)", 0.0),
       real_param("a", d.a, "1/Pa", "compressibility coefficient a of Eq. 27 (Table 2)", 1e-15),
       real_param("b", d.b, "1/Pa^2", "compressibility coefficient b of Eq. 27 (Table 2)"),
-      real_param("a_v", d.a_v, "m^2", "valve area at full spool displacement: a_i = a_v kappa, a_o = a_v (1 - kappa) (Eq. 29)", 1e-12),
+      real_param("a_v", d.a_v, "m^2",
+                 "valve area at full spool displacement: a_i = a_v kappa, a_o = a_v (1 - kappa) (Eq. 29)", 1e-12),
   };
 }
 
@@ -235,12 +240,12 @@ inline Equilibrium solve_equilibrium(const Cylinder& cyl, double f_required) {
     const double Q1 = cyl.flow1(0.0, e.kappa, e.p1), Q2 = cyl.flow2(0.0, e.kappa, e.p2);
     const Eigen::Vector3d r(cyl.force(e.p1, e.p2, 0.0) - f_required, Q1, Q2);
     Eigen::Matrix3d J;
-    J << 0.0, -cyl.a_p, cyl.a_p,
-        cyl.a_v * (cyl.orifice(cyl.p_P - e.p1) + cyl.orifice(e.p1 - cyl.p_T)),
-        -cyl.a_v * e.kappa * cyl.orifice_slope(cyl.p_P - e.p1) - cyl.a_v * (1.0 - e.kappa) * cyl.orifice_slope(e.p1 - cyl.p_T),
-        0.0,
-        -cyl.a_v * (cyl.orifice(cyl.p_P - e.p2) + cyl.orifice(e.p2 - cyl.p_T)), 0.0,
-        -cyl.a_v * (1.0 - e.kappa) * cyl.orifice_slope(cyl.p_P - e.p2) - cyl.a_v * e.kappa * cyl.orifice_slope(e.p2 - cyl.p_T);
+    J << 0.0, -cyl.a_p, cyl.a_p, cyl.a_v * (cyl.orifice(cyl.p_P - e.p1) + cyl.orifice(e.p1 - cyl.p_T)),
+        -cyl.a_v * e.kappa * cyl.orifice_slope(cyl.p_P - e.p1) -
+            cyl.a_v * (1.0 - e.kappa) * cyl.orifice_slope(e.p1 - cyl.p_T),
+        0.0, -cyl.a_v * (cyl.orifice(cyl.p_P - e.p2) + cyl.orifice(e.p2 - cyl.p_T)), 0.0,
+        -cyl.a_v * (1.0 - e.kappa) * cyl.orifice_slope(cyl.p_P - e.p2) -
+            cyl.a_v * e.kappa * cyl.orifice_slope(e.p2 - cyl.p_T);
     Eigen::Vector3d dx = J.partialPivLu().solve(-r);
     // Damping: stay inside 0 < κ < 1 and p_T < p < p_P, where the equations are smooth.
     double lambda = 1.0;

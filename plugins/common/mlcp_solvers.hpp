@@ -54,7 +54,8 @@ inline double natural_residual(const Problem& P, const Eigen::VectorXd& lambda, 
   double r = 0.0;
   for (Eigen::Index k = 0; k < lambda.size(); ++k) {
     const double d = diag[k];
-    const double proj = std::clamp(lambda[k] - w[k] / d, P.lower(k, lambda), std::max(P.lower(k, lambda), P.upper(k, lambda)));
+    const double proj =
+        std::clamp(lambda[k] - w[k] / d, P.lower(k, lambda), std::max(P.lower(k, lambda), P.upper(k, lambda)));
     r = std::max(r, d * std::abs(lambda[k] - proj));
   }
   return std::isfinite(r) ? r : inf;

@@ -112,7 +112,8 @@ inline Parameters derive(const Ratios& r) {
   if (!(p.k2 > 0)) bad << " k2 = " << p.k2 << " N/m;";
   if (!(p.k3 > 0)) bad << " k3 = " << p.k3 << " N/m;";
   if (!bad.str().empty())
-    fail(stride::format_text("ratios FR={} AR1={} AR2={} AR12={} give a non-physical system:", r.FR, r.AR1, r.AR2, r.AR12) +
+    fail(stride::format_text("ratios FR={} AR1={} AR2={} AR12={} give a non-physical system:", r.FR, r.AR1, r.AR2,
+                             r.AR12) +
          bad.str());
   return p;
 }
@@ -187,7 +188,8 @@ class ExactSolution {
 // Eq. 7: Δx = FR/N · sqrt(1/n Σ ((x_i - x_i^exact)/x_rms)²), x_rms the quadratic mean of the
 // exact samples. N is the number of simulated cycles of the fast mass (f1 · duration).
 inline double position_error(std::span<const double> x, std::span<const double> x_exact, double FR, double N) {
-  if (x.size() != x_exact.size() || x.empty()) throw std::invalid_argument("position_error: sample counts differ or are zero");
+  if (x.size() != x_exact.size() || x.empty())
+    throw std::invalid_argument("position_error: sample counts differ or are zero");
   double se = 0.0, sr = 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     se += (x[i] - x_exact[i]) * (x[i] - x_exact[i]);

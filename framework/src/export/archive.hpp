@@ -30,7 +30,9 @@ class Archive {
     zip_source_t* s = zip_source_buffer(z_, texts_.back().data(), texts_.back().size(), 0);
     add(name, s);
   }
-  void file(const std::string& name, const std::filesystem::path& f) { add(name, zip_source_file(z_, f.c_str(), 0, -1)); }
+  void file(const std::string& name, const std::filesystem::path& f) {
+    add(name, zip_source_file(z_, f.c_str(), 0, -1));
+  }
   void finish() {
     if (zip_close(z_) != 0) throw std::runtime_error("cannot write " + tmp_.string() + ": " + zip_strerror(z_));
     z_ = nullptr;

@@ -17,7 +17,8 @@ namespace stride::host::fmu_export {
 
 namespace {
 
-const std::set<std::string> kCausalities2 = {"parameter", "calculatedParameter", "input", "output", "local", "independent"};
+const std::set<std::string> kCausalities2 = {"parameter", "calculatedParameter", "input", "output",
+                                             "local",     "independent"};
 const std::set<std::string> kCausalities3 = {"parameter",   "calculatedParameter", "input", "output",
                                               "local",       "independent",         "structuralParameter"};
 const std::set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete", "continuous"};
@@ -140,7 +141,8 @@ class Rules {
       const std::string id = i.attribute("modelIdentifier").value();
       if (!i.attribute("modelIdentifier")) problem(i, std::string("<") + kind + "> has no modelIdentifier");
       else if (!is_identifier(id))
-        problem(i, "modelIdentifier=\"" + id + "\" is not a C identifier (it names the binary and prefixes its functions)");
+        problem(
+            i, "modelIdentifier=\"" + id + "\" is not a C identifier (it names the binary and prefixes its functions)");
     }
     if (!any) problem(root_, "neither <CoSimulation> nor <ModelExchange> is declared");
   }
@@ -155,7 +157,8 @@ class Rules {
           const std::string an = a.name();
           if (an == "factor" || an == "offset") {
             const auto x = number(a.value());
-            if (!x || (an == "factor" && *x == 0.0)) problem(b, "unit \"" + name + "\": " + an + "=\"" + a.value() + "\"");
+            if (!x || (an == "factor" && *x == 0.0))
+              problem(b, "unit \"" + name + "\": " + an + "=\"" + a.value() + "\"");
           } else if (!std::set<std::string>{"kg", "m", "s", "A", "K", "mol", "cd", "rad"}.count(an)) {
             problem(b, "unit \"" + name + "\": <BaseUnit> has no attribute " + an);
           }
@@ -255,7 +258,10 @@ class Rules {
         problem(v.node, what + ": valueReference=\"" + text + "\" is not an unsigned 32-bit integer");
     }
     if (!(version_ == 2 ? kTypes2 : kTypes3).count(v.type_name)) {
-      problem(v.node, what + ": no type element (expected one of " + std::string(version_ == 2 ? "Real, Integer, Boolean, String, Enumeration" : "Float64, Int32, Boolean, String, ...") + ")");
+      problem(v.node, what + ": no type element (expected one of " +
+                          std::string(version_ == 2 ? "Real, Integer, Boolean, String, Enumeration"
+                                                    : "Float64, Int32, Boolean, String, ...") +
+                          ")");
       return;
     }
     causality_variability(v, what);
@@ -312,34 +318,44 @@ class Rules {
   void start_value(const Var& v, const std::string& what) {
     const bool string3 = version_ == 3 && v.type_name == "String";
     const bool has = string3 ? static_cast<bool>(v.node.child("Start")) : static_cast<bool>(v.type.attribute("start"));
-    const bool needed = v.causality == "input" || v.variability == "constant" || v.initial == "exact" || v.initial == "approx";
+    const bool needed =
+        v.causality == "input" || v.variability == "constant" || v.initial == "exact" || v.initial == "approx";
     const bool forbidden = v.initial == "calculated" || v.causality == "independent";
-    if (needed && !has) problem(v.node, what + ": a start value is required (causality " + v.causality + ", initial " + v.initial + ")");
-    if (forbidden && has) problem(v.node, what + ": a start value is not allowed (" + (v.causality == "independent" ? std::string("the independent variable") : "initial calculated") + ")");
+    if (needed && !has)
+      problem(v.node, what + ": a start value is required (causality " + v.causality + ", initial " + v.initial + ")");
+    if (forbidden && has)
+      problem(v.node,
+              what + ": a start value is not allowed (" +
+                  (v.causality == "independent" ? std::string("the independent variable") : "initial calculated") +
+                  ")");
     if (!has || string3 || v.type_name == "String" || v.type_name == "Binary" || v.type_name == "Clock") return;
     const auto min = number(bound(v, "min")), max = number(bound(v, "max"));
     if (min && max && *min > *max) problem(v.node, what + ": min is above max");
     for (const std::string& w : words(v.type.attribute("start").value())) {
       if (v.type_name == "Boolean") {
-        if (w != "true" && w != "false" && w != "0" && w != "1") problem(v.node, what + ": start \"" + w + "\" is not a Boolean");
+        if (w != "true" && w != "false" && w != "0" && w != "1")
+          problem(v.node, what + ": start \"" + w + "\" is not a Boolean");
         continue;
       }
       const auto x = number(w);
       if (!x) problem(v.node, what + ": start \"" + w + "\" is not a number");
-      else if ((min && *x < *min) || (max && *x > *max)) problem(v.node, what + ": start " + w + " is outside [min, max]");
+      else if ((min && *x < *min) || (max && *x > *max))
+        problem(v.node, what + ": start " + w + " is outside [min, max]");
     }
   }
 
   // An attribute of the variable, else of its declared type.
   std::string bound(const Var& v, const char* name) const {
     if (auto a = v.type.attribute(name)) return a.value();
-    if (auto t = types_.find(v.type.attribute("declaredType").value()); t != types_.end()) return t->second.attribute(name).value();
+    if (auto t = types_.find(v.type.attribute("declaredType").value()); t != types_.end())
+      return t->second.attribute(name).value();
     return "";
   }
 
   void unit_of(const Var& v, const std::string& what) {
     const std::string declared = v.type.attribute("declaredType").value();
-    if (!declared.empty() && !types_.count(declared)) problem(v.node, what + ": declaredType \"" + declared + "\" is not defined");
+    if (!declared.empty() && !types_.count(declared))
+      problem(v.node, what + ": declaredType \"" + declared + "\" is not defined");
     for (const char* a : {"unit", "displayUnit"}) {
       const std::string u = v.type.attribute(a).value();
       if (!u.empty() && !units_.count(u))
@@ -361,8 +377,8 @@ class Rules {
         problem(v.node, "variable \"" + v.name + "\" has valueReference " + std::to_string(v.vr) + " of variable \"" +
                             other.name + "\" (FMI 3 value references are unique)");
       else if (settable(v) && settable(other))
-        problem(v.node, "variables \"" + other.name + "\" and \"" + v.name + "\" share valueReference " + std::to_string(v.vr) +
-                            " and can both be set");
+        problem(v.node, "variables \"" + other.name + "\" and \"" + v.name + "\" share valueReference " +
+                            std::to_string(v.vr) + " and can both be set");
     }
     for (const Var& v : vars_) by_vr_[v.vr] = &v;
   }
@@ -379,12 +395,14 @@ class Rules {
         problem(d, "variable \"" + v.name + "\": a <Dimension> has start or valueReference, not both");
       if (auto s = d.attribute("start")) {
         const long long x = s.as_llong(0);
-        if (x < 1) problem(d, "variable \"" + v.name + "\": <Dimension start=\"" + s.value() + "\"> is not a positive size");
+        if (x < 1)
+          problem(d, "variable \"" + v.name + "\": <Dimension start=\"" + s.value() + "\"> is not a positive size");
         n *= static_cast<std::size_t>(std::max(1LL, x));
       } else if (auto r = d.attribute("valueReference")) {
         fixed = false;
         auto it = by_vr_.find(r.as_ullong());
-        if (it == by_vr_.end() || !(it->second->causality == "structuralParameter" || it->second->variability == "constant"))
+        if (it == by_vr_.end() ||
+            !(it->second->causality == "structuralParameter" || it->second->variability == "constant"))
           problem(d, "variable \"" + v.name + "\": <Dimension valueReference=\"" + r.value() +
                          "\"> names no structural parameter or constant");
       } else {
@@ -394,7 +412,8 @@ class Rules {
     if (!fixed || v.type_name == "String" || !v.type.attribute("start")) return;
     const std::size_t given = words(v.type.attribute("start").value()).size();
     if (given != 1 && given != n)
-      problem(v.node, "variable \"" + v.name + "\": start has " + std::to_string(given) + " values for " + std::to_string(n) + " elements");
+      problem(v.node, "variable \"" + v.name + "\": start has " + std::to_string(given) + " values for " +
+                          std::to_string(n) + " elements");
   }
 
   // <ModelStructure>: outputs (all of them, in order), derivatives, initial unknowns.
@@ -485,7 +504,8 @@ class Rules {
       // values with initial exact.
       const bool state = is_state(*on);
       const bool known = on->causality == "input" || state || on->causality == "independent" ||
-                         (initial && (on->initial == "exact" || on->causality == "parameter" || on->causality == "structuralParameter"));
+                         (initial && (on->initial == "exact" || on->causality == "parameter" ||
+                                      on->causality == "structuralParameter"));
       if (!known)
         problem(u, section + ": variable \"" + v.name + "\" depends on \"" + on->name + "\", which is not a known " +
                        (initial ? "at initialization" : "(an input or a state)"));

@@ -120,8 +120,12 @@ void type_attributes(pugi::xml_node t, const ExportedVariable& v, int version) {
     t.append_attribute("start") = value_text(v.start).c_str();
   if (v.type == ValueType::real && !v.unit.empty()) t.append_attribute("unit") = v.unit.c_str();
   if (v.type == ValueType::real || v.type == ValueType::integer) {
-    if (v.min) t.append_attribute("min") = value_text(v.type == ValueType::integer ? json(std::llround(*v.min)) : json(*v.min)).c_str();
-    if (v.max) t.append_attribute("max") = value_text(v.type == ValueType::integer ? json(std::llround(*v.max)) : json(*v.max)).c_str();
+    if (v.min)
+      t.append_attribute("min") =
+          value_text(v.type == ValueType::integer ? json(std::llround(*v.min)) : json(*v.min)).c_str();
+    if (v.max)
+      t.append_attribute("max") =
+          value_text(v.type == ValueType::integer ? json(std::llround(*v.max)) : json(*v.max)).c_str();
   }
 }
 

@@ -27,7 +27,8 @@ struct Lookup {
     if (missing.empty()) return;
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-    throw FmuError(label + ": the " + what + " binary lacks required function" + (missing.size() > 1 ? "s " : " ") + names);
+    throw FmuError(label + ": the " + what + " binary lacks required function" + (missing.size() > 1 ? "s " : " ") +
+                   names);
   }
 };
 
@@ -40,14 +41,16 @@ std::shared_ptr<boost::dll::shared_library> load_binary(const fs::path& dir, con
     std::string have;
     for (const auto& e : fs::directory_iterator(dir / "binaries", ec))
       have += (have.empty() ? "" : ", ") + e.path().filename().string();
-    throw FmuError(label + ": no binary for this platform: binaries/" + platform + "/" + id + ".so is missing (the FMU has " +
+    throw FmuError(label + ": no binary for this platform: binaries/" + platform + "/" + id +
+                   ".so is missing (the FMU has " +
                    (have.empty() ? std::string("no binaries") : "binaries for: " + have) + ")");
   }
   // Resolved inside the unpacked folder (no link leads out of it).
   std::error_code ec_root, ec_bin;
   const fs::path root = fs::canonical(dir, ec_root), real = fs::canonical(bin, ec_bin);
   if (ec_root || ec_bin || std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first != root.end())
-    throw FmuError(label + ": binaries/" + platform + "/" + id + ".so resolves outside the FMU (" + real.string() + ")");
+    throw FmuError(label + ": binaries/" + platform + "/" + id + ".so resolves outside the FMU (" + real.string() +
+                   ")");
   auto lib = std::make_shared<boost::dll::shared_library>();
   lib->load(real, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
   if (ec) {

@@ -28,7 +28,7 @@
 namespace stride::host::fmi {
 
 // Instantiates the FMU's co-simulation interface.
-std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports, const Params& p,
-                                              const std::string& name);
+std::unique_ptr<Subsystem> make_co_simulation(std::shared_ptr<const Fmu> fmu, std::vector<PortSpec> ports,
+                                              const Params& p, const std::string& name);
 
 }  // namespace stride::host::fmi

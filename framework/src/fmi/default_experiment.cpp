@@ -56,7 +56,8 @@ void complete_from_fmus(json& document, const fs::path& base, std::vector<std::s
     }
     starts.push_back(e.start), stops.push_back(e.stop), steps.push_back(e.step);
     names.push_back(file.filename().string());
-    if (e.step && *e.step > 0) fill(*it, "step", *e.step, "/subsystems/" + pointer_escape(it.key()), names.back(), filled);
+    if (e.step && *e.step > 0)
+      fill(*it, "step", *e.step, "/subsystems/" + pointer_escape(it.key()), names.back(), filled);
   }
   if (names.empty()) return;
   std::string from = names.front();

@@ -119,12 +119,15 @@ class Fmi2Instance final : public Instance {
       // The FMU stopped early: it reports how far it came (a shorter step is within "at most
       // h"), and whether it wants the simulation to end (fmi2Terminated).
       fmi2Real reached = t;
-      if (api_.get_real_status) check(api_.get_real_status(c_, fmi2LastSuccessfulTime, &reached), "fmi2GetRealStatus", t);
+      if (api_.get_real_status)
+        check(api_.get_real_status(c_, fmi2LastSuccessfulTime, &reached), "fmi2GetRealStatus", t);
       fmi2Boolean terminated = fmi2False;
-      if (api_.get_boolean_status && api_.get_boolean_status(c_, fmi2Terminated, &terminated) != fmi2OK) terminated = fmi2False;
+      if (api_.get_boolean_status && api_.get_boolean_status(c_, fmi2Terminated, &terminated) != fmi2OK)
+        terminated = fmi2False;
       return {reached, true, terminated == fmi2True};
     }
-    if (s == fmi2Pending) throw PluginError(fmu_->label, "fmi2DoStep returned fmi2Pending (asynchronous steps are not supported)");
+    if (s == fmi2Pending)
+      throw PluginError(fmu_->label, "fmi2DoStep returned fmi2Pending (asynchronous steps are not supported)");
     return {t + h, false, false};
   }
   const char* do_step_name() const override { return "fmi2DoStep"; }
@@ -153,8 +156,8 @@ class Fmi2Instance final : public Instance {
   Discrete update_discrete(double t) override {
     fmi2EventInfo info{};
     check(api_.new_discrete_states(c_, &info), "fmi2NewDiscreteStates", t);
-    return {bool(info.newDiscreteStatesNeeded), bool(info.terminateSimulation), bool(info.valuesOfContinuousStatesChanged),
-            bool(info.nextEventTimeDefined), info.nextEventTime};
+    return {bool(info.newDiscreteStatesNeeded), bool(info.terminateSimulation),
+            bool(info.valuesOfContinuousStatesChanged), bool(info.nextEventTimeDefined), info.nextEventTime};
   }
   void enter_continuous_time_mode(double t) override {
     check(api_.enter_continuous_time_mode(c_), "fmi2EnterContinuousTimeMode", t);
@@ -177,9 +180,10 @@ class Fmi2Instance final : public Instance {
   fmi2Status check(fmi2Status s, const char* fn, double t) {
     if (s == fmi2Error || s == fmi2Fatal || s < fmi2OK || s > fmi2Pending) {
       if (s == fmi2Fatal) fatal_ = true, release_state_.reset();  // no call after fmi2Fatal
-      throw PluginError(fmu_->label, std::string(fn) + " returned " +
-                                         (s >= 0 && s <= 5 ? std::string(kStatusName2[s]) : "status " + std::to_string(int(s))) +
-                                         " at t = " + fmt_time(t) + log_.tail());
+      throw PluginError(fmu_->label,
+                        std::string(fn) + " returned " +
+                            (s >= 0 && s <= 5 ? std::string(kStatusName2[s]) : "status " + std::to_string(int(s))) +
+                            " at t = " + fmt_time(t) + log_.tail());
     }
     return s;
   }
@@ -187,10 +191,13 @@ class Fmi2Instance final : public Instance {
     const auto& md = fmu_->md;
     c_ = api_.instantiate(log_.instance.c_str(), me_ ? fmi2ModelExchange : fmi2CoSimulation, md.token.c_str(),
                           resources_.c_str(), &callbacks_, fmi2False, fmi2False);
-    if (!c_) throw PluginError(fmu_->label, "fmi2Instantiate returned NULL (the FMU refused to create an instance)" + log_.tail());
+    if (!c_)
+      throw PluginError(fmu_->label,
+                        "fmi2Instantiate returned NULL (the FMU refused to create an instance)" + log_.tail());
     fatal_ = false;
     if (can_save_state())
-      release_state_ = std::make_shared<const StateRelease>([api = &api_, c = c_](void* h) { api->free_fmu_state(c, &h); });
+      release_state_ =
+          std::make_shared<const StateRelease>([api = &api_, c = c_](void* h) { api->free_fmu_state(c, &h); });
   }
   void release() noexcept {
     release_state_.reset();

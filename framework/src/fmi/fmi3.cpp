@@ -113,7 +113,8 @@ class Fmi3Instance final : public Instance {
     need(api_.set_binary, "fmi3SetBinary", io);
     std::vector<fmi3Binary> x;
     std::vector<std::size_t> sizes;
-    for (const std::string& v : values) x.push_back(reinterpret_cast<const fmi3Byte*>(v.data())), sizes.push_back(v.size());
+    for (const std::string& v : values)
+      x.push_back(reinterpret_cast<const fmi3Byte*>(v.data())), sizes.push_back(v.size());
     check(api_.set_binary(c_, &io.vr, 1, sizes.data(), x.data(), x.size()), "fmi3SetBinary", t);
   }
 
@@ -153,7 +154,8 @@ class Fmi3Instance final : public Instance {
   Discrete update_discrete(double t) override {
     fmi3Boolean again = false, terminate = false, nominals = false, values = false, defined = false;
     fmi3Float64 next = 0.0;
-    check(api_.update_discrete_states(c_, &again, &terminate, &nominals, &values, &defined, &next), "fmi3UpdateDiscreteStates", t);
+    check(api_.update_discrete_states(c_, &again, &terminate, &nominals, &values, &defined, &next),
+          "fmi3UpdateDiscreteStates", t);
     return {again, terminate, values, defined, next};
   }
   void enter_continuous_time_mode(double t) override {
@@ -189,7 +191,8 @@ class Fmi3Instance final : public Instance {
     });
     if (!any) return;
     if (!api_.enter_configuration || !api_.exit_configuration)
-      throw PluginError(fmu_->label, "the binary lacks fmi3EnterConfigurationMode, needed to set structural parameters");
+      throw PluginError(fmu_->label,
+                        "the binary lacks fmi3EnterConfigurationMode, needed to set structural parameters");
     check(api_.enter_configuration(c_), "fmi3EnterConfigurationMode", t);
     set_parameters(true, t);
     check(api_.exit_configuration(c_), "fmi3ExitConfigurationMode", t);
@@ -199,7 +202,8 @@ class Fmi3Instance final : public Instance {
   fmi3Status check(fmi3Status s, const char* fn, double t) {
     if (s == fmi3Error || s == fmi3Fatal || s < fmi3OK || s > fmi3Fatal) {
       if (s == fmi3Fatal) fatal_ = true, release_state_.reset();  // no call after fmi3Fatal
-      throw PluginError(fmu_->label, std::string(fn) + " returned " + (s >= 0 && s <= 4 ? kStatus3[s] : "an unknown status") +
+      throw PluginError(fmu_->label, std::string(fn) + " returned " +
+                                         (s >= 0 && s <= 4 ? kStatus3[s] : "an unknown status") +
                                          " at t = " + fmt_time(t) + log_.tail());
     }
     return s;
@@ -231,7 +235,8 @@ class Fmi3Instance final : public Instance {
                                          " returned NULL (the FMU refused to create an instance)" + log_.tail());
     fatal_ = false;
     if (can_save_state())
-      release_state_ = std::make_shared<const StateRelease>([api = &api_, c = c_](void* h) { api->free_fmu_state(c, &h); });
+      release_state_ =
+          std::make_shared<const StateRelease>([api = &api_, c = c_](void* h) { api->free_fmu_state(c, &h); });
   }
   void release() noexcept {
     release_state_.reset();
@@ -241,7 +246,9 @@ class Fmi3Instance final : public Instance {
   // A function the FMU must have for the variable `io`.
   template <class F>
   void need(F* fn, const char* name, const Io& io) const {
-    if (!fn) throw PluginError(fmu_->label, std::string("the binary lacks ") + name + ", needed for variable \"" + io.name() + "\"");
+    if (!fn)
+      throw PluginError(fmu_->label,
+                        std::string("the binary lacks ") + name + ", needed for variable \"" + io.name() + "\"");
   }
   template <class T, class F>
   void set_as(F* fn, const char* name, const Io& io, std::span<const double> u, double t) {

@@ -45,7 +45,8 @@ class FmuPlugin final : public Plugin {
   // The ports of a subsystem with these parameters (arrays sized by structural parameters),
   // and the `observed` variables (locals, states, derivatives, parameters, FMI 3 aliases, by
   // name) as outputs after the FMU's own.
-  std::vector<PortSpec> ports(const json& parameters = json::object(), const std::vector<std::string>& observed = {}) const;
+  std::vector<PortSpec> ports(const json& parameters = json::object(),
+                              const std::vector<std::string>& observed = {}) const;
   // Its String and Binary variables (inputs, outputs, parameters, others a record may name),
   // sized for these parameters, for `plugins describe`: they are no ports, yet connected and
   // recorded by name.
@@ -59,8 +60,9 @@ class FmuPlugin final : public Plugin {
   // The interface chosen for a subsystem: model exchange when an integrator is named. Its
   // instantiation and initialization at t0 are probed first (probe.hpp).
   // Throws std::invalid_argument when the FMU does not provide it.
-  std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name, std::shared_ptr<Integrator> integrator,
-                                    const std::vector<std::string>& observed, double t0) const;
+  std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name,
+                                    std::shared_ptr<Integrator> integrator, const std::vector<std::string>& observed,
+                                    double t0) const;
   std::shared_ptr<boost::dll::shared_library> library(bool model_exchange) const;
   // The value of an input port while nothing feeds it: the manifest's value for it among the
   // parameters, else the FMU's start value, else 0 (Booleans as 0 or 1).

@@ -40,7 +40,9 @@ void LogSink::log(int status, const char* category, const char* message) {
   if (logger) {
     // OK and pending are information, warning a warning, discard/error/fatal errors; the
     // status is the rate-limited site.
-    const LogLevel level = status <= 0 || status == 5 ? LogLevel::info : status == 1 ? LogLevel::warning : LogLevel::error;
+    const LogLevel level = status <= 0 || status == 5 ? LogLevel::info
+                           : status == 1              ? LogLevel::warning
+                                                      : LogLevel::error;
     if (level >= logger->threshold()) logger->write(level, LogFormat("", known ? kStatusName[status] : "fmu", 0), line);
   } else {
     std::cerr << "fmu \"" << instance << "\": " << line << "\n";
@@ -129,7 +131,8 @@ namespace {
 
 std::string port_doc(const Variable& v, int version) {
   std::string d = (v.description.empty() ? std::string() : v.description + "; ") + type_name(v.type, version) +
-                  (v.type == VarType::boolean ? " (0 or 1)" : "") + ", value reference " + std::to_string(v.value_reference);
+                  (v.type == VarType::boolean ? " (0 or 1)" : "") + ", value reference " +
+                  std::to_string(v.value_reference);
   if (!v.items.empty()) d += "; " + v.items;
   if (v.negated)
     d += v.type == VarType::boolean ? "; negated alias: 1 - the FMU's value"
@@ -142,18 +145,24 @@ std::string port_doc(const Variable& v, int version) {
 
 }  // namespace
 
-std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape, const std::vector<std::string>& observed) {
+std::vector<PortSpec> port_specs(const ModelDescription& md, const Shape& shape,
+                                 const std::vector<std::string>& observed) {
   Interface io(md, shape);
   io.observe(md, shape, observed);
   auto unit = [](const Variable& v) { return is_real(v.type) && !v.unit.empty() ? v.unit : std::string("1"); };
   std::vector<PortSpec> out;
   for (const Io& p : io.in) out.push_back(input(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version)));
-  for (const Io& p : io.out) out.push_back(output(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version), p.feedthrough));
+  for (const Io& p : io.out)
+    out.push_back(output(p.name(), p.size, unit(*p.var), port_doc(*p.var, md.version), p.feedthrough));
   return out;
 }
 
 Instance::Instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p, const std::string& name)
-    : fmu_(std::move(fmu)), me_(model_exchange), shape_(fmi::shape(fmu_->md, p.values())), io_(fmu_->md, shape_), params_(p) {
+    : fmu_(std::move(fmu)),
+      me_(model_exchange),
+      shape_(fmi::shape(fmu_->md, p.values())),
+      io_(fmu_->md, shape_),
+      params_(p) {
   log_.instance = name;
   fmu_->instances.add(name);
 }
@@ -192,7 +201,8 @@ std::vector<std::string> Instance::get_texts(const Io& io, double t) {
 const Variable& Instance::text_variable(const std::string& name, bool input) const {
   const Variable* v = fmu_->md.find(name);
   if (!v || (v->type != VarType::string && v->type != VarType::binary) || (input && v->causality != "input"))
-    throw std::invalid_argument("\"" + name + "\" is no String or Binary " + (input ? "input" : "variable") + " of the FMU");
+    throw std::invalid_argument("\"" + name + "\" is no String or Binary " + (input ? "input" : "variable") +
+                                " of the FMU");
   return *v;
 }
 
@@ -242,7 +252,8 @@ void Instance::text_input(const std::string& name, std::size_t element, std::sha
     text_in_.push_back({io_of(v, size), start, start, {}});
     it = std::prev(text_in_.end());
   }
-  if (element >= it->io.size) throw std::out_of_range("\"" + name + "\" has " + std::to_string(it->io.size) + " element(s)");
+  if (element >= it->io.size)
+    throw std::out_of_range("\"" + name + "\" has " + std::to_string(it->io.size) + " element(s)");
   const std::size_t reader = source->add_reader();
   it->feeds.push_back({element, std::move(source), reader, 0});
   texts_ = true;
@@ -287,10 +298,12 @@ void Instance::get_outputs(std::span<double> y, double t) {
 
 Discrete Instance::settle_events(double t, std::string& end) {
   for (int rounds = 1;; ++rounds) {
-    if (rounds > 1000) throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
+    if (rounds > 1000)
+      throw StepFailure("event iteration of the FMU did not settle in 1000 rounds at t = " + fmt_time(t));
     const Discrete d = update_discrete(t);
     if (d.terminate)
-      end = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" + log().tail();
+      end = "the FMU asked to end the simulation at t = " + fmt_time(t) + " (event update: terminateSimulation)" +
+            log().tail();
     if (d.terminate || !d.again) return d;
   }
 }
@@ -337,7 +350,8 @@ std::vector<std::uint8_t> from_hex(const std::string& text) {
   const std::size_t from = text.rfind("0x", 0) == 0 ? 2 : 0;
   if ((text.size() - from) % 2) throw std::invalid_argument("\"" + text + "\" has an odd number of hexadecimal digits");
   std::vector<std::uint8_t> out;
-  for (std::size_t i = from; i < text.size(); i += 2) out.push_back(std::uint8_t(digit(text[i]) * 16 + digit(text[i + 1])));
+  for (std::size_t i = from; i < text.size(); i += 2)
+    out.push_back(std::uint8_t(digit(text[i]) * 16 + digit(text[i + 1])));
   return out;
 }
 

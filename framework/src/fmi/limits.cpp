@@ -26,7 +26,9 @@ constexpr double kMiB = 1024.0 * 1024.0;
 std::uint64_t max_unpacked_bytes() {
   return std::uint64_t(from_environment("STRIDE_FMU_MAX_UNPACKED_MIB", 4096.0, 1024.0 * 1024.0) * kMiB);
 }
-std::uint64_t max_xml_bytes() { return std::uint64_t(from_environment("STRIDE_FMU_MAX_XML_MIB", 256.0, 64.0 * 1024.0) * kMiB); }
+std::uint64_t max_xml_bytes() {
+  return std::uint64_t(from_environment("STRIDE_FMU_MAX_XML_MIB", 256.0, 64.0 * 1024.0) * kMiB);
+}
 double probe_timeout() { return from_environment("STRIDE_FMU_PROBE_TIMEOUT", 10.0, 86400.0); }
 
 }  // namespace stride::host::fmi

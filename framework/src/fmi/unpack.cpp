@@ -183,7 +183,8 @@ void unpack(const fs::path& file, const fs::path& into, const std::string& label
   const FileSizeSignalIgnored guard;
   const zip_int64_t n = libzip().zip_get_num_entries(z, 0);
   if (n < 0 || std::uint64_t(n) > kMaxEntries)
-    throw FmuError(label + ": the archive has " + std::to_string(n) + " entries (at most " + std::to_string(kMaxEntries) + ")");
+    throw FmuError(label + ": the archive has " + std::to_string(n) + " entries (at most " +
+                   std::to_string(kMaxEntries) + ")");
   const std::uint64_t most = max_unpacked_bytes(), most_xml = max_xml_bytes();
   std::uint64_t total = 0;
   std::vector<char> buf(1 << 16);

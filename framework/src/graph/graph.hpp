@@ -133,7 +133,8 @@ struct Node {
   // The output port holding element `offset` of the outputs; ports.size() when none does.
   std::size_t output_port_at(std::size_t offset) const {
     for (std::size_t i = 0; i < ports.size(); ++i)
-      if (ports[i].direction == Direction::output && offset >= output_offset[i] && offset < output_offset[i] + ports[i].size)
+      if (ports[i].direction == Direction::output && offset >= output_offset[i] &&
+          offset < output_offset[i] + ports[i].size)
         return i;
     return ports.size();
   }

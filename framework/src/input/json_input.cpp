@@ -208,8 +208,10 @@ class Checker final : public nlohmann::json_sax<json> {
   bool key(string_t& k) override {
     Frame& f = stack_.back();
     if (!f.keys.insert(k).second) {
-      diags_.push_back({file_, pointer(false) + "/" + pointer_escape(k),
-                        "duplicate key \"" + k + "\" (each key may appear once in an object; a second one would silently replace the first)"});
+      diags_.push_back(
+          {file_, pointer(false) + "/" + pointer_escape(k),
+           "duplicate key \"" + k +
+               "\" (each key may appear once in an object; a second one would silently replace the first)"});
       fatal = true;
     }
     f.key = k;
@@ -304,12 +306,14 @@ std::optional<double> DocumentChecker::quantity(const json& obj, const std::stri
   auto x = quantity_in(v.get<std::string>(), unit, why);
   if (!x) {
     const std::string example = unit == "s" ? "20 ms" : "1.5 " + unit;
-    error(ptr + "/" + key, std::string("expected ") + expected + " (a number, or a string with a number and a unit such as \"" + example +
-                               "\"), found " + type_name(v) + ": " + why);
+    error(ptr + "/" + key, std::string("expected ") + expected +
+                               " (a number, or a string with a number and a unit such as \"" + example + "\"), found " +
+                               type_name(v) + ": " + why);
     return std::nullopt;
   }
   if (positive && *x <= 0) {
-    error(ptr + "/" + key, std::string("expected ") + expected + ", found " + type_name(v) + " = " + number_text(*x) + " " + unit);
+    error(ptr + "/" + key,
+          std::string("expected ") + expected + ", found " + type_name(v) + " = " + number_text(*x) + " " + unit);
     return std::nullopt;
   }
   converted.push_back({ptr + "/" + key, v.get<std::string>(), *x, unit});
@@ -323,8 +327,9 @@ std::string ConvertedValue::str() const {
 std::optional<json> parse_json(const std::string& text, const std::string& file, std::vector<Diagnostic>& diags,
                                const JsonLimits& limits, const std::string& base_pointer) {
   if (text.size() > limits.max_bytes) {
-    diags.push_back({file, base_pointer, "the text has " + std::to_string(text.size()) + " bytes, more than the limit of " +
-                                             std::to_string(limits.max_bytes) + " bytes"});
+    diags.push_back({file, base_pointer,
+                     "the text has " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                         std::to_string(limits.max_bytes) + " bytes"});
     return std::nullopt;
   }
   Checker chk(file, diags, limits, base_pointer);

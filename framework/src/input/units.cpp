@@ -111,8 +111,9 @@ Unit parse(Database& db, const std::string& text, std::string& why) {
   Unit u{ut_parse(db.system, t.c_str(), UT_UTF8)};
   if (!u) {
     const ut_status s = ut_get_status();
-    why = s == UT_UNKNOWN ? "not a unit (UDUNITS-2 knows no unit of that name)"
-                          : "not a unit (UDUNITS-2 cannot parse it; units look like N, kN, kg*m/s^2, m^3/s, bar, degC, rpm)";
+    why = s == UT_UNKNOWN
+              ? "not a unit (UDUNITS-2 knows no unit of that name)"
+              : "not a unit (UDUNITS-2 cannot parse it; units look like N, kN, kg*m/s^2, m^3/s, bar, degC, rpm)";
   }
   return u;
 }

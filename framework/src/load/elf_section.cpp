@@ -20,7 +20,9 @@ struct Bytes {
     std::memcpy(&out, data.data() + offset, sizeof(T));
     return true;
   }
-  bool range(std::uint64_t offset, std::uint64_t size) const { return offset <= data.size() && size <= data.size() - offset; }
+  bool range(std::uint64_t offset, std::uint64_t size) const {
+    return offset <= data.size() && size <= data.size() - offset;
+  }
 };
 
 // The header of section `name`; nullopt with `error` set when the file is malformed ("" when
@@ -106,7 +108,8 @@ std::optional<std::string> file_bytes(const std::filesystem::path& file, std::st
 }
 }  // namespace
 
-std::optional<std::string> read_elf_section(const std::filesystem::path& file, const std::string& name, std::string& error) {
+std::optional<std::string> read_elf_section(const std::filesystem::path& file, const std::string& name,
+                                            std::string& error) {
   const auto data = file_bytes(file, error);
   return data ? read_elf_section(*data, name, error) : std::nullopt;
 }

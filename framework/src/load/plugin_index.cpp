@@ -75,7 +75,10 @@ class PluginIndex {
       if (!names.count(it->first)) it = entries_.erase(it), changed_ = true;
       else ++it;
     if (!changed_ || file_.empty()) return;
-    json j{{"folder", key_}, {"abi", STRIDE_ABI_VERSION}, {"fingerprint", STRIDE_FINGERPRINT}, {"libraries", json::object()}};
+    json j{{"folder", key_},
+           {"abi", STRIDE_ABI_VERSION},
+           {"fingerprint", STRIDE_FINGERPRINT},
+           {"libraries", json::object()}};
     for (const auto& [f, e] : entries_)
       j["libraries"][f] = {{"mtime", e.mtime}, {"size", e.size}, {"plugin", e.name}, {"kind", e.kind}};
     std::error_code ec;
@@ -116,7 +119,8 @@ class PluginIndex {
     const auto t = fs::last_write_time(file, ec);
     const auto size = fs::file_size(file, ec);
     if (ec) return {-1, 0};
-    return {static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count()), size};
+    return {static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count()),
+            size};
   }
   void read() {
     if (file_.empty()) return;
@@ -125,10 +129,11 @@ class PluginIndex {
     try {
       const json j = json::parse(in);
       // Another host build may refuse what this index accepted: start over.
-      if (j.at("folder") != key_ || j.at("abi") != STRIDE_ABI_VERSION || j.at("fingerprint") != STRIDE_FINGERPRINT) return;
+      if (j.at("folder") != key_ || j.at("abi") != STRIDE_ABI_VERSION || j.at("fingerprint") != STRIDE_FINGERPRINT)
+        return;
       for (const auto& [f, e] : j.at("libraries").items())
-        entries_[f] = Entry{e.at("mtime").get<long long>(), e.at("size").get<std::uintmax_t>(), e.at("plugin").get<std::string>(),
-                            e.at("kind").get<std::string>()};
+        entries_[f] = Entry{e.at("mtime").get<long long>(), e.at("size").get<std::uintmax_t>(),
+                            e.at("plugin").get<std::string>(), e.at("kind").get<std::string>()};
     } catch (const std::exception&) {
       entries_.clear();  // unreadable: rebuilt from the libraries
     }
@@ -143,7 +148,8 @@ class PluginIndex {
  public:
   // Walks the folders in scan order: the first library providing a name provides it, a later one
   // is refused as a duplicate (without loading it), libraries providing a wanted name are loaded.
-  static bool load_named(PluginRegistry& reg, const std::vector<fs::path>& folders, const std::vector<std::string>& names) {
+  static bool load_named(PluginRegistry& reg, const std::vector<fs::path>& folders,
+                         const std::vector<std::string>& names) {
     const std::set<std::string> wanted(names.begin(), names.end());
     std::map<std::string, fs::path> provider;
     std::set<std::string> seen;
@@ -159,7 +165,8 @@ class PluginIndex {
       for (const auto& f : files) {
         if (const Entry* e = index.find(f)) {
           if (auto it = provider.find(e->name); it != provider.end()) {
-            reg.refusals_.push_back({f, "duplicate plugin name '" + e->name + "' (already provided by " + it->second.string() + ")"});
+            reg.refusals_.push_back(
+                {f, "duplicate plugin name '" + e->name + "' (already provided by " + it->second.string() + ")"});
             continue;
           }
           provider[e->name] = f;

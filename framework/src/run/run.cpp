@@ -118,7 +118,8 @@ void finish_files(RunResult& res, std::optional<Recorder>& rec, std::optional<Ro
       macro_log->finish_writing();
     } catch (const Stop& s) {
       if (res.status == RunStatus::completed) res.status = RunStatus::failed, res.message = s.message;
-      else if (res.status == RunStatus::inaccurate) res.status = RunStatus::failed, res.message = s.message + "; " + res.message;
+      else if (res.status == RunStatus::inaccurate)
+        res.status = RunStatus::failed, res.message = s.message + "; " + res.message;
       else res.message += "; " + s.message;
     }
   }

@@ -130,10 +130,13 @@ std::span<const double> Simulation::outputs(const std::string& subsystem_port) c
     if (dot == std::string::npos || d.name != subsystem_port.substr(0, dot)) continue;
     const int p = d.port_index(subsystem_port.substr(dot + 1));
     if (p >= 0 && d.ports[static_cast<std::size_t>(p)].direction == Direction::output) {
-      const std::size_t at = d.output_offset[static_cast<std::size_t>(p)], size = d.ports[static_cast<std::size_t>(p)].size;
+      const std::size_t at = d.output_offset[static_cast<std::size_t>(p)],
+                        size = d.ports[static_cast<std::size_t>(p)].size;
       for (std::size_t e = at; e < at + size; ++e)
         if (n.outputs_read && !n.outputs_read[e])
-          throw std::logic_error("output \"" + subsystem_port + "\" is not read by the run, so it may not be computed (this simulation reads only what the run reads)");
+          throw std::logic_error(
+              "output \"" + subsystem_port +
+              "\" is not read by the run, so it may not be computed (this simulation reads only what the run reads)");
       return std::span<const double>(n.y).subspan(at, size);
     }
   }

@@ -82,7 +82,8 @@ json subsystems(const RunState& state, EnergyTotals& total) {
     j["step"] = d.step;
     j["steps"] = n.steps;
     // The steps it took, which differ from `step` where a communication point or event cut them.
-    if (n.steps > 0) j["steps_taken"] = {{"count", n.steps}, {"smallest", n.smallest_step}, {"largest", n.largest_step}};
+    if (n.steps > 0)
+      j["steps_taken"] = {{"count", n.steps}, {"smallest", n.smallest_step}, {"largest", n.largest_step}};
     j["time_reached"] = n.t;
     j["statistics"] = statistics_of(n);
     if (const Accuracy a = accuracy_of(n); !a.within) j["accuracy"] = {{"within", false}, {"reason", a.reason}};

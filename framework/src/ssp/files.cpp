@@ -38,7 +38,8 @@ std::optional<fs::path> resolve_uri(const XmlFile& ssd, pugi::xml_node at, const
   const auto colon = uri.find(':'), slash = uri.find('/');
   if (colon != std::string::npos && (slash == std::string::npos || colon < slash))
     return refuse("only relative URIs are supported (resolved against the SSD's folder), not a scheme");
-  if (uri.find('#') != std::string::npos) return refuse("a URI with a fragment (a variant of another package) is not supported");
+  if (uri.find('#') != std::string::npos)
+    return refuse("a URI with a fragment (a variant of another package) is not supported");
   if (uri.find('?') != std::string::npos) return refuse("a URI with a query is not supported");
   const auto decoded = percent_decoded(uri);
   if (!decoded) return refuse("a malformed percent-escape");

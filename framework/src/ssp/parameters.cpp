@@ -31,7 +31,8 @@ Transformation read_transformation(const XmlFile& f, pugi::xml_node parent, std:
     t.factor = f.number(l, "factor", problems).value_or(1.0);
     t.offset = f.number(l, "offset", problems).value_or(0.0);
   }
-  for (const char* kind : {"BooleanMappingTransformation", "IntegerMappingTransformation", "EnumerationMappingTransformation"})
+  for (const char* kind :
+       {"BooleanMappingTransformation", "IntegerMappingTransformation", "EnumerationMappingTransformation"})
     if (pugi::xml_node m = XmlFile::child(parent, kSsc, kind)) {
       t.mapped = true;
       for (pugi::xml_node e : XmlFile::children(m, kSsc, "MapEntry"))
@@ -50,14 +51,16 @@ const XmlFile* document(const XmlFile& ssd, pugi::xml_node container, const fs::
     keep.files.push_back(std::make_unique<XmlFile>(*file, ssd.label() + " -> " + std::string(source.value())));
     const XmlFile& f = *keep.files.back();
     if (!XmlFile::is(f.root(), ns, root_name)) {
-      problems.push_back(f.problem(f.root(), std::string("expected the root element ") + root_name + " in namespace " + ns));
+      problems.push_back(
+          f.problem(f.root(), std::string("expected the root element ") + root_name + " in namespace " + ns));
       return nullptr;
     }
     out = f.root();
     return &f;
   }
   out = XmlFile::child(container, ns, root_name);
-  if (!out) problems.push_back(ssd.problem(container, std::string("neither a source attribute nor an inline ") + root_name));
+  if (!out)
+    problems.push_back(ssd.problem(container, std::string("neither a source attribute nor an inline ") + root_name));
   return out ? &ssd : nullptr;
 }
 
@@ -67,7 +70,8 @@ bool read_value(const XmlFile& f, pugi::xml_node p, BoundValue& v, std::vector<D
   for (pugi::xml_node c = p.first_child(); c; c = c.next_sibling())
     if (c.type() == pugi::node_element && XmlFile::uri(c) == kSsv) e = c;
   if (!e) {
-    problems.push_back(f.problem(p, "the parameter has no value element (Real, Integer, Boolean, String or Enumeration)"));
+    problems.push_back(
+        f.problem(p, "the parameter has no value element (Real, Integer, Boolean, String or Enumeration)"));
     return false;
   }
   v.type = XmlFile::local(e);
@@ -81,8 +85,9 @@ bool read_value(const XmlFile& f, pugi::xml_node p, BoundValue& v, std::vector<D
     v.values = {e.attribute("value").value()};
     v.enumeration = e.attribute("name").value();
   } else {
-    problems.push_back(f.problem(e, "a parameter of type " + v.type +
-                                        " is not supported (Stride reads Real, Integer, Boolean, String and Enumeration values)"));
+    problems.push_back(
+        f.problem(e, "a parameter of type " + v.type +
+                         " is not supported (Stride reads Real, Integer, Boolean, String and Enumeration values)"));
     return false;
   }
   if (v.values.empty() || (v.type != "String" && !e.attribute("value"))) {
@@ -114,10 +119,12 @@ void read_enumerations(pugi::xml_node enumerations, Enumerations& out) {
       out[e.attribute("name").value()][i.attribute("name").value()] = i.attribute("value").as_llong();
 }
 
-void read_binding(const XmlFile& ssd, pugi::xml_node b, const fs::path& root, Bindings& out, std::vector<Diagnostic>& problems) {
+void read_binding(const XmlFile& ssd, pugi::xml_node b, const fs::path& root, Bindings& out,
+                  std::vector<Diagnostic>& problems) {
   const std::string type = b.attribute("type").as_string("application/x-ssp-parameter-set");
   if (type != "application/x-ssp-parameter-set") {
-    problems.push_back(ssd.problem(b, "parameter sources of type \"" + type + "\" are not supported (only SSP parameter sets, .ssv)"));
+    problems.push_back(
+        ssd.problem(b, "parameter sources of type \"" + type + "\" are not supported (only SSP parameter sets, .ssv)"));
     return;
   }
   if (std::string(b.attribute("sourceBase").as_string("SSD")) != "SSD") {
@@ -138,7 +145,8 @@ void read_binding(const XmlFile& ssd, pugi::xml_node b, const fs::path& root, Bi
     pugi::xml_node pm;
     if (const XmlFile* mf = document(ssd, m, root, kSsm, "ParameterMapping", out, pm, problems))
       for (pugi::xml_node e : XmlFile::children(pm, kSsm, "MappingEntry"))
-        mapping.emplace(e.attribute("source").value(), std::make_pair(e.attribute("target").value(), read_transformation(*mf, e, problems)));
+        mapping.emplace(e.attribute("source").value(),
+                        std::make_pair(e.attribute("target").value(), read_transformation(*mf, e, problems)));
   }
   out.units.push_back(std::make_unique<UnitDefs>());
   read_units(*set_file, XmlFile::child(set, kSsv, "Units"), *out.units.back(), problems);
@@ -175,20 +183,24 @@ std::optional<double> convert(double x, const std::string& unit, const std::stri
                               const UnitDefs& ssd_units, std::string& why) {
   if (unit.empty() || unit == to) return x;
   std::string from = unit;
-  const UnitDef* def = file_units.count(unit) ? &file_units.at(unit) : ssd_units.count(unit) ? &ssd_units.at(unit) : nullptr;
+  const UnitDef* def = file_units.count(unit)  ? &file_units.at(unit)
+                       : ssd_units.count(unit) ? &ssd_units.at(unit)
+                                               : nullptr;
   if (def) {
     x = x * def->factor + def->offset;
     from = si_product(def->exponents);
   }
   const auto c = unit_conversion(from, to.empty() ? "1" : to, &why);
   if (!c) {
-    why = "the value in " + unit + " cannot be converted to the parameter's unit " + (to.empty() ? "1" : to) + ": " + why;
+    why =
+        "the value in " + unit + " cannot be converted to the parameter's unit " + (to.empty() ? "1" : to) + ": " + why;
     return std::nullopt;
   }
   return x * c->scale + c->offset;
 }
 
-std::optional<json> real_value(const BoundValue& v, const ParameterTarget& t, const UnitDefs& ssd_units, std::string& why) {
+std::optional<json> real_value(const BoundValue& v, const ParameterTarget& t, const UnitDefs& ssd_units,
+                               std::string& why) {
   json out = json::array();
   for (const std::string& w : v.values) {
     char* end = nullptr;
@@ -204,8 +216,11 @@ std::optional<json> real_value(const BoundValue& v, const ParameterTarget& t, co
         why = "a linear transformation of a value with a unit is not supported for a Stride plugin's parameter";
         return std::nullopt;
       }
-      const UnitDef* def = v.units->count(v.unit) ? &v.units->at(v.unit) : ssd_units.count(v.unit) ? &ssd_units.at(v.unit) : nullptr;
-      out.push_back(def ? number_text(x * def->factor + def->offset) + " " + si_product(def->exponents) : w + " " + v.unit);
+      const UnitDef* def = v.units->count(v.unit)    ? &v.units->at(v.unit)
+                           : ssd_units.count(v.unit) ? &ssd_units.at(v.unit)
+                                                     : nullptr;
+      out.push_back(def ? number_text(x * def->factor + def->offset) + " " + si_product(def->exponents)
+                        : w + " " + v.unit);
       continue;
     }
     if (!keep_unit) {
@@ -220,7 +235,8 @@ std::optional<json> real_value(const BoundValue& v, const ParameterTarget& t, co
 }
 
 // An enumeration item's value: the parameter set's enumerations, then the SSD's.
-std::optional<long long> item_value(const BoundValue& v, const std::string& item, const Enumerations& ssd, std::string& why) {
+std::optional<long long> item_value(const BoundValue& v, const std::string& item, const Enumerations& ssd,
+                                    std::string& why) {
   for (const Enumerations* e : {v.enumerations, &ssd})
     for (const auto& [name, items] : *e)
       if ((v.enumeration.empty() || v.enumeration == name) && items.count(item)) return items.at(item);
@@ -229,8 +245,8 @@ std::optional<long long> item_value(const BoundValue& v, const std::string& item
   return std::nullopt;
 }
 
-std::optional<json> scalar(const BoundValue& v, const std::string& word, const ParameterTarget& t, const Enumerations& ssd,
-                           std::string& why) {
+std::optional<json> scalar(const BoundValue& v, const std::string& word, const ParameterTarget& t,
+                           const Enumerations& ssd, std::string& why) {
   std::string w = word;
   if (v.transformation.mapped && v.transformation.table.count(w)) w = v.transformation.table.at(w);
   if (v.type == "String") return json(w);

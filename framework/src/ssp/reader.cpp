@@ -144,10 +144,12 @@ class SsdReader {
 
   // A number from another tool's annotation: the attribute `attribute` of the first descendant
   // named `local_name` inside an annotation of `type`.
-  std::optional<double> tool_annotation(pugi::xml_node element, const char* type, const char* local_name, const char* attribute) {
+  std::optional<double> tool_annotation(pugi::xml_node element, const char* type, const char* local_name,
+                                        const char* attribute) {
     for (pugi::xml_node a : XmlFile::children(XmlFile::child(element, kSsd, "Annotations"), kSsc, "Annotation")) {
       if (std::string(a.attribute("type").value()) != type) continue;
-      pugi::xml_node found = a.find_node([&](pugi::xml_node n) { return n.type() == pugi::node_element && XmlFile::local(n) == local_name; });
+      pugi::xml_node found = a.find_node(
+          [&](pugi::xml_node n) { return n.type() == pugi::node_element && XmlFile::local(n) == local_name; });
       if (found) return ssd_->number(found, attribute, problems_);
     }
     return std::nullopt;
@@ -158,16 +160,20 @@ class SsdReader {
   // default experiment).
   void read_experiment() {
     pugi::xml_node e = XmlFile::child(ssd_->root(), kSsd, "DefaultExperiment");
-    coupling_ = stride_annotation(system_, {"coupling", "record", "monitor", "log", "output", "title", "description", "exports"});
+    coupling_ = stride_annotation(
+        system_, {"coupling", "record", "monitor", "log", "output", "title", "description", "exports"});
     ordered c = coupling_.contains("coupling") ? coupling_["coupling"] : ordered::object();
     if (!c.contains("start")) c["start"] = e ? ssd_->number(e, "startTime", problems_).value_or(0.0) : 0.0;
-    if (!c.contains("end") && e && e.attribute("stopTime")) c["end"] = ssd_->number(e, "stopTime", problems_).value_or(0.0);
+    if (!c.contains("end") && e && e.attribute("stopTime"))
+      c["end"] = ssd_->number(e, "stopTime", problems_).value_or(0.0);
     origins_["/coupling/start"] = origins_["/coupling/end"] = e ? origin(e) : origin(ssd_->root());
     if (!c.contains("macro_step")) {
       auto h = tool_annotation(system_, "org.openmodelica", "FixedStepMaster", "stepSize");
       if (!h && e) h = tool_annotation(e, "com.opensimulationplatform", "FixedStepAlgorithm", "baseStepSize");
       if (h) c["macro_step"] = *h;
-      else notes_.push_back("no co-simulation step in the SSD's annotations: give one with --set /coupling/macro_step=...");
+      else
+        notes_.push_back(
+            "no co-simulation step in the SSD's annotations: give one with --set /coupling/macro_step=...");
     }
     origins_["/coupling/macro_step"] = origin(system_);
     if (!c.contains("scheme")) c["scheme"] = "jacobi";
@@ -214,7 +220,8 @@ class SsdReader {
       return false;
     }
     const std::string source = c.node.attribute("source").value();
-    ordered settings = stride_annotation(c.node, {"step", "integrator", "formulation", "parameters", "version", "description"});
+    ordered settings =
+        stride_annotation(c.node, {"step", "integrator", "formulation", "parameters", "version", "description"});
     if (type == kStridePluginType) {
       c.fmu = false;
       c.entry["plugin"] = source;
@@ -283,7 +290,8 @@ class SsdReader {
         problem(k, "the FMU has no variable \"" + name + "\"");
         continue;
       }
-      if (v->causality != kind) problem(k, "kind \"" + kind + "\", but the FMU's variable has causality \"" + v->causality + "\"");
+      if (v->causality != kind)
+        problem(k, "kind \"" + kind + "\", but the FMU's variable has causality \"" + v->causality + "\"");
       check_connector_type(k, *v);
     }
   }
@@ -292,8 +300,11 @@ class SsdReader {
     for (pugi::xml_node t = k.first_child(); t; t = t.next_sibling()) {
       if (t.type() != pugi::node_element || XmlFile::uri(t) != kSsc) continue;
       const std::string type = XmlFile::local(t);
-      static const std::map<std::string, std::string> of = {
-          {"Real", "real"}, {"Integer", "integer"}, {"Boolean", "boolean"}, {"String", "string"}, {"Enumeration", "integer"}};
+      static const std::map<std::string, std::string> of = {{"Real", "real"},
+                                                            {"Integer", "integer"},
+                                                            {"Boolean", "boolean"},
+                                                            {"String", "string"},
+                                                            {"Enumeration", "integer"}};
       if (of.count(type) && of.at(type) != type_of(v.type))
         problem(t, "a " + type + " connector for the FMU's " + type_of(v.type) + " variable \"" + v.name + "\"");
       const std::string unit = t.attribute("unit").value();
@@ -376,8 +387,9 @@ class SsdReader {
 
   void component_connection(pugi::xml_node n, const End& from, const End& to) {
     if (from.kind != "output" || to.kind != "input") {
-      problem(n, "a connection from a " + from.kind + " to a " + to.kind + " connector: Stride connects outputs to inputs "
-                 "(parameter connections are not supported)");
+      problem(n, "a connection from a " + from.kind + " to a " + to.kind +
+                     " connector: Stride connects outputs to inputs "
+                     "(parameter connections are not supported)");
       return;
     }
     ordered c = ordered::object();
@@ -423,20 +435,22 @@ class SsdReader {
       origins_["/exports/" + std::to_string(exports_.size() - 1)] = origin(n);
       return;
     }
-    problem(n, "a connection between the system's " + outer.kind + " connector \"" + outer.connector + "\" and a " + inner.kind +
-                   " connector: not supported");
+    problem(n, "a connection between the system's " + outer.kind + " connector \"" + outer.connector + "\" and a " +
+                   inner.kind + " connector: not supported");
   }
 
   // Component bindings first, each in order; then the system's, which win.
   void read_bindings() {
     for (Component& c : components_)
-      for (pugi::xml_node b : XmlFile::children(XmlFile::child(c.node, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
+      for (pugi::xml_node b :
+           XmlFile::children(XmlFile::child(c.node, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
         Bindings got;
         read_binding(*ssd_, b, root_, got, problems_);
         for (BoundValue& v : got.values) c.parameters[v.name] = std::move(v);
         keep(std::move(got));
       }
-    for (pugi::xml_node b : XmlFile::children(XmlFile::child(system_, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
+    for (pugi::xml_node b :
+         XmlFile::children(XmlFile::child(system_, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
       Bindings got;
       read_binding(*ssd_, b, root_, got, problems_);
       for (BoundValue& v : got.values) {
@@ -467,12 +481,13 @@ class SsdReader {
       if (c.facts) {
         const fmi::Variable* var = c.facts->variable(name);
         if (!var) {
-          notes_.push_back(v.origin() + ": component " + c.name + " has no variable \"" + name + "\" (ignored, as SSP asks)");
+          notes_.push_back(v.origin() + ": component " + c.name + " has no variable \"" + name +
+                           "\" (ignored, as SSP asks)");
           continue;
         }
         if (var->causality != "parameter") {
-          notes_.push_back(v.origin() + ": \"" + name + "\" of component " + c.name + " has causality " + var->causality +
-                           "; Stride sets parameters only (ignored)");
+          notes_.push_back(v.origin() + ": \"" + name + "\" of component " + c.name + " has causality " +
+                           var->causality + "; Stride sets parameters only (ignored)");
           continue;
         }
         t = {type_of(var->type), var->unit, var->size};
@@ -500,7 +515,8 @@ class SsdReader {
     d["coupling"] = coupling_["coupling"];
     if (coupling_.contains("record")) d["record"] = coupling_["record"];
     else if (!record_.empty()) d["record"] = {{"variables", record_}};
-    if (!exports_.empty() || coupling_.contains("exports")) d["exports"] = coupling_.contains("exports") ? coupling_["exports"] : ordered(exports_);
+    if (!exports_.empty() || coupling_.contains("exports"))
+      d["exports"] = coupling_.contains("exports") ? coupling_["exports"] : ordered(exports_);
     for (const char* k : {"monitor", "log"})
       if (coupling_.contains(k)) d[k] = coupling_[k];
     d["output"] = coupling_.value("output", (fs::path("out") / file_.stem()).string());

@@ -17,7 +17,8 @@ XmlFile::XmlFile(const std::filesystem::path& file, std::string label) : path_(f
     for (auto& x : d) x.file = label_;
     throw ManifestError(d);
   }
-  const pugi::xml_parse_result r = doc_->load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+  const pugi::xml_parse_result r =
+      doc_->load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!r) {
     std::size_t line = 1;
     for (std::ptrdiff_t i = 0; i < r.offset && static_cast<std::size_t>(i) < text_.size(); ++i)

@@ -49,7 +49,8 @@ std::string sweep_csv(const SweepSpec& spec, const std::vector<Point>& points) {
     csv << r.index;
     for (std::size_t a = 0; a < axes.size(); ++a) csv << "," << csv_escape(axes[a].values[r.choice[a]].label);
     csv << "," << r.status;
-    for (double v : {r.end_time, r.error, r.residual, r.coupling_error, r.coupling_error_rms, r.residual_relative, r.wall})
+    for (double v :
+         {r.end_time, r.error, r.residual, r.coupling_error, r.coupling_error_rms, r.residual_relative, r.wall})
       csv << "," << number_text(v);
     csv << "," << csv_escape(r.message) << "\n";
   }

@@ -31,9 +31,11 @@ class ReducedInterfaceModel final : public Subsystem {
     i.description = "reduced interface model of a multibody system (Peiret 2018 Eq. 11, 39), resynchronized every H1";
     i.parameters = {
         integer_param("actuators", 1, "number of interface velocities p", 1, 16),
-        real_param("sync_interval", 0.01, "s", "H1: interval at which the RIM takes the multibody state, M_eff and f_eff", 1e-9),
-        choice_param("coupling", "force", {"force", "pressure"},
-                     "force: input f_h from the hydraulics; pressure: inputs p1, p2 and f = (p2 - p1) a_p - c s_dot (Eq. 24)"),
+        real_param("sync_interval", 0.01, "s",
+                   "H1: interval at which the RIM takes the multibody state, M_eff and f_eff", 1e-9),
+        choice_param(
+            "coupling", "force", {"force", "pressure"},
+            "force: input f_h from the hydraulics; pressure: inputs p1, p2 and f = (p2 - p1) a_p - c s_dot (Eq. 24)"),
         real_param("a_p", hydraulics::Cylinder{}.a_p, "m^2", "piston area for pressure coupling (Table 2)", 0.0),
         real_param("c", hydraulics::Cylinder{}.c, "N*s/m", "viscous friction for pressure coupling (Table 2)", 0.0),
     };
@@ -61,7 +63,8 @@ class ReducedInterfaceModel final : public Subsystem {
       ps.push_back(input("p1", p_, "Pa", "chamber 1 pressures"));
       ps.push_back(input("p2", p_, "Pa", "chamber 2 pressures"));
     } else {
-      ps.push_back(bonded(input("f_h", p_, "N", "actuator forces λ_i, positive along increasing s"), BondRole::effort, "actuator"));
+      ps.push_back(bonded(input("f_h", p_, "N", "actuator forces λ_i, positive along increasing s"), BondRole::effort,
+                          "actuator"));
     }
     ps.push_back(output("s", p_, "m", "predicted actuator lengths"));
     PortSpec sd = output("s_dot", p_, "m/s", "predicted actuator rates (interface velocities)");

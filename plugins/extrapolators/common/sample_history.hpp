@@ -144,7 +144,8 @@ class SampleHistory {
   [[noreturn, gnu::cold, gnu::noinline]] void refuse(double t, std::size_t width) const {
     if (width != width_)
       throw std::invalid_argument("sample of width " + std::to_string(width) + ", expected " + std::to_string(width_));
-    throw std::invalid_argument(stride::format_text("sample times must increase strictly ({} after {})", t, slot_time(tail_)));
+    throw std::invalid_argument(
+        stride::format_text("sample times must increase strictly ({} after {})", t, slot_time(tail_)));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void too_short(double t) const {
     throw std::runtime_error(stride::format_text(

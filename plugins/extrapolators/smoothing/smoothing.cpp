@@ -26,12 +26,13 @@ class Smoothing final : public stride::Extrapolator {
     window.unit = "s";
     window.min = 0.0;
     window.doc = "averaging interval (t - window, t]; set it to the consumer's (slow) step";
-    i.parameters = {window,
-                    stride::choice_param("window_end", "t", {"t", "newest"},
-                                         "t: the mean over (t - window, t] for each time asked; newest: the mean over "
-                                         "the window ending at the newest sample, held for every t until the next "
-                                         "sample (González 2011: one mean of the last slow step, constant over the step)"),
-                    stride_extrapolation::history_param()};
+    i.parameters = {
+        window,
+        stride::choice_param("window_end", "t", {"t", "newest"},
+                             "t: the mean over (t - window, t] for each time asked; newest: the mean over "
+                             "the window ending at the newest sample, held for every t until the next "
+                             "sample (González 2011: one mean of the last slow step, constant over the step)"),
+        stride_extrapolation::history_param()};
     return i;
   }
   explicit Smoothing(const stride::Params& p)

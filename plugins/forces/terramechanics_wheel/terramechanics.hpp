@@ -77,7 +77,8 @@ inline void gauss_legendre(int N, std::vector<double>& x, std::vector<double>& w
 // the integrands share across slips. A wheel keeps the last set, since the finite-difference
 // force derivatives perturb mostly the speeds and the attitude, which leave θ1 unchanged.
 struct Nodes {
-  double z = std::nan(""), theta1 = std::nan(""), theta2 = std::nan(""), s1 = 0, tan_phi = 0;  // z: the sinkage θ1 came from
+  double z = std::nan(""), theta1 = std::nan(""), theta2 = std::nan(""), s1 = 0,
+         tan_phi = 0;  // z: the sinkage θ1 came from
   std::vector<double> th, wk, st, ct, sg;
 };
 
@@ -115,8 +116,8 @@ inline void prepare(const Soil& s, const Wheel& wh, double theta1, double theta2
 }
 
 // `nodes` prepared for sinkage z (θ1 = acos(1 − z/r), θ2 = 0), kept if they already are.
-inline const Nodes& at_sinkage(const Soil& s, const Wheel& wh, double z, const std::vector<double>& x, const std::vector<double>& w,
-                               Nodes& nodes) {
+inline const Nodes& at_sinkage(const Soil& s, const Wheel& wh, double z, const std::vector<double>& x,
+                               const std::vector<double>& w, Nodes& nodes) {
   if (nodes.z == z && nodes.theta2 == 0.0 && nodes.th.size() == x.size()) return nodes;
   prepare(s, wh, std::acos(std::max(-1.0, 1.0 - z / wh.r)), 0.0, x, w, nodes);
   nodes.z = z;
@@ -125,7 +126,8 @@ inline const Nodes& at_sinkage(const Soil& s, const Wheel& wh, double z, const s
 
 // ∫ of the five integrands over [θ2, θ1] on the prepared nodes, for K slips at once.
 template <std::size_t K>
-inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const Nodes& nd, const std::array<double, K>& slip) {
+inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const Nodes& nd,
+                                          const std::array<double, K>& slip) {
   std::array<Integrals, K> I{};
   const double tan_phi = nd.tan_phi, s1 = nd.s1, theta1 = nd.theta1;
   for (std::size_t i = 0; i < nd.th.size(); ++i) {
@@ -145,21 +147,23 @@ inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, const 
 
 // The same with the rule (x, w) on [-1, 1].
 template <std::size_t K>
-inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, const std::array<double, K>& slip,
-                                          const std::vector<double>& x, const std::vector<double>& w) {
+inline std::array<Integrals, K> integrate(const Soil& s, const Wheel& wh, double theta1, double theta2,
+                                          const std::array<double, K>& slip, const std::vector<double>& x,
+                                          const std::vector<double>& w) {
   Nodes nd;
   prepare(s, wh, theta1, theta2, x, w, nd);
   return integrate<K>(s, wh, nd, slip);
 }
-inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip, const std::vector<double>& x,
-                           const std::vector<double>& w) {
+inline Integrals integrate(const Soil& s, const Wheel& wh, double theta1, double theta2, double slip,
+                           const std::vector<double>& x, const std::vector<double>& w) {
   return integrate<1>(s, wh, theta1, theta2, {slip}, x, w)[0];
 }
 
 // Eq. 58–61 from the integrals: F_n without damping, F_t, R_c, T_r (linear in the integrals,
 // so also their derivatives from the integrals' derivatives).
 inline std::array<double, 4> forces(const Wheel& wh, const Integrals& I) {
-  return {wh.r * wh.b * (I.tau_sin + I.sigma_cos), wh.r * wh.b * I.tau_cos, wh.r * wh.b * I.sigma_sin, wh.r * wh.r * wh.b * I.tau};
+  return {wh.r * wh.b * (I.tau_sin + I.sigma_cos), wh.r * wh.b * I.tau_cos, wh.r * wh.b * I.sigma_sin,
+          wh.r * wh.r * wh.b * I.tau};
 }
 
 // The contact forces (F_n without damping, F_t, R_c, T_r) for K slips at sinkage z and their
@@ -222,9 +226,10 @@ struct Contact {
 // Forces at sinkage z, sinkage rate z_dot, wheel centre forward speed v and spin ω; with
 // `mirrored`, also those of travel the other way (−v, −ω: the slip changes sign).
 // `nodes` holds the prepared nodes of the last call (kept while the sinkage is unchanged).
-inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v,
-                                               double omega, const std::vector<double>& x, const std::vector<double>& w,
-                                               Nodes& nodes, bool forward = true, bool mirrored = true) {
+inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z,
+                                                double z_dot, double v, double omega, const std::vector<double>& x,
+                                                const std::vector<double>& w, Nodes& nodes, bool forward = true,
+                                                bool mirrored = true) {
   std::array<Contact, 2> C{};
   if (z <= 0) return C;
   at_sinkage(s, wh, z, x, w, nodes);
@@ -247,8 +252,8 @@ inline std::array<Contact, 2> contact_both_ways(const Soil& s, const Wheel& wh, 
   }
   return C;
 }
-inline Contact contact(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v, double omega,
-                       const std::vector<double>& x, const std::vector<double>& w) {
+inline Contact contact(const Soil& s, const Wheel& wh, double c_z, double v_eps, double z, double z_dot, double v,
+                       double omega, const std::vector<double>& x, const std::vector<double>& w) {
   Nodes nodes;
   return contact_both_ways(s, wh, c_z, v_eps, z, z_dot, v, omega, x, w, nodes, true, false)[0];
 }

@@ -61,7 +61,9 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
     tm::gauss_legendre(n_, x_, w_);
     auto vec = [&](const char* name) {
       const auto v = p.reals(name);
-      if (v.size() != 3) throw ParameterError(std::string("/") + name, std::string("expected 3 numbers, found ") + std::to_string(v.size()));
+      if (v.size() != 3)
+        throw ParameterError(std::string("/") + name,
+                             std::string("expected 3 numbers, found ") + std::to_string(v.size()));
       return Eigen::Vector3d(v[0], v[1], v[2]);
     };
     axis_ = vec("axis");
@@ -119,11 +121,13 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
     for (int m = 0; m < 2; ++m) {
       if (!(m == 0 ? k.forward : k.mirrored)) continue;
       const tm::ContactSlopes& c = S[std::size_t(m)];
-      const double w = m == 0 ? k.wf : 1.0 - k.wf, w_u = m == 0 ? wf_u : -wf_u, sg = m == 0 ? 1.0 : -1.0;  // mirrored: slip −s
+      const double w = m == 0 ? k.wf : 1.0 - k.wf, w_u = m == 0 ? wf_u : -wf_u,
+                   sg = m == 0 ? 1.0 : -1.0;  // mirrored: slip −s
       const std::array<double, 3> f{c.f[0] + c_z_ * k.z_dot, sg * (c.f[1] - c.f[2]), sg * c.f[3]};
       const std::array<double, 3> f_z{c.f_z[0], sg * (c.f_z[1] - c.f_z[2]), sg * c.f_z[3]};
       const std::array<double, 3> f_s{sg * c.f_s[0], c.f_s[1] - c.f_s[2], c.f_s[3]};
-      for (std::size_t i = 0; i < 3; ++i) X[i] += w * f[i], X_z[i] += w * f_z[i], X_s[i] += w * f_s[i], X_u[i] += w_u * f[i];
+      for (std::size_t i = 0; i < 3; ++i)
+        X[i] += w * f[i], X_z[i] += w * f_z[i], X_s[i] += w * f_s[i], X_u[i] += w_u * f[i];
       X_zd[0] += w * c_z_;
     }
     // Attitude: b = A axis turns by δθ × b; a = P b/|P b| (P the projection on the terrain plane).
@@ -156,7 +160,8 @@ class TerramechanicsWheel final : public ForceElement, public ForceElementDeriva
   // An element instance belongs to one model, evaluated from one thread.
   std::array<tm::Contact, 2> contact(double z, double v, double omega, bool forward, bool mirrored) const {
     for (const Kept& k : kept_)
-      if (k.valid && k.z == z && k.v == v && k.omega == omega && k.forward == forward && k.mirrored == mirrored) return k.c;
+      if (k.valid && k.z == z && k.v == v && k.omega == omega && k.forward == forward && k.mirrored == mirrored)
+        return k.c;
     Kept& k = kept_[next_];
     next_ = (next_ + 1) % kept_.size();
     k.c = tm::contact_both_ways(soil_, wheel_, c_z_, v_eps_, z, 0.0, v, omega, x_, w_, nodes_for(z), forward, mirrored);

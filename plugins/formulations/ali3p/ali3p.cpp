@@ -29,7 +29,8 @@ class Ali3p final : public Formulation {
     i.name = "ali3p";
     i.kind = Kind::formulation;
     i.version = "1.0";
-    i.description = "Index-3 augmented Lagrangian, trapezoidal rule, Newton-Raphson, velocity and acceleration projections";
+    i.description =
+        "Index-3 augmented Lagrangian, trapezoidal rule, Newton-Raphson, velocity and acceleration projections";
     i.parameters = {
         real_param("alpha", 1e12, "1",
                    "penalty factor alpha; Newton converges fast when alpha h^2/4 is well above the masses", 1e-3, 1e18),
@@ -215,9 +216,10 @@ class Ali3p final : public Formulation {
     if (lu_.compute(T_)) return;
     if (it > 0) throw StepFailure(newton_failure(t1, h, it, last_step, kSingular));
     if (it < 0)
-      throw StepFailure(format_text("ali3p: the projection matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular "
-                                    "at t = {} s, at the configuration the Newton iteration converged to",
-                                    t1));
+      throw StepFailure(
+          format_text("ali3p: the projection matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular "
+                      "at t = {} s, at the configuration the Newton iteration converged to",
+                      t1));
     throw StepFailure(format_text(
         "ali3p: the iteration matrix M + h/2 C + h^2/4 (K + alpha Phi_q^T Phi_q) is singular at t = {} s before any "
         "Newton step (a mass matrix or stiffness that is singular where the constraints leave freedom)",
@@ -227,7 +229,8 @@ class Ali3p final : public Formulation {
   // The range of M's diagonal at the predictor, for messages.
   void note_masses() {
     mass_lo_ = std::numeric_limits<double>::infinity(), mass_hi_ = 0.0;
-    for (Eigen::Index k = 0; k < dyn_.M.rows(); ++k) mass_lo_ = std::min(mass_lo_, dyn_.M(k, k)), mass_hi_ = std::max(mass_hi_, dyn_.M(k, k));
+    for (Eigen::Index k = 0; k < dyn_.M.rows(); ++k)
+      mass_lo_ = std::min(mass_lo_, dyn_.M(k, k)), mass_hi_ = std::max(mass_hi_, dyn_.M(k, k));
   }
 
   static constexpr std::string_view kNonFinite = "an update that is not finite", kNoConvergence = "no convergence",
@@ -237,8 +240,8 @@ class Ali3p final : public Formulation {
   // step or too stiff a penalty; steps that shrank too slowly are not.
   std::string newton_failure(double t1, double h, long it, double last_step, std::string_view what) const {
     const std::string scale =
-        format_text(" (h = {} s; alpha h^2/4 = {} against mass-matrix diagonal entries from {} to {} at the predictor)", h,
-                    alpha_ * h * h / 4, mass_lo_, mass_hi_);
+        format_text(" (h = {} s; alpha h^2/4 = {} against mass-matrix diagonal entries from {} to {} at the predictor)",
+                    h, alpha_ * h * h / 4, mass_lo_, mass_hi_);
     const bool non_finite = what == kNonFinite;
     const bool grew = std::isfinite(smallest_step_) && (non_finite || last_step > 2.0 * smallest_step_);
     if (grew)
@@ -247,8 +250,10 @@ class Ali3p final : public Formulation {
                          t1, smallest_step_, last_step, it, what == kNoConvergence ? "" : ", then it produced ",
                          what == kNoConvergence ? "" : what) + scale;
     if (what != kNoConvergence)
-      return format_text("ali3p: the Newton iteration produced {} at t = {} s in iteration {}; reduce the step or alpha", what,
-                         t1, it) + scale;
+      return format_text(
+                 "ali3p: the Newton iteration produced {} at t = {} s in iteration {}; reduce the step or alpha", what,
+                 t1, it) +
+             scale;
     return format_text("ali3p: the Newton iteration did not converge in {} iterations at t = {} s (last |dq| = {}, "
                        "tolerance {} relative to max(1, |q|)); raise max_iterations or tolerance, or reduce the step",
                        it, t1, last_step, tol_) + scale;
@@ -298,7 +303,8 @@ class Ali3p final : public Formulation {
   double mass_lo_ = 0.0, mass_hi_ = 0.0;  // the range of M's diagonal at its predictor
   Eigen::MatrixXd K_, C_, T_, Dw_;
   formulations::SparseLU lu_;
-  Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_, a_c_;
+  Eigen::VectorXd at_q_, at_v_, a_, qhat_d_, qhat_dd_, vt_, at_, r_, dq_, Q0_, Qp_, xp_, fw_, cw_, lw_, lambda_, e_,
+      a_c_;
 };
 
 }  // namespace

@@ -285,9 +285,10 @@ class ConstrainedDynamics {
       choose_independent();
       leave_out_dependent(S_);
       if (!factorize_S())
-        throw StepFailure("multibody: the constraint Jacobian is nearly rank deficient (a near-singular configuration); "
-                          "the equation closest to depending on the others: " +
-                          weakest_row());
+        throw StepFailure(
+            "multibody: the constraint Jacobian is nearly rank deficient (a near-singular configuration); "
+            "the equation closest to depending on the others: " +
+            weakest_row());
     }
   }
 
@@ -361,7 +362,8 @@ class ConstrainedDynamics {
   bool factorize_S() {
     if (!chol_S_.compute(S_)) return false;
     double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
-    for (Eigen::Index k = 0; k < S_.rows(); ++k) lo = std::min(lo, std::abs(chol_S_.diagonal(k))), hi = std::max(hi, std::abs(chol_S_.diagonal(k)));
+    for (Eigen::Index k = 0; k < S_.rows(); ++k)
+      lo = std::min(lo, std::abs(chol_S_.diagonal(k))), hi = std::max(hi, std::abs(chol_S_.diagonal(k)));
     return lo > 0.0 && (lo / hi) * (lo / hi) >= 1e-14;
   }
 
@@ -410,8 +412,8 @@ class ConstrainedDynamics {
       if (!dependent_[std::size_t(k)] && S_(k, k) > 0.0 && L_(k, k) * L_(k, k) / S_(k, k) < lowest)
         lowest = L_(k, k) * L_(k, k) / S_(k, k), worst = k;
     if (worst < 0) return "none found";
-    const std::string source =
-        std::size_t(worst) < labels_.size() ? labels_[std::size_t(worst)].source : "constraint row " + std::to_string(worst);
+    const std::string source = std::size_t(worst) < labels_.size() ? labels_[std::size_t(worst)].source
+                                                                   : "constraint row " + std::to_string(worst);
     return format_text("{} (row {}, pivot {} of its diagonal)", source, worst, lowest);
   }
 
@@ -575,12 +577,14 @@ class ConstraintResiduals {
                                 "directions); a run past it ends inaccurate",
                                 0.0, 1e300));
     params.push_back(real_param("max_velocity_residual", 0.1, "1",
-                                "accuracy bound on |Phi_q v + Phi_t| (m/s for points, 1/s for directions)", 0.0, 1e300));
+                                "accuracy bound on |Phi_q v + Phi_t| (m/s for points, 1/s for directions)", 0.0,
+                                1e300));
     params.push_back(real_param("max_normalization_residual", 1e-4, "1",
                                 "accuracy bound on |p^T p - 1| of the Euler parameters", 0.0, 1e300));
   }
   explicit ConstraintResiduals(const Params& p)
-      : bound_{p.real("max_position_residual"), p.real("max_normalization_residual"), p.real("max_velocity_residual")} {}
+      : bound_{p.real("max_position_residual"), p.real("max_normalization_residual"), p.real("max_velocity_residual")} {
+  }
 
   void reset(const MultibodyModel& model) {
     const std::size_t m = model.sizes().m;
@@ -636,7 +640,8 @@ class ConstraintResiduals {
     }
   };
   static constexpr const char* kName[3] = {"position", "normalization", "velocity"};
-  static constexpr const char* kParam[3] = {"max_position_residual", "max_normalization_residual", "max_velocity_residual"};
+  static constexpr const char* kParam[3] = {"max_position_residual", "max_normalization_residual",
+                                            "max_velocity_residual"};
   double bound_[3];
   std::array<Worst, 3> worst_{};
   std::vector<ConstraintLabel> labels_;

@@ -60,7 +60,9 @@ class MinimumDegreeOrder {
   std::span<const Eigen::Index> later(Eigen::Index k) const {
     return {adj_.data() + adj_start_[std::size_t(k)], adj_start_[std::size_t(k) + 1] - adj_start_[std::size_t(k)]};
   }
-  std::size_t later_start(Eigen::Index k) const { return adj_start_[std::size_t(k)]; }  // into a list of all later() in order
+  std::size_t later_start(Eigen::Index k) const {
+    return adj_start_[std::size_t(k)];
+  }  // into a list of all later() in order
 
   void analyze() {
     graph_ = pattern_;
@@ -72,7 +74,8 @@ class MinimumDegreeOrder {
       for (Eigen::Index i = 0; i < n_; ++i) {
         if (eliminated(i)) continue;
         long d = 0;
-        for (std::size_t w = 0; w < words_; ++w) d += __builtin_popcountll(graph_[std::size_t(i) * words_ + w] & ~done_[w]);
+        for (std::size_t w = 0; w < words_; ++w)
+          d += __builtin_popcountll(graph_[std::size_t(i) * words_ + w] & ~done_[w]);
         if (best < 0 || d < best_degree) best = i, best_degree = d;
       }
       order_[std::size_t(k)] = best;
@@ -82,7 +85,8 @@ class MinimumDegreeOrder {
       for (Eigen::Index i = 0; i < n_; ++i)
         if (i != best && test(graph_, best, i) && !eliminated(i)) adj_[a++] = i;
       for (std::size_t x = first; x < a; ++x)  // the neighbours become a clique
-        for (std::size_t w = 0; w < words_; ++w) graph_[std::size_t(adj_[x]) * words_ + w] |= graph_[std::size_t(best) * words_ + w];
+        for (std::size_t w = 0; w < words_; ++w)
+          graph_[std::size_t(adj_[x]) * words_ + w] |= graph_[std::size_t(best) * words_ + w];
     }
     adj_start_[std::size_t(n_)] = a;
     analyzed_ = true;

@@ -37,7 +37,8 @@ class SparseCholesky {
     for (Eigen::Index k = 0; k < m_; ++k) {  // F = S on the filled pattern, lower triangle
       const Eigen::Index p = order_.pivot(k);
       F_(p, p) = S(p, p);
-      for (const Eigen::Index i : order_.later(k)) F_(std::max(i, p), std::min(i, p)) = S(std::max(i, p), std::min(i, p));
+      for (const Eigen::Index i : order_.later(k))
+        F_(std::max(i, p), std::min(i, p)) = S(std::max(i, p), std::min(i, p));
     }
     double* const F = F_.data();
     for (Eigen::Index k = 0; k < m_; ++k) {

@@ -24,8 +24,9 @@ class Independent final : public Formulation {
 
   void reset(MultibodyModel& model, double, VectorRef, VectorRef) override {
     if (model.sizes().m != 0)
-      throw std::invalid_argument("formulation 'independent' needs a model in independent coordinates, but this one has " +
-                                  std::to_string(model.sizes().m) + " constraints: use 'ali1' or 'ali3p'");
+      throw std::invalid_argument(
+          "formulation 'independent' needs a model in independent coordinates, but this one has " +
+          std::to_string(model.sizes().m) + " constraints: use 'ali1' or 'ali3p'");
     dyn_.reset(model, "independent", 0);
     v_dot_.setZero(Eigen::Index(dyn_.size.n));
     at_q_.setZero(Eigen::Index(dyn_.size.n));

@@ -140,7 +140,8 @@ class CondensedMlcp {
       iterations = solve_.solve(prob_, lambda_c_, warm_c_, xc_, pgs_, bpp_, t, [this] { return recover(); });
     } else if (const double res = recover(); !(res <= solve_.tol)) {  // bilateral rows only: nothing to iterate
       ++solve_.failed;
-      throw StepFailure(format_text("mlcp: the bilateral rows miss the residual tolerance at t = {} s (residual {} m/s)", t, res));
+      throw StepFailure(
+          format_text("mlcp: the bilateral rows miss the residual tolerance at t = {} s (residual {} m/s)", t, res));
     }
     classify();
     warm_c_ = lambda_c_;

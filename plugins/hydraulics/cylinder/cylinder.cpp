@@ -42,7 +42,8 @@ class CylinderOde final : public stride::OdeSystem {
     const std::vector<stride::ParamSpec> more = {
         stride::bool_param("s0_from_input", true,
                            "take s0 of Eq. 28 (equal chamber lengths) from the input s at t0; false: use parameter s0"),
-        stride::real_param("s0", 0.5, "m", "actuator length with equal chambers (Eq. 28) when s0_from_input is false", 0.0),
+        stride::real_param("s0", 0.5, "m", "actuator length with equal chambers (Eq. 28) when s0_from_input is false",
+                           0.0),
         stride::choice_param("initialize", "equilibrium", {"equilibrium", "given"},
                              "equilibrium: solve Eq. 41 for kappa0, p1, p2 from the input f_eq at t0; "
                              "given: use kappa0, p1_0, p2_0"),
@@ -94,10 +95,12 @@ class CylinderOde final : public stride::OdeSystem {
     std::vector<stride::PortSpec> p;
     p.push_back(stride::input("s", 1, "m", "actuator length"));
     if (flow_inputs_) {
-      p.push_back(stride::bonded(stride::input("flow1", 1, "m^3/s", "rate of change of the chamber 1 volume, -a_p s_dot"),
-                                 BondRole::flow, "chamber1"));
-      p.push_back(stride::bonded(stride::input("flow2", 1, "m^3/s", "rate of change of the chamber 2 volume, a_p s_dot"),
-                                 BondRole::flow, "chamber2"));
+      p.push_back(
+          stride::bonded(stride::input("flow1", 1, "m^3/s", "rate of change of the chamber 1 volume, -a_p s_dot"),
+                         BondRole::flow, "chamber1"));
+      p.push_back(
+          stride::bonded(stride::input("flow2", 1, "m^3/s", "rate of change of the chamber 2 volume, a_p s_dot"),
+                         BondRole::flow, "chamber2"));
     } else {
       auto sd = stride::input("s_dot", 1, "m/s", "actuator rate");
       p.push_back(force_coupling_ ? stride::bonded(sd, BondRole::flow, "actuator") : sd);
@@ -228,9 +231,10 @@ class CylinderOde final : public stride::OdeSystem {
     const double command = kappa0_ + offset(t);
     const bool beyond = command < 0.0 || command > 1.0;
     if (beyond && !saturated_)
-      log_warning("spool command kappa0 + offset = {} is outside [0, 1] from t = {} s: held at {} (valve fully open, {})",
-                  command, t, command < 0.0 ? 0.0 : 1.0,
-                  command < 0.0 ? "pump to chamber 2, chamber 1 to tank" : "pump to chamber 1, chamber 2 to tank");
+      log_warning(
+          "spool command kappa0 + offset = {} is outside [0, 1] from t = {} s: held at {} (valve fully open, {})",
+          command, t, command < 0.0 ? 0.0 : 1.0,
+          command < 0.0 ? "pump to chamber 2, chamber 1 to tank" : "pump to chamber 1, chamber 2 to tank");
     saturated_ = beyond;
     return std::clamp(command, 0.0, 1.0);
   }

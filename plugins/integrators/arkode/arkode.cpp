@@ -66,7 +66,9 @@ class Arkode final : public stride::Integrator {
     const auto m = p.string("method");
     mode_ = m == "explicit" ? Mode::explicit_rk : m == "implicit" ? Mode::implicit_rk : Mode::imex;
     bridge_.owner = this;
-    bridge_.warning = [](const void* self, const char* text) { static_cast<const Arkode*>(self)->log_warning("{}", text); };
+    bridge_.warning = [](const void* self, const char* text) {
+      static_cast<const Arkode*>(self)->log_warning("{}", text);
+    };
   }
 
   ~Arkode() override { release(); }

@@ -61,7 +61,9 @@ class Cvode final : public stride::Integrator {
         restart_at_jumps_(p.boolean("restart_at_input_discontinuities")),
         step_past_(p.boolean("step_past_communication_points")) {
     bridge_.owner = this;
-    bridge_.warning = [](const void* self, const char* text) { static_cast<const Cvode*>(self)->log_warning("{}", text); };
+    bridge_.warning = [](const void* self, const char* text) {
+      static_cast<const Cvode*>(self)->log_warning("{}", text);
+    };
   }
 
   ~Cvode() override { release(); }
@@ -99,8 +101,9 @@ class Cvode final : public stride::Integrator {
     jump_ = false;
     // Inputs are read at the times CVODE evaluates: only without any, it may go beyond t + h.
     const auto ports = sys.ports();
-    ahead_ = step_past_ && std::none_of(ports.begin(), ports.end(),
-                                         [](const stride::PortSpec& q) { return q.direction == stride::Direction::input; });
+    ahead_ = step_past_ && std::none_of(ports.begin(), ports.end(), [](const stride::PortSpec& q) {
+               return q.direction == stride::Direction::input;
+             });
   }
 
   double step(stride::OdeSystem& sys, double t, double h, std::span<double> x) override {

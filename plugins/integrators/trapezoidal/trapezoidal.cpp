@@ -82,7 +82,8 @@ class Trapezoidal final : public stride::Integrator {
       }
     }
     ++failures_;
-    throw stride::StepFailure(stride::format_text("trapezoidal: Newton did not converge at t = {} s with h = {} s", t, h));
+    throw stride::StepFailure(
+        stride::format_text("trapezoidal: Newton did not converge at t = {} s with h = {} s", t, h));
   }
 
   stride::json statistics() const override {

@@ -27,9 +27,11 @@ class CraneModel : public MultibodyModel {
  public:
   static std::vector<ParamSpec> common_params() {
     std::vector<ParamSpec> ps = geometry_params();
-    ps.push_back(integer_param("actuators", 1, "1: actuator B-P (Sect. 4.1); 2: plus P to the midpoint of link 2 (Sect. 4.1.1)", 1, 2));
-    ps.push_back(choice_param("coupling", "force", {"force", "pressure"},
-                              "force: input actuator forces f_h; pressure: input chamber pressures p1, p2 (Eq. 24 on this side)"));
+    ps.push_back(integer_param("actuators", 1,
+                               "1: actuator B-P (Sect. 4.1); 2: plus P to the midpoint of link 2 (Sect. 4.1.1)", 1, 2));
+    ps.push_back(choice_param(
+        "coupling", "force", {"force", "pressure"},
+        "force: input actuator forces f_h; pressure: input chamber pressures p1, p2 (Eq. 24 on this side)"));
     ps.push_back(real_param("a_p", 65e-4, "m^2", "piston area (pressure coupling only)", 0.0));
     ps.push_back(real_param("c", 1e5, "N*s/m", "cylinder viscous friction (pressure coupling only)", 0.0));
     return ps;
@@ -51,28 +53,43 @@ class CraneModel : public MultibodyModel {
       return s;
     };
     if (pressure_) {
-      ps.push_back(with(bonded(input("p1", p_, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"), names("p1_", "")));
-      ps.push_back(with(bonded(input("p2", p_, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"), names("p2_", "")));
+      ps.push_back(with(
+          bonded(input("p1", p_, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"),
+          names("p1_", "")));
+      ps.push_back(
+          with(bonded(input("p2", p_, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"),
+               names("p2_", "")));
     } else {
-      ps.push_back(with(bonded(input("f_h", p_, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"), names("f", "")));
+      ps.push_back(with(
+          bonded(input("f_h", p_, "N", "actuator forces, positive along increasing s"), BondRole::effort, "actuator"),
+          names("f", "")));
     }
-    PortSpec s_dot = with(output("s_dot", p_, "m/s", "actuator elongation rates (interface velocities)"), names("s", "_dot"));
+    PortSpec s_dot =
+        with(output("s_dot", p_, "m/s", "actuator elongation rates (interface velocities)"), names("s", "_dot"));
     if (!pressure_) s_dot = bonded(std::move(s_dot), BondRole::flow, "actuator");
     ps.push_back(with(output("s", p_, "m", "actuator lengths"), names("s", "")));
     ps.push_back(std::move(s_dot));
-    ps.push_back(with(output("s_ddot", p_, "m/s^2", "actuator accelerations with the current input", true), names("s", "_ddot")));
+    ps.push_back(with(output("s_ddot", p_, "m/s^2", "actuator accelerations with the current input", true),
+                      names("s", "_ddot")));
     std::vector<std::string> me;
     for (std::size_t i = 1; i <= p_; ++i)
       for (std::size_t j = 1; j <= p_; ++j) me.push_back("M" + std::to_string(i) + std::to_string(j));
-    ps.push_back(with(output("M_eff", p_ * p_, "kg", "effective mass of the reduced interface model (Eq. 12/17), row-major"), me));
-    ps.push_back(with(output("f_eff", p_, "N", "effective force of the reduced interface model (Eq. 13/18)"), names("f", "")));
+    ps.push_back(with(
+        output("M_eff", p_ * p_, "kg", "effective mass of the reduced interface model (Eq. 12/17), row-major"), me));
+    ps.push_back(
+        with(output("f_eff", p_, "N", "effective force of the reduced interface model (Eq. 13/18)"), names("f", "")));
     ps.push_back(output("energy", 1, "J", "mechanical energy, kinetic + gravitational"));
     ps.push_back(output("x_R", 1, "m", "x of the tip mass R"));
     ps.push_back(output("y_R", 1, "m", "y of the tip mass R"));
     ps.push_back(output("x_R_dot", 1, "m/s", "x velocity of the tip mass R"));
     if (pressure_) {
-      ps.push_back(with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate the piston pushes out of chamber 1"), BondRole::flow, "chamber1"), names("flow1_", "")));
-      ps.push_back(with(bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate the piston sweeps into chamber 2"), BondRole::flow, "chamber2"), names("flow2_", "")));
+      ps.push_back(
+          with(bonded(output("flow1", p_, "m^3/s", "-a_p s_dot: volume rate the piston pushes out of chamber 1"),
+                      BondRole::flow, "chamber1"),
+               names("flow1_", "")));
+      ps.push_back(with(bonded(output("flow2", p_, "m^3/s", "a_p s_dot: volume rate the piston sweeps into chamber 2"),
+                               BondRole::flow, "chamber2"),
+                        names("flow2_", "")));
     }
     return ps;
   }

@@ -16,11 +16,13 @@ class CraneDependent final : public crane::CraneModel {
     i.kind = Kind::subsystem;
     i.form = Form::multibody;
     i.version = "1.0";
-    i.description = "Planar hydraulic crane (Peiret 2018 Sect. 4.1), dependent coordinates [x_P, y_P, theta1, x_R, y_R], Eq. 21b";
+    i.description =
+        "Planar hydraulic crane (Peiret 2018 Sect. 4.1), dependent coordinates [x_P, y_P, theta1, x_R, y_R], Eq. 21b";
     i.parameters = common_params();
     return i;
   }
-  explicit CraneDependent(const Params& p) : CraneModel(p), H_(crane::dependent_mass_matrix(geo_)), g_(crane::dependent_gravity_forces(geo_)) {
+  explicit CraneDependent(const Params& p)
+      : CraneModel(p), H_(crane::dependent_mass_matrix(geo_)), g_(crane::dependent_gravity_forces(geo_)) {
     D_.setZero(Eigen::Index(p_), 5);
   }
 

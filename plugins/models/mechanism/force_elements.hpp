@@ -42,18 +42,25 @@ inline std::string check(const ParamSpec& s, const json& v) {
   auto in = [&](double x) { return (!s.min || x >= *s.min) && (!s.max || x <= *s.max); };
   auto range = [&] {
     std::ostringstream o;
-    if (s.min || s.max) o << " in [" << (s.min ? format_text("{}", *s.min) : "-inf") << ", " << (s.max ? format_text("{}", *s.max) : "inf") << "]";
+    if (s.min || s.max)
+      o << " in [" << (s.min ? format_text("{}", *s.min) : "-inf") << ", "
+        << (s.max ? format_text("{}", *s.max) : "inf") << "]";
     return o.str();
   };
   switch (s.type) {
     case ParamType::real:
-      return v.is_number() && std::isfinite(v.get<double>()) && in(v.get<double>()) ? "" : "expected a real number" + range() + (s.unit.empty() ? "" : " " + s.unit) + ", found " + v.dump();
+      return v.is_number() && std::isfinite(v.get<double>()) && in(v.get<double>())
+                 ? ""
+                 : "expected a real number" + range() + (s.unit.empty() ? "" : " " + s.unit) + ", found " + v.dump();
     case ParamType::integer:
-      return v.is_number_integer() && in(double(v.get<long>())) ? "" : "expected an integer" + range() + ", found " + v.dump();
+      return v.is_number_integer() && in(double(v.get<long>()))
+                 ? ""
+                 : "expected an integer" + range() + ", found " + v.dump();
     case ParamType::boolean: return v.is_boolean() ? "" : "expected true or false, found " + v.dump();
     case ParamType::string:
       if (!v.is_string()) return "expected a string, found " + v.dump();
-      if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), v.get<std::string>()) == s.choices.end()) {
+      if (!s.choices.empty() &&
+          std::find(s.choices.begin(), s.choices.end(), v.get<std::string>()) == s.choices.end()) {
         std::string all;
         for (const auto& c : s.choices) all += (all.empty() ? "" : ", ") + c;
         return "expected one of " + all + ", found " + v.dump();
@@ -62,26 +69,31 @@ inline std::string check(const ParamSpec& s, const json& v) {
     case ParamType::real_list:
       if (!v.is_array()) return "expected a list of numbers, found " + v.dump();
       for (const auto& x : v)
-        if (!x.is_number() || !in(x.get<double>())) return "expected a list of numbers" + range() + ", found " + v.dump();
+        if (!x.is_number() || !in(x.get<double>()))
+          return "expected a list of numbers" + range() + ", found " + v.dump();
       return "";
     case ParamType::object: return v.is_object() ? "" : "expected an object, found " + v.dump();
     case ParamType::path: return v.is_string() ? "" : "expected a file name, found " + v.dump();
     case ParamType::integer_list:
       if (!v.is_array()) return "expected a list of integers, found " + v.dump();
       for (const auto& x : v)
-        if (!x.is_number_integer() || !in(double(x.get<long>()))) return "expected a list of integers" + range() + ", found " + v.dump();
+        if (!x.is_number_integer() || !in(double(x.get<long>())))
+          return "expected a list of integers" + range() + ", found " + v.dump();
       return "";
     case ParamType::matrix:
     case ParamType::table: {
       // Rows of equal length (a table: at least [x, y] with x strictly increasing).
       const bool table = s.type == ParamType::table;
-      const std::string what = table ? "a table: rows [x, y...] with x increasing" : "a matrix: a list of rows of numbers";
+      const std::string what =
+          table ? "a table: rows [x, y...] with x increasing" : "a matrix: a list of rows of numbers";
       if (!v.is_array() || v.empty() || !v[0].is_array()) return "expected " + what + ", found " + v.dump();
       const std::size_t cols = table && !s.column_units.empty() ? s.column_units.size() : v[0].size();
       for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_array() || v[i].size() != cols || cols < (table ? 2u : 1u)) return "expected " + what + ", row " + std::to_string(i) + " found " + v[i].dump();
+        if (!v[i].is_array() || v[i].size() != cols || cols < (table ? 2u : 1u))
+          return "expected " + what + ", row " + std::to_string(i) + " found " + v[i].dump();
         for (std::size_t j = 0; j < cols; ++j)
-          if (!v[i][j].is_number() || !std::isfinite(v[i][j].get<double>()) || ((!table || j > 0) && !in(v[i][j].get<double>())))
+          if (!v[i][j].is_number() || !std::isfinite(v[i][j].get<double>()) ||
+              ((!table || j > 0) && !in(v[i][j].get<double>())))
             return "expected " + what + range() + ", row " + std::to_string(i) + " found " + v[i].dump();
         if (table && i > 0 && !(v[i][0].get<double>() > v[i - 1][0].get<double>()))
           return "expected " + what + " (x strictly increasing), row " + std::to_string(i) + " found " + v[i].dump();
@@ -125,17 +137,21 @@ inline std::vector<LoadedForce> load_force_elements(const Description& d) {
         lib = std::shared_ptr<void>(h, [](void* p) { ::dlclose(p); });
         auto entry = reinterpret_cast<const StrideForceHandshake* (*)()>(::dlsym(h, "stride_force_element"));
         const StrideForceHandshake* hs = entry ? entry() : nullptr;
-        if (!hs) problem = path.string() + " has no entry point stride_force_element (not built with STRIDE_FORCE_ELEMENT?)";
+        if (!hs)
+          problem = path.string() + " has no entry point stride_force_element (not built with STRIDE_FORCE_ELEMENT?)";
         else if (hs->abi_version != STRIDE_ABI_VERSION || hs->struct_size != sizeof(StrideForceHandshake))
-          problem = path.string() + ": ABI version " + std::to_string(hs->abi_version) + " (expected " + std::to_string(STRIDE_ABI_VERSION) + ")";
+          problem = path.string() + ": ABI version " + std::to_string(hs->abi_version) + " (expected " +
+                    std::to_string(STRIDE_ABI_VERSION) + ")";
         else if (!hs->fingerprint || std::string(hs->fingerprint) != STRIDE_FINGERPRINT)
-          problem = path.string() + ": build fingerprint differs (" + (hs->fingerprint ? hs->fingerprint : "none") + " vs " + STRIDE_FINGERPRINT + ")";
+          problem = path.string() + ": build fingerprint differs (" + (hs->fingerprint ? hs->fingerprint : "none") +
+                    " vs " + STRIDE_FINGERPRINT + ")";
         else
           plugin = hs->plugin();
         break;
       }
       if (!plugin) {
-        if (problem.empty()) problem = "no force-element plugin \"" + x.plugin + "\" (looked for " + file + " in " + searched + ")";
+        if (problem.empty())
+          problem = "no force-element plugin \"" + x.plugin + "\" (looked for " + file + " in " + searched + ")";
         throw ParameterError(x.pointer + "/plugin", problem);
       }
       it = loaded.emplace(x.plugin, std::make_pair(lib, plugin)).first;
@@ -149,15 +165,20 @@ inline std::vector<LoadedForce> load_force_elements(const Description& d) {
       if (s == specs.end()) {
         std::string all;
         for (const auto& sp : specs) all += (all.empty() ? "" : ", ") + sp.name;
-        throw ParameterError(x.pointer + "/parameters/" + p.key(), "force element \"" + x.plugin + "\" has no parameter \"" + p.key() + "\"; parameters: " + all);
+        throw ParameterError(
+            x.pointer + "/parameters/" + p.key(),
+            "force element \"" + x.plugin + "\" has no parameter \"" + p.key() + "\"; parameters: " + all);
       }
-      if (auto e = detail::check(*s, p.value()); !e.empty()) throw ParameterError(x.pointer + "/parameters/" + p.key(), e);
+      if (auto e = detail::check(*s, p.value()); !e.empty())
+        throw ParameterError(x.pointer + "/parameters/" + p.key(), e);
       values[p.key()] = p.value();
     }
     for (const auto& s : pl.info().parameters)
       if (!values.contains(s.name)) {
         if (s.default_value.is_null())
-          throw ParameterError(x.pointer + "/parameters/" + s.name, "required parameter \"" + s.name + "\" of force element \"" + x.plugin + "\" is missing (" + s.doc + ")");
+          throw ParameterError(
+              x.pointer + "/parameters/" + s.name,
+              "required parameter \"" + s.name + "\" of force element \"" + x.plugin + "\" is missing (" + s.doc + ")");
         values[s.name] = s.default_value;
       }
     std::unique_ptr<ForceElement> e;
@@ -172,7 +193,8 @@ inline std::vector<LoadedForce> load_force_elements(const Description& d) {
     // The element's code must stay loaded as long as the element: the deleter holds the library.
     auto lib = it->second.first;
     const auto* derivatives = dynamic_cast<const ForceElementDerivatives*>(e.get());
-    out.push_back({k, lib, std::shared_ptr<ForceElement>(e.release(), [lib](ForceElement* p) { delete p; }), derivatives});
+    out.push_back(
+        {k, lib, std::shared_ptr<ForceElement>(e.release(), [lib](ForceElement* p) { delete p; }), derivatives});
   }
   return out;
 }

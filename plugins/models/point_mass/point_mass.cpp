@@ -46,10 +46,12 @@ class PointMass final : public MultibodyModel {
   std::vector<PortSpec> ports() const override {
     std::vector<PortSpec> ps;
     if (pressure_) {
-      ps.push_back(bonded(input("p1", 1, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"));
+      ps.push_back(
+          bonded(input("p1", 1, "Pa", "pressure of chamber 1 (shrinks as s grows)"), BondRole::effort, "chamber1"));
       ps.push_back(bonded(input("p2", 1, "Pa", "pressure of chamber 2 (grows with s)"), BondRole::effort, "chamber2"));
     } else {
-      ps.push_back(bonded(input("f_h", 1, "N", "actuator force, positive along increasing s"), BondRole::effort, "actuator"));
+      ps.push_back(
+          bonded(input("f_h", 1, "N", "actuator force, positive along increasing s"), BondRole::effort, "actuator"));
     }
     PortSpec s_dot = output("s_dot", 1, "m/s", "velocity (interface velocity)");
     ps.push_back(output("s", 1, "m", "position (actuator length)"));
@@ -59,8 +61,10 @@ class PointMass final : public MultibodyModel {
     ps.push_back(output("f_eff", 1, "N", "effective force of the reduced interface model: f0"));
     ps.push_back(output("energy", 1, "J", "kinetic energy plus the potential of f0"));
     if (pressure_) {
-      ps.push_back(bonded(output("flow1", 1, "m^3/s", "-a_p s_dot: volume rate the piston pushes out of chamber 1"), BondRole::flow, "chamber1"));
-      ps.push_back(bonded(output("flow2", 1, "m^3/s", "a_p s_dot: volume rate the piston sweeps into chamber 2"), BondRole::flow, "chamber2"));
+      ps.push_back(bonded(output("flow1", 1, "m^3/s", "-a_p s_dot: volume rate the piston pushes out of chamber 1"),
+                          BondRole::flow, "chamber1"));
+      ps.push_back(bonded(output("flow2", 1, "m^3/s", "a_p s_dot: volume rate the piston sweeps into chamber 2"),
+                          BondRole::flow, "chamber2"));
     }
     return ps;
   }

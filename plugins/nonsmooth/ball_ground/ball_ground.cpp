@@ -22,7 +22,8 @@ class BallGround final : public nonsmooth::Closed<NonsmoothModel> {
     i.kind = Kind::subsystem;
     i.form = Form::multibody;
     i.version = "1.0";
-    i.description = "Ball dropped on the ground: inelastic impact, resting contact, Coulomb friction and rolling (needs mlcp)";
+    i.description =
+        "Ball dropped on the ground: inelastic impact, resting contact, Coulomb friction and rolling (needs mlcp)";
     i.parameters = {
         real_param("mass", 1.0, "kg", "mass of the ball", 1e-9),
         real_param("radius", 0.1, "m", "radius of the ball", 1e-6),
@@ -63,7 +64,9 @@ class BallGround final : public nonsmooth::Closed<NonsmoothModel> {
     M(2, 2) = I_;
   }
   void coriolis(ConstVectorRef, ConstVectorRef, VectorRef c) override { c.setZero(); }
-  void applied_forces(double, ConstVectorRef, ConstVectorRef, VectorRef f) override { f << 0.0, -m_ * nonsmooth::gravity, 0.0; }
+  void applied_forces(double, ConstVectorRef, ConstVectorRef, VectorRef f) override {
+    f << 0.0, -m_ * nonsmooth::gravity, 0.0;
+  }
   std::vector<ContactRow> contact_rows() const override {
     return {{ContactKind::normal, 0, k_, tau_}, {ContactKind::friction, 0, kt_, 0.0}};
   }

@@ -35,8 +35,10 @@ class BlockIncline final : public nonsmooth::Closed<NonsmoothModel> {
         real_param("v0", 0.0, "m/s", "initial velocity along the incline (downhill positive)"),
         real_param("stiffness", 1e9, "N/m", "contact stiffness k of the normal row", 1e-3),
         real_param("relaxation", 0.0, "s", "relaxation time tau of the normal row (damping k tau)", 0.0),
-        real_param("friction_stiffness", 1e12, "N/m", "regularization stiffness of the friction rows (sticking creep C lambda)", 1e-3),
-        bool_param("actuated", false, "input force f along the incline; outputs M_eff and f_eff of the interface model"),
+        real_param("friction_stiffness", 1e12, "N/m",
+                   "regularization stiffness of the friction rows (sticking creep C lambda)", 1e-3),
+        bool_param("actuated", false,
+                   "input force f along the incline; outputs M_eff and f_eff of the interface model"),
     };
     return i;
   }
@@ -48,7 +50,9 @@ class BlockIncline final : public nonsmooth::Closed<NonsmoothModel> {
 
   std::vector<PortSpec> ports() const override {
     std::vector<PortSpec> ps;
-    if (actuated_) ps.push_back(bonded(input("f", 1, "N", "force along the incline (downhill positive)"), BondRole::effort, "drive"));
+    if (actuated_)
+      ps.push_back(
+          bonded(input("f", 1, "N", "force along the incline (downhill positive)"), BondRole::effort, "drive"));
     PortSpec s_dot = output("s_dot", 1, "m/s", "velocity along the incline");
     if (actuated_) s_dot = bonded(std::move(s_dot), BondRole::flow, "drive");
     ps.push_back(output("s", 1, "m", "position along the incline (downhill positive)"));

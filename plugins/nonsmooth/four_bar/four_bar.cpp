@@ -96,7 +96,8 @@ class FourBar final : public nonsmooth::Closed<MultibodyModel> {
     y[1] = (A[0] * vA[1] - A[1] * vA[0]) / A.squaredNorm();
     const Bars b = bars(st.q);
     double worst = 0.0;
-    for (int k = 0; k < 4; ++k) worst = std::max(worst, std::abs((b.d[k].squaredNorm() - b.L[k] * b.L[k]) / (2.0 * b.L[k])));
+    for (int k = 0; k < 4; ++k)
+      worst = std::max(worst, std::abs((b.d[k].squaredNorm() - b.L[k] * b.L[k]) / (2.0 * b.L[k])));
     y[2] = worst;
     y[3] = energy_at(st.t, st.q, st.v);
   }
@@ -111,7 +112,8 @@ class FourBar final : public nonsmooth::Closed<MultibodyModel> {
   };
   Bars bars(ConstVectorRef q) const {
     const Eigen::Vector2d A = q.segment<2>(0), B = q.segment<2>(2);
-    return {{A, B - A, B - Eigen::Vector2d(L2_, 0.0), 0.5 * (A + B) - Eigen::Vector2d(0.5 * L2_, 0.0)}, {L1_, L2_, L1_, L1_}};
+    return {{A, B - A, B - Eigen::Vector2d(L2_, 0.0), 0.5 * (A + B) - Eigen::Vector2d(0.5 * L2_, 0.0)},
+            {L1_, L2_, L1_, L1_}};
   }
 
   double L1_, L2_, m_, theta0_;

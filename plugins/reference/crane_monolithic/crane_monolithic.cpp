@@ -235,7 +235,11 @@ class CraneMonolithic final : public stride::Subsystem {
   }
 
   stride::json statistics() const override {
-    if (!cvode_) return {{"method", "trapezoidal"}, {"steps", steps_}, {"newton_iterations", newton_}, {"rhs_evaluations", rhs_count_}};
+    if (!cvode_)
+      return {{"method", "trapezoidal"},
+              {"steps", steps_},
+              {"newton_iterations", newton_},
+              {"rhs_evaluations", rhs_count_}};
     stride_sundials::CvodeCounters c = accumulated_;
     if (mem_) c += current();
     return {{"method", "cvode_bdf"},

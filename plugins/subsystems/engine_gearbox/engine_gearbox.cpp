@@ -44,21 +44,27 @@ class EngineGearbox final : public OdeSystem {
     i.kind = Kind::subsystem;
     i.form = Form::ode;
     i.version = "1.0";
-    i.description = "Mean-value SI engine (Crossley & Cook 1991), torque converter and automatic gearbox with shift events";
+    i.description =
+        "Mean-value SI engine (Crossley & Cook 1991), torque converter and automatic gearbox with shift events";
     i.parameters = {
-        table_param("throttle", json::array({{0.0, 15.0}}), {"s", "deg"}, "throttle angle over time (linear between rows)", 0.0, 90.0),
+        table_param("throttle", json::array({{0.0, 15.0}}), {"s", "deg"},
+                    "throttle angle over time (linear between rows)", 0.0, 90.0),
         real_param("inertia", 0.14, "kg*m^2", "crank, flywheel and impeller inertia J (MSL Engine: 0.14)", 1e-4),
         real_param("engine_speed0", 209.0, "rad/s", "crank speed at t0 (MSL Engine: 209)", 20.0, 1000.0),
         real_param("air_fuel_ratio", 14.6, "1", "AFR of the torque law (MSL TorqueGeneration: 14.6)", 8.0, 25.0),
         real_param("spark_advance", 15.0, "deg", "spark advance sigma before top dead centre (MSL: 15)", 0.0, 60.0),
         real_list_param("gear_ratios", {2.393, 1.450, 1.000, 0.677}, "1", "gearbox ratios, first gear first (sf_car)"),
         integer_param("initial_gear", 1, "gear at t0", 1, 16),
-        table_param("upshift", upshift_default(), {}, "rows [theta (deg), output shaft speed (rad/s) of the upshift from gear 1, 2, ...]"),
-        table_param("downshift", downshift_default(), {}, "rows [theta (deg), output shaft speed (rad/s) of the downshift to gear 1, 2, ...]"),
+        table_param("upshift", upshift_default(), {},
+                    "rows [theta (deg), output shaft speed (rad/s) of the upshift from gear 1, 2, ...]"),
+        table_param("downshift", downshift_default(), {},
+                    "rows [theta (deg), output shaft speed (rad/s) of the downshift to gear 1, 2, ...]"),
         real_param("shift_time", 0.2, "s", "duration of a shift (the ratio changes smoothly over it)", 1e-3, 5.0),
-        table_param("converter", en::sf_car_converter_table(), {"1", "1", "1"},
-                    "rows [speed ratio, K-factor (rad/s per sqrt(N*m)), torque ratio] up to the coupling point (sf_car)", 0.0),
-        real_param("converter_capacity_scale", 1.0, "1", "factor on K: a converter sized for a smaller engine has a larger K", 1e-3, 1e3),
+        table_param(
+            "converter", en::sf_car_converter_table(), {"1", "1", "1"},
+            "rows [speed ratio, K-factor (rad/s per sqrt(N*m)), torque ratio] up to the coupling point (sf_car)", 0.0),
+        real_param("converter_capacity_scale", 1.0, "1",
+                   "factor on K: a converter sized for a smaller engine has a larger K", 1e-3, 1e3),
     };
     return i;
   }
@@ -81,8 +87,10 @@ class EngineGearbox final : public OdeSystem {
 
   std::vector<PortSpec> ports() const override {
     return {
-        bonded(input("shaft_speed", 1, "rad/s", "speed of the gearbox output shaft (the vehicle's final drive input)"), BondRole::flow, "drive"),
-        bonded(output("shaft_torque", 1, "N*m", "torque at the gearbox output shaft: ratio * turbine torque", true), BondRole::effort, "drive"),
+        bonded(input("shaft_speed", 1, "rad/s", "speed of the gearbox output shaft (the vehicle's final drive input)"),
+               BondRole::flow, "drive"),
+        bonded(output("shaft_torque", 1, "N*m", "torque at the gearbox output shaft: ratio * turbine torque", true),
+               BondRole::effort, "drive"),
         output("engine_speed", 1, "rad/s", "crank speed"),
         output("engine_torque", 1, "N*m", "brake torque of the engine (Crossley-Cook torque law)"),
         output("manifold_pressure", 1, "Pa", "intake manifold pressure"),
@@ -157,7 +165,9 @@ class EngineGearbox final : public OdeSystem {
 
   // ---- Snapshots (iterative coupling): x is the host's, the discrete state is ours ------------
   bool can_save_state() const override { return true; }
-  void save_state(std::unique_ptr<SavedState>& slot) override { save_value(slot, Saved{d_, shifts_.size(), intake_events_}); }
+  void save_state(std::unique_ptr<SavedState>& slot) override {
+    save_value(slot, Saved{d_, shifts_.size(), intake_events_});
+  }
   void restore_state(const SavedState& s) override {
     const auto& v = saved_value<Saved>(s);
     d_ = v.d;
@@ -211,39 +221,46 @@ class EngineGearbox final : public OdeSystem {
     if (ratios_.empty()) throw ParameterError("/gear_ratios", "expected at least one gear ratio, found none");
     for (std::size_t g = 0; g < ratios_.size(); ++g)
       if (!(ratios_[g] > 0.0) || !std::isfinite(ratios_[g]))
-        throw ParameterError("/gear_ratios/" + std::to_string(g), "expected a positive gear ratio, found " + std::to_string(ratios_[g]));
+        throw ParameterError("/gear_ratios/" + std::to_string(g),
+                             "expected a positive gear ratio, found " + std::to_string(ratios_[g]));
     const std::size_t n = ratios_.size();
     if (p.integer("initial_gear") > long(n))
-      throw ParameterError("/initial_gear", "expected a gear in [1, " + std::to_string(n) + "], found " + std::to_string(p.integer("initial_gear")));
+      throw ParameterError("/initial_gear", "expected a gear in [1, " + std::to_string(n) + "], found " +
+                                                std::to_string(p.integer("initial_gear")));
     for (const auto& [name, t] : {std::pair<const char*, const Table*>{"upshift", &up_}, {"downshift", &down_}})
       if (n > 1 && t->columns() != n - 1)
-        throw ParameterError(std::string("/") + name, "expected rows [theta, one speed per shift] with " + std::to_string(n - 1) +
-                                                          " speeds for " + std::to_string(n) + " gears, found " + std::to_string(t->columns()));
+        throw ParameterError(std::string("/") + name, "expected rows [theta, one speed per shift] with " +
+                                                          std::to_string(n - 1) + " speeds for " + std::to_string(n) +
+                                                          " gears, found " + std::to_string(t->columns()));
     // Hysteresis: a downshift speed below the upshift speed that led into the gear.
     for (std::size_t g = 0; g + 1 < n; ++g)
       for (double th : up_.x)
         if (!(down_(th, g) < up_(th, g)))
-          throw ParameterError("/downshift", "the downshift to gear " + std::to_string(g + 1) + " at theta = " + std::to_string(th) +
-                                                 " deg is not below the upshift from it (no hysteresis: the gearbox would hunt)");
+          throw ParameterError("/downshift",
+                               "the downshift to gear " + std::to_string(g + 1) + " at theta = " + std::to_string(th) +
+                                   " deg is not below the upshift from it (no hysteresis: the gearbox would hunt)");
     const Table c = p.table("converter");
     if (!(c.x.front() == 0.0 && c.x.back() < 1.0))
       throw ParameterError("/converter", "expected speed ratios from 0 up to a coupling point below 1");
     for (std::size_t i = 0; i < c.x.size(); ++i)
       if (!(c.y[0][i] > 0.0) || c.y[1][i] * c.x[i] > 1.0)
-        throw ParameterError("/converter/" + std::to_string(i), "expected K > 0 and torque ratio * speed ratio <= 1 (a converter makes no energy)");
+        throw ParameterError("/converter/" + std::to_string(i),
+                             "expected K > 0 and torque ratio * speed ratio <= 1 (a converter makes no energy)");
   }
 
   double ratio(double t) const {
     if (!d_.shifting) return ratios_[std::size_t(d_.gear - 1)];
-    return en::shifting_ratio(ratios_[std::size_t(d_.gear - 1)], ratios_[std::size_t(d_.to - 1)], d_.t_shift, shift_time_, t);
+    return en::shifting_ratio(ratios_[std::size_t(d_.gear - 1)], ratios_[std::size_t(d_.to - 1)], d_.t_shift,
+                              shift_time_, t);
   }
 
   Operating operating(double t, std::span<const double> x, double w_out) const {
     Operating o;
     const double w_e = x[0], p_m = x[1];
     if (!(w_e > kStallSpeed))
-      throw StepFailure("engine_gearbox: the engine stalled at t = " + std::to_string(t) + " s (crank speed " + std::to_string(w_e) +
-                        " rad/s; below " + std::to_string(kStallSpeed) + " rad/s the mean-value pumping law does not hold)");
+      throw StepFailure("engine_gearbox: the engine stalled at t = " + std::to_string(t) + " s (crank speed " +
+                        std::to_string(w_e) + " rad/s; below " + std::to_string(kStallSpeed) +
+                        " rad/s the mean-value pumping law does not hold)");
     o.theta = throttle_(t);
     o.ratio = ratio(t);
     o.m_ai = cc_.throttle_flow(o.theta, p_m);

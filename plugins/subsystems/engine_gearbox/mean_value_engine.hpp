@@ -52,7 +52,9 @@ struct CrossleyCook {
     return p_m < p_atm ? g : (p_m > p_atm ? -g : 0.0);
   }
   // m_ai' (g/s).
-  double throttle_flow(double theta_deg, double p_m) const { return throttle_area(theta_deg) * pressure_ratio_term(p_m); }
+  double throttle_flow(double theta_deg, double p_m) const {
+    return throttle_area(theta_deg) * pressure_ratio_term(p_m);
+  }
   // m_ao' (g/s).
   static double pumping(double N, double p_m) {
     return -0.366 + 0.08979 * N * p_m - 0.0337 * N * p_m * p_m + 0.0001 * N * N * p_m;

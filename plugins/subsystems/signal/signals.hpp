@@ -69,7 +69,8 @@ class Sine final : public Signal {
       : amplitude_(amplitude), frequency_(frequency), phase_(phase), offset_(offset), start_(start) {}
   std::size_t size() const override { return 1; }
   void value(double t, std::span<double> out) const override {
-    out[0] = offset_ + (t < start_ ? 0.0 : amplitude_ * std::sin(2 * std::numbers::pi * frequency_ * (t - start_) + phase_));
+    out[0] =
+        offset_ + (t < start_ ? 0.0 : amplitude_ * std::sin(2 * std::numbers::pi * frequency_ * (t - start_) + phase_));
   }
   double breaks_after(double t) const override { return t < start_ ? start_ : Signal::breaks_after(t); }
 
@@ -88,7 +89,8 @@ class Tabulated final : public Signal {
       v_.insert(v_.end(), r.begin() + 1, r.end());
     }
     period_ = t_.back() - t_.front();
-    if (!(period_ > 0)) extrapolation_ = extrapolation_ == Extrapolation::periodic ? Extrapolation::hold : extrapolation_;
+    if (!(period_ > 0))
+      extrapolation_ = extrapolation_ == Extrapolation::periodic ? Extrapolation::hold : extrapolation_;
   }
   std::size_t size() const override { return width_; }
 

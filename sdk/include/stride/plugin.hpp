@@ -173,7 +173,8 @@ class Params {
     const auto c = static_cast<Eigen::Index>(rows.empty() ? 0 : rows[0].size());
     Eigen::MatrixXd m(r, c);
     for (Eigen::Index i = 0; i < r; ++i)
-      for (Eigen::Index j = 0; j < c; ++j) m(i, j) = rows[static_cast<std::size_t>(i)].at(static_cast<std::size_t>(j)).get<double>();
+      for (Eigen::Index j = 0; j < c; ++j)
+        m(i, j) = rows[static_cast<std::size_t>(i)].at(static_cast<std::size_t>(j)).get<double>();
     return m;
   }
   Table table(std::string_view n) const {

@@ -76,8 +76,8 @@ STRIDE_FMI3_ACCESSORS(UInt32)
 STRIDE_FMI3_ACCESSORS(Int64)
 STRIDE_FMI3_ACCESSORS(UInt64)
 #undef STRIDE_FMI3_ACCESSORS
-typedef fmi3Status fmi3GetBinaryTYPE(fmi3Instance, const fmi3ValueReference[], size_t, size_t valueSizes[], fmi3Binary[],
-                                     size_t);
+typedef fmi3Status fmi3GetBinaryTYPE(fmi3Instance, const fmi3ValueReference[], size_t, size_t valueSizes[],
+                                     fmi3Binary[], size_t);
 typedef fmi3Status fmi3SetBinaryTYPE(fmi3Instance, const fmi3ValueReference[], size_t, const size_t valueSizes[],
                                      const fmi3Binary[], size_t);
 /* Structural parameters are set in configuration mode, before initialization. */
@@ -96,7 +96,8 @@ typedef fmi3Status fmi3EnterStepModeTYPE(fmi3Instance);
 /* Model exchange. */
 typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instanceName, fmi3String instantiationToken,
                                                       fmi3String resourcePath, fmi3Boolean visible,
-                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3Boolean loggingOn,
+                                                      fmi3InstanceEnvironment instanceEnvironment,
                                                       fmi3LogMessageCallback logMessage);
 typedef fmi3Status fmi3EnterEventModeTYPE(fmi3Instance);
 typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(fmi3Instance, fmi3Boolean* discreteStatesNeedUpdate,

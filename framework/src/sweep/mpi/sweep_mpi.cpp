@@ -55,7 +55,9 @@ bool distribute(int workers, std::vector<SweepJob>& jobs, const std::function<vo
   bool interrupted = false;
   auto hand_out = [&](int to) {
     const SweepJob& job = jobs[next];
-    send_text(json{{"i", next}, {"manifest", job.manifest.string()}, {"sets", job.sets}, {"out", job.out.string()}}.dump(), to, kJob);
+    send_text(
+        json{{"i", next}, {"manifest", job.manifest.string()}, {"sets", job.sets}, {"out", job.out.string()}}.dump(),
+        to, kJob);
     ++next;
     ++active;
   };

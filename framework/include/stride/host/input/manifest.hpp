@@ -220,7 +220,8 @@ Manifest read_manifest_text(const std::string& text, const std::filesystem::path
 // A later stage may fill in what a manifest's document leaves out, after the --set overrides and
 // before any check (fmi: the FMUs' default experiments), listing each value in `filled`. Set
 // once at startup by the program (cli: use_fmu_default_experiments()); none by default.
-using DocumentCompletion = void (*)(json& document, const std::filesystem::path& base, std::vector<std::string>& filled);
+using DocumentCompletion = void (*)(json& document, const std::filesystem::path& base,
+                                    std::vector<std::string>& filled);
 void set_document_completion(DocumentCompletion completion);
 
 // Every plugin the manifest names (subsystems, integrators, formulations, extrapolators,

@@ -75,7 +75,8 @@ struct SweepHistory {
   std::string file, title, column, ylabel;
   double scale = 1.0;
   bool difference = false;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> curves;  // per curve: (axis, value) pairs; empty: the reference
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>>
+      curves;  // per curve: (axis, value) pairs; empty: the reference
 };
 struct SweepSpec {
   std::filesystem::path file;
