@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "stride/host/input/json_input.hpp"  // number_text, for the messages
 #include "stride/host/run/run.hpp"
 #include "stride/log.hpp"
 
@@ -14,9 +15,5 @@ struct Stop {
   RunStatus status;
   std::string message;
 };
-
-// Numbers in messages: 6 significant digits (%g), as the plugins' messages have them, so that
-// 1e-7 does not print as 0.000000.
-inline std::string number_text(double x) { return format_text("{}", x); }
 
 }  // namespace stride::host
