@@ -1,8 +1,9 @@
-/* The frame of the conformance test FMUs (tests/fmus): FMI 2.0 or FMI 3.0 (FMI_VERSION, default
- * 2), model exchange and co-simulation from one binary, variables of every type of the version
- * (arrays included) by value reference, time and state events with event iteration, and the
- * model's request to end the simulation. Written for Stride's tests from the text of the
- * standard. Included at the end of one model file, which defines first:
+/* The frame of the conformance test FMUs (tests/fmus): FMI 1.0, 2.0 or 3.0 (FMI_VERSION, default
+ * 2; FMI 1.0 in test_fmu1.h, its functions named <MODEL_IDENTIFIER>_fmi...), model exchange and
+ * co-simulation from one binary, variables of every type of the version (arrays included) by
+ * value reference, time and state events with event iteration, and the model's request to end
+ * the simulation. Written for Stride's tests from the text of the standard.
+ * Included at the end of one model file, which defines first:
  *
  *   MODEL_TOKEN                       guid (FMI 2) / instantiationToken (FMI 3)
  *   Model                             a struct with the model's variables
@@ -38,7 +39,9 @@
 #ifndef FMI_VERSION
 #define FMI_VERSION 2
 #endif
-#if FMI_VERSION == 2
+#if FMI_VERSION == 1
+#include "stride/fmi/fmi1Functions.h"
+#elif FMI_VERSION == 2
 #include "stride/fmi/fmi2.h"
 #else
 #include "stride/fmi/fmi3.h"
@@ -49,7 +52,9 @@
 enum Mode { INSTANTIATED, CONFIGURATION, INITIALIZATION, EVENT, CONTINUOUS, STEPPING, TERMINATED };
 
 typedef struct {
-#if FMI_VERSION == 2
+#if FMI_VERSION == 1
+  fmi1CallbackFunctions cb;
+#elif FMI_VERSION == 2
   fmi2CallbackFunctions cb;
 #else
   fmi3InstanceEnvironment env;
@@ -76,7 +81,9 @@ static void say(Instance* s, int status, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-#if FMI_VERSION == 2
+#if FMI_VERSION == 1
+  if (s->cb.logger) s->cb.logger(s, s->name, (fmi1Status)status, "model", "%s", text);
+#elif FMI_VERSION == 2
   if (s->cb.logger) s->cb.logger(s->cb.componentEnvironment, s->name, (fmi2Status)status, "model", "%s", text);
 #else
   if (s->log) s->log(s->env, (fmi3Status)status, "model", text);
@@ -115,7 +122,7 @@ static int settable(Instance* s, const Var* v) {
   switch (v->access) {
     case INPUT: return s->mode != TERMINATED;
     case START: return s->mode == INSTANTIATED || s->mode == INITIALIZATION || s->mode == CONFIGURATION;
-    case STRUCTURAL: return FMI_VERSION == 2 ? s->mode == INSTANTIATED : s->mode == CONFIGURATION;
+    case STRUCTURAL: return FMI_VERSION <= 2 ? s->mode == INSTANTIATED : s->mode == CONFIGURATION;
     default: return 0;
   }
 }
@@ -250,6 +257,7 @@ static double cs_step(Instance* s, double t, double h) {
   return s->time;
 }
 
+#if FMI_VERSION >= 2 /* FMI 1.0 has neither event mode in co-simulation nor continuous-time mode */
 /* Co-simulation with event mode (FMI 3 eventModeUsed): from t by h, to the next time event
  * at most; the event is left for the importer (event mode, fmi3UpdateDiscreteStates). An
  * event within round-off of t is due at t: no progress. Returns the time reached; *event
@@ -265,6 +273,7 @@ static double cs_step_to_event(Instance* s, double t, double h, int* event) {
   rk4(s, *event ? s->next : end);
   return *event && s->next < end ? s->next : end;
 }
+#endif
 
 /* Model exchange: one round of event iteration. */
 static Event me_update(Instance* s) {
@@ -308,6 +317,7 @@ static int get_indicators(Instance* s, double z[], size_t n) {
   model_indicators(&s->m, s->time, z);
   return OK;
 }
+#if FMI_VERSION >= 2
 static int enter_continuous_time_mode(Instance* s) {
   if (s->unsettled) {
     say(s, ERROR, "continuous-time mode entered at t = %.17g before the discrete states settled", s->time);
@@ -320,8 +330,11 @@ static int enter_continuous_time_mode(Instance* s) {
   s->mode = CONTINUOUS;
   return OK;
 }
+#endif
 
-#if FMI_VERSION == 2
+#if FMI_VERSION == 1
+#include "test_fmu1.h"
+#elif FMI_VERSION == 2
 #include "test_fmu2.h"
 #else
 #include "test_fmu3.h"

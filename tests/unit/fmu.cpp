@@ -303,18 +303,23 @@ TEST_CASE("fmu: broken FMUs are refused before anything runs, with the file, the
     std::string file, reason;
   };
   const std::vector<Case> cases = {
-      {kBroken + "/scheduled3.fmu", "the FMU is for scheduled execution only (<ScheduledExecution>, its model partitions "
-                                    "activated by clocks); Stride runs co-simulation and model-exchange FMUs"},
+      {kBroken + "/scheduled3.fmu",
+       "the FMU is for scheduled execution only (<ScheduledExecution>, its model partitions "
+       "activated by clocks); Stride runs co-simulation and model-exchange FMUs"},
       {kBroken + "/does_not_exist.fmu", "no such file"},
       {kBroken + "/not_a_zip.fmu", "not an FMU archive (a zip file expected)"},
       {kBroken + "/no_model_description.fmu", "the archive has no modelDescription.xml"},
       {kBroken + "/bad_xml.fmu", "malformed XML"},
-      {kBroken + "/fmi1.fmu", "unsupported FMI version \"1.0\"; Stride reads FMI 2.0 and 3.0"},
+      // An FMI 2 description labelled 1.0: read as FMI 1.0, which names its binary on the root.
+      {kBroken + "/fmi1.fmu", "modelDescription.xml: <fmiModelDescription> has no modelIdentifier"},
+      {kBroken + "/fmi4.fmu", "unsupported FMI version \"4.0\"; Stride reads FMI 1.0, 2.0 and 3.0"},
       {kBroken + "/no_binary.fmu", "no binary for this platform: binaries/linux64/oscillator.so is missing"},
       {kBroken + "/missing_function.fmu", "the co-simulation binary lacks required function fmi2DoStep"},
       {kBroken + "/null_instance.fmu", "fmi2Instantiate returned NULL"},
-      {kBroken + "/crash_instance.fmu", "fmi2Instantiate crashed with SIGSEGV (tried in a separate process before the run)"},
-      {kBroken + "/hang_instance.fmu", "fmi2Instantiate did not return within 1 s (tried in a separate process before the run)"},
+      {kBroken + "/crash_instance.fmu",
+       "fmi2Instantiate crashed with SIGSEGV (tried in a separate process before the run)"},
+      {kBroken + "/hang_instance.fmu",
+       "fmi2Instantiate did not return within 1 s (tried in a separate process before the run)"},
       {kBroken + "/duplicate_variable.fmu", "modelDescription.xml: variable 9 \"k\": declared twice"},
       {kBroken + "/unknown_type.fmu", "modelDescription.xml: variable 1 \"x\": unknown declaredType \"Distance\""},
   };

@@ -118,6 +118,44 @@ void lookup_common3(Lookup& l, Fmi3Api& a, bool state) {
   l(a.exit_configuration, "fmi3ExitConfigurationMode", false);
 }
 
+// FMI 1.0: every function's name has the model identifier as its prefix.
+void lookup1(Fmu& fmu) {
+  const auto& md = fmu.md;
+  Lookup l{md.has_cs ? *fmu.cs_lib : *fmu.me_lib, {}};
+  const std::string prefix = (md.has_cs ? md.cs_identifier : md.me_identifier) + "_fmi";
+  auto fn = [&](auto*& f, const char* name, bool required = true) { l(f, (prefix + name).c_str(), required); };
+  auto& a = fmu.api1;
+  fn(a.get_real, "GetReal");
+  fn(a.set_real, "SetReal");
+  fn(a.get_integer, "GetInteger");
+  fn(a.set_integer, "SetInteger");
+  fn(a.get_boolean, "GetBoolean");
+  fn(a.set_boolean, "SetBoolean");
+  fn(a.set_string, "SetString");
+  fn(a.get_string, "GetString", false);
+  if (md.has_cs) {
+    fn(a.instantiate_slave, "InstantiateSlave");
+    fn(a.initialize_slave, "InitializeSlave");
+    fn(a.terminate_slave, "TerminateSlave");
+    fn(a.free_slave, "FreeSlaveInstance");
+    fn(a.do_step, "DoStep");
+    fn(a.get_real_status, "GetRealStatus", false);
+  } else {
+    fn(a.instantiate_model, "InstantiateModel");
+    fn(a.free_model, "FreeModelInstance");
+    fn(a.set_time, "SetTime");
+    fn(a.set_states, "SetContinuousStates");
+    fn(a.completed_integrator_step, "CompletedIntegratorStep");
+    fn(a.initialize, "Initialize");
+    fn(a.get_derivatives, "GetDerivatives");
+    fn(a.get_event_indicators, "GetEventIndicators");
+    fn(a.event_update, "EventUpdate");
+    fn(a.get_states, "GetContinuousStates");
+    fn(a.terminate, "Terminate");
+  }
+  l.require(fmu.label, md.has_cs ? "co-simulation" : "model-exchange");
+}
+
 void lookup_cs(Fmu& fmu) {
   const auto& md = fmu.md;
   Lookup l{*fmu.cs_lib, {}};
@@ -181,11 +219,13 @@ void load_binaries(Fmu& fmu) {
   const fs::path& dir = fmu.folder->path();
   if (md.has_cs) {
     fmu.cs_lib = load_binary(dir, md, md.cs_identifier, fmu.label);
-    lookup_cs(fmu);
+    if (md.version > 1) lookup_cs(fmu);
   }
+  if (md.has_me)
+    fmu.me_lib = md.has_cs && md.me_identifier == md.cs_identifier ? fmu.cs_lib
+                                                                   : load_binary(dir, md, md.me_identifier, fmu.label);
+  if (md.version == 1) return lookup1(fmu);
   if (!md.has_me) return;
-  fmu.me_lib = md.has_cs && md.me_identifier == md.cs_identifier ? fmu.cs_lib
-                                                                 : load_binary(dir, md, md.me_identifier, fmu.label);
   if (md.version == 3) lookup_me3(fmu);
   else lookup_me2(fmu);
 }

@@ -2,8 +2,9 @@
 // Stride calls, looked up once. Internal to the host.
 //
 // load_binaries(fmu) loads binaries/<platform>/<modelIdentifier>.so of each declared interface
-// (one library when both share an identifier) and looks up every function the interface needs;
-// a missing binary or function throws FmuError naming them all.
+// (one library when both share an identifier) and looks up every function the interface needs
+// (FMI 1.0: each named <modelIdentifier>_fmi<Function>); a missing binary or function throws
+// FmuError naming them all.
 #pragma once
 
 #include <algorithm>
@@ -17,12 +18,46 @@
 #include "fmi/unpack.hpp"
 #include "stride/fmi/fmi2.h"
 #include "stride/fmi/fmi3.h"
+extern "C" {
+#include "stride/fmi/fmi1Functions.h"  // the Modelica Association's header (2-clause BSD, licence beside it)
+}
 
 namespace boost::dll {
 class shared_library;
 }
 
 namespace stride::host::fmi {
+
+// FMI 1.0: one interface per FMU, so one table, co-simulation or model exchange.
+struct Fmi1Api {
+  fmi1GetRealTYPE* get_real = nullptr;
+  fmi1SetRealTYPE* set_real = nullptr;
+  fmi1GetIntegerTYPE* get_integer = nullptr;
+  fmi1SetIntegerTYPE* set_integer = nullptr;
+  fmi1GetBooleanTYPE* get_boolean = nullptr;
+  fmi1SetBooleanTYPE* set_boolean = nullptr;
+  fmi1SetStringTYPE* set_string = nullptr;
+  fmi1GetStringTYPE* get_string = nullptr;  // optional until a String is recorded
+  // co-simulation
+  fmi1InstantiateSlaveTYPE* instantiate_slave = nullptr;
+  fmi1InitializeSlaveTYPE* initialize_slave = nullptr;
+  fmi1TerminateSlaveTYPE* terminate_slave = nullptr;
+  fmi1FreeSlaveInstanceTYPE* free_slave = nullptr;
+  fmi1DoStepTYPE* do_step = nullptr;
+  fmi1GetRealStatusTYPE* get_real_status = nullptr;  // optional
+  // model exchange
+  fmi1InstantiateModelTYPE* instantiate_model = nullptr;
+  fmi1FreeModelInstanceTYPE* free_model = nullptr;
+  fmi1SetTimeTYPE* set_time = nullptr;
+  fmi1SetContinuousStatesTYPE* set_states = nullptr;
+  fmi1CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
+  fmi1InitializeTYPE* initialize = nullptr;
+  fmi1GetDerivativesTYPE* get_derivatives = nullptr;
+  fmi1GetEventIndicatorsTYPE* get_event_indicators = nullptr;
+  fmi1EventUpdateTYPE* event_update = nullptr;
+  fmi1GetContinuousStatesTYPE* get_states = nullptr;
+  fmi1TerminateTYPE* terminate = nullptr;
+};
 
 struct Fmi2Api {
   fmi2InstantiateTYPE* instantiate = nullptr;
@@ -121,6 +156,7 @@ struct Fmu {
   std::shared_ptr<TempFolder> folder;
   ModelDescription md;
   std::shared_ptr<boost::dll::shared_library> cs_lib, me_lib;
+  Fmi1Api api1;
   Fmi2Api cs2, me2;
   Fmi3Api cs3, me3;
 

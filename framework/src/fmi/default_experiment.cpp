@@ -83,7 +83,7 @@ json fmu_manifest(const fs::path& file) {
   const double start = e.start.value_or(0.0), stop = e.stop.value_or(start + 1.0);
   const double step = e.step && *e.step > 0 ? *e.step : (stop - start) / 500.0;
   json sub = {{"fmu", fs::absolute(file).string()}, {"step", step}};
-  if (!md.has_cs && !md.derivatives.empty())
+  if (!md.has_cs && md.has_states())
     sub["integrator"] = {{"plugin", "cvode"}, {"parameters", {{"rtol", e.tolerance.value_or(1e-6)}}}};
   std::string name = file.stem().string();
   if (name.empty()) name = "fmu";

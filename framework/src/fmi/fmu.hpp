@@ -1,4 +1,4 @@
-// Functional Mock-up Units (FMI 2.0 and 3.0) as Stride subsystems. Internal to the host.
+// Functional Mock-up Units (FMI 1.0, 2.0 and 3.0) as Stride subsystems. Internal to the host.
 //
 // Order: load_fmu(file) unpacks the archive into a private temporary folder (unpack.hpp), reads
 // modelDescription.xml (model_description.hpp), loads the platform binary and checks the
@@ -7,7 +7,8 @@
 // in a child process (probe.hpp): co-simulation FMUs step themselves (co_simulation.hpp);
 // model-exchange FMUs are ODE systems stepped by a Stride integrator, with time events, state
 // events located by bisection, event iteration and completed-step handling
-// (model_exchange.hpp). Both versions sit behind one adapter (instance.hpp; fmi2.cpp, fmi3.cpp).
+// (model_exchange.hpp). The three versions sit behind one adapter (instance.hpp; fmi1.cpp, fmi2.cpp,
+// fmi3.cpp).
 //
 // The temporary folder is removed when the last object using the FMU is destroyed, and only by
 // the process that created it (runs fork; a child never removes its parent's folder).

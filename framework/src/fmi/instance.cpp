@@ -1,4 +1,4 @@
-// What FMI 2 and FMI 3 instances share: the log sink, the ports, unit conversion at the FMU's
+// What FMI 1, FMI 2 and FMI 3 instances share: the log sink, the ports, unit conversion at the FMU's
 // boundary (see instance.hpp).
 #include "fmi/instance.hpp"
 
@@ -134,6 +134,9 @@ std::string port_doc(const Variable& v, int version) {
                   (v.type == VarType::boolean ? " (0 or 1)" : "") + ", value reference " +
                   std::to_string(v.value_reference);
   if (!v.items.empty()) d += "; " + v.items;
+  if (v.negated)
+    d += v.type == VarType::boolean ? "; negated alias: 1 - the FMU's value"
+                                    : "; negated alias: the FMU's value negated";
   if (!v.fmu_unit.empty())
     d += "; in the FMU: " + v.fmu_unit + " = " + number_text(v.unit_factor) + " " + v.unit +
          (v.unit_offset != 0.0 ? " + " + number_text(v.unit_offset) : std::string()) + ", converted";
@@ -329,6 +332,7 @@ std::string fmt_time(double t) {
 std::unique_ptr<Instance> make_instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p,
                                         const std::string& name) {
   if (fmu->md.version == 3) return make_fmi3_instance(std::move(fmu), model_exchange, p, name);
+  if (fmu->md.version == 1) return make_fmi1_instance(std::move(fmu), model_exchange, p, name);
   return make_fmi2_instance(std::move(fmu), model_exchange, p, name);
 }
 

@@ -1,4 +1,4 @@
-// One FMU instance, FMI 2 or FMI 3, behind the calls Stride's co-simulation and model-exchange
+// One FMU instance, FMI 1, FMI 2 or FMI 3, behind the calls Stride's co-simulation and model-exchange
 // algorithms make (co_simulation.hpp, model_exchange.hpp): the version adapter. Internal to the
 // host.
 //
@@ -291,7 +291,9 @@ class Instance {
   std::shared_ptr<const StateRelease> release_state_;
 };
 
-// An instance of the FMU's version and interface (fmi2.cpp, fmi3.cpp); instantiates it.
+// An instance of the FMU's version and interface (fmi1.cpp, fmi2.cpp, fmi3.cpp); instantiates it.
+std::unique_ptr<Instance> make_fmi1_instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p,
+                                             const std::string& name);
 std::unique_ptr<Instance> make_fmi2_instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p,
                                              const std::string& name);
 std::unique_ptr<Instance> make_fmi3_instance(std::shared_ptr<const Fmu> fmu, bool model_exchange, const Params& p,

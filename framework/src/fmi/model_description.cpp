@@ -63,7 +63,7 @@ std::optional<VarType> type_of(const std::string& element, int version) {
       {"Boolean", VarType::boolean}, {"String", VarType::string},
       {"Binary", VarType::binary},   {"Enumeration", VarType::enumeration},
       {"Clock", VarType::clock}};
-  const auto& table = version == 2 ? v2 : v3;
+  const auto& table = version <= 2 ? v2 : v3;
   auto it = table.find(element);
   if (it == table.end()) return std::nullopt;
   return it->second;
@@ -143,7 +143,7 @@ const char* type_name(VarType t, int version) {
   static const char* const v3[] = {"Float64", "Float32", "Int8",   "UInt8",       "Int16",
                                    "UInt16",  "Int32",   "UInt32", "Int64",       "UInt64",
                                    "Boolean", "String",  "Binary", "Enumeration", "Clock"};
-  if (version == 2) {
+  if (version <= 2) {
     if (t == VarType::float64) return "Real";
     if (t == VarType::int32) return "Integer";
   }
@@ -182,7 +182,8 @@ class Reader {
     read_default_experiment();
     read_model_variables();
     check_columns();
-    if (md_.version == 2) read_model_structure2();
+    if (md_.version == 1) read_direct_dependencies1();
+    else if (md_.version == 2) read_model_structure2();
     else read_model_structure3();
     return std::move(md_);
   }
@@ -191,11 +192,14 @@ class Reader {
   // <fmiModelDescription>: version, names and the instantiation token.
   void read_root() {
     md_.fmi_version = root_.attribute("fmiVersion").value();
-    if (md_.fmi_version.rfind("2.", 0) == 0) md_.version = 2;
+    if (md_.fmi_version == "1.0") md_.version = 1;
+    else if (md_.fmi_version.rfind("2.", 0) == 0) md_.version = 2;
     else if (md_.fmi_version.rfind("3.", 0) == 0) md_.version = 3;
-    else throw FmuError(file_ + ": unsupported FMI version \"" + md_.fmi_version + "\"; Stride reads FMI 2.0 and 3.0");
+    else
+      throw FmuError(file_ + ": unsupported FMI version \"" + md_.fmi_version +
+                     "\"; Stride reads FMI 1.0, 2.0 and 3.0");
     md_.model_name = root_.attribute("modelName").value();
-    md_.token = root_.attribute(md_.version == 2 ? "guid" : "instantiationToken").value();
+    md_.token = root_.attribute(md_.version <= 2 ? "guid" : "instantiationToken").value();
     md_.description = root_.attribute("description").value();
     md_.generation_tool = root_.attribute("generationTool").value();
     if (md_.model_name.empty()) throw FmuError(file_ + ": <fmiModelDescription> has no modelName");
@@ -203,6 +207,7 @@ class Reader {
 
   // <CoSimulation>, <ModelExchange> and <ScheduledExecution>: identifiers and capabilities.
   void read_interfaces() {
+    if (md_.version == 1) return read_implementation1();
     const char* state_flag = md_.version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState";
     if (auto cs = root_.child("CoSimulation")) {
       md_.has_cs = true;
@@ -223,6 +228,32 @@ class Reader {
       throw FmuError(file_ + ": the FMU is for scheduled execution only (<ScheduledExecution>, its model partitions "
                              "activated by clocks); Stride runs co-simulation and model-exchange FMUs");
     if (!md_.has_cs && !md_.has_me) throw FmuError(file_ + ": neither <CoSimulation> nor <ModelExchange> is declared");
+  }
+
+  // FMI 1.0: one interface per FMU, named by the root's modelIdentifier (also every function's
+  // prefix): co-simulation when <Implementation> declares <CoSimulation_StandAlone> or
+  // <CoSimulation_Tool> (capabilities in its <Capabilities>), else model exchange. FMI 1.0
+  // declares the numbers of continuous states and event indicators on the root.
+  void read_implementation1() {
+    const std::string id = model_identifier(root_);
+    const pugi::xml_node impl = root_.child("Implementation");
+    const pugi::xml_node tool = impl.child("CoSimulation_Tool");
+    const pugi::xml_node cs = tool ? tool : impl.child("CoSimulation_StandAlone");
+    if (impl && !cs)
+      throw FmuError(file_ + ": <Implementation> declares neither <CoSimulation_StandAlone> nor <CoSimulation_Tool>");
+    if (cs) {
+      const pugi::xml_node caps = cs.child("Capabilities");
+      md_.has_cs = true;
+      md_.cs_identifier = id;
+      md_.can_variable_step = attr_bool(caps, "canHandleVariableCommunicationStepSize", false);
+      md_.only_once_per_process = attr_bool(caps, "canBeInstantiatedOnlyOncePerProcess", false);
+      md_.cs_mime_type = tool ? tool.child("Model").attribute("type").value() : "application/x-fmu-sharedlibrary";
+    } else {
+      md_.has_me = true;
+      md_.me_identifier = id;
+    }
+    md_.state_count = root_.attribute("numberOfContinuousStates").as_uint();
+    md_.event_indicator_count = root_.attribute("numberOfEventIndicators").as_uint();
   }
 
   // The binary's name: binaries/<platform>/<modelIdentifier>.so, so a plain file name (the
@@ -256,11 +287,13 @@ class Reader {
   // enumerations list their items.
   void read_type_definitions() {
     for (auto t : root_.child("TypeDefinitions").children()) {
-      pugi::xml_node v = md_.version == 2 ? t.first_child() : t;
+      pugi::xml_node v = md_.version <= 2 ? t.first_child() : t;
       TypeDef def{v.attribute("unit").value(), "", attr_number(v, "min", file_), attr_number(v, "max", file_)};
+      int index = 0;  // FMI 1.0 items have no value: they count from 1
       for (auto item : v.children("Item"))
-        def.items += (def.items.empty() ? "" : ", ") + std::string(item.attribute("value").value()) + " = " +
-                     item.attribute("name").value();
+        def.items += (def.items.empty() ? "" : ", ") +
+                     (md_.version == 1 ? std::to_string(++index) : std::string(item.attribute("value").value())) +
+                     " = " + item.attribute("name").value();
       types_[t.attribute("name").value()] = def;
     }
   }
@@ -279,7 +312,7 @@ class Reader {
     std::size_t k = 0;
     for (auto sv : root_.child("ModelVariables").children()) {
       ++k;
-      if (md_.version == 2 && std::string(sv.name()) != "ScalarVariable") continue;
+      if (md_.version <= 2 && std::string(sv.name()) != "ScalarVariable") continue;
       Variable v;
       read_variable(sv, k, v);
       md_.variables.push_back(std::move(v));
@@ -335,7 +368,7 @@ class Reader {
 
   // One variable (element k of <ModelVariables>).
   void read_variable(pugi::xml_node sv, std::size_t k, Variable& v) {
-    pugi::xml_node tn = md_.version == 2 ? sv.first_child() : sv;  // the element with start/unit
+    pugi::xml_node tn = md_.version <= 2 ? sv.first_child() : sv;  // the element with start/unit
     v.name = sv.attribute("name").value();
     const std::string at = where(k, v.name);
     if (v.name.empty()) throw FmuError(file_ + ": variable " + std::to_string(k) + " has no name");
@@ -350,6 +383,7 @@ class Reader {
     v.variability = sv.attribute("variability") ? sv.attribute("variability").value()
                                                  : (is_real(v.type) ? "continuous" : "discrete");
     v.initial = sv.attribute("initial").value();
+    if (md_.version == 1) fmi1_roles(sv, tn, v);
     v.description = sv.attribute("description").value();
     if (auto d = tn.attribute("derivative"))
       v.derivative_of = long(d.as_llong()) - (md_.version == 2 ? 1 : 0);  // resolved later
@@ -357,6 +391,22 @@ class Reader {
     for (auto a : sv.children("Alias")) v.aliases.push_back(a.attribute("name").value());
     read_unit(tn, v, at);
     read_start(sv, tn, v, at);
+    if (v.negated) v.unit_factor = -1.0, v.unit_offset = v.type == VarType::boolean ? 1.0 : 0.0;
+  }
+
+  // FMI 1.0 causality and variability in FMI 2 terms (see Variable).
+  void fmi1_roles(pugi::xml_node sv, pugi::xml_node tn, Variable& v) const {
+    const std::string causality = sv.attribute("causality") ? sv.attribute("causality").value() : "internal";
+    const std::string variability = sv.attribute("variability") ? sv.attribute("variability").value() : "continuous";
+    if (variability == "parameter" && causality != "output") v.causality = "parameter";
+    else if (causality == "input" || causality == "output") v.causality = causality;
+    else v.causality = "local";
+    v.variability = variability == "parameter"                        ? "fixed"
+                    : variability == "continuous" && !is_real(v.type) ? "discrete"
+                                                                      : variability;
+    if (tn.attribute("start") && !v.is_parameter() && v.causality != "input" && variability != "constant")
+      v.initial = attr_bool(tn, "fixed", true) ? "exact" : "approx";
+    v.negated = std::string(sv.attribute("alias").value()) == "negatedAlias";
   }
 
   // An FMI 3 array dimension: a fixed start, or a structural parameter's value reference
@@ -473,6 +523,25 @@ class Reader {
     md_.derivatives.push_back(i);
   }
 
+  // FMI 1.0 <DirectDependency> of each output: the inputs it depends on at the same time, by
+  // name; without the element, every input.
+  void read_direct_dependencies1() {
+    std::size_t i = 0;
+    for (auto sv : root_.child("ModelVariables").children("ScalarVariable")) {
+      Variable& v = md_.variables[i++];
+      if (v.causality != "output") continue;
+      const pugi::xml_node dd = sv.child("DirectDependency");
+      if (!dd) {
+        v.feedthrough = any_input();
+        continue;
+      }
+      for (auto n : dd.children("Name")) {
+        const Variable* u = md_.find(n.text().get());
+        v.feedthrough = v.feedthrough || (u && u->causality == "input");
+      }
+    }
+  }
+
   // FMI 2 <ModelStructure>: outputs and derivatives by ScalarVariable index (from 1).
   void read_model_structure2() {
     auto by_index = [&](long index) -> std::optional<std::size_t> {
@@ -561,17 +630,18 @@ Shape shape(const ModelDescription& md, const json& parameters) {
   }
   for (std::size_t i : md.derivatives) s.states += s.size[i];
   for (std::size_t i : md.indicators) s.indicators += s.size[i];
-  if (md.version == 2) s.indicators = md.event_indicator_count;
+  if (md.version <= 2) s.indicators = md.event_indicator_count;
+  if (md.version == 1) s.states = md.state_count;
   return s;
 }
 
 std::string platform_folder(int version) {
 #if defined(__x86_64__) && defined(__linux__)
-  return version == 2 ? "linux64" : "x86_64-linux";
+  return version <= 2 ? "linux64" : "x86_64-linux";
 #elif defined(__aarch64__) && defined(__linux__)
-  return version == 2 ? "linux64" : "aarch64-linux";
+  return version <= 2 ? "linux64" : "aarch64-linux";
 #else
-  return version == 2 ? "unknown" : "unknown";
+  return version <= 2 ? "unknown" : "unknown";
 #endif
 }
 
@@ -594,7 +664,7 @@ std::string structured_array_name(const Variable& first) { return indexed_name(f
 std::vector<std::size_t> structured_array(const ModelDescription& md, std::size_t i) {
   const Variable& first = md.variables[i];
   const auto named = indexed_name(first.name);
-  if (md.version != 2 || first.type != VarType::float64 || !named || named->index > 1) return {};
+  if (md.version > 2 || first.type != VarType::float64 || !named || named->index > 1) return {};
   std::vector<std::size_t> run{i};
   for (std::size_t j = i + 1; j < md.variables.size(); ++j) {
     const Variable& v = md.variables[j];

@@ -1,10 +1,11 @@
-// modelDescription.xml of an FMI 2.0 or 3.0 FMU, read into what Stride uses of it. Internal to
-// the host.
+// modelDescription.xml of an FMI 1.0, 2.0 or 3.0 FMU, read into what Stride uses of it. Internal
+// to the host.
 //
 // read_model_description() reads the sections in the order the standard declares them:
 // the root element (version, names, token), the interfaces (<CoSimulation>, <ModelExchange>,
-// <ScheduledExecution>), <UnitDefinitions>, <TypeDefinitions>, <DefaultExperiment>,
-// <ModelVariables> and <ModelStructure>. Each is read by its own function; a problem throws
+// <ScheduledExecution>; FMI 1.0: <Implementation> for co-simulation, model exchange without it),
+// <UnitDefinitions>, <TypeDefinitions>, <DefaultExperiment>, <ModelVariables> and
+// <ModelStructure> (FMI 1.0: each output's <DirectDependency>). Each is read by its own function; a problem throws
 // FmuError naming the FMU, the file and the variable. Every variable is kept, whatever its type:
 // one that Stride cannot exchange is refused only where a manifest names it.
 //
@@ -30,8 +31,8 @@ class FmuError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// FMI 3's types; FMI 2's Real, Integer, Boolean, String and Enumeration are float64, int32,
-// boolean, string and enumeration.
+// FMI 3's types; FMI 1's and FMI 2's Real, Integer, Boolean, String and Enumeration are float64,
+// int32, boolean, string and enumeration.
 enum class VarType {
   float64,
   float32,
@@ -65,6 +66,10 @@ struct Dimension {
   long structural = -1;  // index of the structural parameter in ModelDescription::variables
 };
 
+// FMI 1.0 variables are read into FMI 2 terms: variability "parameter" is causality "parameter"
+// (variability "fixed"), "internal" and "none" are "local", a start value of another variable is
+// initial "exact" (fixed="false": "approx"), a negated alias reads through factor -1 (Booleans:
+// 1 - value).
 struct Variable {
   std::string name;
   unsigned value_reference = 0;
@@ -89,6 +94,7 @@ struct Variable {
   std::vector<std::string> aliases;  // FMI 3 <Alias> names (FMI 2 aliases are variables of their own)
   long derivative_of = -1;           // a state's derivative: index of the state variable
   std::string items;                 // enumerations: "1 = low, 2 = high"
+  bool negated = false;              // FMI 1 alias="negatedAlias": the FMU's value negated
 
   bool is_parameter() const { return causality == "parameter" || causality == "structuralParameter"; }
   // A value the importer may set before initialization other than a parameter: the start of
@@ -104,7 +110,7 @@ struct DefaultExperiment {
 };
 
 struct ModelDescription {
-  int version = 2;  // 2 or 3
+  int version = 2;  // 1, 2 or 3
   std::string fmi_version, model_name, token, description, generation_tool;
   bool has_cs = false, has_me = false, has_se = false;
   std::string cs_identifier, me_identifier;
@@ -112,12 +118,19 @@ struct ModelDescription {
   bool cs_event_mode = false;  // FMI 3 <CoSimulation hasEventMode>: events handled by the importer
   bool cs_can_get_set_state = false, me_can_get_set_state = false;  // canGetAndSetFMUstate per interface
   bool only_once_per_process = false;  // canBeInstantiatedOnlyOncePerProcess (either interface)
+  // FMI 1.0 co-simulation: the MIME type fmiInstantiateSlave is given (<CoSimulation_Tool>'s
+  // <Model type>, else the FMU's own binary's).
+  std::string cs_mime_type;
   DefaultExperiment experiment;
   std::vector<Variable> variables;
   // Model exchange: the continuous states' derivatives in state order (indices into
   // variables), FMI 3 event indicators (indices), FMI 2 numberOfEventIndicators.
   std::vector<std::size_t> derivatives, indicators;
   std::size_t event_indicator_count = 0;
+  std::size_t state_count = 0;  // FMI 1 numberOfContinuousStates (its states are no variables)
+
+  // Continuous states to integrate (with their structural parameters' start values).
+  bool has_states() const { return !derivatives.empty() || state_count > 0; }
 
   // The variable named `name` (or one of its FMI 3 aliases), null when none.
   const Variable* find(const std::string& name) const;
@@ -157,7 +170,8 @@ Shape shape(const ModelDescription& md, const json& parameters);
 // Reads and checks modelDescription.xml (throws FmuError naming `label`).
 ModelDescription read_model_description(const std::filesystem::path& xml, const std::string& label);
 
-// The platform folder name under binaries/ of this host ("linux64" / "x86_64-linux").
+// The platform folder name under binaries/ of this host (FMI 1 and 2 "linux64", FMI 3
+// "x86_64-linux").
 std::string platform_folder(int version);
 
 }  // namespace stride::host::fmi

@@ -79,15 +79,20 @@ std::string read_report(int fd) {
 void probe_instantiation(const std::shared_ptr<const Fmu>& fmu, bool model_exchange, const Params& p,
                          const std::string& name, double t0) {
   const double timeout = probe_timeout();
-  const std::string v = fmu->md.version == 2 ? "fmi2" : "fmi3";
-  const std::string instantiate = fmu->md.version == 2 ? "fmi2Instantiate"
-                                  : model_exchange     ? "fmi3InstantiateModelExchange"
-                                                       : "fmi3InstantiateCoSimulation";
+  const int version = fmu->md.version;
+  const std::string v = version == 2 ? "fmi2" : "fmi3";
+  const std::string instantiate = version == 1     ? (model_exchange ? "fmiInstantiateModel" : "fmiInstantiateSlave")
+                                  : version == 2   ? "fmi2Instantiate"
+                                  : model_exchange ? "fmi3InstantiateModelExchange"
+                                                   : "fmi3InstantiateCoSimulation";
   // As the run does: a co-simulation FMU with inputs stays in initialization mode until its
   // inputs hold the other subsystems' initial outputs, which the probe does not have.
   const bool leaves = model_exchange || Interface(fmu->md, shape(fmu->md, p.values())).in.empty();
-  const std::string initialize = "initialization at t = " + fmt_time(t0) + " (parameters and start values set, " + v +
-                                 "EnterInitializationMode" + (leaves ? ", " + v + "ExitInitializationMode)" : ")");
+  const std::string steps = version == 1
+                                ? (model_exchange ? "fmiSetTime, fmiInitialize)" : "fmiInitializeSlave)")
+                                : v + "EnterInitializationMode" + (leaves ? ", " + v + "ExitInitializationMode)" : ")");
+  const std::string initialize =
+      "initialization at t = " + fmt_time(t0) + " (parameters and start values set, " + steps;
   const char* where = " (tried in a separate process before the run)";
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no probe: the host instantiates unguarded

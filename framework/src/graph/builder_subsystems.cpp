@@ -119,7 +119,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
           "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
     return false;
   }
-  if (!sc.integrator && !md.has_cs && !md.derivatives.empty()) {
+  if (!sc.integrator && !md.has_cs && md.has_states()) {
     error(sc.pointer + "/integrator",
           "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
               list(names_of(Kind::integrator)));

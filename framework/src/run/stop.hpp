@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "stride/host/input/json_input.hpp"  // number_text, for the messages
 #include "stride/host/run/run.hpp"
 #include "stride/log.hpp"
 
