@@ -183,7 +183,9 @@ PYBIND11_MODULE(_stride, m) {
   m.def(
       "view",
       [](const std::vector<fs::path>& folders, int port) {
-        return std::make_unique<ViewServer>(view_folders(folders), port);
+        auto server = std::make_unique<ViewServer>(view_folders(folders), port);
+        server->serve();
+        return server;
       },
       py::arg("folders"), py::arg("port"));
 }

@@ -244,7 +244,7 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
 }
 
 SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace,
-                             const std::function<void(const json&)>& report) {
+                             const std::function<void(const json&)>& report, const std::function<void()>& forked) {
   if (!opt.folder) throw std::logic_error("run_supervised: no output folder");
   RunBeacon* beacon = make_beacon();
   sigset_t old_mask;
@@ -291,6 +291,7 @@ SupervisedRun run_supervised(Experiment& ex, RunOptions opt, double grace,
     std::fflush(nullptr);
     ::_exit(rc);
   }
+  if (forked) forked();
   Supervisor supervisor(grace);
   supervisor.add(child);
   const auto ended = supervisor.wait();

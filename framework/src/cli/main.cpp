@@ -354,8 +354,9 @@ int validate_report(const std::string& manifest_path, const Experiment& ex, cons
   return 0;
 }
 
-// `stride run --view`: the live page of the run's folder, served from now on; nullptr (the error
-// said) when the port cannot be bound.
+// `stride run --view`: the live page of the run's folder, its port bound and said (served once
+// the run's process exists: ViewServer::serve()); nullptr (the error said) when the port cannot
+// be bound.
 std::unique_ptr<ViewServer> start_live_view(const CommandLine& cl, const Experiment& ex, const OutputFolder& folder) {
   try {
     ViewFolders v;
@@ -375,6 +376,7 @@ std::unique_ptr<ViewServer> start_live_view(const CommandLine& cl, const Experim
 // After a run with --view: the page gets the summary; it stays served until Ctrl-C (or SIGTERM,
 // SIGHUP) unless --view-exit was given or a signal already stopped the run.
 void end_live_view(const CommandLine& cl, ViewServer& live, const json& summary) {
+  live.serve();  // not yet when the run's process could not be started
   live.finish(summary);
   if (cl.live_exit || summary.value("status", "") == "interrupted") return;
   std::cerr << "stride run: the page stays at " << live.url() << " (Ctrl-C stops)" << std::endl;
@@ -414,6 +416,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     RunBeacon* beacon = make_beacon();
     opt.stop = install_run_signals(beacon);
     opt.beacon = beacon;
+    if (live) live->serve();
     RunResult r = run(ex, opt);
     report(r.summary);
     if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
@@ -423,7 +426,9 @@ int run_command(const CommandLine& cl, Experiment& ex) {
   SupervisedRun r;
   r.exit_code = 1;
   try {
-    r = run_supervised(ex, opt, cl.grace, report);
+    r = run_supervised(ex, opt, cl.grace, report, [&] {
+      if (live) live->serve();
+    });
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     r.summary = {{"status", "failed"}, {"message", e.what()}};

@@ -162,6 +162,10 @@ ViewServer::ViewServer(const ViewFolders& folders, int port) : impl_(std::make_u
   impl_->url = "http://127.0.0.1:" + std::to_string(impl_->acceptor.local_endpoint().port()) + "/";
   accept(impl_->acceptor, impl_->content);
   if (live) impl_->live->start();
+}
+
+void ViewServer::serve() {
+  if (impl_->thread.joinable()) return;
   // The server's thread takes no signal: they stay with the run's supervisor (or the run).
   sigset_t all, old;
   sigfillset(&all);

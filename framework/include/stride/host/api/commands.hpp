@@ -98,7 +98,10 @@ struct SupervisedRun {
 // ends with this process (end_with_parent: kill -9 of it stops the run too). `report` is
 // called once with the summary, in the process that has it. The signal mask and SIGPIPE's
 // disposition are restored before returning, so that an embedding interpreter keeps its own.
+// `forked`, when given, is called here once the child exists: where this process starts
+// threads of its own (a thread running at fork() can hold a lock the child then waits on).
 SupervisedRun run_supervised(Experiment& ex, RunOptions options, double grace,
-                             const std::function<void(const json&)>& report);
+                             const std::function<void(const json&)>& report,
+                             const std::function<void()>& forked = {});
 
 }  // namespace stride::host

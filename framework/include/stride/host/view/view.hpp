@@ -4,10 +4,12 @@
 // Call order: 1. view_folders(paths) reads what the folders hold (throws std::invalid_argument
 // naming a folder that is neither a run nor a sweep, or a summary.json that is not JSON);
 // 2. view_page(...) or write_report(...) or serve_view(...) (single-threaded), or a ViewServer
-// (its own thread: the Python module's stride.view()).
+// (its own thread, started by serve(): the Python module's stride.view()).
 // `stride run --view` (live): 1. create_view_board() before the experiment is built (its
 // view_input plugins enroll their controls); 2. a ViewServer on a ViewFolders of the run's
-// folder with live_summary() as its summary; 3. the run; 4. ViewServer::finish(summary);
+// folder with live_summary() as its summary; 3. the run, ViewServer::serve() once the run's
+// process is forked (a thread running at fork() can hold a lock, the allocator's among them,
+// that the forked run would then wait on forever); 4. ViewServer::finish(summary);
 // 5. wait for Ctrl-C (or not), destroy the server. The server has a thread of its own; the run's
 // thread never meets it (rows reach it through results.csv, values through the board).
 #pragma once
@@ -78,11 +80,15 @@ void create_view_board();
 // destructor stops and joins it. finish() may be called from any thread.
 class ViewServer {
  public:
+  // Binds 127.0.0.1:port (0: any free port) and prepares the page; connections wait in the
+  // listen queue until serve().
   ViewServer(const ViewFolders& folders, int port);
   ~ViewServer();
   ViewServer(const ViewServer&) = delete;
   ViewServer& operator=(const ViewServer&) = delete;
   const std::string& url() const;
+  // Starts the server's thread (once; later calls do nothing). Signals stay with the caller.
+  void serve();
   void finish(const json& summary);
 
  private:
