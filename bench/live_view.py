@@ -95,7 +95,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="stride_live_bench_")
-    crane_end, two_mass_end = (1, 0.5) if SMOKE else (8, 4) if a.quick else (20, 10)
+    # smoke: long enough for the page to connect and count rows before the run ends
+    crane_end, two_mass_end = (2, 2) if SMOKE else (8, 4) if a.quick else (20, 10)
     cases = [("1. log crane from the page", "manifests/real_time/log_crane_view.json",
               ["--set", f"/coupling/end={crane_end}"]),
              ("2. two-mass, 10 000 rows/s", "tests/browser/live_two_mass.json",
