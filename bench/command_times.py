@@ -5,10 +5,12 @@
     bench/command_times.py [RUNS]
 """
 import os, statistics, subprocess, sys, tempfile, time
+from smoke import SMOKE
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 exe = os.environ.get("STRIDE", os.path.join(root, "build", "bin", "stride"))
 runs = int(sys.argv[1]) if len(sys.argv) > 1 else 21
+runs = 1 if SMOKE else runs
 out = tempfile.mkdtemp(prefix="stride_command_times.")
 
 

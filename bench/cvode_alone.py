@@ -11,6 +11,7 @@ every 10 s) and with a row every 10 ms.
 Needs build/bin/stride and build/bin/crane_cvode.
 """
 import argparse, json, os, statistics, subprocess, tempfile
+from smoke import SMOKE
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -18,6 +19,8 @@ ap.add_argument("repeats", nargs="?", type=int, default=9)
 ap.add_argument("--rtol", default="1e-3")
 ap.add_argument("--before")
 a = ap.parse_args()
+if SMOKE:
+    a.repeats = 1
 work = tempfile.mkdtemp(prefix="stride_cvode_alone.")
 
 

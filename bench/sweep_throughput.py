@@ -9,16 +9,32 @@ and the ratios.
     bench/sweep_throughput.py manifests/sweeps/crane1_stability.json [REPEATS] [--sweep-only]
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
+from smoke import SMOKE
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 exe = os.environ.get("STRIDE", os.path.join(root, "build", "bin", "stride"))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 sweep = os.path.abspath(args[0])
 reps = int(args[1]) if len(args) > 1 else 5
+reps = 1 if SMOKE else reps
 sweep_only = "--sweep-only" in sys.argv
 spec = json.load(open(sweep))
 base = os.path.dirname(sweep)
 work = tempfile.mkdtemp(prefix="stride_sweep_throughput.")
+
+
+def absolute(x):
+    if isinstance(x, dict):
+        return {k: os.path.join(base, v) if k == "manifest" else absolute(v) for k, v in x.items()}
+    return [absolute(v) for v in x] if isinstance(x, list) else x
+
+
+if SMOKE:  # a copy of the sweep with two values of its step axis and the first of every other axis
+    for ax in spec["axes"]:
+        ax["values"] = ax["values"][:2 if ax["name"] == spec.get("step_axis") else 1]
+    spec = absolute(spec)
+    sweep = os.path.join(work, os.path.basename(sweep))
+    json.dump(spec, open(sweep, "w"))
 
 # The grid as the sweep builds it: every combination of axis values.
 points = [({}, spec["manifest"])]
