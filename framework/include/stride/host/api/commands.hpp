@@ -101,7 +101,6 @@ struct SupervisedRun {
 // `forked`, when given, is called here once the child exists: where this process starts
 // threads of its own (a thread running at fork() can hold a lock the child then waits on).
 SupervisedRun run_supervised(Experiment& ex, RunOptions options, double grace,
-                             const std::function<void(const json&)>& report,
-                             const std::function<void()>& forked = {});
+                             const std::function<void(const json&)>& report, const std::function<void()>& forked = {});
 
 }  // namespace stride::host
