@@ -374,11 +374,12 @@ std::unique_ptr<ViewServer> start_live_view(const CommandLine& cl, const Experim
 }
 
 // After a run with --view: the page gets the summary; it stays served until Ctrl-C (or SIGTERM,
-// SIGHUP) unless --view-exit was given or a signal already stopped the run.
-void end_live_view(const CommandLine& cl, ViewServer& live, const json& summary) {
+// SIGHUP) unless --view-exit was given or a signal already asked the run to stop (`stop_signal`:
+// also one that came as the run was ending, so that it still ended a run that completed).
+void end_live_view(const CommandLine& cl, ViewServer& live, const json& summary, int stop_signal) {
   live.serve();  // not yet when the run's process could not be started
   live.finish(summary);
-  if (cl.live_exit || summary.value("status", "") == "interrupted") return;
+  if (cl.live_exit || stop_signal != 0 || summary.value("status", "") == "interrupted") return;
   std::cerr << "stride run: the page stays at " << live.url() << " (Ctrl-C stops)" << std::endl;
   sigset_t stop;
   sigemptyset(&stop);
@@ -420,7 +421,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     RunResult r = run(ex, opt);
     report(r.summary);
     if (!r.summary_error.empty()) std::cerr << "error: " << r.summary_error << "\n";
-    if (live) end_live_view(cl, *live, r.summary);
+    if (live) end_live_view(cl, *live, r.summary, 0);
     return r.summary_error.empty() ? exit_code_of(r.summary) : 1;
   }
   SupervisedRun r;
@@ -433,7 +434,7 @@ int run_command(const CommandLine& cl, Experiment& ex) {
     std::cerr << "error: " << e.what() << "\n";
     r.summary = {{"status", "failed"}, {"message", e.what()}};
   }
-  if (live) end_live_view(cl, *live, r.summary);
+  if (live) end_live_view(cl, *live, r.summary, r.stop_signal);
   return r.exit_code;
 }
 
