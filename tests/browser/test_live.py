@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -28,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 import test_view  # noqa: E402  (its helpers; its main() runs only as a script)
-from test_view import check, failures, results, check_series  # noqa: E402
+from test_view import check, failures, results, check_series, stop_with_sigint  # noqa: E402
 
 STRIDE, SOURCE, ART = test_view.STRIDE, test_view.SOURCE, test_view.ART
 MANIFEST = os.path.join(SOURCE, "tests/browser/live_two_mass.json")
@@ -124,13 +123,7 @@ def live_run(browser):
         silent.sock.close()
         rude.sock.close()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(timeout=5)
-            check(code == 0, f"stride run --view after SIGINT: exit {code}, {proc.stderr.read()}")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            check(False, "stride run --view did not stop within 5 s of SIGINT")
+        stop_with_sigint(proc, "stride run --view")
 
 
 def exit_with_run():

@@ -158,13 +158,18 @@ def check_view_server(browser, two_mass):
         busy = subprocess.run([STRIDE, "view", two_mass, "--port", port], capture_output=True, text=True, timeout=20)
         check(busy.returncode == 2 and "in use" in busy.stderr, f"port in use: exit {busy.returncode}, {busy.stderr!r}")
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(timeout=5)
-            check(code == 0, f"stride view after SIGINT: exit {code}")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            check(False, "stride view did not stop within 5 s of SIGINT")
+        stop_with_sigint(proc, "stride view")
+
+
+def stop_with_sigint(proc, what):
+    """Ctrl-C to a serving `stride`: it must end with exit 0 within 5 s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(timeout=5)
+        check(code == 0, f"{what} after SIGINT: exit {code}, {proc.stderr.read() if proc.stderr else ''}")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        check(False, f"{what} did not stop within 5 s of SIGINT")
 
 
 def main():
