@@ -22,6 +22,7 @@
 
 #include "stride_run.hpp"
 #include "files.hpp"
+#include "fmu_commands.hpp"
 
 namespace {
 
@@ -34,62 +35,10 @@ const std::string kTestFmus = STRIDE_TEST_FMU_DIR;
 using stride_test::contains;
 using stride_test::slurp;
 
-// A private folder, also the TMPDIR of the commands run in it (unpacked FMUs counted after).
-struct Scratch {
-  fs::path dir, tmp;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("stride_fmi1_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-    tmp = dir / "tmp";
-    fs::remove_all(dir);
-    fs::create_directories(tmp);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  int leftovers() const {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(tmp))
-      if (e.path().filename().string().rfind("stride-fmu-", 0) == 0) ++n;
-    return n;
-  }
-};
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-  json summary;
-  Table table;
-  std::string status() const { return summary.value("status", std::string("none")); }
-  std::string message() const { return summary.value("message", std::string()); }
-};
-
-// `stride <verb> <what> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder.
-Outcome stride(const Scratch& s, const std::string& verb, const std::string& what,
-               const std::vector<std::string>& sets = {}) {
-  std::string cmd = "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb + " '" + what + "'";
-  if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
-  for (const auto& x : sets) cmd += " --set '" + x + "'";
-  cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
-  const int st = std::system(cmd.c_str());
-  Outcome o;
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  o.out = slurp(s.dir / "stdout.txt");
-  o.err = slurp(s.dir / "stderr.txt");
-  if (fs::exists(s.dir / "out" / "summary.json"))
-    o.summary = json::parse(slurp(s.dir / "out" / "summary.json"), nullptr, false);
-  if (fs::exists(s.dir / "out" / "results.csv")) o.table = stride_test::read_csv(s.dir / "out" / "results.csv");
-  INFO("command: " << cmd);
-  INFO("stderr: " << o.err.substr(0, 2000));
-  return o;
-}
-
-std::string write_manifest(const Scratch& s, const std::string& name, const json& m) {
-  const fs::path file = s.dir / name;
-  std::ofstream(file) << m.dump(2);
-  return file.string();
-}
+using stride_test::fmu_commands::Outcome;
+using stride_test::fmu_commands::Scratch;
+using stride_test::fmu_commands::stride;
+using stride_test::fmu_commands::write_manifest;
 
 // One FMU alone as subsystem "s", stepped with h (macro step and record interval h too).
 json alone(const std::string& fmu, double h, double end, const json& parameters, const std::string& integrator = "") {

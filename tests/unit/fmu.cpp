@@ -32,6 +32,7 @@
 
 #include "stride_run.hpp"
 #include "files.hpp"
+#include "fmu_commands.hpp"
 
 namespace {
 
@@ -51,71 +52,15 @@ const std::string kManifests = STRIDE_SOURCE_DIR "/tests/manifests/";
 const std::vector<std::string> kVerbs =
     STRIDE_TEST_SANITIZED ? std::vector<std::string>{"validate"} : std::vector<std::string>{"validate", "run"};
 
-// A private folder; also the TMPDIR of the commands run in it, so that the FMUs they unpack
-// can be counted afterwards.
-struct Scratch {
-  fs::path dir, tmp;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("stride_fmu_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-    tmp = dir / "tmp";
-    fs::remove_all(dir);
-    fs::create_directories(tmp);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  // Unpacked FMU folders left behind in TMPDIR.
-  int leftovers() const {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(tmp))
-      if (e.path().filename().string().rfind("stride-fmu-", 0) == 0) ++n;
-    return n;
-  }
-};
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-  json summary;
-  Table table;
-  std::string status() const { return summary.value("status", std::string("none")); }
-  std::string message() const { return summary.value("message", std::string()); }
-};
-
-// `stride <verb> <manifest> [--out <scratch>/out] --set ...` with TMPDIR in the scratch folder;
-// `shell` runs before it in the same shell (a ulimit, variables).
-Outcome stride(const Scratch& s, const std::string& verb, const std::string& manifest, const std::vector<std::string>& sets,
-               const std::string& shell = "") {
-  std::string cmd = (shell.empty() ? "" : shell + "; ") + "TMPDIR='" + s.tmp.string() + "' '" + STRIDE_EXE + "' " + verb +
-                    " '" + manifest + "'";
-  if (verb == "run") cmd += " --quiet --out '" + (s.dir / "out").string() + "'";
-  for (const auto& x : sets) cmd += " --set '" + x + "'";
-  cmd += " >'" + (s.dir / "stdout.txt").string() + "' 2>'" + (s.dir / "stderr.txt").string() + "'";
-  const int st = std::system(cmd.c_str());
-  Outcome o;
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  o.out = slurp(s.dir / "stdout.txt");
-  o.err = slurp(s.dir / "stderr.txt");
-  if (fs::exists(s.dir / "out" / "summary.json")) o.summary = json::parse(slurp(s.dir / "out" / "summary.json"), nullptr, false);
-  if (fs::exists(s.dir / "out" / "results.csv")) o.table = stride_test::read_csv(s.dir / "out" / "results.csv");
-  INFO("command: " << cmd);
-  INFO("stderr: " << o.err.substr(0, 2000));
-  return o;
-}
+using stride_test::fmu_commands::Outcome;
+using stride_test::fmu_commands::Scratch;
+using stride_test::fmu_commands::stride;
+using stride_test::fmu_commands::write_manifest;
 
 // x(t) of m x'' + d x' + k x = 0 from x(0) = x0, x'(0) = 0 (underdamped).
 double damped(double t, double m, double k, double d, double x0) {
   const double w = std::sqrt(k / m), z = d / (2 * std::sqrt(k * m)), wd = w * std::sqrt(1 - z * z);
   return x0 * std::exp(-z * w * t) * (std::cos(wd * t) + z * w / wd * std::sin(wd * t));
-}
-
-// A manifest written into the scratch folder.
-std::string write_manifest(const Scratch& s, const std::string& name, const json& m) {
-  const fs::path file = s.dir / name;
-  std::ofstream(file) << m.dump(2);
-  return file.string();
 }
 
 // Two oscillators of one FMU coupled by their springs.
