@@ -1,12 +1,23 @@
 #!/usr/bin/env python3
-"""Every shell command the tutorials show runs (ctest `tutorials`).
+"""Every command the tutorials and how-to pages show runs (ctest `tutorials`).
 
-The ```sh blocks of docs/tutorials/*.md run verbatim, block by block in page order, with bash
--e in a scratch folder that looks like the checkout: `manifests/` and `examples/` link to the
-sources, `build/` to the build tree, `./stride` and `stride` to the built command (the checkout's
-`./stride` would build first). The plugin tutorial (docs/plugin-tutorial.md) is run by the
-out_of_tree test. One line is not run: `./scripts/test` (the test suite itself).
-Each block must exit 0; a tutorial's output files are checked to exist where the page says.
+docs/tutorials/*.md, then docs/how-to/*.md, block by block in page order, in one scratch folder
+that looks like the checkout: `manifests/` and `examples/` link to the sources, `build/` to the
+build tree, `./stride` and `stride` to the built command (the checkout's `./stride` would build
+first). A page's later blocks see what its earlier ones wrote, as a reader's shell would.
+- ```sh blocks run verbatim with bash -e and must exit 0. One line is not run: `./scripts/test`
+  (the test suite itself). A block that starts with `mpirun` runs where ctest `sweep` runs its
+  mpirun case (stride-mpi built and mpirun found: tests/CMakeLists.txt sets STRIDE_MPIRUN), and
+  is skipped with the reason elsewhere.
+- A ```text block right after a ```sh block is the output the page shows: each of its lines must
+  be a line the commands printed (stdout or stderr, spaces at the ends aside), `...` standing
+  for any text within a line; a line of only `...` marks lines left out.
+- ```python blocks run with the build's module, as ctest `python` runs (PYTHONPATH=<build>/python,
+  MPLBACKEND=Agg): an interpreter session (`>>>`) as a doctest, so what it prints must be what
+  the page shows (`...` for any text), other blocks as a script.
+- A plain ``` block with a `$ ` prompt is a command listing that nothing would run: refused.
+The plugin tutorial (docs/plugin-tutorial.md) is run by the out_of_tree test. At the end, the
+files the pages say the commands wrote must exist.
 
 Usage: check_tutorials.py SOURCE_DIR BUILD_DIR STRIDE_EXE SCRATCH_DIR
 """
@@ -15,48 +26,146 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 
-root, build, exe, scratch = sys.argv[1:5]
 NOT_RUN = {"./scripts/test": "the whole test suite, which runs this test"}
+# A fenced block: its indentation (a block inside a list item is indented), language and body.
+FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```[ \t]*$", re.S | re.M)
+WRITTEN = ("out/two_mass/results.csv", "out/two_mass/summary.json", "out/two_mass/log.txt", "out/two_mass.png",
+           "out/two_mass_gs/summary.json", "out/two_mass_multirate/summary.json", "out/two_mass_order2/summary.json",
+           "out/sweeps/crane1_stability/sweep.csv", "out/sweeps/crane1_stability/stability.md",
+           "out/fmu_two_mass/results.csv", "cylinder.fmu", "out/crane1_cylinder_fmu/results.csv",
+           "out/two_mass_ssp/results.csv", "two_mass.ssp", "crane.ssp", "out/crane1_stability.png")
 
-shutil.rmtree(scratch, ignore_errors=True)
-os.makedirs(os.path.join(scratch, "bin"))
-for name, target in (("manifests", os.path.join(root, "manifests")), ("examples", os.path.join(root, "examples")),
-                     ("build", build), ("stride", exe), ("bin/stride", exe)):
-    os.symlink(target, os.path.join(scratch, name))
-env = dict(os.environ, PATH=os.path.join(scratch, "bin") + ":" + os.environ.get("PATH", ""), MPLBACKEND="Agg")
 
-failures = 0
-folder = os.path.join(root, "docs", "tutorials")
-for page in sorted(os.listdir(folder)):
-    if not page.endswith(".md"):
-        continue
-    text = open(os.path.join(folder, page)).read()
-    for k, block in enumerate(re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M)):
-        lines = []
-        for line in block.splitlines():
-            command = line.split("#")[0].strip() if line.lstrip().startswith("./scripts/") else line.strip()
-            if command in NOT_RUN:
-                print(f"{page} block {k}: not run: {command} ({NOT_RUN[command]})")
-                continue
-            lines.append(line)
-        script = "\n".join(lines)
-        r = subprocess.run(["bash", "-e", "-c", script], cwd=scratch, env=env, capture_output=True, text=True,
-                           timeout=300)
-        status = "ok" if r.returncode == 0 else f"FAILED (exit {r.returncode})"
-        print(f"{page} block {k}: {status}")
-        if r.returncode != 0:
+def make_scratch(root, build, exe, scratch):
+    """The scratch folder, and the environment its commands run in."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(os.path.join(scratch, "bin"))
+    links = [("manifests", os.path.join(root, "manifests")), ("examples", os.path.join(root, "examples")),
+             ("build", build), ("stride", exe), ("bin/stride", exe)]
+    if os.environ.get("STRIDE_MPIRUN"):
+        links.append(("bin/mpirun", os.environ["STRIDE_MPIRUN"]))  # the mpirun CMake found
+    for name, target in links:
+        os.symlink(target, os.path.join(scratch, name))
+    python_path = os.path.join(build, "python")
+    if os.environ.get("PYTHONPATH"):
+        python_path += ":" + os.environ["PYTHONPATH"]
+    return dict(os.environ, PATH=os.path.join(scratch, "bin") + ":" + os.environ.get("PATH", ""),
+                PYTHONPATH=python_path, MPLBACKEND="Agg",
+                # Containers run the tests as root, which Open MPI refuses unless told.
+                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def blocks(text):
+    """The fenced blocks of a page in order: (language, body without the list's indentation)."""
+    return [(lang, textwrap.dedent(body)) for _, lang, body in FENCE.findall(text)]
+
+
+def shell_script(block, name):
+    """The lines of a ```sh block that run (all but NOT_RUN, each named when left out)."""
+    lines = []
+    for line in block.splitlines():
+        command = line.split("#")[0].strip() if line.lstrip().startswith("./scripts/") else line.strip()
+        if command in NOT_RUN:
+            print(f"{name}: not run: {command} ({NOT_RUN[command]})")
+            continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def why_not_run(script):
+    """Why a block cannot run on this build, or None."""
+    if script.lstrip().startswith("mpirun") and not os.environ.get("STRIDE_MPIRUN"):
+        return "MPI was not built (no stride-mpi, or no mpirun)"
+    return None
+
+
+def missing_lines(shown, printed):
+    """The lines of a shown output that the commands did not print."""
+    lines = [line.strip() for line in printed.splitlines()]
+    missing = []
+    for want in shown.splitlines():
+        want = want.strip()
+        if want in ("", "..."):
+            continue
+        pattern = re.compile(".*".join(re.escape(part) for part in want.split("...")))
+        if not any(pattern.fullmatch(line) for line in lines):
+            missing.append(want)
+    return missing
+
+
+def run(command, scratch, env):
+    """Runs a command in the scratch folder: (exit code, stdout and stderr as one text)."""
+    r = subprocess.run(command, cwd=scratch, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=300)
+    return r.returncode, r.stdout
+
+
+def run_python(block, name, scratch, env):
+    """Runs a ```python block: a session as a doctest (its output checked), else as a script."""
+    if not re.search(r"^>>> ", block, re.M):
+        return run([sys.executable, "-c", block], scratch, env)
+    # doctest reads a session from a text file; the file's name names the block in its report.
+    session = os.path.join(scratch, re.sub(r"\W+", "_", name) + ".txt")
+    with open(session, "w") as f:
+        f.write(block)
+    return run([sys.executable, "-m", "doctest", "-o", "ELLIPSIS", session], scratch, env)
+
+
+def check_page(path, scratch, env):
+    """Runs the blocks of one page in order; returns the number of failures."""
+    page = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
+    failures = 0
+    printed = None  # the output of the last ```sh block, for a ```text block after it
+    for k, (lang, body) in enumerate(blocks(open(path).read())):
+        name = f"{page} block {k}"
+        if lang == "text" and printed is not None:
+            missing = missing_lines(body, printed)
+            if missing:
+                failures += 1
+                print(f"{name}: FAILED: the commands did not print\n  " + "\n  ".join(missing) +
+                      f"\n--- they printed:\n{printed[-3000:]}")
+            else:
+                print(f"{name}: printed as shown")
+        printed = None
+        if lang == "" and re.search(r"^\$ ", body, re.M):
             failures += 1
-            print(script, "\n--- stdout:\n", r.stdout[-2000:], "\n--- stderr:\n", r.stderr[-2000:])
+            print(f"{name}: FAILED: a command listing ($ prompt) in a plain block, which is not run: "
+                  "write the commands in a ```sh block, the output in a ```text block after it")
+        if lang not in ("sh", "python"):
+            continue
+        script = shell_script(body, name) if lang == "sh" else body
+        reason = why_not_run(script)
+        if reason:
+            print(f"{name}: skipped: {reason}")
+            continue
+        code, out = run(["bash", "-e", "-c", script], scratch, env) if lang == "sh" else \
+            run_python(body, name, scratch, env)
+        print(f"{name}: " + ("ok" if code == 0 else f"FAILED (exit {code})"))
+        if code != 0:
+            failures += 1
+            print((script + "\n--- output:\n" if lang == "sh" else "") + out[-3000:])  # doctest names the line
+        printed = out if lang == "sh" else None
+    return failures
 
-# What the pages say the commands wrote.
-for path in ("out/two_mass/results.csv", "out/two_mass/summary.json", "out/two_mass/log.txt", "out/two_mass.png",
-             "out/two_mass_gs/summary.json", "out/two_mass_multirate/summary.json", "out/two_mass_order2/summary.json",
-             "out/sweeps/crane1_stability/sweep.csv", "out/sweeps/crane1_stability/stability.md",
-             "out/fmu_two_mass/results.csv"):
-    if not os.path.exists(os.path.join(scratch, path)):
-        failures += 1
-        print(f"FAIL: {path} was not written")
-if failures:
-    sys.exit(1)
-print("every tutorial command ran")
+
+def main():
+    root, build, exe, scratch = sys.argv[1:5]
+    env = make_scratch(root, build, exe, scratch)
+    failures = 0
+    for folder in ("tutorials", "how-to"):
+        folder = os.path.join(root, "docs", folder)
+        for page in sorted(p for p in os.listdir(folder) if p.endswith(".md")):
+            failures += check_page(os.path.join(folder, page), scratch, env)
+    for path in WRITTEN:
+        if not os.path.exists(os.path.join(scratch, path)):
+            failures += 1
+            print(f"FAIL: {path} was not written")
+    if failures:
+        sys.exit(1)
+    print("every command of the tutorials and how-to pages ran")
+
+
+if __name__ == "__main__":
+    main()
