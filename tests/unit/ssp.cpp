@@ -6,6 +6,8 @@
 // element Stride does not support, and every broken reference, is named with its line and path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -400,4 +402,262 @@ TEST_CASE("a package's files stay inside it") {
   }
   // The same .ssd beside its files may name a file in a folder above it.
   CHECK_NOTHROW(ssp::read_ssp(dir / "SystemStructure.ssd"));
+}
+
+namespace {
+
+// An oscillator component with two parameter sets on it ("light": m = 1, "heavy": m = 4) and,
+// when `bind_input`, its unconnected input x_other bound to 1 m in both.
+std::string two_sets(bool bind_input) {
+  auto set = [&](const char* name, const char* m) {
+    return std::string(R"(          <ssd:ParameterBinding><ssd:ParameterValues>
+            <ssv:ParameterSet version="1.0" name=")") +
+           name + R"("><ssv:Parameters>
+              <ssv:Parameter name="m"><ssv:Real value=")" +
+           m + R"("/></ssv:Parameter>
+              <ssv:Parameter name="k"><ssv:Real value="1"/></ssv:Parameter>
+              <ssv:Parameter name="k2"><ssv:Real value="3"/></ssv:Parameter>
+              <ssv:Parameter name="x0"><ssv:Real value="0"/></ssv:Parameter>
+)" +
+           (bind_input
+                ? R"(              <ssv:Parameter name="x_other"><ssv:Real value="100" unit="cm"/></ssv:Parameter>
+)"
+                : "") +
+           R"(            </ssv:Parameters></ssv:ParameterSet>
+          </ssd:ParameterValues></ssd:ParameterBinding>
+)";
+  };
+  return ssd_with("        <ssd:ParameterBindings>\n" + set("light", "1") + set("heavy", "4") +
+                      R"(        </ssd:ParameterBindings>
+        <ssd:Annotations><ssc:Annotation type="org.stride.manifest"><stride:Manifest xmlns:stride="urn:stride:ssp:manifest">{"step": 0.001}</stride:Manifest></ssc:Annotation></ssd:Annotations>
+)",
+                  R"(    <ssd:Units><ssc:Unit name="cm"><ssc:BaseUnit m="1" factor="0.01"/></ssc:Unit></ssd:Units>
+    <ssd:Annotations><ssc:Annotation type="org.stride.manifest"><stride:Manifest xmlns:stride="urn:stride:ssp:manifest">{"coupling": {"macro_step": 0.01}}</stride:Manifest></ssc:Annotation></ssd:Annotations>
+)",
+                  "source=\"resources/oscillator.fmu\" implementation=\"CoSimulation\"");
+}
+
+fs::path written(const std::string& tag, const std::string& ssd) {
+  const fs::path dir = folder_with_fmu(tag);
+  std::ofstream(dir / "SystemStructure.ssd") << ssd;
+  return dir / "SystemStructure.ssd";
+}
+
+}  // namespace
+
+TEST_CASE("an element's bindings are parameter sets: the first applies, --parameter-set chooses one by name") {
+  const fs::path ssd = written("ssp_sets", two_sets(false));
+  const auto first = ssp::read_ssp(ssd);
+  CHECK(json::parse(first.text)["subsystems"]["osc"]["parameters"]["m"] == 1.0);
+  bool told = false;
+  for (const auto& n : first.notes) told |= contains(n, "\"light\" applied, not \"heavy\"");
+  CHECK(told);
+  CHECK(json::parse(ssp::read_ssp(ssd, {"", "heavy"}).text)["subsystems"]["osc"]["parameters"]["m"] == 4.0);
+  try {
+    ssp::read_ssp(ssd, {"", "medium"});
+    FAIL("an unknown set was accepted");
+  } catch (const ManifestError& e) {
+    CHECK(contains(joined(e.diagnostics()),
+                   "--parameter-set \"medium\": no parameter set of that name (the sets: "
+                   "\"heavy\", \"light\")"));
+  }
+  // From the command line: the heavy mass oscillates at half the frequency.
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + ssd.string() +
+                                          "' --parameter-set heavy --set /coupling/end=1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "\"heavy\" applied, not \"light\""));
+}
+
+TEST_CASE("a binding on an input sets its start value: the unconnected input holds it (closed form)") {
+  // m x'' = -k x + k2 (x_other - x), x(0) = 0, x_other = 1 m (written as 100 cm):
+  // x(t) = x_eq (1 - cos(w t)), x_eq = k2 / (k + k2) = 0.75 m, w = sqrt((k + k2) / m) = 2 rad/s.
+  const fs::path ssd = written("ssp_input_start", two_sets(true));
+  CHECK(json::parse(ssp::read_ssp(ssd).text)["subsystems"]["osc"]["parameters"]["x_other"] == 1.0);
+  const fs::path out = stride_test::scratch() / "ssp_input_start_run";
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + ssd.string() +
+                                          "' --quiet --set /coupling/end=3 --out '" + out.string() + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto t = stride_test::read_csv(out / "results.csv");
+  REQUIRE(t.rows() == 301);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const double time = t["time"][i];
+    worst = std::max(worst, std::abs(t["osc.x"][i] - 0.75 * (1.0 - std::cos(2.0 * time))));
+  }
+  CHECK(worst < 1e-9);           // the FMU's RK4 at 1 ms
+  CHECK(t["osc.x"][150] > 1.4);  // near t = pi/2 it stands at 2 x_eq: the bound value pulled it, not 0
+}
+
+TEST_CASE("a folder is a system; --ssd chooses one of several .ssd files, in a folder and in a package") {
+  const fs::path ssd = written("ssp_folder", two_sets(false));
+  const fs::path dir = ssd.parent_path();
+  CHECK(json::parse(ssp::read_ssp(dir).text)["subsystems"]["osc"]["parameters"]["m"] == 1.0);
+  std::ofstream(dir / "Variant.ssd") << std::regex_replace(
+      two_sets(false), std::regex(R"(name="m"><ssv:Real value="1")"), R"(name="m"><ssv:Real value="9")");
+  CHECK(json::parse(ssp::read_ssp(dir, {"Variant", ""}).text)["subsystems"]["osc"]["parameters"]["m"] == 9.0);
+  CHECK(json::parse(ssp::read_ssp(dir, {"Variant.ssd", ""}).text)["subsystems"]["osc"]["parameters"]["m"] == 9.0);
+  CHECK(json::parse(ssp::read_ssp(dir).text)["output"] == "out/ssp_folder");
+  // Without SystemStructure.ssd, two .ssd files are a choice to make.
+  fs::remove(ssd);
+  fs::copy_file(dir / "Variant.ssd", dir / "Other.ssd");
+  try {
+    ssp::read_ssp(dir);
+    FAIL("two .ssd files and no choice");
+  } catch (const ManifestError& e) {
+    CHECK(contains(joined(e.diagnostics()), "several .ssd files: choose one with --ssd NAME (Other.ssd, Variant.ssd)"));
+  }
+  try {
+    ssp::read_ssp(dir, {"Missing", ""});
+    FAIL("a missing .ssd");
+  } catch (const ManifestError& e) {
+    CHECK(contains(joined(e.diagnostics()),
+                   "--ssd Missing: no Missing.ssd here (the .ssd files: Other.ssd, Variant.ssd)"));
+  }
+  // The same in a package, from the command line.
+  const fs::path pkg = stride_test::scratch() / "variants.ssp";
+  fs::remove(pkg);
+  const auto z = stride_test::run_command("cd '" + dir.string() + "' && '" + STRIDE_CMAKE + "' -E tar cf '" +
+                                          pkg.string() + "' --format=zip Variant.ssd Other.ssd resources");
+  REQUIRE(z.exit_code == 0);
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + pkg.string() +
+                                          "' --ssd Variant --set /coupling/end=1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  const auto refused = stride_test::run_command(std::string("'") + STRIDE_EXE + "' validate '" + pkg.string() + "'");
+  CHECK(refused.exit_code == 2);
+  CHECK(contains(refused.output, "choose one with --ssd NAME"));
+}
+
+namespace {
+
+// Two oscillators as libcosim's users write them (OspSystemStructure.xml): b follows a's
+// position, a follows half of b's plus 0.1 m through a LinearTransformation function.
+std::string osp_system(const std::string& b_attributes = "", const std::string& extra = "") {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<OspSystemStructure xmlns="http://opensimulationplatform.com/MSMI/OSPSystemStructure" version="0.1">
+  <StartTime>0.5</StartTime>
+  <BaseStepSize>0.01</BaseStepSize>
+  <Algorithm>fixedStep</Algorithm>
+  <Simulators>
+    <Simulator name="a" source="resources/oscillator.fmu">
+      <InitialValues>
+        <InitialValue variable="k2"><Real value="4"/></InitialValue>
+        <InitialValue variable="x0"><Real value="1"/></InitialValue>
+      </InitialValues>
+    </Simulator>
+    <Simulator name="b" source="resources/oscillator.fmu")" +
+         b_attributes + R"(>
+      <InitialValues>
+        <InitialValue variable="k2"><Real value="4"/></InitialValue>
+        <InitialValue variable="x0"><Real value="0"/></InitialValue>
+      </InitialValues>
+    </Simulator>
+  </Simulators>
+  <Functions>
+    <LinearTransformation name="half" factor="0.5" offset="0.1"/>
+  </Functions>
+  <Connections>
+    <VariableConnection>
+      <Variable simulator="b" name="x_other"/>
+      <Variable simulator="a" name="x"/>
+    </VariableConnection>
+    <SignalConnection><Signal function="half" name="in"/><Variable simulator="b" name="x"/></SignalConnection>
+    <SignalConnection><Signal function="half" name="out"/><Variable simulator="a" name="x_other"/></SignalConnection>
+)" + extra +
+         R"(  </Connections>
+</OspSystemStructure>
+)";
+}
+
+}  // namespace
+
+TEST_CASE("OspSystemStructure.xml: libcosim's system runs as the same system written as a manifest, bit for bit") {
+  const fs::path dir = folder_with_fmu("osp_two");
+  std::ofstream(dir / "OspSystemStructure.xml") << osp_system();
+  const ssp::SspManifest s = ssp::read_ssp(dir);
+  const json d = json::parse(s.text);
+  INFO(s.text);
+  CHECK(d["coupling"]["scheme"] == "jacobi");
+  CHECK(d["coupling"]["macro_step"] == 0.01);
+  CHECK(d["coupling"]["start"] == 0.5);
+  CHECK(d["subsystems"]["b"]["parameters"]["x0"] == 0.0);
+  CHECK(d["subsystems"]["a"]["step"] == 0.01);
+  REQUIRE(d["connections"].size() == 2);
+  CHECK(d["connections"][0]["from"] == "a.x");  // the output end, whatever the order written
+  CHECK(d["connections"][0]["to"] == "b.x_other");
+  CHECK(d["connections"][1]["transformation"]["factor"] == 0.5);
+  CHECK(d["connections"][1]["unit_conversion"] == false);
+  CHECK(d["output"] == "out/osp_two");
+  // The same system by hand.
+  json m = {{"format", 1},
+            {"subsystems",
+             {{"a",
+               {{"fmu", (dir / "resources/oscillator.fmu").string()},
+                {"step", 0.01},
+                {"parameters", {{"k2", 4}, {"x0", 1}}}}},
+              {"b",
+               {{"fmu", (dir / "resources/oscillator.fmu").string()},
+                {"step", 0.01},
+                {"parameters", {{"k2", 4}, {"x0", 0}}}}}}},
+            {"connections",
+             {{{"from", "a.x"}, {"to", "b.x_other"}},
+              {{"from", "b.x"}, {"to", "a.x_other"}, {"transformation", {{"factor", 0.5}, {"offset", 0.1}}}}}},
+            {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.01}, {"start", 0.5}, {"end", 3}}}};
+  std::ofstream(dir / "by_hand.json") << m.dump(2);
+  const std::string by_hand = stride_run_csv(dir / "by_hand.json", "osp_by_hand");
+  const fs::path out = stride_test::scratch() / "osp_run";
+  const auto r = stride_test::run_command(std::string("'") + STRIDE_EXE + "' run '" + dir.string() +
+                                          "' --quiet --set /coupling/end=3 --out '" + out.string() + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(file_text(out / "results.csv") == by_hand);
+  const auto t = stride_test::read_csv(out / "results.csv");
+  REQUIRE(t.rows() == 251);
+  CHECK(t["time"][0] == 0.5);
+  CHECK(std::abs(t["b.x"][250]) > 0.01);  // b was pulled by a through the connection
+}
+
+TEST_CASE("OspSystemStructure.xml: what Stride cannot run as libcosim would is refused, named with its line") {
+  struct Case {
+    std::string name, xml, expect;
+  };
+  const std::vector<Case> cases = {
+      {"decimation", osp_system(" stepSize=\"0.02\""), "stepSize 0.02 differs from BaseStepSize"},
+      {"sum",
+       std::regex_replace(osp_system(), std::regex("<LinearTransformation name=\"half\""),
+                          "<Sum name=\"half\" inputCount=\"2\""),
+       "<Sum> functions are not supported"},
+      {"group", osp_system("", "    <VariableGroupConnection/>\n"), "<VariableGroupConnection> is not supported"},
+      {"unknown simulator",
+       osp_system("",
+                  "    <VariableConnection><Variable simulator=\"c\" name=\"x\"/><Variable simulator=\"a\" "
+                  "name=\"x_other\"/></VariableConnection>\n"),
+       "no simulator \"c\""},
+      {"two outputs",
+       osp_system("",
+                  "    <VariableConnection><Variable simulator=\"a\" name=\"v\"/><Variable simulator=\"b\" "
+                  "name=\"v\"/></VariableConnection>\n"),
+       "a connection joins an output to an input; here output and output"},
+      {"initial value of an output",
+       std::regex_replace(osp_system(), std::regex("variable=\"x0\"><Real value=\"0\""),
+                          "variable=\"x\"><Real value=\"0\""),
+       "\"x\" (causality output) takes no value before the run"},
+      {"algorithm", std::regex_replace(osp_system(), std::regex(">fixedStep<"), ">ecco<"),
+       "algorithm \"ecco\" is not supported"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const fs::path dir = folder_with_fmu("osp_bad");
+    std::ofstream(dir / "OspSystemStructure.xml") << c.xml;
+    try {
+      ssp::read_ssp(dir / "OspSystemStructure.xml");
+      FAIL("accepted");
+    } catch (const ManifestError& e) {
+      INFO(joined(e.diagnostics()));
+      CHECK(contains(joined(e.diagnostics()), c.expect));
+      CHECK(contains(joined(e.diagnostics()), "OspSystemStructure.xml: line "));
+    }
+  }
 }

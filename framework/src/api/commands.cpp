@@ -78,11 +78,16 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
   return std::make_unique<Experiment>(std::move(m), reg);
 }
 
-Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides) {
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides,
+                     const ssp::SystemChoice& choice) {
   if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
     return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
-  if (!ssp::is_ssp_file(path)) return read_manifest(path, overrides);
-  ssp::SspManifest s = ssp::read_ssp(path);
+  if (!ssp::is_ssp_file(path)) {
+    if (!choice.ssd.empty() || !choice.parameter_set.empty())
+      throw ManifestError({{path, "", "--ssd and --parameter-set choose within an SSP system, not a manifest"}});
+    return read_manifest(path, overrides);
+  }
+  ssp::SspManifest s = ssp::read_ssp(path, choice);
   Manifest m = read_manifest_text(s.text, path, overrides);
   ssp::attribute_to_ssp(m.problems, s.origins);
   m.origins = std::move(s.origins);
@@ -92,8 +97,8 @@ Manifest manifest_of(const std::string& path, const std::vector<std::string>& ov
 }
 
 std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
-                                          const std::vector<std::string>& overrides) {
-  Manifest m = manifest_of(path, overrides);
+                                          const std::vector<std::string>& overrides, const ssp::SystemChoice& choice) {
+  Manifest m = manifest_of(path, overrides, choice);
   const auto origins = m.origins;
   try {
     return build_experiment(reg, std::move(m));

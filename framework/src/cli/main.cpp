@@ -33,7 +33,6 @@ namespace {
 using namespace stride;
 using namespace stride::host;
 
-
 // An FMU's String and Binary variables: no ports, yet connected (String to String, Binary to
 // Binary, element by element) and recorded by name.
 void describe_text_variables(const fmi::FmuPlugin& fmu, const json& params) {
@@ -169,12 +168,11 @@ int exporting(Write&& write) {
   return 2;
 }
 
-int export_command(const std::string& manifest, const std::string& out, int fmi_version,
-                   const std::string& subsystem) {
+int export_command(const std::string& manifest, const std::string& out, int fmi_version, const std::string& subsystem) {
   return exporting([&] {
     const ExportReport r = export_fmu(manifest, out, fmi_version, subsystem);
-    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" ("
-              << r.inputs << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
+    std::cout << out << ": FMI " << fmi_version << ".0 co-simulation FMU \"" << r.model_identifier << "\" (" << r.inputs
+              << " inputs, " << r.outputs << " outputs, " << r.parameters << " parameters, " << r.plugins
               << " plugin libraries packed)\n";
   });
 }
@@ -197,6 +195,7 @@ struct CommandLine {
   CLI::App app{"Stride: multirate co-simulation of multiphysics systems"};
   std::string manifest_path, out_dir, plugin_name, sweep_path;
   std::vector<std::string> sets, describe_sets;
+  ssp::SystemChoice system_choice;     // --ssd, --parameter-set
   std::vector<std::string> real_time;  // --real-time [FACTOR]: empty (factor 1) or the factor as written
   CLI::Option* real_time_opt = nullptr;
   bool quiet = false, as_json = false, in_process = false;
@@ -220,9 +219,12 @@ struct CommandLine {
     app.require_subcommand(1);
     add_run();
     validate_cmd = app.add_subcommand("validate", "check a manifest without running it");
-    validate_cmd->add_option("manifest", manifest_path, "manifest (JSON), an FMU, or an SSP system (.ssp, .ssd)")
+    validate_cmd
+        ->add_option("manifest", manifest_path,
+                     "manifest (JSON), an FMU, or a system: .ssp, .ssd, OspSystemStructure.xml, or a folder of one")
         ->required();
     validate_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+    add_system_choice(validate_cmd);
     add_sweep();
     export_cmd = app.add_subcommand("export", "pack an experiment as an FMI 2.0 or 3.0 co-simulation FMU");
     export_cmd->add_option("manifest", manifest_path, "manifest (JSON)")->required();
@@ -259,14 +261,23 @@ struct CommandLine {
         ->check(CLI::Range(0, 65535));
   }
 
+  void add_system_choice(CLI::App* cmd) {
+    cmd->add_option("--ssd", system_choice.ssd,
+                    "with an .ssp or a folder: the .ssd to run (NAME or NAME.ssd; default SystemStructure.ssd)");
+    cmd->add_option("--parameter-set", system_choice.parameter_set,
+                    "with an SSP system: on each element, the parameter set of this name (default: its first)");
+  }
+
   void add_run() {
     run_cmd = app.add_subcommand("run", "run an experiment described by a manifest");
     run_cmd
         ->add_option("manifest", manifest_path,
-                     "manifest (JSON), an FMU to run on its default experiment, or an SSP system (.ssp, .ssd)")
+                     "manifest (JSON), an FMU to run on its default experiment, or a system: .ssp, .ssd, "
+                     "OspSystemStructure.xml, or a folder of one")
         ->required();
     run_cmd->add_option("--out", out_dir, "output folder (default: the manifest's \"output\")");
     run_cmd->add_option("--set", sets, "override a manifest value: /json/pointer=value")->take_all();
+    add_system_choice(run_cmd);
     run_cmd->add_flag("--quiet", quiet, "no progress report");
     real_time_opt = run_cmd
                         ->add_option("--real-time", real_time,
@@ -496,7 +507,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<Experiment> ex;
   try {
-    ex = experiment_of(reg, cl.manifest_path, cl.sets);
+    ex = experiment_of(reg, cl.manifest_path, cl.sets, cl.system_choice);
   } catch (const ManifestError& e) {
     std::cerr << "error: the manifest is not valid (" << e.diagnostics().size() << " problem"
               << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";

@@ -1,7 +1,10 @@
 // URIs of an SSD resolved to files (see files.hpp).
 #include "ssp/files.hpp"
 
+#include <algorithm>
 #include <cctype>
+
+#include "stride/host/input/json_input.hpp"
 
 namespace stride::host::ssp {
 namespace fs = std::filesystem;
@@ -26,7 +29,77 @@ std::optional<std::string> percent_decoded(const std::string& s) {
   return out;
 }
 
+// The .ssd files directly in `folder`, sorted by name.
+std::vector<std::string> ssd_files(const fs::path& folder) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec))
+    if (e.path().extension() == ".ssd" && e.is_regular_file(ec)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+
+// The system file in `folder` (an unpacked archive or a folder given as the system).
+fs::path system_in(const fs::path& folder, const std::string& choice, const std::string& label) {
+  std::error_code ec;
+  const std::vector<std::string> ssds = ssd_files(folder);
+  if (!choice.empty()) {
+    const std::string name = fs::path(choice).extension() == ".ssd" ? choice : choice + ".ssd";
+    if (fs::path(name).has_parent_path() || !fs::is_regular_file(folder / name, ec))
+      throw ManifestError(
+          {{label, "", "--ssd " + choice + ": no " + name + " here (the .ssd files: " + listed(ssds) + ")"}});
+    return folder / name;
+  }
+  for (const char* name : {"SystemStructure.ssd", "OspSystemStructure.xml"})
+    if (fs::is_regular_file(folder / name, ec)) return folder / name;
+  if (ssds.size() == 1) return folder / ssds[0];
+  throw ManifestError({{label, "",
+                        ssds.empty() ? "neither SystemStructure.ssd nor OspSystemStructure.xml nor any .ssd file here"
+                                     : "no SystemStructure.ssd, and several .ssd files: choose one with --ssd NAME (" +
+                                           listed(ssds) + ")"}});
+}
+
 }  // namespace
+
+SystemFile locate_system(const fs::path& path, const std::string& ssd_choice) {
+  std::error_code ec;
+  SystemFile s;
+  const fs::path clean = path.lexically_normal();
+  const fs::path named = clean.filename().empty() ? clean.parent_path() : clean;
+  s.root = "/";
+  s.name = named.stem().string();
+  if (fs::is_directory(path, ec)) {
+    s.file = system_in(path, ssd_choice, path.string());
+    s.label = s.file.string();
+    if (s.name.empty() || s.name == ".") s.name = fs::absolute(path, ec).lexically_normal().filename().string();
+    return s;
+  }
+  if (!fs::is_regular_file(path, ec)) throw ManifestError({{path.string(), "", "no such file or folder"}});
+  if (path.extension() != ".ssp") {
+    if (!ssd_choice.empty())
+      throw ManifestError({{path.string(), "", "--ssd chooses an .ssd in a package or folder, not in a file"}});
+    s.file = path;
+    s.label = path.string();
+    if (path.filename() == "OspSystemStructure.xml") s.name = fs::absolute(path, ec).parent_path().filename().string();
+    return s;
+  }
+  s.unpacked = std::make_shared<fmi::TempFolder>();
+  try {
+    fmi::unpack(path, s.unpacked->path(), path.string());
+  } catch (const std::exception& e) {
+    throw ManifestError({{path.string(), "", e.what()}});
+  }
+  s.root = s.unpacked->path();
+  s.file = system_in(s.root, ssd_choice, path.string());
+  s.label = path.string() + ":" + s.file.filename().string();
+  return s;
+}
 
 std::optional<fs::path> resolve_uri(const XmlFile& ssd, pugi::xml_node at, const std::string& uri, const fs::path& root,
                                     std::vector<Diagnostic>& problems) {

@@ -4,17 +4,32 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "fmi/unpack.hpp"
 #include "ssp/xml.hpp"
 
 namespace stride::host::ssp {
 
+// The system file a path names: an .ssp archive (unpacked; SystemStructure.ssd or the chosen .ssd
+// at its root), an .ssd or .xml file, or a folder (the chosen .ssd, else SystemStructure.ssd, else
+// OspSystemStructure.xml, else its only .ssd). Throws ManifestError naming what is there when
+// nothing fits.
+struct SystemFile {
+  std::filesystem::path file;                 // the XML to read
+  std::string label;                          // as the user knows it: "crane.ssp:SystemStructure.ssd"
+  std::filesystem::path root;                 // files it names may not leave this folder ("/" outside a package)
+  std::shared_ptr<fmi::TempFolder> unpacked;  // the archive's files, alive while a run needs them
+  std::string name;                           // the system's name for its output folder: the file's or folder's stem
+};
+SystemFile locate_system(const std::filesystem::path& path, const std::string& ssd_choice);
+
 // The file `uri` (written on element `at` of `ssd`) names; nullopt with a problem when it is not
 // a relative URI, names a fragment of another document, leaves `root` or does not exist.
 std::optional<std::filesystem::path> resolve_uri(const XmlFile& ssd, pugi::xml_node at, const std::string& uri,
-                                                  const std::filesystem::path& root, std::vector<Diagnostic>& problems);
+                                                 const std::filesystem::path& root, std::vector<Diagnostic>& problems);
 
 }  // namespace stride::host::ssp

@@ -139,6 +139,7 @@ void read_binding(const XmlFile& ssd, pugi::xml_node b, const fs::path& root, Bi
   pugi::xml_node set;
   const XmlFile* set_file = document(ssd, values_holder, root, kSsv, "ParameterSet", out, set, problems);
   if (!set_file) return;
+  out.set_name = set.attribute("name").value();
   // The mapping: source name -> every (target, transformation).
   std::multimap<std::string, std::pair<std::string, Transformation>> mapping;
   if (pugi::xml_node m = XmlFile::child(b, kSsd, "ParameterMapping")) {
@@ -275,9 +276,9 @@ std::optional<json> scalar(const BoundValue& v, const std::string& word, const P
 std::optional<json> parameter_value(const BoundValue& v, const ParameterTarget& t, const UnitDefs& ssd_units,
                                     const Enumerations& ssd_enumerations, std::string& why) {
   static const std::map<std::string, std::set<std::string>> fits = {{"real", {"Real", "Integer"}},
-                                                                     {"integer", {"Integer", "Enumeration"}},
-                                                                     {"boolean", {"Boolean"}},
-                                                                     {"string", {"String", "Enumeration"}}};
+                                                                    {"integer", {"Integer", "Enumeration"}},
+                                                                    {"boolean", {"Boolean"}},
+                                                                    {"string", {"String", "Enumeration"}}};
   if (!t.type.empty() && !fits.at(t.type).count(v.type)) {
     why = "a " + v.type + " value for a parameter of type " + t.type;
     return std::nullopt;

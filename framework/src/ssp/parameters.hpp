@@ -4,9 +4,9 @@
 // sets (units converted, linear transformations and mapping tables applied). Internal to the
 // host.
 //
-// Order: read_binding() for each <ParameterBinding> (component level first, then system level,
-// each in document order: a later binding wins, the system's over a component's) -> for each
-// entry, parameter_value() with the declaration of the parameter it sets.
+// Order: read_binding() for each <ParameterBinding> (component level first, then system level;
+// an element's bindings are alternative sets, one of them applied, the system's winning over a
+// component's) -> for each entry, parameter_value() with the declaration of the variable it sets.
 #pragma once
 
 #include <filesystem>
@@ -41,20 +41,21 @@ struct Transformation {
 
 // One value a binding gives a name.
 struct BoundValue {
-  std::string name;  // after the prefix and the mapping
-  std::string type;  // Real, Integer, Boolean, String, Enumeration
+  std::string name;                 // after the prefix and the mapping
+  std::string type;                 // Real, Integer, Boolean, String, Enumeration
   std::vector<std::string> values;  // as written (arrays: several)
-  std::string unit;                  // Real
-  std::string enumeration;           // Enumeration: the enumeration's name, when given
+  std::string unit;                 // Real
+  std::string enumeration;          // Enumeration: the enumeration's name, when given
   Transformation transformation;
   std::string file, where;  // the <Parameter>: its file and "line N: path"
   std::string origin() const { return file + ": " + where; }
-  const UnitDefs* units = nullptr;         // the units the parameter set defines
+  const UnitDefs* units = nullptr;  // the units the parameter set defines
   const Enumerations* enumerations = nullptr;
 };
 
 // Everything the bindings of one element read, kept alive with their files.
 struct Bindings {
+  std::string set_name;  // the <ParameterSet name>
   std::vector<BoundValue> values;
   std::vector<std::unique_ptr<XmlFile>> files;
   std::vector<std::unique_ptr<UnitDefs>> units;

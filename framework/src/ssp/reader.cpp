@@ -7,10 +7,10 @@
 #include <mutex>
 #include <set>
 
-#include "fmi/model_description.hpp"
-#include "fmi/unpack.hpp"
 #include "input/units.hpp"
 #include "ssp/files.hpp"
+#include "ssp/fmu_facts.hpp"
+#include "ssp/osp.hpp"
 #include "ssp/parameters.hpp"
 
 namespace stride::host::ssp {
@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 using ordered = nlohmann::ordered_json;
 
 namespace {
-
-// The variables of an FMU component, as its modelDescription.xml declares them.
-struct FmuFacts {
-  fmi::ModelDescription md;
-  const fmi::Variable* variable(const std::string& name) const {
-    for (const auto& v : md.variables)
-      if (v.name == name || std::find(v.aliases.begin(), v.aliases.end(), name) != v.aliases.end()) return &v;
-    return nullptr;
-  }
-};
 
 struct Component {
   std::string name;
@@ -39,25 +29,12 @@ struct Component {
   std::map<std::string, BoundValue> parameters;  // the value that wins, by name
 };
 
-// The SSP connector type of an FMU variable type ("" for Binary and Clock, which SSP 1.0
-// connectors do not have).
-std::string type_of(fmi::VarType t) {
-  if (fmi::is_real(t)) return "real";
-  switch (t) {
-    case fmi::VarType::boolean: return "boolean";
-    case fmi::VarType::string: return "string";
-    case fmi::VarType::binary:
-    case fmi::VarType::clock: return "";
-    default: return "integer";  // the integer types and enumerations
-  }
-}
-
 class SsdReader {
  public:
-  explicit SsdReader(const fs::path& file) : file_(file) {}
+  SsdReader(SystemFile system, std::unique_ptr<XmlFile> ssd, SystemChoice choice)
+      : system_file_(std::move(system)), ssd_(std::move(ssd)), choice_(std::move(choice)) {}
 
   SspManifest read() {
-    open();
     read_root();
     if (problems_.empty()) {
       read_system();
@@ -71,34 +48,11 @@ class SsdReader {
     out.text = assemble().dump(2);
     out.origins = std::move(origins_);
     out.notes = std::move(notes_);
-    out.keep = unpacked_;
+    out.keep = system_file_.unpacked;
     return out;
   }
 
  private:
-  // An .ssp is unpacked (with the checks every archive gets); an .ssd is read where it is.
-  void open() {
-    std::error_code ec;
-    if (!fs::is_regular_file(file_, ec)) throw ManifestError({{file_.string(), "", "no such file"}});
-    fs::path ssd = file_;
-    root_ = fs::path("/");
-    std::string label = file_.string();
-    if (file_.extension() == ".ssp") {
-      unpacked_ = std::make_shared<fmi::TempFolder>();
-      try {
-        fmi::unpack(file_, unpacked_->path(), file_.string());
-      } catch (const std::exception& e) {
-        throw ManifestError({{file_.string(), "", e.what()}});
-      }
-      root_ = unpacked_->path();
-      ssd = root_ / "SystemStructure.ssd";
-      label += ":SystemStructure.ssd";
-      if (!fs::is_regular_file(ssd, ec))
-        throw ManifestError({{file_.string(), "", "the package has no SystemStructure.ssd at its root"}});
-    }
-    ssd_ = std::make_unique<XmlFile>(ssd, label);
-  }
-
   void problem(pugi::xml_node n, const std::string& what) { problems_.push_back(ssd_->problem(n, what)); }
   std::string origin(pugi::xml_node n) const { return ssd_->label() + ": " + ssd_->where(n); }
 
@@ -132,11 +86,12 @@ class SsdReader {
       ordered o = ordered::parse(j->dump());
       for (auto it = o.begin(); it != o.end(); ++it)
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-          problem(a, "\"" + it.key() + "\" is not a key of this annotation (allowed: " + [&] {
-            std::string s;
-            for (const auto& k : allowed) s += (s.empty() ? "" : ", ") + k;
-            return s;
-          }() + ")");
+          problem(
+              a, "\"" + it.key() + "\" is not a key of this annotation (allowed: " + [&] {
+                std::string s;
+                for (const auto& k : allowed) s += (s.empty() ? "" : ", ") + k;
+                return s;
+              }() + ")");
       return o;
     }
     return ordered::object();
@@ -191,8 +146,9 @@ class SsdReader {
       for (pugi::xml_node n = elements.first_child(); n; n = n.next_sibling()) {
         if (n.type() != pugi::node_element) continue;
         if (XmlFile::is(n, kSsd, "Component")) continue;
-        problem(n, "<" + XmlFile::local(n) + "> elements are not supported (Stride reads one system of components; "
-                   "nested systems and signal dictionaries are not flattened)");
+        problem(n, "<" + XmlFile::local(n) +
+                       "> elements are not supported (Stride reads one system of components; "
+                       "nested systems and signal dictionaries are not flattened)");
       }
   }
 
@@ -245,13 +201,11 @@ class SsdReader {
 
   // An FMU component: its file, its model description and the interface it is used through.
   bool read_fmu(Component& c, const std::string& source, const ordered& settings) {
-    const auto file = resolve_uri(*ssd_, c.node, source, root_, problems_);
+    const auto file = resolve_uri(*ssd_, c.node, source, system_file_.root, problems_);
     if (!file) return false;
     c.entry["fmu"] = file->string();
     try {
-      fmi::TempFolder folder;
-      fmi::unpack(*file, folder.path(), source);
-      c.facts = FmuFacts{fmi::read_model_description(folder.path() / "modelDescription.xml", source)};
+      c.facts = read_fmu_facts(*file, source);
     } catch (const std::exception& e) {
       problem(c.node, e.what());
       return false;
@@ -374,15 +328,9 @@ class SsdReader {
     }
   }
 
-  // A connector names an FMU variable; one of an FMI 2 structured array ("u[1]", the index as
-  // the FMU counts) is that element of the port Stride makes of the array, written as a range.
-  std::string endpoint(const End& e) {
+  std::string endpoint_of(const End& e) {
     const Component* c = component(e.element);
-    if (c && c->facts)
-      for (const fmi::ElementName& n : fmi::element_names(c->facts->md))
-        if (n.name == e.connector)
-          return e.element + "." + n.port + "[" + std::to_string(n.element) + ":" + std::to_string(n.element + 1) + "]";
-    return e.element + "." + e.connector;
+    return endpoint(e.element, e.connector, c && c->facts ? &*c->facts : nullptr);
   }
 
   void component_connection(pugi::xml_node n, const End& from, const End& to) {
@@ -393,8 +341,8 @@ class SsdReader {
       return;
     }
     ordered c = ordered::object();
-    c["from"] = endpoint(from);
-    c["to"] = endpoint(to);
+    c["from"] = endpoint_of(from);
+    c["to"] = endpoint_of(to);
     const Transformation t = connection_transformation(n);
     if (t.linear) c["transformation"] = {{"factor", t.factor}, {"offset", t.offset}};
     if (t.suppress_unit_conversion) c["unit_conversion"] = false;
@@ -414,8 +362,9 @@ class SsdReader {
         t.factor = ssd_->number(x, "factor", problems_).value_or(1.0);
         t.offset = ssd_->number(x, "offset", problems_).value_or(0.0);
       } else {
-        problem(x, "<" + XmlFile::local(x) + "> on a connection is not supported (Stride exchanges numbers: only "
-                   "LinearTransformation)");
+        problem(x, "<" + XmlFile::local(x) +
+                       "> on a connection is not supported (Stride exchanges numbers: only "
+                       "LinearTransformation)");
       }
     }
     return t;
@@ -439,34 +388,54 @@ class SsdReader {
                    inner.kind + " connector: not supported");
   }
 
-  // Component bindings first, each in order; then the system's, which win.
+  // An element's bindings are alternative parameter sets (libcosim's reading): the first, or
+  // the one named by --parameter-set. Component sets first; then the system's, which win.
   void read_bindings() {
     for (Component& c : components_)
-      for (pugi::xml_node b :
-           XmlFile::children(XmlFile::child(c.node, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
-        Bindings got;
-        read_binding(*ssd_, b, root_, got, problems_);
-        for (BoundValue& v : got.values) c.parameters[v.name] = std::move(v);
-        keep(std::move(got));
+      for (BoundValue& v : chosen_set(c.node, c.name)) c.parameters[v.name] = std::move(v);
+    for (BoundValue& v : chosen_set(system_, "")) {
+      const auto dot = v.name.find('.');
+      Component* c = dot == std::string::npos ? nullptr : component(v.name.substr(0, dot));
+      if (!c) {
+        notes_.push_back(v.origin() + ": \"" + v.name + "\" names no component's parameter (ignored, as SSP asks)");
+        continue;
       }
-    for (pugi::xml_node b :
-         XmlFile::children(XmlFile::child(system_, kSsd, "ParameterBindings"), kSsd, "ParameterBinding")) {
-      Bindings got;
-      read_binding(*ssd_, b, root_, got, problems_);
-      for (BoundValue& v : got.values) {
-        const auto dot = v.name.find('.');
-        Component* c = dot == std::string::npos ? nullptr : component(v.name.substr(0, dot));
-        if (!c) {
-          notes_.push_back(v.origin() + ": \"" + v.name + "\" names no component's parameter (ignored, as SSP asks)");
-          continue;
-        }
-        const std::string name = v.name.substr(dot + 1);
-        c->parameters[name] = std::move(v);
-        c->parameters[name].name = name;
-      }
-      keep(std::move(got));
+      const std::string name = v.name.substr(dot + 1);
+      c->parameters[name] = std::move(v);
+      c->parameters[name].name = name;
+    }
+    if (!choice_.parameter_set.empty() && !set_names_.count(choice_.parameter_set)) {
+      std::string all;
+      for (const auto& n : set_names_) all += (all.empty() ? "\"" : ", \"") + n + "\"";
+      problems_.push_back({ssd_->label(), "",
+                           "--parameter-set \"" + choice_.parameter_set +
+                               "\": no parameter set of that name (the sets: " + (all.empty() ? "none" : all) + ")"});
     }
     for (Component& c : components_) apply_parameters(c);
+  }
+
+  // The values of the parameter set chosen among the bindings of `element` ("" names the system).
+  std::vector<BoundValue> chosen_set(pugi::xml_node element, const std::string& name) {
+    const auto bindings =
+        XmlFile::children(XmlFile::child(element, kSsd, "ParameterBindings"), kSsd, "ParameterBinding");
+    std::vector<BoundValue> out;
+    std::string applied, skipped;
+    for (pugi::xml_node b : bindings) {
+      Bindings got;
+      read_binding(*ssd_, b, system_file_.root, got, problems_);
+      set_names_.insert(got.set_name);
+      const bool take = applied.empty() && (choice_.parameter_set.empty() || got.set_name == choice_.parameter_set);
+      std::string& list = take ? applied : skipped;
+      list += (list.empty() ? "\"" : ", \"") + got.set_name + "\"";
+      if (take)
+        for (BoundValue& v : got.values) out.push_back(std::move(v));
+      keep(std::move(got));
+    }
+    if (bindings.size() > 1 || (!choice_.parameter_set.empty() && !bindings.empty() && applied.empty()))
+      notes_.push_back((name.empty() ? std::string("the system") : "component " + name) + ": parameter set " +
+                       (applied.empty() ? "none" : applied) + " applied" + (skipped.empty() ? "" : ", not " + skipped) +
+                       " (--parameter-set NAME chooses one)");
+    return out;
   }
 
   void keep(Bindings&& b) {
@@ -485,9 +454,9 @@ class SsdReader {
                            "\" (ignored, as SSP asks)");
           continue;
         }
-        if (var->causality != "parameter") {
-          notes_.push_back(v.origin() + ": \"" + name + "\" of component " + c.name + " has causality " +
-                           var->causality + "; Stride sets parameters only (ignored)");
+        if (!settable(*var)) {
+          notes_.push_back(v.origin() + ": \"" + name + "\" of component " + c.name + " (causality " + var->causality +
+                           ") takes no value before the run (ignored)");
           continue;
         }
         t = {type_of(var->type), var->unit, var->size};
@@ -507,7 +476,7 @@ class SsdReader {
   ordered assemble() {
     ordered d = ordered::object();
     d["format"] = 1;
-    d["title"] = coupling_.value("title", name_.empty() ? file_.stem().string() : name_);
+    d["title"] = coupling_.value("title", name_.empty() ? system_file_.name : name_);
     if (coupling_.contains("description")) d["description"] = coupling_["description"];
     d["subsystems"] = ordered::object();
     for (Component& c : components_) d["subsystems"][c.name] = c.entry;
@@ -519,13 +488,14 @@ class SsdReader {
       d["exports"] = coupling_.contains("exports") ? coupling_["exports"] : ordered(exports_);
     for (const char* k : {"monitor", "log"})
       if (coupling_.contains(k)) d[k] = coupling_[k];
-    d["output"] = coupling_.value("output", (fs::path("out") / file_.stem()).string());
+    d["output"] = coupling_.value("output", (fs::path("out") / system_file_.name).string());
     return d;
   }
 
-  fs::path file_, root_;
-  std::shared_ptr<fmi::TempFolder> unpacked_;
+  SystemFile system_file_;
   std::unique_ptr<XmlFile> ssd_;
+  SystemChoice choice_;
+  std::set<std::string> set_names_;
   std::vector<Diagnostic> problems_;
   std::vector<std::string> notes_;
   std::map<std::string, std::string> origins_;
@@ -545,9 +515,18 @@ class SsdReader {
 
 }  // namespace
 
-bool is_ssp_file(const fs::path& file) { return file.extension() == ".ssp" || file.extension() == ".ssd"; }
+bool is_ssp_file(const fs::path& path) {
+  std::error_code ec;
+  const auto x = path.extension();
+  return x == ".ssp" || x == ".ssd" || x == ".xml" || fs::is_directory(path, ec);
+}
 
-SspManifest read_ssp(const fs::path& file) { return SsdReader(file).read(); }
+SspManifest read_ssp(const fs::path& path, const SystemChoice& choice) {
+  SystemFile system = locate_system(path, choice.ssd);
+  auto xml = std::make_unique<XmlFile>(system.file, system.label);
+  if (is_osp(*xml)) return read_osp(std::move(system), std::move(xml));
+  return SsdReader(std::move(system), std::move(xml), choice).read();
+}
 
 void attribute_to_ssp(std::vector<Diagnostic>& diagnostics, const std::map<std::string, std::string>& origins) {
   for (Diagnostic& d : diagnostics) {

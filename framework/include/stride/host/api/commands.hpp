@@ -16,6 +16,7 @@
 #include "stride/host/graph/experiment.hpp"
 #include "stride/host/run/run.hpp"
 #include "stride/host/load/registry.hpp"
+#include "stride/host/ssp/ssp.hpp"
 
 namespace stride::host {
 
@@ -34,14 +35,17 @@ void use_fmu_default_experiments();
 std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m);
 
 // The manifest in `path`: a manifest (JSON); an FMU (*.fmu) as the manifest of its default
-// experiment run alone, recording every output (like fmusim); or an SSP system (an .ssp
-// package, or an .ssd beside its FMUs; ssp/ssp.hpp) read as one. Throws ManifestError; a problem of an SSP names
-// the XML element it comes from.
-Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides);
+// experiment run alone, recording every output (like fmusim); or a system structure (an .ssp
+// package, an .ssd or OspSystemStructure.xml beside its FMUs, or a folder holding one;
+// ssp/ssp.hpp) read as one, `choice` naming the .ssd and parameter set. Throws ManifestError; a
+// problem of an SSP names the XML element it comes from.
+Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides,
+                     const ssp::SystemChoice& choice = {});
 // build_experiment(manifest_of(path)), with the same naming of an SSP's elements in every
 // problem the experiment finds.
 std::unique_ptr<Experiment> experiment_of(PluginRegistry& reg, const std::string& path,
-                                          const std::vector<std::string>& overrides);
+                                          const std::vector<std::string>& overrides,
+                                          const ssp::SystemChoice& choice = {});
 
 // `validate`'s list of every manifest value written with a unit and what it became: times and
 // energies (Manifest::converted), then plugin parameters (converted_parameters).

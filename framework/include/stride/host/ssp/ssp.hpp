@@ -1,15 +1,22 @@
 // System Structure and Parameterization (SSP 1.0) packages as Stride manifests, both ways.
 //
-// Reading: read_ssp(file) takes an .ssp archive (unpacked into a private temporary folder that
-// lives as long as the process needs it) or an .ssd file beside its FMUs and turns the
-// SystemStructure.ssd into a manifest document: components (FMUs, and as a Stride extension
-// plugins: type "application/x-stride-plugin", source the plugin's name), connectors,
+// Reading: read_ssp(path) takes an .ssp archive (unpacked into a private temporary folder that
+// lives as long as the process needs it), an .ssd file beside its FMUs, or a folder holding
+// them, and turns the SystemStructure.ssd (or the .ssd the choice names) into a manifest document: components (FMUs,
+// and as a Stride extension plugins: type "application/x-stride-plugin", source the plugin's name), connectors,
 // connections with linear transformations and unit conversion (or its suppression), parameter
 // bindings from .ssv files and .ssm mappings (inline or referenced, with prefixes, at system and
 // component level), the default experiment, and the co-simulation step from the annotations
 // Stride, OMSimulator and libcosim write. Everything else that would change the result is
 // refused, naming the element's path and line in the XML; what is only ignored (graphics,
-// names a binding sets on no parameter) is listed as a note.
+// names a binding sets on no parameter) is listed as a note. A binding sets parameters and the
+// start values of inputs (and of outputs and states that take one), as the manifest's
+// "parameters" do. An element's bindings are alternative parameter sets, as in libcosim: the
+// first applies, or the one whose <ParameterSet name> the choice names.
+//
+// The Open Simulation Platform's OspSystemStructure.xml (what libcosim users have) is read too,
+// as a file or in a folder without an .ssd: simulators (FMUs) with their initial values and step
+// sizes, variable connections, linear transformation functions, start time and base step.
 //
 // Writing: write_ssp() (export/export.hpp) writes a manifest whose subsystems are FMUs as an SSP.
 //
@@ -45,15 +52,22 @@ struct SspManifest {
   // Manifest pointers and where in the XML they come from ("SystemStructure.ssd:12:
   // /System[root]/Elements/Component[gain]"), longest match first when looked up.
   std::map<std::string, std::string> origins;
-  std::vector<std::string> notes;  // what was ignored or chosen, for `validate`
+  std::vector<std::string> notes;    // what was ignored or chosen, for `validate`
   std::shared_ptr<const void> keep;  // the unpacked archive, alive while the run needs it
 };
 
-bool is_ssp_file(const std::filesystem::path& file);  // .ssp or .ssd
+// .ssp, .ssd, an .xml system structure (SSP or OSP) or a folder: a system, not a JSON manifest.
+bool is_ssp_file(const std::filesystem::path& path);
+
+// Which system of a package or folder, and which parameter set.
+struct SystemChoice {
+  std::string ssd;            // one of several .ssd files ("Variant" or "Variant.ssd"); "": SystemStructure.ssd
+  std::string parameter_set;  // the <ParameterSet name> applied on every element that has one; "": the first
+};
 
 // Reads and checks the system (throws ManifestError: each diagnostic names the XML file and the
 // element's path and line).
-SspManifest read_ssp(const std::filesystem::path& file);
+SspManifest read_ssp(const std::filesystem::path& path, const SystemChoice& choice = {});
 
 // Adds to each diagnostic whose pointer comes from the SSP the element it was read from.
 void attribute_to_ssp(std::vector<Diagnostic>& diagnostics, const std::map<std::string, std::string>& origins);
