@@ -2290,3 +2290,59 @@ TEST_CASE("fmu: model exchange continues across communication points where no in
   CHECK(cvode["rejected_steps"].get<int>() < 20);  // 477 when every communication point restarted it
   CHECK(cvode["steps"].get<int>() < 1500);         // 7167 then
 }
+
+// Start-up: a follower FMU (tests/fmus/follower.c) keeps over the run the value its input had
+// when it left initialization mode, so its output shows what the importer passed it before.
+TEST_CASE("initialization exchange: outputs passed in initialization mode until they settle, then all leave") {
+  Scratch s;
+  const std::string follower = kBroken + "/follower.fmu";
+  // A chain src -> f1 -> f2 written downstream first (the order sequential start-up takes):
+  // src's output is 2 m (b = 2, u = 0).
+  const std::string file = (s.dir / "chain.json").string();
+  std::ofstream(file) << R"({"format": 1, "subsystems": {
+    "f2": {"fmu": ")" << follower
+                      << R"(", "step": 0.1},
+    "f1": {"fmu": ")" << follower
+                      << R"(", "step": 0.1},
+    "src": {"fmu": ")" << follower
+                      << R"(", "step": 0.1, "parameters": {"b": 2}}},
+  "connections": [{"from": "src.y", "to": "f1.u"}, {"from": "f1.y", "to": "f2.u"}],
+  "coupling": {"scheme": "jacobi", "macro_step": 0.1, "end": 0.5}})";
+  // Sequential (the default): f2 leaves first, with the input it had before src's value came.
+  Outcome seq = stride(s, "run", file);
+  REQUIRE(seq.status() == "completed");
+  CHECK(seq.table["f2.y"].back() == 0.0);
+  // Exchange: every follower starts from the source's value, whatever the order.
+  for (const char* scheme : {"jacobi", "gauss_seidel"}) {
+    CAPTURE(scheme);
+    Outcome ex =
+        stride(s, "run", file, {"/coupling/initialization=exchange", std::string("/coupling/scheme=") + scheme});
+    REQUIRE(ex.status() == "completed");
+    for (const char* col : {"f1.y", "f2.y", "src.y"}) {
+      CAPTURE(col);
+      CHECK(ex.table[col].front() == 2.0);
+      CHECK(ex.table[col].back() == 2.0);
+    }
+  }
+  // A loop f -> gain k -> f: the fixed point y = b / (1 - k) for |k| < 1 (b = 1, k = 0.5: 2 m);
+  // with k = 2 the exchange diverges, and the run says so instead of starting from a value.
+  const json loop = {
+      {"format", 1},
+      {"subsystems",
+       {{"f", {{"fmu", follower}, {"step", 0.1}, {"parameters", {{"b", 1}}}}},
+        {"g", {{"fmu", kFmus + "/gain.fmu"}, {"step", 0.1}, {"parameters", {{"k", 0.5}}}}}}},
+      {"connections", {{{"from", "f.y"}, {"to", "g.u"}}, {{"from", "g.y"}, {"to", "f.u"}}}},
+      {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.1}, {"end", 0.5}, {"initialization", "exchange"}}}};
+  const std::string loop_file = write_manifest(s, "loop.json", loop);
+  Outcome settled = stride(s, "run", loop_file);
+  REQUIRE(settled.status() == "completed");
+  CHECK(std::abs(settled.table["f.y"].back() - 2.0) < 1e-11);
+  Outcome diverged = stride(s, "run", loop_file, {"/subsystems/g/parameters/k=2"});
+  CHECK(diverged.status() == "failed");
+  CHECK(contains(diverged.message(), "initialization exchange: the outputs did not settle in 100 sweeps"));
+  // A mistake in the option is named with what is allowed.
+  Outcome typo = stride(s, "validate", loop_file, {"/coupling/initialization=exchanged"});
+  CHECK(typo.code == 2);
+  CHECK(contains(typo.err, "/coupling/initialization"));
+  CHECK(contains(typo.err, "sequential"));
+}

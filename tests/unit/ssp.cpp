@@ -582,6 +582,7 @@ TEST_CASE("OspSystemStructure.xml: libcosim's system runs as the same system wri
   CHECK(d["coupling"]["scheme"] == "jacobi");
   CHECK(d["coupling"]["macro_step"] == 0.01);
   CHECK(d["coupling"]["start"] == 0.5);
+  CHECK(d["coupling"]["initialization"] == "exchange");
   CHECK(d["subsystems"]["b"]["parameters"]["x0"] == 0.0);
   CHECK(d["subsystems"]["a"]["step"] == 0.01);
   REQUIRE(d["connections"].size() == 2);
@@ -604,7 +605,8 @@ TEST_CASE("OspSystemStructure.xml: libcosim's system runs as the same system wri
             {"connections",
              {{{"from", "a.x"}, {"to", "b.x_other"}},
               {{"from", "b.x"}, {"to", "a.x_other"}, {"transformation", {{"factor", 0.5}, {"offset", 0.1}}}}}},
-            {"coupling", {{"scheme", "jacobi"}, {"macro_step", 0.01}, {"start", 0.5}, {"end", 3}}}};
+            {"coupling",
+             {{"scheme", "jacobi"}, {"macro_step", 0.01}, {"start", 0.5}, {"end", 3}, {"initialization", "exchange"}}}};
   std::ofstream(dir / "by_hand.json") << m.dump(2);
   const std::string by_hand = stride_run_csv(dir / "by_hand.json", "osp_by_hand");
   const fs::path out = stride_test::scratch() / "osp_run";

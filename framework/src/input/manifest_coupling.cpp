@@ -198,10 +198,10 @@ void read_coupling(DocumentChecker& chk, const json& d, Manifest& m) {
   const json& c = d["coupling"];
   const std::string p = "/coupling";
   CouplingConfig& cc = m.coupling;
-  if (chk.object(
-          c, p,
-          {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "iteration", "step_control"},
-          {"scheme", "macro_step", "end"})) {
+  if (chk.object(c, p,
+                 {"scheme", "macro_step", "start", "end", "order", "synchronization", "align", "initialization",
+                  "iteration", "step_control"},
+                 {"scheme", "macro_step", "end"})) {
     const auto scheme = chk.string(c, p, "scheme", {"jacobi", "gauss_seidel", "multirate"});
     if (scheme)
       cc.scheme = *scheme == "jacobi"         ? Scheme::jacobi
@@ -224,6 +224,8 @@ void read_coupling(DocumentChecker& chk, const json& d, Manifest& m) {
         m.warnings.push_back(p + "/synchronization: orders the steps of the \"multirate\" scheme only; under \"" +
                              *scheme + "\" it changes nothing (/coupling/order is the Gauss-Seidel order)");
     }
+    if (auto init = chk.string(c, p, "initialization", {"sequential", "exchange"}))
+      cc.initialization = *init == "exchange" ? Initialization::exchange : Initialization::sequential;
     if (c.contains("align")) {
       if (!c["align"].is_boolean()) chk.error(p + "/align", "expected true or false, found " + type_name(c["align"]));
       else cc.align = c["align"].get<bool>();

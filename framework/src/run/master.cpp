@@ -1,6 +1,7 @@
 #include "run/master.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/signals.hpp"
@@ -47,10 +48,13 @@ void Master::initial_outputs() {
 void Master::initialize() {
   const double t0 = c_.start;
   initial_outputs();
-  // Consistent initialization (e.g. static equilibrium), then fresh outputs.
+  const bool exchange = c_.initialization == Initialization::exchange;
+  if (exchange) exchange_in_initialization(t0);
+  // Consistent initialization (e.g. static equilibrium), then fresh outputs: one subsystem after
+  // another with the outputs of those before it, or, after the exchange, all together.
   for (NodeState* n : s_.order) {
     guarded(*n, [&] { n->sub->equilibrate(t0); });
-    outputs_at_start(*n, t0);
+    if (!exchange) outputs_at_start(*n, t0);
   }
   for (NodeState* n : s_.order) {
     outputs_at_start(*n, t0);
@@ -70,6 +74,40 @@ void Master::initialize() {
     guarded(n, [&] { n.energy0 = n.sub->energy(); });
   }
   beacon_->phase.store(2);
+}
+
+// libcosim's start-up: Gauss-Seidel sweeps over every subsystem's outputs (each read with the
+// inputs the sweep has pushed so far, an FMU still in initialization mode) until a sweep changes
+// no output by more than 1e-12 relative. One sweep more than there are subsystems carries a
+// value along any chain; a loop that has not settled after kMaxSweeps is no start to run from.
+void Master::exchange_in_initialization(double t0) {
+  constexpr int kMaxSweeps = 100;
+  std::vector<std::vector<double>> before(s_.nodes.size());
+  for (int sweep = 1; sweep <= kMaxSweeps; ++sweep) {
+    double worst = 0.0;
+    const NodeState* where = nullptr;
+    std::size_t element = 0;
+    for (NodeState* n : s_.order) {
+      before[static_cast<std::size_t>(n - s_.nodes.data())].assign(n->y.begin(), n->y.end());
+      outputs_at_start(*n, t0);
+      const auto& y0 = before[static_cast<std::size_t>(n - s_.nodes.data())];
+      for (std::size_t i = 0; i < n->y.size(); ++i) {
+        const double change = std::abs(n->y[i] - y0[i]) / std::max(1.0, std::abs(n->y[i]));
+        if (change > worst) worst = change, where = n, element = i;
+      }
+    }
+    if (worst <= 1e-12) return;
+    if (sweep == kMaxSweeps) {
+      const Node& d = *where->node;
+      const std::size_t p = d.output_port_at(element);
+      throw Stop{RunStatus::failed, "initialization exchange: the outputs did not settle in " +
+                                        std::to_string(kMaxSweeps) + " sweeps (output \"" + d.name + "." +
+                                        (p < d.ports.size() ? d.ports[p].name : "") + "\" still changed by " +
+                                        message_number(worst) +
+                                        " relative); the loop through it has no fixed point the exchange reaches: use "
+                                        "/coupling/initialization \"sequential\""};
+    }
+  }
 }
 
 // Whether n's outputs are needed only at the end of its steps that observers watch, where its

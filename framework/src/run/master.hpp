@@ -36,7 +36,8 @@ class Master {
   // Before initialize(): the observer is called for the events it declares (observer.hpp).
   void observe(Observer& o);
   // Every subsystem at the start time: initialize, outputs until feedthrough chains settle,
-  // equilibrate, outputs; the extrapolators start from them. Throws Stop.
+  // [/coupling/initialization "exchange": outputs until none changes,] equilibrate, outputs;
+  // the extrapolators start from them. Throws Stop.
   void initialize();
   // The first half of initialize(): every subsystem initialized and its outputs read until the
   // feedthrough chains settle, before any equilibrates (an exported FMU's outputs in
@@ -246,6 +247,7 @@ class Master {
   std::vector<std::vector<NodeState*>> feedthrough_passes() const;
   void push_initial(LinkState& l, double t);
   void outputs_at_start(NodeState& n, double t0);
+  void exchange_in_initialization(double t0);
   static bool lazy_outputs(const NodeState& n);
 
   // The reports of what ends a run (cold).

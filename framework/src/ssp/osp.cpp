@@ -79,6 +79,7 @@ class OspReader {
                        "> is not part of OspSystemStructure.xml as Stride reads it (StartTime, "
                        "BaseStepSize, Algorithm, Simulators, Functions, Connections, Description)");
     coupling_["scheme"] = "jacobi";
+    coupling_["initialization"] = "exchange";  // libcosim's start-up
     const pugi::xml_node start = child(r, "StartTime"), step = child(r, "BaseStepSize");
     coupling_["start"] = start ? text_number(start).value_or(0.0) : 0.0;
     if (step) {

@@ -56,6 +56,12 @@ struct ConnectionConfig {
 
 enum class Scheme { jacobi, gauss_seidel, multirate };
 enum class Synchronization { slowest_first, fastest_first };
+// How the subsystems leave initialization at the start time. sequential: one after another in
+// the order, each with the outputs of those before it (a plugin's equilibrate(), an FMU's exit
+// from initialization mode). exchange: libcosim's and OMSimulator's start-up: every subsystem's
+// outputs passed to the connected inputs while all are still in initialization mode, repeated
+// until no output changes, then all leave together.
+enum class Initialization { sequential, exchange };
 
 // Iterative coupling (Jacobi and Gauss–Seidel): every macro step is repeated from snapshots of
 // every subsystem until the interface values at its end stop changing. Repetition k > 0 feeds
@@ -100,6 +106,7 @@ struct CouplingConfig {
   // Jacobi/Gauss–Seidel: shorten a subsystem's last step in a macro step so it lands on the
   // communication point (true), or let it overshoot (false, unsynchronized grids).
   bool align = true;
+  Initialization initialization = Initialization::sequential;
   IterationConfig iteration;
   StepControlConfig step_control;
 };
