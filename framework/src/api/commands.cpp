@@ -80,13 +80,11 @@ std::unique_ptr<Experiment> build_experiment(PluginRegistry& reg, Manifest m) {
 
 Manifest manifest_of(const std::string& path, const std::vector<std::string>& overrides,
                      const ssp::SystemChoice& choice) {
-  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0)
-    return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
-  if (!ssp::is_ssp_file(path)) {
-    if (!choice.ssd.empty() || !choice.parameter_set.empty())
-      throw ManifestError({{path, "", "--ssd and --parameter-set choose within an SSP system, not a manifest"}});
-    return read_manifest(path, overrides);
-  }
+  const bool fmu = path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0;
+  if ((fmu || !ssp::is_ssp_file(path)) && (!choice.ssd.empty() || !choice.parameter_set.empty()))
+    throw ManifestError({{path, "", "--ssd and --parameter-set choose within an SSP system, not a manifest or an FMU"}});
+  if (fmu) return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
+  if (!ssp::is_ssp_file(path)) return read_manifest(path, overrides);
   ssp::SspManifest s = ssp::read_ssp(path, choice);
   Manifest m = read_manifest_text(s.text, path, overrides);
   ssp::attribute_to_ssp(m.problems, s.origins);
