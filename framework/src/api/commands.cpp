@@ -82,7 +82,8 @@ Manifest manifest_of(const std::string& path, const std::vector<std::string>& ov
                      const ssp::SystemChoice& choice) {
   const bool fmu = path.size() > 4 && path.compare(path.size() - 4, 4, ".fmu") == 0;
   if ((fmu || !ssp::is_ssp_file(path)) && (!choice.ssd.empty() || !choice.parameter_set.empty()))
-    throw ManifestError({{path, "", "--ssd and --parameter-set choose within an SSP system, not a manifest or an FMU"}});
+    throw ManifestError(
+        {{path, "", "--ssd and --parameter-set choose within an SSP system, not a manifest or an FMU"}});
   if (fmu) return read_manifest_text(fmi::fmu_manifest(path).dump(2), path, overrides);
   if (!ssp::is_ssp_file(path)) return read_manifest(path, overrides);
   ssp::SspManifest s = ssp::read_ssp(path, choice);

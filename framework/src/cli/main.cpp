@@ -35,7 +35,7 @@ using namespace stride::host;
 
 // An FMU's String and Binary variables: no ports, yet connected (String to String, Binary to
 // Binary, element by element) and recorded by name.
-void describe_text_variables(const fmi::FmuPlugin& fmu, const json& params) {
+void describe_text_variables(const FmuModel& fmu, const json& params) {
   const auto vars = fmu.text_variables(params);
   if (vars.empty()) return;
   std::cout << "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n";

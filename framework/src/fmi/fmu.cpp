@@ -20,6 +20,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A variable in the host's terms (model.hpp).
+ModelVariable host_terms(const Variable& v) {
+  ModelVariable m;
+  m.name = v.name;
+  m.aliases = v.aliases;
+  m.causality = v.causality;
+  m.array = !v.dimensions.empty();
+  m.start = v.start;
+  m.kind = is_real(v.type)              ? ValueKind::real
+           : v.type == VarType::boolean ? ValueKind::boolean
+           : v.type == VarType::string  ? ValueKind::text
+           : v.type == VarType::binary  ? ValueKind::binary
+                                        : ValueKind::integer;
+  m.observable = observable(v);
+  m.text_recordable = text_recordable(v);
+  return m;
+}
+
 // The ParamType of a parameter or start value, none when Stride cannot set it.
 std::optional<ParamType> param_type(const Variable& v) {
   const bool array = !v.dimensions.empty();
@@ -135,6 +153,23 @@ FmuPlugin::FmuPlugin(std::shared_ptr<const Fmu> fmu) : fmu_(std::move(fmu)) {
   if (md.description.empty()) info_.description += ")";
   info_.parameters = parameter_specs(md);
   info_.process_per_run = md.only_once_per_process;  // a sweep gives each run a fresh process
+  for (const Variable& v : md.variables) variables_.push_back(host_terms(v));
+}
+
+const ModelVariable* FmuPlugin::variable(const std::string& name) const {
+  const Variable* v = fmu_->md.find(name);
+  return v ? &variables_[static_cast<std::size_t>(v - fmu_->md.variables.data())] : nullptr;
+}
+
+ModelCapabilities FmuPlugin::capabilities() const {
+  const ModelDescription& md = fmu_->md;
+  return {md.has_cs, md.has_me, md.can_variable_step, md.has_states()};
+}
+
+std::vector<ArrayElementName> FmuPlugin::element_names() const {
+  std::vector<ArrayElementName> out;
+  for (const ElementName& e : fmi::element_names(fmu_->md)) out.push_back({e.name, e.port, e.element});
+  return out;
 }
 FmuPlugin::~FmuPlugin() = default;
 
@@ -188,7 +223,7 @@ std::vector<double> FmuPlugin::input_start(const std::string& port, const json& 
   const Variable* v = fmu_->md.find(port);
   const json given = parameters.is_object() ? parameters : json::object();
   if (!v)  // an FMI 2 structured array: each element's start by its own name, else the FMU's
-    for (const ElementName& e : element_names()) {
+    for (const ElementName& e : fmi::element_names(fmu_->md)) {
       if (e.port != port || e.element != 0) continue;
       const auto& vars = fmu_->md.variables;
       const std::vector<std::size_t> run = structured_array(fmu_->md, std::size_t(fmu_->md.find(e.name) - vars.data()));

@@ -23,6 +23,7 @@
 
 #include <stride/stride.hpp>
 
+#include "fmi/model.hpp"
 #include "fmi/model_description.hpp"
 
 namespace boost::dll {
@@ -33,8 +34,9 @@ namespace stride::host::fmi {
 
 struct Fmu;  // the unpacked archive, its description and its loaded binaries (binary.hpp)
 
-// An FMU seen as a subsystem plugin: info() lists its parameters; create() makes an instance.
-class FmuPlugin final : public Plugin {
+// An FMU seen as a subsystem plugin (info() lists its parameters) and, to the rest of the host,
+// as an FmuModel (model.hpp).
+class FmuPlugin final : public Plugin, public FmuModel {
  public:
   explicit FmuPlugin(std::shared_ptr<const Fmu> fmu);
   ~FmuPlugin() override;
@@ -42,36 +44,29 @@ class FmuPlugin final : public Plugin {
   // A co-simulation FMU (or, for describe, a model-exchange FMU without an integrator).
   std::unique_ptr<Subsystem> create_subsystem(const Params& p) const override;
 
-  const ModelDescription& description() const;
-  // The ports of a subsystem with these parameters (arrays sized by structural parameters),
-  // and the `observed` variables (locals, states, derivatives, parameters, FMI 3 aliases, by
-  // name) as outputs after the FMU's own.
+  const ModelDescription& description() const override;
+  const std::vector<ModelVariable>& variables() const override { return variables_; }
+  const ModelVariable* variable(const std::string& name) const override;
+  ModelCapabilities capabilities() const override;
+  std::vector<ArrayElementName> element_names() const override;
   std::vector<PortSpec> ports(const json& parameters = json::object(),
-                              const std::vector<std::string>& observed = {}) const;
-  // Its String and Binary variables (inputs, outputs, parameters, others a record may name),
-  // sized for these parameters, for `plugins describe`: they are no ports, yet connected and
-  // recorded by name.
-  struct TextVariable {
-    std::string name, causality, type, doc;
-    std::size_t size = 1;
-    bool feedthrough = false;
-  };
-  std::vector<TextVariable> text_variables(const json& parameters = json::object()) const;
-  std::vector<ElementName> element_names() const { return fmi::element_names(description()); }
-  // The interface chosen for a subsystem: model exchange when an integrator is named. Its
-  // instantiation and initialization at t0 are probed first (probe.hpp).
-  // Throws std::invalid_argument when the FMU does not provide it.
+                              const std::vector<std::string>& observed = {}) const override;
+  // String and Binary variables (inputs, outputs, parameters, others a record may name): no
+  // ports, yet connected and recorded by name.
+  std::vector<TextVariable> text_variables(const json& parameters = json::object()) const override;
+  // Model exchange when an integrator is named; instantiation and initialization at t0 are
+  // probed first (probe.hpp).
   std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name,
                                     std::shared_ptr<Integrator> integrator, const std::vector<std::string>& observed,
-                                    double t0) const;
+                                    double t0) const override;
+  std::shared_ptr<const void> binary(bool model_exchange) const override { return library(model_exchange); }
   std::shared_ptr<boost::dll::shared_library> library(bool model_exchange) const;
-  // The value of an input port while nothing feeds it: the manifest's value for it among the
-  // parameters, else the FMU's start value, else 0 (Booleans as 0 or 1).
-  std::vector<double> input_start(const std::string& port, const json& parameters) const;
+  std::vector<double> input_start(const std::string& port, const json& parameters) const override;
 
  private:
   std::shared_ptr<const Fmu> fmu_;
   PluginInfo info_;
+  std::vector<ModelVariable> variables_;  // one per model-description variable, same order
 };
 
 // Unpacks and checks `file`; throws FmuError with the reason.

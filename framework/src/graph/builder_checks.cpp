@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "fmi/fmu.hpp"
+#include "fmi/model.hpp"
 #include "graph/builder_detail.hpp"
 #include "core/text_signal.hpp"
 
@@ -40,10 +40,10 @@ void GraphBuilder::check_unconnected_inputs() {
     }
   // An FMU's String and Binary inputs no connection feeds keep theirs too.
   for (const SubsystemConfig& sc : manifest_.subsystems) {
-    const auto md = fmu_md_.find(sc.name);
-    if (md == fmu_md_.end()) continue;
-    for (const fmi::Variable& v : md->second->variables) {
-      if (v.causality != "input" || (v.type != fmi::VarType::string && v.type != fmi::VarType::binary)) continue;
+    const auto fmu = fmu_models_.find(sc.name);
+    if (fmu == fmu_models_.end()) continue;
+    for (const ModelVariable& v : fmu->second->variables()) {
+      if (v.causality != "input" || !v.is_text()) continue;
       const auto fed = text_fed_.find({by_name_.at(sc.name), v.name});
       const bool partly = fed != text_fed_.end();  // an array some of whose elements are fed
       if (partly &&
@@ -52,7 +52,7 @@ void GraphBuilder::check_unconnected_inputs() {
       const json& given = sc.plugin.parameters;
       json start = given.contains(v.name) ? given[v.name] : v.start;
       const auto* ports = dynamic_cast<const TextPorts*>(by_name_.at(sc.name)->sub.get());
-      if (!v.dimensions.empty() && ports) {  // as many elements as this instance's array has
+      if (v.array && ports) {  // as many elements as this instance's array has
         json sized = json::array();
         for (std::size_t e = 0; e < ports->text_size(v.name); ++e)
           sized.push_back(start.is_array() && e < start.size() ? start[e] : json(""));

@@ -2,8 +2,7 @@
 #include <algorithm>
 #include <set>
 
-#include "fmi/fmu.hpp"
-#include "fmi/instance.hpp"  // observable, text_recordable
+#include "fmi/model.hpp"
 #include "graph/builder_detail.hpp"
 
 namespace stride::host {
@@ -25,10 +24,10 @@ void GraphBuilder::add_port_columns(Node& n, std::size_t pi) {
 // pattern ("s.*", "*.der(*)"), each variable once. A pattern takes the variable's own name or
 // else the first FMI 3 alias it matches; it never takes the independent variable (time is the
 // first column already).
-std::vector<std::string> GraphBuilder::recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md) {
+std::vector<std::string> GraphBuilder::recorded_fmu_variables(const std::string& sub, const FmuModel& fmu) {
   std::vector<std::string>& known = fmu_variables_[sub];
-  for (const fmi::Variable& v : md.variables)
-    if ((fmi::observable(v) || fmi::text_recordable(v)) && v.causality != "independent") known.push_back(v.name);
+  for (const ModelVariable& v : fmu.variables())
+    if ((v.observable || v.text_recordable) && v.causality != "independent") known.push_back(v.name);
   std::vector<std::string> names;
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
@@ -37,12 +36,12 @@ std::vector<std::string> GraphBuilder::recorded_fmu_variables(const std::string&
     const auto dot = entry.find('.');
     const std::string s = entry.substr(0, dot), port = entry.substr(dot + 1);
     if (s != sub && !(is_pattern(s) && pattern_match(s, sub))) continue;
-    if (!is_pattern(port) || md.find(port)) {
+    if (!is_pattern(port) || fmu.variable(port)) {
       add(port);
       continue;
     }
-    for (const fmi::Variable& v : md.variables) {
-      if (!fmi::observable(v) || v.causality == "independent") continue;
+    for (const ModelVariable& v : fmu.variables()) {
+      if (!v.observable || v.causality == "independent") continue;
       if (pattern_match(port, v.name)) add(v.name);
       else if (auto a = std::find_if(v.aliases.begin(), v.aliases.end(),
                                      [&](const std::string& n) { return pattern_match(port, n); });
@@ -86,8 +85,8 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
     if (f == fmu_variables_.end()) continue;
     fmu = true;
     // Its String and Binary variables after the numbers, by name or else the first alias matched.
-    for (const fmi::Variable& v : fmu_md_.at(n->name)->variables) {
-      if (!fmi::text_recordable(v)) continue;
+    for (const ModelVariable& v : fmu_models_.at(n->name)->variables()) {
+      if (!v.text_recordable) continue;
       const std::string* name = pattern_match(port, v.name) ? &v.name : nullptr;
       for (const std::string& a : v.aliases)
         if (!name && pattern_match(port, a)) name = &a;
@@ -139,7 +138,7 @@ void GraphBuilder::add_named_columns() {
     }
     Node* n = find_node(sub, ptr);
     if (!n) continue;
-    if (const fmi::Variable* text = text_variable(*n, port)) {
+    if (const ModelVariable* text = text_variable(*n, port)) {
       add_text_column(*n, port, *text, ptr);
       continue;
     }

@@ -1,8 +1,7 @@
 // The builder's add_subsystems: each subsystem's plugin objects, its ports and its bonds.
 #include <cmath>
 
-#include "fmi/fmu.hpp"
-#include "fmi/instance.hpp"  // fmt_time
+#include "fmi/model.hpp"
 #include "graph/builder_detail.hpp"
 #include "input/units.hpp"
 #include "stride/host/graph/adapters.hpp"
@@ -45,7 +44,7 @@ void GraphBuilder::add_subsystems() {
 
 bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   // An FMU is unpacked and checked here, then resolved like a plugin named by its file.
-  const fmi::FmuPlugin* fmu = nullptr;
+  const FmuModel* fmu = nullptr;
   if (!sc.fmu.empty()) {
     std::string why;
     const LoadedPlugin* lp = reg_.load_fmu(sc.fmu, why);
@@ -110,16 +109,16 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
 }
 
 bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p,
-                                        const fmi::FmuPlugin& fmu, json& fmu_params) {
+                                        const FmuModel& fmu, json& fmu_params) {
   // Co-simulation FMUs step themselves; with an integrator, the model-exchange interface.
   if (sc.formulation) error(sc.formulation->pointer, "an FMU takes no formulation");
-  const auto& md = fmu.description();
-  if (sc.integrator && !md.has_me) {
+  const ModelCapabilities can = fmu.capabilities();
+  if (sc.integrator && !can.model_exchange) {
     error(sc.integrator->pointer,
           "the FMU has no model-exchange interface, so it takes no integrator (it steps itself)");
     return false;
   }
-  if (!sc.integrator && !md.has_cs && md.has_states()) {
+  if (!sc.integrator && !can.co_simulation && can.continuous_states) {
     error(sc.pointer + "/integrator",
           "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
               list(names_of(Kind::integrator)));
@@ -130,10 +129,10 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     node.plugin += " + " + sc.integrator->plugin;
   }
   node.fmu = true;
-  fmu_md_[sc.name] = &md;
-  if (!sc.integrator && !md.can_variable_step && !fixed_step_ok(sc)) return false;
+  fmu_models_[sc.name] = &fmu;
+  if (!sc.integrator && !can.variable_step && !fixed_step_ok(sc)) return false;
   // Variables the record names beside the FMU's outputs: read like outputs.
-  const std::vector<std::string> observed = recorded_fmu_variables(sc.name, md);
+  const std::vector<std::string> observed = recorded_fmu_variables(sc.name, fmu);
   node.sub = created(sc.pointer + "/fmu", [&]() -> std::shared_ptr<Subsystem> {
     const Params prm = reg_.make_params(p, sc.plugin.parameters);
     fmu_params = prm.values();
@@ -143,7 +142,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
       integ->bind_logger(logger_for(node, "integrator", sc.integrator->plugin));
     }
     auto keep = p.fmu;  // the binary and the unpacked folder outlive the instance
-    auto lib = fmu.library(bool(integ));
+    auto lib = fmu.binary(bool(integ));
     std::unique_ptr<Subsystem> made;
     try {
       made = fmu.create(prm, sc.name, integ, observed, manifest_.coupling.start);
@@ -176,7 +175,7 @@ bool GraphBuilder::fixed_step_ok(const SubsystemConfig& sc) {
   const double h = c.align && sc.step > 0 ? std::min(sc.step, macro) : sc.step > 0 ? sc.step : macro;
   if (c.align && !multiple(macro, h)) {
     error(sc.pointer + "/step", why + "but steps of " + number_text(h) + " s in macro steps of " + number_text(macro) +
-                                    " s end with a step of " + fmi::fmt_time(macro - std::floor(macro / h) * h) +
+                                    " s end with a step of " + format_text("{}", macro - std::floor(macro / h) * h) +
                                     " s; make the macro step a multiple of the subsystem's step");
     return false;
   }

@@ -1,5 +1,5 @@
 // The builder's String and Binary variables of FMUs: their connections and their columns.
-#include "fmi/fmu.hpp"
+#include "fmi/model.hpp"
 #include "graph/builder_detail.hpp"
 #include "core/text_signal.hpp"
 
@@ -9,17 +9,17 @@ using namespace builder_detail;
 // ---- String and Binary variables ---------------------------------------------------------
 
 // An FMU's String or Binary variable by name or FMI 3 alias; null for a port or anything else.
-const fmi::Variable* GraphBuilder::text_variable(const Node& n, const std::string& name) const {
-  const auto md = fmu_md_.find(n.name);
-  if (!n.fmu || md == fmu_md_.end() || n.port_index(name) >= 0) return nullptr;
-  const fmi::Variable* v = md->second->find(name);
-  return v && (v->type == fmi::VarType::string || v->type == fmi::VarType::binary) ? v : nullptr;
+const ModelVariable* GraphBuilder::text_variable(const Node& n, const std::string& name) const {
+  const auto fmu = fmu_models_.find(n.name);
+  if (!n.fmu || fmu == fmu_models_.end() || n.port_index(name) >= 0) return nullptr;
+  const ModelVariable* v = fmu->second->variable(name);
+  return v && v->is_text() ? v : nullptr;
 }
 
 // What the other end of a String or Binary connection is, for messages.
 std::string GraphBuilder::text_partner(const Node& n, const std::string& port) const {
-  if (const fmi::Variable* v = text_variable(n, port))
-    return std::string("a ") + (v->type == fmi::VarType::binary ? "Binary" : "String") + " variable";
+  if (const ModelVariable* v = text_variable(n, port))
+    return std::string("a ") + (v->kind == ValueKind::binary ? "Binary" : "String") + " variable";
   const int i = n.port_index(port);
   if (i >= 0)
     return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin " + n.plugin) + ": " +
@@ -29,8 +29,8 @@ std::string GraphBuilder::text_partner(const Node& n, const std::string& port) c
 
 // A connection naming a String or Binary variable at either end (true: made or refused here).
 bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* dst) {
-  const fmi::Variable* from = src ? text_variable(*src, cc.from_port) : nullptr;
-  const fmi::Variable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
+  const ModelVariable* from = src ? text_variable(*src, cc.from_port) : nullptr;
+  const ModelVariable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
   if (!from && !to) return false;
   if (src && dst) add_text_connection(cc, *src, from, *dst, to);
   return true;
@@ -38,11 +38,11 @@ bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* 
 
 // A String feeds a String input of another FMU and a Binary a Binary input: the value the
 // source held at the latest communication point, set with the destination's inputs.
-void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, const fmi::Variable* from, Node& dst,
-                                       const fmi::Variable* to) {
-  const fmi::Variable& known = from ? *from : *to;
-  const std::string type = known.type == fmi::VarType::binary ? "Binary" : "String";
-  if (!from || !to || from->type != to->type) {
+void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, const ModelVariable* from, Node& dst,
+                                       const ModelVariable* to) {
+  const ModelVariable& known = from ? *from : *to;
+  const std::string type = known.kind == ValueKind::binary ? "Binary" : "String";
+  if (!from || !to || from->kind != to->kind) {
     const bool at_to = from != nullptr;
     error(cc.pointer + (at_to ? "/to" : "/from"),
           "\"" + (at_to ? cc.from_text : cc.to_text) + "\" is " + with_article(type) +
@@ -63,7 +63,7 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
     refuse("/to",
            "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
   const bool ranged = cc.from_first || cc.from_count || cc.to_first || cc.to_count;
-  if (ranged && from->dimensions.empty() && to->dimensions.empty())
+  if (ranged && !from->array && !to->array)
     refuse("/from", "a " + type + " connection takes the whole variable: remove the element range");
   if (cc.factor != 1.0 || cc.offset != 0.0)
     refuse("/transformation", "a " + type + " value takes no transformation (factor and offset are for numbers)");
@@ -96,8 +96,8 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
 }
 
 // One column of a String or Binary variable (not an input: those are what a connection set).
-void GraphBuilder::add_text_column(Node& n, const std::string& name, const fmi::Variable& v, const std::string& ptr) {
-  const std::string type = v.type == fmi::VarType::binary ? "Binary" : "String";
+void GraphBuilder::add_text_column(Node& n, const std::string& name, const ModelVariable& v, const std::string& ptr) {
+  const std::string type = v.kind == ValueKind::binary ? "Binary" : "String";
   if (v.causality == "input") {
     error(ptr, "\"" + n.name + "." + name + "\" is " + with_article(type) +
                    " input: results.csv records outputs and other variables, not inputs; record what feeds it");

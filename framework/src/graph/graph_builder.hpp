@@ -43,15 +43,10 @@
 #include <utility>
 #include <vector>
 
+#include "fmi/model.hpp"
 #include "graph/graph.hpp"
 
 namespace stride::host {
-
-namespace fmi {
-class FmuPlugin;
-struct ModelDescription;
-struct Variable;
-}
 
 class GraphBuilder {
  public:
@@ -104,7 +99,7 @@ class GraphBuilder {
 
   // add_subsystems, one subsystem: false when it could not be made.
   bool add_subsystem(SubsystemConfig sc);
-  bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const fmi::FmuPlugin& fmu,
+  bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const FmuModel& fmu,
                             json& fmu_params);
   bool create_ode_subsystem(Node& node, const SubsystemConfig& sc);
   bool create_multibody_subsystem(Node& node, const SubsystemConfig& sc);
@@ -134,18 +129,18 @@ class GraphBuilder {
   std::string path_delay(const Node* from, const std::vector<const Node*>& via, const Node* to) const;
   void add_port_columns(Node& n, std::size_t port);
   void add_named_columns();
-  std::vector<std::string> recorded_fmu_variables(const std::string& sub, const fmi::ModelDescription& md);
+  std::vector<std::string> recorded_fmu_variables(const std::string& sub, const FmuModel& fmu);
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
   // String and Binary variables of FMUs (core/text_signal.hpp): connected between two FMUs
   // (same type and size, element ranges as for ports, no unit, transformation or extrapolator)
   // and recorded (an array: one column per element).
-  const fmi::Variable* text_variable(const Node& n, const std::string& name) const;
+  const ModelVariable* text_variable(const Node& n, const std::string& name) const;
   std::string text_partner(const Node& n, const std::string& port) const;
   bool text_connection(const ConnectionConfig& cc, Node* src, Node* dst);
-  void add_text_connection(const ConnectionConfig& cc, Node& src, const fmi::Variable* from, Node& dst,
-                           const fmi::Variable* to);
-  void add_text_column(Node& n, const std::string& name, const fmi::Variable& v, const std::string& pointer);
+  void add_text_connection(const ConnectionConfig& cc, Node& src, const ModelVariable* from, Node& dst,
+                           const ModelVariable* to);
+  void add_text_column(Node& n, const std::string& name, const ModelVariable& v, const std::string& pointer);
 
   const Manifest& manifest_;
   const PluginRegistry& reg_;
@@ -157,7 +152,7 @@ class GraphBuilder {
   // Per FMU subsystem: the variables a record may name beside its outputs (for messages).
   std::map<std::string, std::vector<std::string>> fmu_variables_;
   std::set<std::pair<const Node*, std::size_t>> recorded_;  // (node, port) with columns already
-  std::map<std::string, const fmi::ModelDescription*> fmu_md_;  // per FMU subsystem
+  std::map<std::string, const FmuModel*> fmu_models_;       // per FMU subsystem
   std::set<std::pair<const Node*, std::string>> recorded_text_;  // (node, variable) with a column
   // (node, input): per element, the pointer of the connection feeding it ("" none)
   std::map<std::pair<const Node*, std::string>, std::vector<std::string>> text_fed_;

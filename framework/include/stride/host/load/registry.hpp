@@ -19,16 +19,14 @@ class shared_library;
 
 namespace stride::host {
 
-namespace fmi {
-class FmuPlugin;
-}
+class FmuModel;  // fmi/model.hpp: an FMU as the host sees it
 
 // A plugin library that passed the handshake, or an FMU (then `fmu` owns the plugin object).
 struct LoadedPlugin {
   std::filesystem::path file;
   std::shared_ptr<boost::dll::shared_library> library;
   const Plugin* plugin = nullptr;
-  std::shared_ptr<const fmi::FmuPlugin> fmu;
+  std::shared_ptr<const FmuModel> fmu;
   const PluginInfo& info() const { return plugin->info(); }
 };
 
