@@ -243,6 +243,7 @@ class Page {
       bodyCount: this.replays.reduce((n, r) => n + r.bodies.length, 0),
       time: this.axis.cursor === null ? this.axis.full[0] : this.axis.cursor,
       bodies: this.replays.flatMap((r) => r.positions()),
+      contacts: this.replays.flatMap((r) => r.contactPositions()),
     };
   }
 }

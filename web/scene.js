@@ -1,7 +1,8 @@
 // The 3D replay of a mechanism (three.js, the global THREE of the Debian package libjs-three):
 // one object per body from the geometry in the subsystem's report (a shape, or the box of the
 // body's inertia), placed at each time by the recorded poses (<subsystem>.poses.<body>_x ...
-// _e3: centre of mass and Euler parameters), joints marked as small spheres on their bodies.
+// _e3: centre of mass and Euler parameters), joints marked as small dark spheres on their bodies,
+// contacts as red wire spheres of their radius.
 import { valueAt } from './csv.js';
 import { el } from './tables.js';
 
@@ -65,6 +66,7 @@ export class Replay {
       return g;
     });
     this.jointMarks(mech.geometry.joints || []);
+    this.contacts = this.contactMarks(mech.geometry.contacts || []);
     this.renderer = new T.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
     this.renderer.setSize(parent.clientWidth || 800, 420);
     this.root.append(this.renderer.domElement);
@@ -82,6 +84,19 @@ export class Replay {
       const k = names.indexOf(j.body);
       (k >= 0 ? this.bodies[k] : this.scene).add(mark);
     }
+  }
+  contactMarks(contacts) {
+    const T = window.THREE;
+    const names = this.mech.geometry.bodies.map((b) => b.name);
+    return contacts.map((c) => {
+      const mark = new T.Mesh(new T.SphereBufferGeometry(Math.max(c.radius, 0.01 * this.size), 12, 8),
+        new T.MeshBasicMaterial({ color: 0xd62728, wireframe: true }));
+      mark.name = c.name;
+      mark.position.set(...c.point);
+      const k = names.indexOf(c.body);
+      (k >= 0 ? this.bodies[k] : this.scene).add(mark);
+      return mark;
+    });
   }
   // Camera on the box every body's centre of mass sweeps over the run, widened by the bodies' size.
   frameAll() {
@@ -136,5 +151,12 @@ export class Replay {
   }
   positions() {
     return this.bodies.map((g) => ({ name: g.name, position: [g.position.x, g.position.y, g.position.z] }));
+  }
+  // Where the contact marks stand now (world coordinates).
+  contactPositions() {
+    return this.contacts.map((m) => {
+      const p = m.getWorldPosition(new window.THREE.Vector3());
+      return { name: m.name, position: [p.x, p.y, p.z] };
+    });
   }
 }

@@ -110,6 +110,15 @@ def check_difference(browser, page, sweep):
         check(s["last"] == want, f"difference of {s['run']} {s['name']}: {s['last']} != {want}")
 
 
+def rotated(q, v):
+    """v turned by the Euler parameters q = (e0, e1, e2, e3): v + 2 e0 (e x v) + 2 e x (e x v)."""
+    e0, e = q[0], q[1:]
+    cross = lambda a, b: [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    ev = cross(e, v)
+    eev = cross(e, ev)
+    return [v[i] + 2 * e0 * ev[i] + 2 * eev[i] for i in range(3)]
+
+
 def check_mechanism(browser, page, folder):
     manifest = json.load(open(os.path.join(SOURCE, "tests/browser/pendulum.json")))
     bodies = manifest["subsystems"]["pendulum"]["parameters"]["description"]["bodies"]
@@ -125,6 +134,13 @@ def check_mechanism(browser, page, folder):
               f"body {b['name']} at t = {row[0]}: {b['position']} != results.csv {want}")
     # The body without a shape: the uniform box of its inertia, edge_i² = 6 (I_j + I_k − I_i) / m.
     geo = json.load(open(os.path.join(folder, "summary.json")))["subsystems"]["pendulum"]["report"]["geometry"]
+    # The contact sphere on the bob, where the bob's pose in results.csv puts its body point.
+    check([c["name"] for c in page["contacts"]] == ["bob_tip"], f"contact marks {page['contacts']}")
+    pose = [row[header.index(f"pendulum.poses.bob_{c}")] for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+    point = next(c for c in geo["contacts"] if c["name"] == "bob_tip")["point"]
+    want = [p + r for p, r in zip(pose[:3], rotated(pose[3:], point))]
+    got = page["contacts"][0]["position"]
+    check(all(abs(g - w) <= 1e-6 for g, w in zip(got, want)), f"contact bob_tip at t = {row[0]}: {got} != {want}")
     bob = next(g for g in geo["bodies"] if g["name"] == "bob")
     I, m = bodies[2]["inertia"], bodies[2]["mass"]
     edges = sorted(math.sqrt(6 * (sum(I) - 2 * i) / m) for i in I)

@@ -1,7 +1,8 @@
 // The mechanism as stride view draws it: the "geometry" block of the plugin's report. Per body
 // its shape in body coordinates (centre of mass origin, body axes): a box, cylinder or sphere
 // from the description's "shape", or else the uniform box with the body's principal moments
-// of inertia and mass; per joint its point on the body that carries it. Called once, after
+// of inertia and mass; per joint its point on the body that carries it; per contact its sphere
+// (centre on its body, radius). Called once, after
 // assembly (the bodies' final centres of mass, rotors merged); allocates.
 #pragma once
 
@@ -77,7 +78,15 @@ inline json geometry_report(const Description& d) {
                       {"body", on == kGround ? "ground" : d.bodies[std::size_t(on)].name},
                       {"point", {p[0], p[1], p[2]}}});
   }
-  return {{"bodies", bodies}, {"joints", joints}};
+  json contacts = json::array();
+  for (const auto& c : d.contacts) {
+    const Vec3& s = c.centre.s;  // body coordinates (a contact is always on a moving body)
+    contacts.push_back({{"name", c.name},
+                        {"body", d.bodies[std::size_t(c.centre.body)].name},
+                        {"point", {s[0], s[1], s[2]}},
+                        {"radius", c.radius}});
+  }
+  return {{"bodies", bodies}, {"joints", joints}, {"contacts", contacts}};
 }
 
 }  // namespace stride::mechanism
