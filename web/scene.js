@@ -1,5 +1,5 @@
 // The 3D replay of a mechanism (three.js, the global THREE of the Debian package libjs-three):
-// one object per body from the geometry in the subsystem's report (a shape, or the box of the
+// one object per body from the geometry in the subsystem's report (a shape or a mesh, or the box of the
 // body's inertia), placed at each time by the recorded poses (<subsystem>.poses.<body>_x ...
 // _e3: centre of mass and Euler parameters), joints marked as small dark spheres on their bodies,
 // contacts as red wire spheres of their radius.
@@ -22,6 +22,11 @@ export function mechanismsOf(run) {
 
 // The largest dimension of a body's shape (m).
 function extent(b) {
+  if (b.shape === 'mesh') {
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    b.triangles.forEach((x, i) => { lo[i % 3] = Math.min(lo[i % 3], x); hi[i % 3] = Math.max(hi[i % 3], x); });
+    return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  }
   return b.shape === 'sphere' ? 2 * b.radius : b.shape === 'cylinder' ? Math.max(2 * b.radius, b.length) : Math.max(...b.size);
 }
 
@@ -29,7 +34,11 @@ function extent(b) {
 function bodyMesh(b, color, least) {
   const T = window.THREE, at = (x) => Math.max(x, least);
   let geometry;
-  if (b.shape === 'sphere') geometry = new T.SphereBufferGeometry(at(b.radius), 24, 16);
+  if (b.shape === 'mesh') {
+    geometry = new T.BufferGeometry();
+    geometry.setAttribute('position', new T.BufferAttribute(new Float32Array(b.triangles), 3));
+    geometry.computeVertexNormals();
+  } else if (b.shape === 'sphere') geometry = new T.SphereBufferGeometry(at(b.radius), 24, 16);
   else if (b.shape === 'cylinder') geometry = new T.CylinderBufferGeometry(at(b.radius), at(b.radius), at(b.length), 24);
   else geometry = new T.BoxBufferGeometry(at(b.size[0]), at(b.size[1]), at(b.size[2]));
   const mesh = new T.Mesh(geometry, new T.MeshStandardMaterial({ color, transparent: true, opacity: 0.85 }));
@@ -150,7 +159,9 @@ export class Replay {
     this.renderer.render(this.scene, this.camera);
   }
   positions() {
-    return this.bodies.map((g) => ({ name: g.name, position: [g.position.x, g.position.y, g.position.z] }));
+    return this.bodies.map((g) => ({ name: g.name, position: [g.position.x, g.position.y, g.position.z],
+      triangles: g.children[0].geometry.index ? g.children[0].geometry.index.count / 3
+        : g.children[0].geometry.attributes.position.count / 3 }));
   }
   // Where the contact marks stand now (world coordinates).
   contactPositions() {

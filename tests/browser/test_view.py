@@ -146,7 +146,14 @@ def check_mechanism(browser, page, folder):
     edges = sorted(math.sqrt(6 * (sum(I) - 2 * i) / m) for i in I)
     check(bob["from"] == "inertia" and all(abs(a - b) < 1e-12 for a, b in zip(sorted(bob["size"]), edges)),
           f"inertia box of bob {bob} != edges {edges}")
-    check([g["shape"] for g in geo["bodies"]] == ["box", "cylinder", "box"], f"shapes {geo['bodies']}")
+    check([g["shape"] for g in geo["bodies"]] == ["mesh", "cylinder", "box"], f"shapes {geo['bodies']}")
+    # The link drawn from tests/browser/link.stl: its 12 triangles as the file writes them.
+    stl = [float(w) for line in open(os.path.join(SOURCE, "tests/browser/link.stl")) if line.split()[:1] == ["vertex"]
+           for w in line.split()[1:]]
+    link = next(g for g in geo["bodies"] if g["name"] == "link")
+    check(link["triangles"] == stl and len(stl) == 12 * 9, f"link mesh: {len(link['triangles'])} numbers, the file {len(stl)}")
+    drawn = next(b for b in page["bodies"] if b["name"] == "link")
+    check(drawn["triangles"] == 12, f"link drawn with {drawn['triangles']} triangles, the file has 12")
     browser.screenshot(os.path.join(ART, "pendulum_at_half_time.png"))
 
 

@@ -10,14 +10,18 @@
 #include <doctest/doctest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <numbers>
 
 #include <stride/force_element.hpp>
 
+#include "files.hpp"
 #include "multibody_run.hpp"
 #include "shipped_plugins.hpp"
 #include "stride_run.hpp"
@@ -1048,4 +1052,70 @@ TEST_CASE(
   CHECK(pointer({{"type", "sphere"}}) == "/description/bodies/1/shape/radius");
   CHECK(pointer({{"type", "box"}, {"size", {1, 1, 1}}, {"radius", 1}}) == "/description/bodies/1/shape/radius");
   CHECK(pointer({{"type", "cylinder"}, {"radius", 0.1}, {"length", -1}}) == "/description/bodies/1/shape/length");
+}
+
+TEST_CASE(
+    "mesh shapes: STL (binary and ASCII) and OBJ read as the same triangles; bad mesh files are errors at /file") {
+  namespace fs = std::filesystem;
+  using stride_test::contains;
+  const fs::path dir = fs::temp_directory_path() / ("stride_mesh_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // One square of side 2 (mm) as two triangles, in each format.
+  const std::vector<float> tri = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 2, 0};
+  {
+    std::ofstream bin(dir / "square.stl", std::ios::binary);
+    const std::string header(80, ' ');
+    bin.write(header.data(), 80);
+    const std::uint32_t n = 2;
+    bin.write(reinterpret_cast<const char*>(&n), 4);
+    for (int t = 0; t < 2; ++t) {
+      const float normal[3] = {0, 0, 1};
+      bin.write(reinterpret_cast<const char*>(normal), 12);
+      bin.write(reinterpret_cast<const char*>(tri.data() + 9 * t), 36);
+      const std::uint16_t attribute = 0;
+      bin.write(reinterpret_cast<const char*>(&attribute), 2);
+    }
+  }
+  std::ofstream(dir / "square_ascii.stl")
+      << "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 2 0 0\n"
+         "vertex 2 2 0\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\n"
+         "vertex 0 0 0\nvertex 2 2 0\nvertex 0 2 0\nendloop\nendfacet\nendsolid s\n";
+  std::ofstream(dir / "square.obj") << "# a square\nv 0 0 0\nv 2 0 0\nv 2 2 0\nv 0 2 0\nf 1 2/1 3//1 -1\n";
+  std::ofstream(dir / "bad.obj") << "v 0 0 0\nv 1 0 0\nf 1 2 7\n";
+  std::ofstream(dir / "square.ply") << "ply\n";
+  auto body = [&](const json& shape) {
+    return json{
+        {"bodies",
+         {{{"name", "plate"}, {"mass", 1}, {"inertia", {1, 1, 1}}, {"position", {0, 0, 0}}, {"shape", shape}}}}};
+  };
+  const std::vector<double> want(tri.begin(), tri.end());
+  for (const char* file : {"square.stl", "square_ascii.stl", "square.obj"}) {
+    CAPTURE(file);
+    auto model = registry().create_model(
+        "mechanism",
+        {{"description", body({{"type", "mesh"}, {"file", file}, {"scale", 0.001}})}, {"mesh_folder", dir.string()}});
+    const json g = model->report()["geometry"]["bodies"][0];
+    CHECK(g["shape"] == "mesh");
+    const std::vector<double> got = g["triangles"];
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(want[i] * 0.001).epsilon(1e-15));
+  }
+  auto error = [&](const json& shape, const std::string& folder) {
+    try {
+      registry().create_model("mechanism", {{"description", body(shape)}, {"mesh_folder", folder}});
+    } catch (const stride::ParameterError& e) {
+      return e.pointer() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const std::string at = "/description/bodies/0/shape/file: ";
+  CHECK(contains(error({{"type", "mesh"}, {"file", "missing.stl"}}, dir.string()), at + "mesh file"));
+  CHECK(contains(error({{"type", "mesh"}, {"file", "missing.stl"}}, dir.string()), "no such file"));
+  CHECK(contains(error({{"type", "mesh"}, {"file", "bad.obj"}}, dir.string()), "face index 7 names no vertex"));
+  CHECK(contains(error({{"type", "mesh"}, {"file", "square.ply"}}, dir.string()), "expected an .stl or .obj file"));
+  CHECK(contains(error({{"type", "mesh"}, {"file", "square.stl"}}, ""), "set the mechanism's mesh_folder"));
+  CHECK(contains(error({{"type", "mesh"}}, dir.string()), "/description/bodies/0/shape/file: a mesh needs \"file\""));
+  CHECK(contains(error({{"type", "mesh"}, {"file", "square.stl"}, {"radius", 1}}, dir.string()),
+                 "/description/bodies/0/shape/radius"));
+  fs::remove_all(dir);
 }

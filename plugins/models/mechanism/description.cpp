@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
+
+#include "mesh_file.hpp"
 
 namespace stride::mechanism {
 namespace {
@@ -128,7 +131,8 @@ void perpendiculars(const Vec3& a, Vec3& b, Vec3& c) {
 // bodies (everything names them), joints (couplers and joint efforts name them), then the rest.
 class DescriptionReader {
  public:
-  DescriptionReader(const json& d, const std::string& base) : d_(d), base_(base) {}
+  DescriptionReader(const json& d, const std::string& base, std::string mesh_folder)
+      : d_(d), base_(base), mesh_folder_(std::move(mesh_folder)) {}
 
   Description read() {
     if (!chk_.object(d_, base_,
@@ -169,6 +173,7 @@ class DescriptionReader {
                                        "flow1", "flow2", "joint_efforts", "drive_torque", "drive_speed"};
   std::map<std::string, int> joint_index_;
   std::map<std::string, int> rotor_index_;
+  std::string mesh_folder_;
   bool planar_ = false;
   double size_ = 1e4;  // m: every point of the description lies within this distance of the origin
 
@@ -223,24 +228,29 @@ class DescriptionReader {
   }
 
   // Shape (drawing only): {"type": "box", "size": [lx, ly, lz]}, {"type": "cylinder", "radius":
-  // r, "length": l, "axis": [..]} or {"type": "sphere", "radius": r}, with an optional "centre"
-  // (default: the body's position); global coordinates in the placed configuration.
+  // r, "length": l, "axis": [..]}, {"type": "sphere", "radius": r} or {"type": "mesh", "file":
+  // "part.stl" (STL or OBJ; relative to mesh_folder), "scale": s (file units to m, default 1)},
+  // with an optional "centre" (default: the body's position; for a mesh, where the file's origin
+  // goes); global coordinates and axes in the placed configuration.
   void read_shape(const json& o, const std::string& p, Body& body) {
-    static const std::vector<std::string> types{"box", "cylinder", "sphere"};
-    if (!chk_.object(o, p, {"type", "size", "radius", "length", "axis", "centre", "doc"}, {"type"})) return;
+    static const std::vector<std::string> types{"box", "cylinder", "sphere", "mesh"};
+    if (!chk_.object(o, p, {"type", "size", "radius", "length", "axis", "file", "scale", "centre", "doc"}, {"type"}))
+      return;
     const auto type = chk_.string(o, p, "type", types);
     if (!type) return;
     Shape& s = body.shape;
     s.centre = chk_.vec3(o, p, "centre", body.r0).value_or(body.r0);
     const std::vector<std::string> allowed = *type == "box"      ? std::vector<std::string>{"size"}
                                              : *type == "sphere" ? std::vector<std::string>{"radius"}
+                                             : *type == "mesh"   ? std::vector<std::string>{"file", "scale"}
                                                                  : std::vector<std::string>{"radius", "length", "axis"};
-    for (const char* key : {"size", "radius", "length", "axis"})
+    for (const char* key : {"size", "radius", "length", "axis", "file", "scale"})
       if (o.contains(key) && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
         chk_.error(p + "/" + key,
                    std::string("a ") + *type + " has no \"" + key + "\" (it takes " + found(json(allowed)) + ")");
     for (const auto& key : allowed)
-      if (key != "axis" && !o.contains(key)) chk_.error(p + "/" + key, "a " + *type + " needs \"" + key + "\"");
+      if (key != "axis" && key != "scale" && !o.contains(key))
+        chk_.error(p + "/" + key, "a " + *type + " needs \"" + key + "\"");
     if (*type == "box") {
       s.type = Shape::Type::box;
       const auto size = chk_.vec3(o, p, "size", std::nullopt);
@@ -249,11 +259,37 @@ class DescriptionReader {
       if (size) s.size = *size;
       return;
     }
+    if (*type == "mesh") return read_mesh(o, p, s);
     s.radius = chk_.number(o, p, "radius", std::nullopt, 0.0, 1e6, true).value_or(0.0);
     s.type = *type == "sphere" ? Shape::Type::sphere : Shape::Type::cylinder;
     if (s.type == Shape::Type::cylinder) {
       s.length = chk_.number(o, p, "length", std::nullopt, 0.0, 1e6, true).value_or(0.0);
       s.axis = chk_.vec3(o, p, "axis", Vec3::UnitZ(), true).value_or(Vec3::UnitZ());
+    }
+  }
+
+  void read_mesh(const json& o, const std::string& p, Shape& s) {
+    s.type = Shape::Type::mesh;
+    const double scale = chk_.number(o, p, "scale", 1.0, 0.0, 1e6, true).value_or(1.0);
+    if (!o.contains("file")) return;
+    if (!o["file"].is_string() || o["file"].get<std::string>().empty()) {
+      chk_.error(p + "/file", "expected the name of an .stl or .obj file, found " + found(o["file"]));
+      return;
+    }
+    std::filesystem::path file = o["file"].get<std::string>();
+    if (file.is_relative()) {
+      if (mesh_folder_.empty()) {
+        chk_.error(p + "/file",
+                   "a relative mesh file in a description given inline: set the mechanism's "
+                   "mesh_folder (relative to the manifest's folder), or give the file's absolute path");
+        return;
+      }
+      file = std::filesystem::path(mesh_folder_) / file;
+    }
+    try {
+      s.triangles = read_mesh_file(file.string(), scale);
+    } catch (const std::exception& e) {
+      chk_.error(p + "/file", e.what());
     }
   }
 
@@ -1082,6 +1118,8 @@ class DescriptionReader {
 
 }  // namespace
 
-Description read_description(const json& d, const std::string& base) { return DescriptionReader(d, base).read(); }
+Description read_description(const json& d, const std::string& base, const std::string& mesh_folder) {
+  return DescriptionReader(d, base, mesh_folder).read();
+}
 
 }  // namespace stride::mechanism

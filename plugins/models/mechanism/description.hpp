@@ -24,9 +24,10 @@ constexpr int kGround = -1;
 // `centre`, all in global coordinates in the placed configuration; `none`: the box of the
 // body's inertia (plugin report, "geometry").
 struct Shape {
-  enum class Type { none, box, cylinder, sphere } type = Type::none;
+  enum class Type { none, box, cylinder, sphere, mesh } type = Type::none;
   Vec3 size = Vec3::Zero(), centre = Vec3::Zero(), axis = Vec3::UnitZ();
   double radius = 0.0, length = 0.0;
+  std::vector<double> triangles;  // mesh: 9 numbers per triangle, in m, the file's axes
 };
 
 struct Body {
@@ -222,7 +223,8 @@ struct Description {
   std::vector<std::string> warnings;
 };
 
-// `d` is the value of the "description" parameter; `base` its JSON pointer ("/description").
-Description read_description(const json& d, const std::string& base);
+// `d` is the value of the "description" parameter; `base` its JSON pointer ("/description");
+// `mesh_folder` where mesh files named by a relative path are.
+Description read_description(const json& d, const std::string& base, const std::string& mesh_folder = "");
 
 }  // namespace stride::mechanism

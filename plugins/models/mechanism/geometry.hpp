@@ -1,5 +1,5 @@
 // The mechanism as stride view draws it: the "geometry" block of the plugin's report. Per body
-// its shape in body coordinates (centre of mass origin, body axes): a box, cylinder or sphere
+// its shape in body coordinates (centre of mass origin, body axes): a box, cylinder, sphere or mesh
 // from the description's "shape", or else the uniform box with the body's principal moments
 // of inertia and mass; per joint its point on the body that carries it; per contact its sphere
 // (centre on its body, radius). Called once, after
@@ -51,6 +51,9 @@ inline json body_geometry(const Body& b) {
   if (s.type == Shape::Type::box) {
     g["shape"] = "box";
     g["size"] = {s.size[0], s.size[1], s.size[2]};
+  } else if (s.type == Shape::Type::mesh) {
+    g["shape"] = "mesh";
+    g["triangles"] = s.triangles;
   } else if (s.type == Shape::Type::sphere) {
     g["shape"] = "sphere";
     g["radius"] = s.radius;

@@ -52,6 +52,9 @@ class Mechanism final : public NonsmoothModel {
         path_param("description_file", "",
                    "a JSON file holding the description instead (absolute, or relative to the manifest's folder); "
                    "errors name this file"),
+        path_param("mesh_folder", "",
+                   "where the mesh files of \"shape\": {\"type\": \"mesh\"} are (relative to the manifest's folder; "
+                   "default: the description file's folder)"),
         real_param("assembly_tolerance", 1e-10, "m", "Newton projection onto Phi = 0: tolerance on max|Phi|", 1e-15,
                    1e-2),
         integer_param("assembly_iterations", 50,
@@ -130,7 +133,7 @@ class Mechanism final : public NonsmoothModel {
     if (file.empty()) {
       if (inline_d.empty())
         throw ParameterError("/description", "expected a mechanism description (or a description_file), found {}");
-      return read_description(inline_d, "/description");
+      return read_description(inline_d, "/description", prm.string("mesh_folder"));
     }
     if (!inline_d.empty())
       throw ParameterError("/description_file", "give either description or description_file, found both");
@@ -145,7 +148,8 @@ class Mechanism final : public NonsmoothModel {
     json d = json::parse(in, nullptr, false);
     if (d.is_discarded()) throw ParameterError("", "not valid JSON", file);
     try {
-      return read_description(d, "");
+      const std::string meshes = prm.string("mesh_folder");
+      return read_description(d, "", meshes.empty() ? std::filesystem::path(file).parent_path().string() : meshes);
     } catch (const ParameterError& e) {
       throw ParameterError(e.pointer(), e.what(), file);
     }
