@@ -17,22 +17,10 @@
 
 namespace stride_test::fmu_commands {
 
-struct Scratch {
-  std::filesystem::path dir, tmp;
-  Scratch() {
-    static int n = 0;
-    dir =
-        std::filesystem::temp_directory_path() / ("stride_fmu_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-    tmp = dir / "tmp";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(tmp);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
+// A scratch folder (files.hpp) with tmp/ in it, the commands' TMPDIR.
+struct Scratch : stride_test::Scratch {
+  std::filesystem::path tmp = dir / "tmp";
+  Scratch() { std::filesystem::create_directories(tmp); }
   // Unpacked FMU folders left behind in TMPDIR.
   int leftovers() const {
     int n = 0;

@@ -10,7 +10,6 @@
 #include <doctest/doctest.h>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -1058,8 +1057,8 @@ TEST_CASE(
     "mesh shapes: STL (binary and ASCII) and OBJ read as the same triangles; bad mesh files are errors at /file") {
   namespace fs = std::filesystem;
   using stride_test::contains;
-  const fs::path dir = fs::temp_directory_path() / ("stride_mesh_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const stride_test::Scratch scratch;
+  const fs::path& dir = scratch.dir;
   // One square of side 2 (mm) as two triangles, in each format.
   const std::vector<float> tri = {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 2, 0};
   {
@@ -1117,5 +1116,4 @@ TEST_CASE(
   CHECK(contains(error({{"type", "mesh"}}, dir.string()), "/description/bodies/0/shape/file: a mesh needs \"file\""));
   CHECK(contains(error({{"type", "mesh"}, {"file", "square.stl"}, {"radius", 1}}, dir.string()),
                  "/description/bodies/0/shape/radius"));
-  fs::remove_all(dir);
 }

@@ -101,6 +101,16 @@ SystemFile locate_system(const fs::path& path, const std::string& ssd_choice) {
   return s;
 }
 
+SspManifest finished(const SystemFile& system, const nlohmann::ordered_json& document,
+                     std::map<std::string, std::string> origins, std::vector<std::string> notes) {
+  SspManifest out;
+  out.text = document.dump(2);
+  out.origins = std::move(origins);
+  out.notes = std::move(notes);
+  out.keep = system.unpacked;
+  return out;
+}
+
 std::optional<fs::path> resolve_uri(const XmlFile& ssd, pugi::xml_node at, const std::string& uri, const fs::path& root,
                                     std::vector<Diagnostic>& problems) {
   auto refuse = [&](const std::string& why) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "fmi/unpack.hpp"
 #include "ssp/xml.hpp"
+#include "stride/host/ssp/ssp.hpp"
 
 namespace stride::host::ssp {
 
@@ -26,6 +28,11 @@ struct SystemFile {
   std::string name;                           // the system's name for its output folder: the file's or folder's stem
 };
 SystemFile locate_system(const std::filesystem::path& path, const std::string& ssd_choice);
+
+// What a reader of `system` hands back once it found no problem: the manifest document, where
+// each pointer came from, the notes, and the unpacked files kept alive.
+SspManifest finished(const SystemFile& system, const nlohmann::ordered_json& document,
+                     std::map<std::string, std::string> origins, std::vector<std::string> notes);
 
 // The file `uri` (written on element `at` of `ssd`) names; nullopt with a problem when it is not
 // a relative URI, names a fragment of another document, leaves `root` or does not exist.

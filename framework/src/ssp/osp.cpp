@@ -41,12 +41,7 @@ class OspReader {
     read_connections();
     connect_functions();
     if (!problems_.empty()) throw ManifestError(problems_);
-    SspManifest out;
-    out.text = assemble().dump(2);
-    out.origins = std::move(origins_);
-    out.notes = std::move(notes_);
-    out.keep = system_.unpacked;
-    return out;
+    return finished(system_, assemble(), std::move(origins_), std::move(notes_));
   }
 
  private:

@@ -44,12 +44,7 @@ class SsdReader {
       read_bindings();
     }
     if (!problems_.empty()) throw ManifestError(problems_);
-    SspManifest out;
-    out.text = assemble().dump(2);
-    out.origins = std::move(origins_);
-    out.notes = std::move(notes_);
-    out.keep = system_file_.unpacked;
-    return out;
+    return finished(system_file_, assemble(), std::move(origins_), std::move(notes_));
   }
 
  private:
