@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Every command the tutorials and how-to pages show runs (ctest `tutorials`).
+"""Every command the documentation shows runs (ctest `tutorials`).
 
-docs/tutorials/*.md, then docs/how-to/*.md, block by block in page order, in one scratch folder
-that looks like the checkout: `manifests/` and `examples/` link to the sources, `build/` to the
-build tree, `./stride` and `stride` to the built command (the checkout's `./stride` would build
-first). A page's later blocks see what its earlier ones wrote, as a reader's shell would.
+docs/tutorials/*.md, then docs/how-to/*.md, then every other page of docs/, block by block in page
+order, in one scratch folder that looks like the checkout: `manifests/`, `examples/` and `tests/`
+link to the sources, `build/` to the build tree, `./stride` and `stride` to the built command (the
+checkout's `./stride` would build first). A page's later blocks see what its earlier ones wrote,
+as a reader's shell would. Two kinds of page are run elsewhere: the plugin tutorial
+(docs/plugin-tutorial.md) by ctest out_of_tree on a clean prefix, and the benchmark pages
+(their commands time the release build for minutes) by ctest bench_commands, which builds their
+programs and runs their Python scripts in smoke mode; here only their listings are checked.
 - ```sh blocks run verbatim with bash -e and must exit 0. One line is not run: `./scripts/test`
   (the test suite itself). A block that starts with `mpirun` runs where ctest `sweep` runs its
   mpirun case (stride-mpi built and mpirun found: tests/CMakeLists.txt sets STRIDE_MPIRUN), and
@@ -16,8 +20,7 @@ first). A page's later blocks see what its earlier ones wrote, as a reader's she
   MPLBACKEND=Agg): an interpreter session (`>>>`) as a doctest, so what it prints must be what
   the page shows (`...` for any text), other blocks as a script.
 - A plain ``` block with a `$ ` prompt is a command listing that nothing would run: refused.
-The plugin tutorial (docs/plugin-tutorial.md) is run by the out_of_tree test. At the end, the
-files the pages say the commands wrote must exist.
+At the end, the files the pages say the commands wrote must exist.
 
 Usage: check_tutorials.py SOURCE_DIR BUILD_DIR STRIDE_EXE SCRATCH_DIR
 """
@@ -29,6 +32,11 @@ import sys
 import textwrap
 
 NOT_RUN = {"./scripts/test": "the whole test suite, which runs this test"}
+BENCH = "a benchmark: ctest bench_commands builds its programs and runs its Python scripts in smoke mode"
+RUN_ELSEWHERE = {"plugin-tutorial.md": "ctest out_of_tree runs it on a clean prefix",
+                 "benchmark.md": BENCH,
+                 "two_mass_fr.md": BENCH,
+                 "papers/kart.md": BENCH}
 # A fenced block: its indentation (a block inside a list item is indented), language and body.
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```[ \t]*$", re.S | re.M)
 WRITTEN = ("out/two_mass/results.csv", "out/two_mass/summary.json", "out/two_mass/log.txt", "out/two_mass.png",
@@ -43,7 +51,7 @@ def make_scratch(root, build, exe, scratch):
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(os.path.join(scratch, "bin"))
     links = [("manifests", os.path.join(root, "manifests")), ("examples", os.path.join(root, "examples")),
-             ("build", build), ("stride", exe), ("bin/stride", exe)]
+             ("tests", os.path.join(root, "tests")), ("build", build), ("stride", exe), ("bin/stride", exe)]
     if os.environ.get("STRIDE_MPIRUN"):
         links.append(("bin/mpirun", os.environ["STRIDE_MPIRUN"]))  # the mpirun CMake found
     for name, target in links:
@@ -113,9 +121,10 @@ def run_python(block, name, scratch, env):
     return run([sys.executable, "-m", "doctest", "-o", "ELLIPSIS", session], scratch, env)
 
 
-def check_page(path, scratch, env):
+def check_page(path, docs, scratch, env):
     """Runs the blocks of one page in order; returns the number of failures."""
-    page = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
+    page = os.path.relpath(path, docs)
+    elsewhere = RUN_ELSEWHERE.get(page)
     failures = 0
     printed = None  # the output of the last ```sh block, for a ```text block after it
     for k, (lang, body) in enumerate(blocks(open(path).read())):
@@ -135,6 +144,9 @@ def check_page(path, scratch, env):
                   "write the commands in a ```sh block, the output in a ```text block after it")
         if lang not in ("sh", "python"):
             continue
+        if elsewhere:
+            print(f"{name}: not run here: {elsewhere}")
+            continue
         script = shell_script(body, name) if lang == "sh" else body
         reason = why_not_run(script)
         if reason:
@@ -153,18 +165,21 @@ def check_page(path, scratch, env):
 def main():
     root, build, exe, scratch = sys.argv[1:5]
     env = make_scratch(root, build, exe, scratch)
+    docs = os.path.join(root, "docs")
+    pages = sorted(os.path.relpath(os.path.join(d, f), docs) for d, _, files in os.walk(docs) for f in files
+                   if f.endswith(".md"))
+    first = ("tutorials/", "how-to/")  # the order a reader takes; later pages may use what they wrote
+    pages.sort(key=lambda p: next((k for k, f in enumerate(first) if p.startswith(f)), len(first)))
     failures = 0
-    for folder in ("tutorials", "how-to"):
-        folder = os.path.join(root, "docs", folder)
-        for page in sorted(p for p in os.listdir(folder) if p.endswith(".md")):
-            failures += check_page(os.path.join(folder, page), scratch, env)
+    for page in pages:
+        failures += check_page(os.path.join(docs, page), docs, scratch, env)
     for path in WRITTEN:
         if not os.path.exists(os.path.join(scratch, path)):
             failures += 1
             print(f"FAIL: {path} was not written")
     if failures:
         sys.exit(1)
-    print("every command of the tutorials and how-to pages ran")
+    print("every command of the documentation ran (benchmark pages: ctest bench_commands)")
 
 
 if __name__ == "__main__":
