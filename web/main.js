@@ -34,25 +34,32 @@ function subsystemOf(column) {
   return dot < 0 ? '(host)' : column.slice(0, dot);
 }
 
-// Plot groups: subsystem -> unit -> [{run, column index, name}], in the order of first appearance.
+// The name a run's column is plotted under: its own, or for a sweep's reference the run column
+// it is compared with (reference_columns.json: "crane.s" for the reference's "reference.s").
+function plottedName(run, column) {
+  return (run.plotted_as && run.plotted_as[column]) || column;
+}
+
+// Plot groups: subsystem -> unit -> [{run, column index, name plotted under, column}], in the
+// order of first appearance.
 function groupColumns(runs) {
   const groups = new Map();
   runs.forEach((run) => {
     const units = (run.summary && run.summary.column_units) || {};
-    run.table.names.forEach((name, k) => {
-      const sub = subsystemOf(name), unit = units[name] || '?';
+    run.table.names.forEach((column, k) => {
+      const name = plottedName(run, column), sub = subsystemOf(name), unit = units[column] || '?';
       if (!groups.has(sub)) groups.set(sub, new Map());
       const byUnit = groups.get(sub);
       if (!byUnit.has(unit)) byUnit.set(unit, []);
-      byUnit.get(unit).push({ run, k, name });
+      byUnit.get(unit).push({ run, k, name, column });
     });
   });
   return groups;
 }
 
-// y of series (run, column k) minus the base run's same column at the same times.
+// y of series (run, column k) minus the base run's column plotted under the same name, at the same times.
 function difference(run, k, base, name) {
-  const kb = base.table.names.indexOf(name);
+  const kb = base.table.names.findIndex((c) => plottedName(base, c) === name);
   if (kb < 0) return null;
   const t = run.table.time, y = run.table.column(k), tb = base.table.time, yb = base.table.column(kb);
   const d = new Float64Array(t.length);
@@ -222,9 +229,10 @@ class Page {
           if (!y) return;
           // The table's current views (rows appended in a live view show at the next draw).
           const table = m.run.table, live = !this.base;
-          plot.add({ label: (several ? m.run.label + ': ' : '') + m.name, color: PALETTE[i % PALETTE.length],
+          const column = m.column === m.name ? m.name : m.column + ' (compared with ' + m.name + ')';
+          plot.add({ label: (several ? m.run.label + ': ' : '') + column, color: PALETTE[i % PALETTE.length],
             get time() { return table.time; }, get y() { return live ? table.column(m.k) : y; },
-            run: m.run.label, name: m.name });
+            run: m.run.label, name: m.column, plottedAs: m.name });
         });
         this.plots.push(plot);
       }
@@ -233,8 +241,8 @@ class Page {
   }
   // What a test reads: every plotted series with its row count and last value, the bodies.
   describe() {
-    const series = this.plots.flatMap((p) => p.series.map((s) => ({ run: s.run, name: s.name, rows: s.time.length,
-      last: s.time.length ? s.y[s.y.length - 1] : null })));
+    const series = this.plots.flatMap((p, plot) => p.series.map((s) => ({ run: s.run, name: s.name,
+      plottedAs: s.plottedAs, plot, rows: s.time.length, last: s.time.length ? s.y[s.y.length - 1] : null })));
     const rowCounts = {};
     for (const r of this.runs) rowCounts[r.label] = r.table.rows;
     return {

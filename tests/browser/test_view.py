@@ -90,11 +90,41 @@ def make_runs():
     with open(os.path.join(out, "sweep.json"), "w") as f:
         json.dump(spec, f)
     stride("sweep", os.path.join(out, "sweep.json"), "--jobs", "2")
-    return two_mass, pendulum, sweep
+    # The crane against its monolithic reference, whose column has another name (reference.s).
+    crane = os.path.join(out, "crane_sweep")
+    spec = {"format": 1, "title": "crane, ZOH against the monolithic reference",
+            "manifest": os.path.join(SOURCE, "manifests/crane1_zoh.json"),
+            "reference": {"manifest": os.path.join(SOURCE, "manifests/crane1_monolithic.json"),
+                          "columns": {"crane.s": "reference.s"}},
+            "axes": [{"name": "h_M", "pointers": ["/variables/h_M"], "values": [0.002, 0.005]}],
+            "step_axis": "h_M", "usable_error": 0.01, "output": crane}
+    with open(os.path.join(out, "crane_sweep.json"), "w") as f:
+        json.dump(spec, f)
+    stride("sweep", os.path.join(out, "crane_sweep.json"), "--jobs", "2")
+    return two_mass, pendulum, sweep, crane
 
 
-def check_difference(browser, page, sweep):
-    """"difference to reference": each run's last value minus the reference's at the same time."""
+def check_sweep_series(page, sweep, what):
+    """Every run of a sweep's page plots its results.csv."""
+    for label in page["runs"]:
+        sub = "reference" if label == "reference" else "run_%04d" % int(re.match(r"run (\d+)", label).group(1))
+        check_series(page, label, os.path.join(sweep, sub), f"{what}, {label}")
+
+
+def check_compared_columns(page, compared):
+    """A reference column of another name is drawn in its run column's plot (reference_columns.json)."""
+    for run_column, ref_column in compared.items():
+        ref = [s for s in page["series"] if s["run"] == "reference" and s["name"] == ref_column]
+        runs = [s for s in page["series"] if s["run"] != "reference" and s["name"] == run_column]
+        check(len(ref) == 1 and ref[0]["plottedAs"] == run_column,
+              f"reference {ref_column}: plotted as {[s['plottedAs'] for s in ref]}, expected {run_column}")
+        check(runs and all(ref and s["plot"] == ref[0]["plot"] for s in runs),
+              f"reference {ref_column} and the runs' {run_column} are in different plots")
+
+
+def check_difference(browser, page, sweep, compared=None):
+    """"difference to reference": each run's last value minus the reference's at the same time
+    (the reference's column compared with it, when reference.columns names another)."""
     k = page["runs"].index("reference")
     browser.evaluate(f"(() => {{ const s = document.getElementById('difference'); s.value = '{k}'; "
                      "s.dispatchEvent(new Event('change')); })()")
@@ -102,11 +132,16 @@ def check_difference(browser, page, sweep):
     ref_header, ref_rows = results(os.path.join(sweep, "reference"))
     ref_time = {r[0]: r for r in ref_rows}
     check(all(s["run"] != "reference" for s in shown["series"]), "difference: the reference itself is still plotted")
+    check(shown["series"], "difference: nothing plotted")
     for s in shown["series"]:
         folder = os.path.join(sweep, "run_%04d" % int(re.match(r"run (\d+)", s["run"]).group(1)))
         header, rows = results(folder)
         last = rows[-1]
-        want = last[header.index(s["name"])] - ref_time[last[0]][ref_header.index(s["name"])]
+        ref_column = (compared or {}).get(s["name"], s["name"])
+        if ref_column not in ref_header:
+            check(False, f"difference of {s['run']} {s['name']}: plotted, but the reference has no {ref_column}")
+            continue
+        want = last[header.index(s["name"])] - ref_time[last[0]][ref_header.index(ref_column)]
         check(s["last"] == want, f"difference of {s['run']} {s['name']}: {s['last']} != {want}")
 
 
@@ -198,9 +233,9 @@ def stop_with_sigint(proc, what):
 def main():
     os.makedirs(ART, exist_ok=True)
     started = time.time()
-    two_mass, pendulum, sweep = make_runs()
+    two_mass, pendulum, sweep, crane = make_runs()
     reports = {}
-    for name, folder in (("two_mass", two_mass), ("sweep", sweep), ("pendulum", pendulum)):
+    for name, folder in (("two_mass", two_mass), ("sweep", sweep), ("pendulum", pendulum), ("crane", crane)):
         reports[name] = os.path.join(ART, name + ".html")
         stride("report", folder, "-o", reports[name])
     try:
@@ -212,11 +247,15 @@ def main():
         page = open_page(browser, "file://" + reports["two_mass"], "two_mass.png")
         check_series(page, "two_mass", two_mass, "two-mass report")
         page = open_page(browser, "file://" + reports["sweep"], "sweep.png")
-        for label in page["runs"]:
-            sub = "reference" if label == "reference" else "run_%04d" % int(re.match(r"run (\d+)", label).group(1))
-            check_series(page, label, os.path.join(sweep, sub), f"sweep report, {label}")
+        check_sweep_series(page, sweep, "sweep report")
         check(len(page["runs"]) == 3, f"sweep report: runs {page['runs']}, expected the reference and 2 runs")
         check_difference(browser, page, sweep)
+        page = open_page(browser, "file://" + reports["crane"], "crane_sweep.png")
+        compared = json.load(open(os.path.join(crane, "reference_columns.json")))
+        check(compared == {"crane.s": "reference.s"}, f"crane sweep: reference_columns.json is {compared}")
+        check_sweep_series(page, crane, "crane sweep report")
+        check_compared_columns(page, compared)
+        check_difference(browser, page, crane, compared)
         page = open_page(browser, "file://" + reports["pendulum"])
         check_series(page, "pendulum", pendulum, "pendulum report")
         check_mechanism(browser, page, pendulum)

@@ -523,6 +523,17 @@ TEST_CASE("sweep: histories honour reference.columns, plot differences and diver
   // No run is stable, so error.png has nothing to draw: no PNG rather than an empty one.
   CHECK(!fs::exists(s.dir / "out" / "error.png"));
   CHECK(contains(o.err, "warning: gnuplot drew nothing for"));
+  // The compared columns stay with the folder (stride view draws src.y with amp.y), and a sweep
+  // without a reference into the same folder leaves none behind.
+  CHECK(json::parse(slurp(s.dir / "out" / "reference_columns.json")) == json({{"amp.y", "src.y"}}));
+  json alone = spec;
+  alone.erase("reference");
+  alone.erase("histories");
+  o = sweep(s, alone);
+  INFO(o.err);
+  CHECK(o.code == 0);
+  CHECK(fs::exists(s.dir / "out" / "sweep.csv"));
+  CHECK(!fs::exists(s.dir / "out" / "reference_columns.json"));
 
   // A column the runs do not record: refused before anything runs, with the history's pointer.
   Scratch b;

@@ -341,12 +341,22 @@ std::string plot_histories(const SweepSpec& spec, const ColumnUnits& units, cons
   return "";
 }
 
-// Report: the tables into the sweep's folder, the stability table on stdout, the plot.
+// Report: the tables (and reference_columns.json) into the sweep's folder, the stability table on stdout, the plot.
 void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<Point>& points, bool finished,
             std::size_t done, SweepOutcome& outcome) {
   if (auto err = write_file_atomically(spec.output / "sweep.csv", sweep_csv(spec, points)); !err.empty()) {
     outcome.error = err;
     return;
+  }
+  // Which reference column each compared run column stands against, for `stride view` to overlay them.
+  if (!spec.reference.empty() && !spec.columns.empty()) {
+    json compared = json::object();
+    for (const auto& [run, ref] : spec.columns) compared[run] = ref;
+    if (auto err = write_file_atomically(spec.output / "reference_columns.json", compared.dump(2) + "\n");
+        !err.empty()) {
+      outcome.error = err;
+      return;
+    }
   }
   const StabilityReport st = stability_report(spec, points, finished, done);
   for (const auto& [name, text] :

@@ -11,11 +11,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// summary.json of a run folder; results.csv must exist beside it.
-json read_summary(const fs::path& folder) {
-  const fs::path file = folder / "summary.json";
-  if (!fs::is_regular_file(folder / "results.csv"))
-    throw std::invalid_argument(folder.string() + ": no results.csv (a run folder holds results.csv and summary.json)");
+// A JSON object that Stride wrote into a run or sweep folder (`what` says which, for the error).
+json read_object(const fs::path& file, const std::string& what) {
   std::vector<Diagnostic> diags;
   std::optional<json> s;
   try {
@@ -25,11 +22,33 @@ json read_summary(const fs::path& folder) {
   } catch (const ManifestError& e) {
     diags = e.diagnostics();
   }
-  if (!s || !s->is_object()) {
-    throw std::invalid_argument(diags.empty() ? file.string() + ": expected a JSON object (a run's summary)"
+  if (!s || !s->is_object())
+    throw std::invalid_argument(diags.empty() ? file.string() + ": expected a JSON object (" + what + ")"
                                               : diags.front().str());
-  }
   return *s;
+}
+
+// summary.json of a run folder; results.csv must exist beside it.
+json read_summary(const fs::path& folder) {
+  if (!fs::is_regular_file(folder / "results.csv"))
+    throw std::invalid_argument(folder.string() + ": no results.csv (a run folder holds results.csv and summary.json)");
+  return read_object(folder / "summary.json", "a run's summary");
+}
+
+// reference_columns.json of a sweep (run column -> reference column), turned round: the
+// reference's columns plotted with the runs' columns they are compared with.
+std::map<std::string, std::string> reference_plotted_as(const fs::path& sweep) {
+  const fs::path file = sweep / "reference_columns.json";
+  std::map<std::string, std::string> as;
+  if (!fs::is_regular_file(file)) return as;
+  const json compared = read_object(file, "run column -> reference column");
+  for (const auto& [run, ref] : compared.items()) {
+    if (!ref.is_string())
+      throw std::invalid_argument(file.string() + ": /" + pointer_escape(run) + ": expected a column name, found " +
+                                  type_name(ref));
+    if (ref.get<std::string>() != run) as[ref.get<std::string>()] = run;
+  }
+  return as;
 }
 
 void add_view_run(ViewFolders& v, const fs::path& folder, std::string label, const std::string& role, int sweep,
@@ -42,8 +61,10 @@ void add_view_sweep(ViewFolders& v, const fs::path& folder) {
   const int index = static_cast<int>(v.sweeps.size());
   v.sweeps.push_back(
       {folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string(), folder});
-  if (fs::is_regular_file(folder / "reference" / "results.csv"))
+  if (fs::is_regular_file(folder / "reference" / "results.csv")) {
     add_view_run(v, folder / "reference", "reference", "reference", index, -1);
+    v.runs.back().plotted_as = reference_plotted_as(folder);
+  }
   std::vector<std::pair<int, fs::path>> runs;
   for (const auto& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();

@@ -77,6 +77,7 @@ json page_data(const ViewFolders& v, bool inline_results, std::string& blocks) {
                 {"sweep_run", r.sweep_run},
                 {"base", "files/" + std::to_string(i) + "/"},
                 {"results", nullptr}};
+    if (!r.plotted_as.empty()) run["plotted_as"] = r.plotted_as;
     run["summary"] = inline_results || !v.live.is_null() ? r.summary : json(nullptr);
     if (inline_results) {
       std::string csv = read_file(r.folder / "results.csv");
