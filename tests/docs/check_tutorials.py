@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every command the documentation shows runs (ctest `tutorials`).
 
-docs/tutorials/*.md, then docs/how-to/*.md, then every other page of docs/, block by block in page
+README.md, docs/tutorials/*.md, docs/how-to/*.md, then every other page of docs/, block by block in page
 order, in one scratch folder that looks like the checkout: `manifests/`, `examples/` and `tests/`
 link to the sources, `build/` to the build tree, `./stride` and `stride` to the built command (the
 checkout's `./stride` would build first). A page's later blocks see what its earlier ones wrote,
@@ -121,9 +121,8 @@ def run_python(block, name, scratch, env):
     return run([sys.executable, "-m", "doctest", "-o", "ELLIPSIS", session], scratch, env)
 
 
-def check_page(path, docs, scratch, env):
-    """Runs the blocks of one page in order; returns the number of failures."""
-    page = os.path.relpath(path, docs)
+def check_page(path, page, scratch, env):
+    """Runs the blocks of one page (`page`: its name under docs/) in order; returns the number of failures."""
     elsewhere = RUN_ELSEWHERE.get(page)
     failures = 0
     printed = None  # the output of the last ```sh block, for a ```text block after it
@@ -170,9 +169,9 @@ def main():
                    if f.endswith(".md"))
     first = ("tutorials/", "how-to/")  # the order a reader takes; later pages may use what they wrote
     pages.sort(key=lambda p: next((k for k, f in enumerate(first) if p.startswith(f)), len(first)))
-    failures = 0
+    failures = check_page(os.path.join(root, "README.md"), "README.md", scratch, env)
     for page in pages:
-        failures += check_page(os.path.join(docs, page), docs, scratch, env)
+        failures += check_page(os.path.join(docs, page), page, scratch, env)
     for path in WRITTEN:
         if not os.path.exists(os.path.join(scratch, path)):
             failures += 1
