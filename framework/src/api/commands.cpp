@@ -184,9 +184,7 @@ json describe_parameters(const LoadedPlugin& p, const std::vector<std::string>& 
       for (const auto& s : specs) names.push_back(s.name);
       std::string msg = "--set " + a + ": plugin \"" + p.info().name + "\" has no parameter \"" + name + "\"";
       if (auto c = closest(name, names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      std::string all;
-      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-      throw std::invalid_argument(msg + "; parameters: " + (all.empty() ? "(none)" : all));
+      throw std::invalid_argument(msg + "; parameters: " + listed(names));
     }
     json value = json::parse(text, nullptr, false);
     if (value.is_discarded()) value = text;

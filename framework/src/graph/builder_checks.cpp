@@ -168,7 +168,7 @@ void GraphBuilder::order_subsystems() {
       if (std::find(sub_names_.begin(), sub_names_.end(), name) == sub_names_.end()) {
         std::string msg = "unknown subsystem \"" + name + "\"";
         if (auto c = closest(name, sub_names_); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-        error("/coupling/order/" + std::to_string(i), msg + "; subsystems: " + list(sub_names_));
+        error("/coupling/order/" + std::to_string(i), msg + "; subsystems: " + listed(sub_names_));
       }
     } else if (ordered[static_cast<std::size_t>(it->second->index)]) {
       error("/coupling/order/" + std::to_string(i), "subsystem \"" + name + "\" is listed twice");

@@ -68,7 +68,7 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
     const bool failed =
         std::any_of(sub_names_.begin(), sub_names_.end(), [&](const std::string& n) { return pattern_match(sub, n); });
     if (nodes.empty() && !failed)
-      error(ptr, "the pattern \"" + sub + "\" matches no subsystem; subsystems: " + list(sub_names_));
+      error(ptr, "the pattern \"" + sub + "\" matches no subsystem; subsystems: " + listed(sub_names_));
     if (nodes.empty()) return;  // those it matches were not built, reported already
   }
   bool any = false, fmu = false;
@@ -101,7 +101,7 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
   const std::size_t shown = 40, more = there.size() > shown ? there.size() - shown : 0;
   there.resize(there.size() - more);
   error(ptr, "the pattern \"" + sub + "." + port + "\" matches no output" + (fmu ? " or recordable variable" : "") +
-                 "; there are: " + list(there) + (more ? " and " + std::to_string(more) + " more" : ""));
+                 "; there are: " + listed(there) + (more ? " and " + std::to_string(more) + " more" : ""));
 }
 
 void GraphBuilder::add_record_columns() {
@@ -114,7 +114,7 @@ void GraphBuilder::add_record_columns() {
     if (n.recorded) recording.push_back(n.name);
   if (recording.size() > 1)
     error("/record/event_rows", "event rows need every recorded column from one subsystem, found columns of " +
-                                    list(recording) + "; name one subsystem's variables in /record/variables");
+                                    listed(recording) + "; name one subsystem's variables in /record/variables");
 }
 
 void GraphBuilder::add_named_columns() {

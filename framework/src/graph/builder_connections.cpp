@@ -28,7 +28,7 @@ Node* GraphBuilder::find_node(const std::string& name, const std::string& pointe
     return nullptr;  // reported already
   std::string msg = "unknown subsystem \"" + name + "\"";
   if (auto c = closest(name, sub_names_); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-  error(pointer, msg + "; subsystems: " + list(sub_names_));
+  error(pointer, msg + "; subsystems: " + listed(sub_names_));
   return nullptr;
 }
 
@@ -41,13 +41,13 @@ int GraphBuilder::find_port(const Node& n, const std::string& port, Direction di
   if (i < 0) {
     std::string msg = "subsystem \"" + n.name + "\" has no port \"" + port + "\"";
     if (auto c = closest(port, candidates); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-    error(pointer, msg + "; its " + what + "s: " + list(described));
+    error(pointer, msg + "; its " + what + "s: " + listed(described));
     return -1;
   }
   if (n.ports[static_cast<std::size_t>(i)].direction != dir) {
     error(pointer, "expected an " + std::string(what) + " port, found \"" + n.name + "." + port + "\", which is an " +
                        (dir == Direction::input ? "output" : "input") + "; " + what + "s of \"" + n.name +
-                       "\": " + list(described));
+                       "\": " + listed(described));
     return -1;
   }
   return i;

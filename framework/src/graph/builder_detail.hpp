@@ -22,8 +22,6 @@
 namespace stride::host {
 namespace builder_detail {
 
-// "a, b, c", or "(none)".
-std::string list(const std::vector<std::string>& v);
 // "name (input, 3 x m)"
 std::string describe_port(const PortSpec& p);
 

@@ -121,7 +121,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
   if (!sc.integrator && !can.co_simulation && can.continuous_states) {
     error(sc.pointer + "/integrator",
           "the FMU is for model exchange only and has continuous states: name an integrator; available: " +
-              list(names_of(Kind::integrator)));
+              listed(names_of(Kind::integrator)));
     return false;
   }
   if (sc.integrator) {
@@ -191,7 +191,7 @@ bool GraphBuilder::create_ode_subsystem(Node& node, const SubsystemConfig& sc) {
   if (!sc.integrator) {
     error(sc.pointer + "/integrator",
           "subsystem plugin \"" + sc.plugin.plugin +
-              "\" is an ODE system: name an integrator; available: " + list(names_of(Kind::integrator)));
+              "\" is an ODE system: name an integrator; available: " + listed(names_of(Kind::integrator)));
     return false;
   }
   if (!resolve(*sc.integrator, Kind::integrator, sc.integrator->pointer)) return false;
@@ -212,7 +212,7 @@ bool GraphBuilder::create_multibody_subsystem(Node& node, const SubsystemConfig&
   if (!sc.formulation) {
     error(sc.pointer + "/formulation",
           "subsystem plugin \"" + sc.plugin.plugin +
-              "\" is a multibody model: name a formulation; available: " + list(names_of(Kind::formulation)));
+              "\" is a multibody model: name a formulation; available: " + listed(names_of(Kind::formulation)));
     return false;
   }
   if (!resolve(*sc.formulation, Kind::formulation, sc.formulation->pointer)) return false;

@@ -16,12 +16,6 @@
 namespace stride::host {
 namespace builder_detail {
 
-std::string list(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "(none)" : s;
-}
-
 std::string describe_port(const PortSpec& p) {
   return p.name + " (" + (p.direction == Direction::input ? "input" : "output") + ", " + std::to_string(p.size) +
          " x " + (p.unit.empty() ? "1" : p.unit) + ")";
@@ -109,12 +103,12 @@ const LoadedPlugin* GraphBuilder::resolve(const PluginRef& ref, Kind kind, const
     std::string msg = std::string("unknown ") + to_string(kind) + " plugin \"" + ref.plugin + "\"";
     if (auto note = refused_note(reg_, ref.plugin); !note.empty()) msg += note;
     else if (auto c = closest(ref.plugin, avail); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-    error(pointer, msg + "; available: " + list(avail) + searched_note(reg_));
+    error(pointer, msg + "; available: " + listed(avail) + searched_note(reg_));
     return nullptr;
   }
   if (p->info().kind != kind) {
     error(pointer, "expected " + with_article(to_string(kind)) + " plugin, found \"" + ref.plugin + "\", which is " +
-                       with_article(to_string(p->info().kind)) + "; available: " + list(names_of(kind)));
+                       with_article(to_string(p->info().kind)) + "; available: " + listed(names_of(kind)));
     return nullptr;
   }
   const bool version = version_ok(ref, *p);
@@ -151,7 +145,7 @@ bool GraphBuilder::parameters_ok(const PluginRef& ref, const LoadedPlugin& p) {
     if (s == specs.end()) {
       std::string msg = "plugin \"" + ref.plugin + "\" has no parameter \"" + it.key() + "\"";
       if (auto c = closest(it.key(), spec_names); !c.empty()) msg += " (did you mean \"" + c + "\"?)";
-      error(pp + "/" + it.key(), msg + "; parameters: " + list(spec_names));
+      error(pp + "/" + it.key(), msg + "; parameters: " + listed(spec_names));
       ok = false;
     } else {
       json value = it.value();  // make_params reads it again through the same accept_param

@@ -40,6 +40,12 @@ std::string with_article(const std::string& word) {
   return (vowel ? "an " : "a ") + word;
 }
 
+std::string listed(const std::vector<std::string>& names, const std::string& none) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? none : s;
+}
+
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

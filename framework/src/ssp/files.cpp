@@ -39,12 +39,6 @@ std::vector<std::string> ssd_files(const fs::path& folder) {
   return out;
 }
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "none" : s;
-}
-
 // The system file in `folder` (an unpacked archive or a folder given as the system).
 fs::path system_in(const fs::path& folder, const std::string& choice, const std::string& label) {
   std::error_code ec;
@@ -53,7 +47,7 @@ fs::path system_in(const fs::path& folder, const std::string& choice, const std:
     const std::string name = fs::path(choice).extension() == ".ssd" ? choice : choice + ".ssd";
     if (fs::path(name).has_parent_path() || !fs::is_regular_file(folder / name, ec))
       throw ManifestError(
-          {{label, "", "--ssd " + choice + ": no " + name + " here (the .ssd files: " + listed(ssds) + ")"}});
+          {{label, "", "--ssd " + choice + ": no " + name + " here (the .ssd files: " + listed(ssds, "none") + ")"}});
     return folder / name;
   }
   for (const char* name : {"SystemStructure.ssd", "OspSystemStructure.xml"})
@@ -62,7 +56,7 @@ fs::path system_in(const fs::path& folder, const std::string& choice, const std:
   throw ManifestError({{label, "",
                         ssds.empty() ? "neither SystemStructure.ssd nor OspSystemStructure.xml nor any .ssd file here"
                                      : "no SystemStructure.ssd, and several .ssd files: choose one with --ssd NAME (" +
-                                           listed(ssds) + ")"}});
+                                           listed(ssds, "none") + ")"}});
 }
 
 }  // namespace

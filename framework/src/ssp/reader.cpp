@@ -81,12 +81,7 @@ class SsdReader {
       ordered o = ordered::parse(j->dump());
       for (auto it = o.begin(); it != o.end(); ++it)
         if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-          problem(
-              a, "\"" + it.key() + "\" is not a key of this annotation (allowed: " + [&] {
-                std::string s;
-                for (const auto& k : allowed) s += (s.empty() ? "" : ", ") + k;
-                return s;
-              }() + ")");
+          problem(a, "\"" + it.key() + "\" is not a key of this annotation (allowed: " + listed(allowed) + ")");
       return o;
     }
     return ordered::object();

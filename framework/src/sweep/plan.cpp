@@ -72,8 +72,7 @@ void check_plotted_columns(const SweepSpec& spec, const Experiment& ex, bool ref
       units[column] = unit;
       continue;
     }
-    std::string names;
-    for (const auto& c : ex.columns()) names += (names.empty() ? "" : ", ") + c;
+    const std::string names = listed(ex.columns());
     problems.push_back(
         {spec.file.string(), "/histories/" + std::to_string(k) + "/column",
          "history \"" + h.file + "\" plots column \"" + column + "\"" +

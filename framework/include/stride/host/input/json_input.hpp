@@ -60,6 +60,9 @@ std::string type_name(const json& v);
 // "an integrator", "a subsystem": a kind of thing in a sentence.
 std::string with_article(const std::string& word);
 
+// "a, b, c" (`none` when there are none): names listed in a message.
+std::string listed(const std::vector<std::string>& names, const std::string& none = "(none)");
+
 // Levenshtein-closest candidate, or "" when nothing is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
 
