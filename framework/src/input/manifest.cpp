@@ -649,10 +649,9 @@ void attribute_to_variables(std::vector<Diagnostic>& diags, const Manifest& m) {
     }
   }
   for (const auto& [name, places] : rejected) {
-    const std::string list = listed(places);
     diags.push_back({m.file.string(), "/variables/" + pointer_escape(name),
                      "the value " + type_name(m.document.value("variables", json::object()).value(name, json())) +
-                         " is rejected where it is used: " + list});
+                         " is rejected where it is used: " + listed(places)});
   }
 }
 

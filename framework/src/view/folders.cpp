@@ -17,7 +17,7 @@ json read_object(const fs::path& file, const std::string& what) {
   std::optional<json> s;
   try {
     JsonLimits limits;
-    limits.max_bytes = std::size_t(256) << 20;  // a summary lists every subsystem's report
+    limits.max_bytes = std::size_t(256) << 20;  // summary.json lists every subsystem's report
     s = parse_json(read_text_file(file, limits), file.string(), diags, limits);
   } catch (const ManifestError& e) {
     diags = e.diagnostics();

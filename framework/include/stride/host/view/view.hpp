@@ -15,8 +15,8 @@
 #pragma once
 
 #include <filesystem>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
