@@ -236,8 +236,8 @@ json plugin_description_json(const PluginRegistry& reg, const LoadedPlugin& p, c
   if (p.fmu) {
     j["fmu"] = fmu_summary_json(p, params);
     j["text_variables"] = json::array();
-    for (const auto& v : p.fmu->text_variables(params)) {
-      json t{{"name", v.name}, {"causality", v.causality}, {"type", v.type}, {"size", v.size}, {"doc", v.doc}};
+    for (const TextPortSpec& v : p.fmu->text_ports(params)) {
+      json t{{"name", v.name}, {"causality", v.causality}, {"type", v.type()}, {"size", v.size}, {"doc", v.doc}};
       if (v.causality == "output") t["feedthrough"] = v.feedthrough;
       j["text_variables"].push_back(std::move(t));
     }

@@ -36,12 +36,12 @@ using namespace stride::host;
 // An FMU's String and Binary variables: no ports, yet connected (String to String, Binary to
 // Binary, element by element) and recorded by name.
 void describe_text_variables(const FmuModel& fmu, const json& params) {
-  const auto vars = fmu.text_variables(params);
+  const auto vars = fmu.text_ports(params);
   if (vars.empty()) return;
   std::cout << "String and Binary variables (connected String to String, Binary to Binary; recorded by name):\n";
   for (const auto& v : vars) {
     const std::string role = v.causality == "input" ? "in  " : v.causality == "output" ? "out " : v.causality + " ";
-    std::cout << "  " << role << v.name << " [" << v.size << " x " << v.type << "]"
+    std::cout << "  " << role << v.name << " [" << v.size << " x " << v.type() << "]"
               << (v.feedthrough ? " feedthrough" : "") << "\n      " << v.doc << "\n";
   }
 }

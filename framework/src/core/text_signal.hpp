@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include <stride/abi.hpp>  // nlohmann::json with the SDK's options
+
 namespace stride::host {
 
 class TextSignal {
@@ -76,15 +78,29 @@ class TextSignal {
   bool binary_;
 };
 
-// A subsystem with String or Binary variables (an FMU): the graph builder asks for the signal of
+// A String or Binary port of a subsystem (an FMU's variable of either type), declared when the
+// subsystem is created, beside its numeric ports (PortSpec) and sized for its parameters as they
+// are. An input is what a connection feeds; any other may be recorded and may feed an input.
+struct TextPortSpec {
+  std::string name;
+  std::vector<std::string> aliases;  // other names of it (FMI 3)
+  bool binary = false;               // raw bytes (results.csv writes them as hexadecimal text)
+  std::string causality;             // the FMI word: input, output, local, parameter, ...
+  bool array = false;                // an FMI 3 array: connections may take element ranges
+  std::size_t size = 1;              // its elements for these parameters
+  bool feedthrough = false;          // an output that depends on inputs at the same time
+  std::string doc;                   // for `plugins describe`
+  nlohmann::json start;              // the manifest's value, else the FMU's (null: none)
+  bool input() const { return causality == "input"; }
+  const char* type() const { return binary ? "Binary" : "String"; }
+};
+
+// A subsystem with String or Binary ports (an FMU): the graph builder asks for the signal of
 // each element it records or connects, and gives an input's element the signal that feeds it.
-// The names are checked by the builder against the model description (type, causality, size).
+// The names and elements are the subsystem's TextPortSpecs, checked by the builder.
 class TextPorts {
  public:
   virtual ~TextPorts() = default;
-  // The elements of variable `name`: 1 for a scalar, an FMI 3 array's size for this instance
-  // (from its structural parameters).
-  virtual std::size_t text_size(const std::string& name) const = 0;
   // Element `element` of variable `name`, published at t0 and after every step from now on (one
   // signal per element).
   virtual std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) = 0;

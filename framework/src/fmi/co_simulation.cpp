@@ -56,7 +56,6 @@ class CoSimulation final : public Subsystem, public EventOutputs, public DenseOu
     end_initialization(t0);
     inst_->publish_texts(t0, t0);
   }
-  std::size_t text_size(const std::string& name) const override { return inst_->text_size(name); }
   std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) override {
     return inst_->text_output(name, element);
   }

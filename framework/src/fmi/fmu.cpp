@@ -178,19 +178,34 @@ std::vector<PortSpec> FmuPlugin::ports(const json& parameters, const std::vector
   return port_specs(fmu_->md, shape(fmu_->md, parameters.is_object() ? parameters : json::object()), observed);
 }
 
-std::vector<FmuPlugin::TextVariable> FmuPlugin::text_variables(const json& parameters) const {
+std::vector<TextPortSpec> FmuPlugin::text_ports(const json& parameters) const {
   const auto& md = fmu_->md;
-  const Shape s = shape(md, parameters.is_object() ? parameters : json::object());
-  std::vector<TextVariable> out;
+  const json given = parameters.is_object() ? parameters : json::object();
+  const Shape s = shape(md, given);
+  std::vector<TextPortSpec> out;
   for (std::size_t i = 0; i < md.variables.size(); ++i) {
     const Variable& v = md.variables[i];
     if (v.type != VarType::string && v.type != VarType::binary) continue;
-    std::string doc = v.description.empty() ? std::string() : v.description + "; ";
-    doc += "value reference " + std::to_string(v.value_reference);
-    if (v.type == VarType::binary) doc += "; recorded as hexadecimal text";
-    if (!v.start.is_null()) doc += "; start " + v.start.dump(-1, ' ', true);
-    out.push_back({v.name, v.causality, type_name(v.type, md.version), std::move(doc), s.size[i],
-                   v.causality == "output" && v.feedthrough});
+    TextPortSpec t;
+    t.name = v.name;
+    t.aliases = v.aliases;
+    t.binary = v.type == VarType::binary;
+    t.causality = v.causality;
+    t.array = !v.dimensions.empty();
+    t.size = s.size[i];
+    t.feedthrough = v.causality == "output" && v.feedthrough;
+    t.doc = v.description.empty() ? std::string() : v.description + "; ";
+    t.doc += "value reference " + std::to_string(v.value_reference);
+    if (t.binary) t.doc += "; recorded as hexadecimal text";
+    if (!v.start.is_null()) t.doc += "; start " + v.start.dump(-1, ' ', true);
+    t.start = given.contains(v.name) ? given[v.name] : v.start;
+    if (t.array) {  // as many elements as this shape has, those not given empty
+      json sized = json::array();
+      for (std::size_t e = 0; e < t.size; ++e)
+        sized.push_back(t.start.is_array() && e < t.start.size() ? t.start[e] : json(""));
+      t.start = std::move(sized);
+    }
+    out.push_back(std::move(t));
   }
   return out;
 }

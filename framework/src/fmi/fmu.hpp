@@ -53,7 +53,7 @@ class FmuPlugin final : public Plugin, public FmuModel {
                               const std::vector<std::string>& observed = {}) const override;
   // String and Binary variables (inputs, outputs, parameters, others a record may name): no
   // ports, yet connected and recorded by name.
-  std::vector<TextVariable> text_variables(const json& parameters = json::object()) const override;
+  std::vector<TextPortSpec> text_ports(const json& parameters = json::object()) const override;
   // Model exchange when an integrator is named; instantiation and initialization at t0 are
   // probed first (probe.hpp).
   std::unique_ptr<Subsystem> create(const Params& p, const std::string& instance_name,

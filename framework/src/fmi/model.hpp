@@ -12,6 +12,8 @@
 
 #include <stride/stride.hpp>
 
+#include "core/text_signal.hpp"
+
 namespace stride::host {
 
 namespace fmi {
@@ -79,13 +81,10 @@ class FmuModel {
   // Keeps the binary an instance of that interface runs in loaded while it is held.
   virtual std::shared_ptr<const void> binary(bool model_exchange) const = 0;
 
-  // String and Binary variables sized for these parameters, for `plugins describe`.
-  struct TextVariable {
-    std::string name, causality, type, doc;
-    std::size_t size = 1;
-    bool feedthrough = false;
-  };
-  virtual std::vector<TextVariable> text_variables(const json& parameters = json::object()) const = 0;
+  // The String and Binary variables as ports for a subsystem with these parameters (arrays
+  // sized by structural parameters, inputs' start values from them): for the graph, whose node
+  // declares them when it is created, and `plugins describe`.
+  virtual std::vector<TextPortSpec> text_ports(const json& parameters = json::object()) const = 0;
 
   // The FMI view, for the stages that write or describe FMI (export, describe, SSP).
   virtual const fmi::ModelDescription& description() const = 0;

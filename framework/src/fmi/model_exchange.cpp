@@ -95,7 +95,6 @@ class ModelExchange final : public Subsystem, public EventOutputs, public DenseO
     started_ = false;
     me_->publish_texts(t0, t0);
   }
-  std::size_t text_size(const std::string& name) const override { return me_->text_size(name); }
   std::shared_ptr<TextSignal> text_output(const std::string& name, std::size_t element) override {
     return me_->text_output(name, element);
   }

@@ -6,7 +6,6 @@
 #include <optional>
 #include <set>
 
-#include "fmi/model.hpp"
 #include "graph/builder_detail.hpp"
 #include "core/text_signal.hpp"
 
@@ -39,28 +38,17 @@ void GraphBuilder::check_unconnected_inputs() {
                 "; add {\"from\": \"<subsystem>.<output>\", \"to\": \"" + n.name + "." + in.name + "\"}");
     }
   // An FMU's String and Binary inputs no connection feeds keep theirs too.
-  for (const SubsystemConfig& sc : manifest_.subsystems) {
-    const auto fmu = fmu_models_.find(sc.name);
-    if (fmu == fmu_models_.end()) continue;
-    for (const ModelVariable& v : fmu->second->variables()) {
-      if (v.causality != "input" || !v.is_text()) continue;
-      const auto fed = text_fed_.find({by_name_.at(sc.name), v.name});
+  for (const Node& n : graph_->nodes) {
+    for (const TextPortSpec& t : n.text_ports) {
+      if (!t.input()) continue;
+      const auto fed = text_fed_.find({&n, t.name});
       const bool partly = fed != text_fed_.end();  // an array some of whose elements are fed
       if (partly &&
           std::none_of(fed->second.begin(), fed->second.end(), [](const std::string& p) { return p.empty(); }))
         continue;
-      const json& given = sc.plugin.parameters;
-      json start = given.contains(v.name) ? given[v.name] : v.start;
-      const auto* ports = dynamic_cast<const TextPorts*>(by_name_.at(sc.name)->sub.get());
-      if (v.array && ports) {  // as many elements as this instance's array has
-        json sized = json::array();
-        for (std::size_t e = 0; e < ports->text_size(v.name); ++e)
-          sized.push_back(start.is_array() && e < start.size() ? start[e] : json(""));
-        start = std::move(sized);
-      }
-      std::string value = start.dump(-1, ' ', true);  // ASCII: cut anywhere
+      std::string value = t.start.dump(-1, ' ', true);  // ASCII: cut anywhere
       if (value.size() > 80) value = value.substr(0, 76) + "...\"";
-      graph_->unconnected.push_back(sc.name + "." + v.name + " = " + value +
+      graph_->unconnected.push_back(n.name + "." + t.name + " = " + value +
                                     (partly ? " where no connection feeds it" : ""));
     }
   }

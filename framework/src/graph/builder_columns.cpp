@@ -81,19 +81,19 @@ void GraphBuilder::add_pattern_columns(const std::string& sub, const std::string
       any = true;
       if (recorded_.insert({n, i}).second) add_port_columns(*n, i);
     }
-    const auto f = fmu_variables_.find(n->name);
-    if (f == fmu_variables_.end()) continue;
-    fmu = true;
-    // Its String and Binary variables after the numbers, by name or else the first alias matched.
-    for (const ModelVariable& v : fmu_models_.at(n->name)->variables()) {
-      if (!v.text_recordable) continue;
-      const std::string* name = pattern_match(port, v.name) ? &v.name : nullptr;
-      for (const std::string& a : v.aliases)
+    // Its String and Binary ports after the numbers, by name or else the first alias matched.
+    for (const TextPortSpec& t : n->text_ports) {
+      if (t.input()) continue;
+      const std::string* name = pattern_match(port, t.name) ? &t.name : nullptr;
+      for (const std::string& a : t.aliases)
         if (!name && pattern_match(port, a)) name = &a;
       if (!name) continue;
       any = true;
-      add_text_column(*n, *name, v, ptr);
+      add_text_column(*n, *name, t, ptr);
     }
+    const auto f = fmu_variables_.find(n->name);
+    if (f == fmu_variables_.end()) continue;
+    fmu = true;
     for (const std::string& v : f->second)
       if (std::find(there.begin(), there.end(), n->name + "." + v) == there.end()) there.push_back(n->name + "." + v);
   }
@@ -138,7 +138,7 @@ void GraphBuilder::add_named_columns() {
     }
     Node* n = find_node(sub, ptr);
     if (!n) continue;
-    if (const ModelVariable* text = text_variable(*n, port)) {
+    if (const TextPortSpec* text = n->text_port(port)) {
       add_text_column(*n, port, *text, ptr);
       continue;
     }

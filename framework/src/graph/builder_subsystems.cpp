@@ -129,7 +129,6 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     node.plugin += " + " + sc.integrator->plugin;
   }
   node.fmu = true;
-  fmu_models_[sc.name] = &fmu;
   if (!sc.integrator && !can.variable_step && !fixed_step_ok(sc)) return false;
   // Variables the record names beside the FMU's outputs: read like outputs.
   const std::vector<std::string> observed = recorded_fmu_variables(sc.name, fmu);
@@ -156,6 +155,7 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     }
     return std::shared_ptr<Subsystem>(made.release(), [keep, lib](Subsystem* o) { delete o; });
   });
+  if (node.sub) node.text_ports = fmu.text_ports(fmu_params);
   return node.sub != nullptr;
 }
 

@@ -1,25 +1,16 @@
-// The builder's String and Binary variables of FMUs: their connections and their columns.
-#include "fmi/model.hpp"
+// The builder's String and Binary ports (an FMU's variables of those types): their connections
+// and their columns.
 #include "graph/builder_detail.hpp"
 #include "core/text_signal.hpp"
 
 namespace stride::host {
 using namespace builder_detail;
 
-// ---- String and Binary variables ---------------------------------------------------------
-
-// An FMU's String or Binary variable by name or FMI 3 alias; null for a port or anything else.
-const ModelVariable* GraphBuilder::text_variable(const Node& n, const std::string& name) const {
-  const auto fmu = fmu_models_.find(n.name);
-  if (!n.fmu || fmu == fmu_models_.end() || n.port_index(name) >= 0) return nullptr;
-  const ModelVariable* v = fmu->second->variable(name);
-  return v && v->is_text() ? v : nullptr;
-}
+// ---- String and Binary ports ------------------------------------------------------------
 
 // What the other end of a String or Binary connection is, for messages.
 std::string GraphBuilder::text_partner(const Node& n, const std::string& port) const {
-  if (const ModelVariable* v = text_variable(n, port))
-    return std::string("a ") + (v->kind == ValueKind::binary ? "Binary" : "String") + " variable";
+  if (const TextPortSpec* t = n.text_port(port)) return std::string("a ") + t->type() + " variable";
   const int i = n.port_index(port);
   if (i >= 0)
     return (n.fmu ? std::string("a numeric port of an FMU") : "a port of plugin " + n.plugin) + ": " +
@@ -29,8 +20,8 @@ std::string GraphBuilder::text_partner(const Node& n, const std::string& port) c
 
 // A connection naming a String or Binary variable at either end (true: made or refused here).
 bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* dst) {
-  const ModelVariable* from = src ? text_variable(*src, cc.from_port) : nullptr;
-  const ModelVariable* to = dst ? text_variable(*dst, cc.to_port) : nullptr;
+  const TextPortSpec* from = src ? src->text_port(cc.from_port) : nullptr;
+  const TextPortSpec* to = dst ? dst->text_port(cc.to_port) : nullptr;
   if (!from && !to) return false;
   if (src && dst) add_text_connection(cc, *src, from, *dst, to);
   return true;
@@ -38,11 +29,10 @@ bool GraphBuilder::text_connection(const ConnectionConfig& cc, Node* src, Node* 
 
 // A String feeds a String input of another FMU and a Binary a Binary input: the value the
 // source held at the latest communication point, set with the destination's inputs.
-void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, const ModelVariable* from, Node& dst,
-                                       const ModelVariable* to) {
-  const ModelVariable& known = from ? *from : *to;
-  const std::string type = known.kind == ValueKind::binary ? "Binary" : "String";
-  if (!from || !to || from->kind != to->kind) {
+void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, const TextPortSpec* from, Node& dst,
+                                       const TextPortSpec* to) {
+  const std::string type = (from ? from : to)->type();
+  if (!from || !to || from->binary != to->binary) {
     const bool at_to = from != nullptr;
     error(cc.pointer + (at_to ? "/to" : "/from"),
           "\"" + (at_to ? cc.from_text : cc.to_text) + "\" is " + with_article(type) +
@@ -56,10 +46,10 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
     error(cc.pointer + where, why);
     ok = false;
   };
-  if (from->causality == "input")
+  if (from->input())
     refuse("/from",
            "\"" + cc.from_text + "\" is an input: a connection reads an output (or a variable that is no input)");
-  if (to->causality != "input")
+  if (!to->input())
     refuse("/to",
            "\"" + cc.to_text + "\" is no input (causality \"" + to->causality + "\"): a connection feeds an input");
   const bool ranged = cc.from_first || cc.from_count || cc.to_first || cc.to_count;
@@ -78,8 +68,8 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
   // Element ranges and sizes as for numeric ports (an FMI 3 array's size from its structural
   // parameters); element by element, each one fed once.
   PortSpec so, di;
-  so.name = cc.from_port, so.size = out->text_size(cc.from_port);
-  di.name = cc.to_port, di.size = in->text_size(cc.to_port);
+  so.name = cc.from_port, so.size = from->size;
+  di.name = cc.to_port, di.size = to->size;
   if (!ranges_ok(cc, so, {0, cc.from_first, cc.from_count}, di, {0, cc.to_first, cc.to_count})) return;
   const std::size_t count = cc.to_count ? cc.to_count : di.size;
   std::vector<std::string>& fed = text_fed_[{&dst, to->name}];
@@ -95,22 +85,20 @@ void GraphBuilder::add_text_connection(const ConnectionConfig& cc, Node& src, co
   });
 }
 
-// One column of a String or Binary variable (not an input: those are what a connection set).
-void GraphBuilder::add_text_column(Node& n, const std::string& name, const ModelVariable& v, const std::string& ptr) {
-  const std::string type = v.kind == ValueKind::binary ? "Binary" : "String";
-  if (v.causality == "input") {
-    error(ptr, "\"" + n.name + "." + name + "\" is " + with_article(type) +
+// One column of a String or Binary port (not an input: those are what a connection set), per
+// element of an array, named as a numeric array's.
+void GraphBuilder::add_text_column(Node& n, const std::string& name, const TextPortSpec& t, const std::string& ptr) {
+  if (t.input()) {
+    error(ptr, "\"" + n.name + "." + name + "\" is " + with_article(t.type()) +
                    " input: results.csv records outputs and other variables, not inputs; record what feeds it");
     return;
   }
   auto* ports = dynamic_cast<TextPorts*>(n.sub.get());
-  if (!ports || !recorded_text_.insert({&n, v.name}).second) return;
-  // An array: one column per element, named as a numeric array's.
+  if (!ports || !recorded_text_.insert({&n, t.name}).second) return;
   created(ptr, [&] {
-    const std::size_t size = ports->text_size(name);
-    for (std::size_t e = 0; e < size; ++e) {
+    for (std::size_t e = 0; e < t.size; ++e) {
       n.text_cols.push_back({graph_->columns.size(), ports->text_output(name, e)});
-      graph_->columns.push_back(n.name + "." + name + (size > 1 ? "." + std::to_string(e) : std::string()));
+      graph_->columns.push_back(n.name + "." + name + (t.size > 1 ? "." + std::to_string(e) : std::string()));
     }
     n.recorded = true;
     return true;

@@ -15,6 +15,7 @@
 // pointers between them never dangle.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text_signal.hpp"
 #include "stride/host/graph/experiment.hpp"
 
 namespace stride::host {
@@ -30,7 +32,6 @@ namespace stride::host {
 struct Node;
 struct NodeState;
 class RunLog;
-class TextSignal;
 
 // One connection: source output elements -> destination input elements, through an
 // extrapolator.
@@ -108,6 +109,7 @@ struct Node {
   std::shared_ptr<Subsystem> sub;                                              // the plugin object
   std::unique_ptr<NodeInputs> plugin_inputs = std::make_unique<NodeInputs>();  // bound to sub
   std::vector<PortSpec> ports;
+  std::vector<TextPortSpec> text_ports;  // String and Binary ports (an FMU's), beside the numeric ones
   // A model's own names of single elements of its array ports (an FMU's "u[1]"): name ->
   // (port index, element). Connections may name an element so.
   std::map<std::string, std::pair<std::size_t, std::size_t>> element_names;
@@ -142,6 +144,14 @@ struct Node {
     for (std::size_t i = 0; i < ports.size(); ++i)
       if (ports[i].name == port) return static_cast<int>(i);
     return -1;
+  }
+  // A String or Binary port by its name or an alias; null when none is (or a numeric port is)
+  // so named.
+  const TextPortSpec* text_port(const std::string& port) const {
+    if (port_index(port) >= 0) return nullptr;
+    for (const TextPortSpec& t : text_ports)
+      if (t.name == port || std::find(t.aliases.begin(), t.aliases.end(), port) != t.aliases.end()) return &t;
+    return nullptr;
   }
 };
 

@@ -8,7 +8,8 @@
 // and diagnostics()):
 //   add_subsystems            each subsystem's plugin objects (plugin, FMU, ODE system with
 //                             integrator, multibody model with formulation): names, versions,
-//                             parameters, ports, units, bonds; inputs and loggers bound
+//                             parameters, ports (an FMU's String and Binary ones beside the
+//                             numeric ones), units, bonds; inputs and loggers bound
 //   add_connections           element ranges, sizes, units (and conversions), one connection
 //                             per input element, the extrapolators; String and Binary
 //                             connections between FMUs wired beside them
@@ -43,10 +44,11 @@
 #include <utility>
 #include <vector>
 
-#include "fmi/model.hpp"
 #include "graph/graph.hpp"
 
 namespace stride::host {
+
+class FmuModel;  // fmi/model.hpp, the door through which the builder creates an FMU subsystem
 
 class GraphBuilder {
  public:
@@ -132,15 +134,14 @@ class GraphBuilder {
   std::vector<std::string> recorded_fmu_variables(const std::string& sub, const FmuModel& fmu);
   void add_pattern_columns(const std::string& sub, const std::string& port, const std::string& pointer);
 
-  // String and Binary variables of FMUs (core/text_signal.hpp): connected between two FMUs
-  // (same type and size, element ranges as for ports, no unit, transformation or extrapolator)
-  // and recorded (an array: one column per element).
-  const ModelVariable* text_variable(const Node& n, const std::string& name) const;
+  // String and Binary ports (Node::text_ports, an FMU's variables of those types): connected
+  // between two FMUs (same type and size, element ranges as for ports, no unit, transformation
+  // or extrapolator) and recorded (an array: one column per element).
   std::string text_partner(const Node& n, const std::string& port) const;
   bool text_connection(const ConnectionConfig& cc, Node* src, Node* dst);
-  void add_text_connection(const ConnectionConfig& cc, Node& src, const ModelVariable* from, Node& dst,
-                           const ModelVariable* to);
-  void add_text_column(Node& n, const std::string& name, const ModelVariable& v, const std::string& pointer);
+  void add_text_connection(const ConnectionConfig& cc, Node& src, const TextPortSpec* from, Node& dst,
+                           const TextPortSpec* to);
+  void add_text_column(Node& n, const std::string& name, const TextPortSpec& t, const std::string& pointer);
 
   const Manifest& manifest_;
   const PluginRegistry& reg_;
@@ -151,8 +152,7 @@ class GraphBuilder {
   std::vector<std::string> sub_names_;         // every subsystem the manifest names, built or not
   // Per FMU subsystem: the variables a record may name beside its outputs (for messages).
   std::map<std::string, std::vector<std::string>> fmu_variables_;
-  std::set<std::pair<const Node*, std::size_t>> recorded_;  // (node, port) with columns already
-  std::map<std::string, const FmuModel*> fmu_models_;       // per FMU subsystem
+  std::set<std::pair<const Node*, std::size_t>> recorded_;       // (node, port) with columns already
   std::set<std::pair<const Node*, std::string>> recorded_text_;  // (node, variable) with a column
   // (node, input): per element, the pointer of the connection feeding it ("" none)
   std::map<std::pair<const Node*, std::string>, std::vector<std::string>> text_fed_;
