@@ -72,12 +72,11 @@ void check_plotted_columns(const SweepSpec& spec, const Experiment& ex, bool ref
       units[column] = unit;
       continue;
     }
-    const std::string names = listed(ex.columns());
     problems.push_back(
         {spec.file.string(), "/histories/" + std::to_string(k) + "/column",
          "history \"" + h.file + "\" plots column \"" + column + "\"" +
              (reference && column != h.column ? " (reference.columns maps \"" + h.column + "\" to it)" : "") +
-             ", which " + which + " does not record as a number; its columns: " + names});
+             ", which " + which + " does not record as a number; its columns: " + listed(ex.columns())});
   }
   for (const auto& [run, ref] : spec.columns) {
     const std::string column = reference ? ref : run;

@@ -28,6 +28,19 @@
 namespace stride::host::sweep_detail {
 namespace fs = std::filesystem;
 
+// The files of the sweep itself in its folder (docs/reference/sweep-file.md, "The sweep's
+// folder"), besides the runs' folders and the histories: report() writes them, sweep() removes
+// them all when it starts so that none outlives an earlier sweep.
+namespace sweep_files {
+inline constexpr const char* table = "sweep.csv";
+inline constexpr const char* stability = "stability.md";
+inline constexpr const char* plot_data = "plot.dat";
+inline constexpr const char* plot_script = "plot.gp";
+inline constexpr const char* plot = "error.png";
+inline constexpr const char* reference_columns = "reference_columns.json";
+inline constexpr const char* all[] = {table, stability, plot_data, plot_script, plot, reference_columns};
+}  // namespace sweep_files
+
 struct Point {
   std::size_t index = 0;
   std::vector<std::size_t> choice;  // per axis

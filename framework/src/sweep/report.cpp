@@ -196,28 +196,29 @@ std::string error_unit(const SweepSpec& spec, const ColumnUnits& units) {
 // Report: error.png with gnuplot when it is on the PATH; else a note where the plot data is.
 void plot_errors(const SweepSpec& spec, const ColumnUnits& units, const std::vector<std::string>& labels) {
   if (!have_gnuplot()) {
-    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / "plot.dat").string() << "\n";
+    std::cerr << "note: gnuplot not found, plot data in " << (spec.output / sweep_files::plot_data).string() << "\n";
     return;
   }
   const auto quoted = gnuplot_quoted;
-  std::ofstream gp(spec.output / "plot.gp");
+  std::ofstream gp(spec.output / sweep_files::plot_script);
   const int rows = static_cast<int>((labels.size() + 2) / 3);
   gp << "set terminal pngcairo noenhanced size 1200," << 600 + 16 * rows << " font ',9'\nset output "
-     << quoted(spec.output / "error.png") << "\n"
+     << quoted(spec.output / sweep_files::plot) << "\n"
      << "set logscale xy\nset xlabel " << quoted(labelled(spec.axes[spec.step_axis].name, units.step_axis))
      << "\nset ylabel " << quoted(labelled("largest |error| against the reference", error_unit(spec, units))) << "\n"
      << "set key outside below maxrows " << rows << "\nset grid\nplot ";
   for (std::size_t i = 0; i < labels.size(); ++i)
-    gp << (i ? ", " : "") << quoted(spec.output / "plot.dat") << " index " << i << " with linespoints title "
-       << quoted(labels[i]);
+    gp << (i ? ", " : "") << quoted(spec.output / sweep_files::plot_data) << " index " << i
+       << " with linespoints title " << quoted(labels[i]);
   gp << "\n";
   gp.close();
-  if (run_gnuplot(spec.output / "plot.gp")) {
-    std::cerr << "plot: " << (spec.output / "error.png").string() << "\n";
+  if (run_gnuplot(spec.output / sweep_files::plot_script)) {
+    std::cerr << "plot: " << (spec.output / sweep_files::plot).string() << "\n";
   } else {  // no PNG rather than an empty one (no stable run with an error to draw)
-    fs::remove(spec.output / "error.png");
-    std::cerr << "warning: gnuplot drew nothing for " << (spec.output / "error.png").string()
-              << " (no stable run with an error?); the data is in " << (spec.output / "plot.dat").string() << "\n";
+    fs::remove(spec.output / sweep_files::plot);
+    std::cerr << "warning: gnuplot drew nothing for " << (spec.output / sweep_files::plot).string()
+              << " (no stable run with an error?); the data is in " << (spec.output / sweep_files::plot_data).string()
+              << "\n";
   }
 }
 
@@ -344,7 +345,7 @@ std::string plot_histories(const SweepSpec& spec, const ColumnUnits& units, cons
 // Report: the tables (and reference_columns.json) into the sweep's folder, the stability table on stdout, the plot.
 void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<Point>& points, bool finished,
             std::size_t done, SweepOutcome& outcome) {
-  if (auto err = write_file_atomically(spec.output / "sweep.csv", sweep_csv(spec, points)); !err.empty()) {
+  if (auto err = write_file_atomically(spec.output / sweep_files::table, sweep_csv(spec, points)); !err.empty()) {
     outcome.error = err;
     return;
   }
@@ -352,7 +353,7 @@ void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<P
   if (!spec.reference.empty() && !spec.columns.empty()) {
     json compared = json::object();
     for (const auto& [run, ref] : spec.columns) compared[run] = ref;
-    if (auto err = write_file_atomically(spec.output / "reference_columns.json", compared.dump(2) + "\n");
+    if (auto err = write_file_atomically(spec.output / sweep_files::reference_columns, compared.dump(2) + "\n");
         !err.empty()) {
       outcome.error = err;
       return;
@@ -360,7 +361,7 @@ void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<P
   }
   const StabilityReport st = stability_report(spec, points, finished, done);
   for (const auto& [name, text] :
-       {std::pair<const char*, std::string>{"plot.dat", st.plot_data}, {"stability.md", st.table}})
+       {std::pair<const char*, std::string>{sweep_files::plot_data, st.plot_data}, {sweep_files::stability, st.table}})
     if (auto err = write_file_atomically(spec.output / name, text); !err.empty()) {
       outcome.error = err;
       return;
@@ -368,7 +369,7 @@ void report(const SweepSpec& spec, const ColumnUnits& units, const std::vector<P
   std::cout << st.table;
   if (finished && !spec.columns.empty()) plot_errors(spec, units, st.labels);
   std::cerr << "sweep: " << (finished ? "" : "interrupted, ") << done << " of " << points.size() << " runs, table in "
-            << (spec.output / "sweep.csv").string() << "\n";
+            << (spec.output / sweep_files::table).string() << "\n";
 }
 
 }  // namespace stride::host::sweep_detail

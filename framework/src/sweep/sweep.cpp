@@ -160,8 +160,7 @@ SweepOutcome sweep(const fs::path& file, const SweepOptions& opt) {
 
   const FolderLock lock(spec.output, "stride sweep, pid " + std::to_string(::getpid()) + ", " + file.string());
   // Tables of an earlier sweep must not outlive this one's start.
-  for (const char* f : {"sweep.csv", "stability.md", "plot.dat", "plot.gp", "error.png", "reference_columns.json"})
-    fs::remove(spec.output / f);
+  for (const char* f : sweep_files::all) fs::remove(spec.output / f);
   for (const auto& h : spec.histories)
     for (const std::string& f :
          {h.file, fs::path(h.file).stem().string() + ".dat", fs::path(h.file).stem().string() + ".gp"})
