@@ -37,6 +37,9 @@ int GraphBuilder::find_port(const Node& n, const std::string& port, Direction di
   std::vector<std::string> candidates, described;
   for (const auto& p : n.ports)
     if (p.direction == dir) candidates.push_back(p.name), described.push_back(describe_port(p));
+  // The String and Binary ports too (named right, they take their own path before this).
+  for (const TextPortSpec& t : n.text_ports)
+    if (t.input() == (dir == Direction::input)) candidates.push_back(t.name), described.push_back(describe_port(t));
   const char* what = dir == Direction::input ? "input" : "output";
   if (i < 0) {
     std::string msg = "subsystem \"" + n.name + "\" has no port \"" + port + "\"";

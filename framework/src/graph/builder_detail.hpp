@@ -22,8 +22,9 @@
 namespace stride::host {
 namespace builder_detail {
 
-// "name (input, 3 x m)"
+// "name (input, 3 x m)"; a String or Binary port "name (local, 3 x String)"
 std::string describe_port(const PortSpec& p);
+std::string describe_port(const TextPortSpec& t);
 
 }  // namespace builder_detail
 

@@ -85,13 +85,11 @@ bool GraphBuilder::add_subsystem(SubsystemConfig sc) {
   // Adapters (ODE, multibody) bound their parts above; an FMU routes its messages here.
   if (fmu || form == Form::stepper) node.sub->bind_logger(logger_for(node));
   if (!declare_ports(node, sc, fmu != nullptr)) return false;
-  if (fmu)
-    for (const auto& e : fmu->element_names())
-      if (const int k = node.port_index(e.port); k >= 0) node.element_names[e.name] = {std::size_t(k), e.element};
-  // An FMU input no connection feeds keeps its start value (or the manifest's).
-  for (std::size_t k : node.inputs)
-    node.input_start.push_back(fmu ? fmu->input_start(node.ports[k].name, fmu_params)
-                                   : std::vector<double>(node.ports[k].size, 0.0));
+  if (fmu) {
+    add_fmu_port_terms(node, *fmu, fmu_params);
+  } else {  // the inputs of an exported experiment that nothing feeds start at 0
+    for (std::size_t k : node.inputs) node.input_start.push_back(std::vector<double>(node.ports[k].size, 0.0));
+  }
   std::vector<Bond> bonded = bonded_inputs(node, sc);
   check_through(node, sc);
   check_snapshots(node, sc);
@@ -155,8 +153,17 @@ bool GraphBuilder::create_fmu_subsystem(Node& node, const SubsystemConfig& sc, c
     }
     return std::shared_ptr<Subsystem>(made.release(), [keep, lib](Subsystem* o) { delete o; });
   });
-  if (node.sub) node.text_ports = fmu.text_ports(fmu_params);
   return node.sub != nullptr;
+}
+
+// What the FMU's model says of the ports of this instance, once its ports are declared: the
+// model's names of single array elements ("u[1]"), each input's value while nothing feeds it
+// (its start value, or the manifest's), the String and Binary ports.
+void GraphBuilder::add_fmu_port_terms(Node& node, const FmuModel& fmu, const json& fmu_params) {
+  for (const ArrayElementName& e : fmu.element_names())
+    if (const int k = node.port_index(e.port); k >= 0) node.element_names[e.name] = {std::size_t(k), e.element};
+  for (std::size_t k : node.inputs) node.input_start.push_back(fmu.input_start(node.ports[k].name, fmu_params));
+  node.text_ports = fmu.text_ports(fmu_params);
 }
 
 // A co-simulation FMU that cannot change its step size (canHandleVariableCommunicationStepSize

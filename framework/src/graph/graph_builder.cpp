@@ -21,6 +21,10 @@ std::string describe_port(const PortSpec& p) {
          " x " + (p.unit.empty() ? "1" : p.unit) + ")";
 }
 
+std::string describe_port(const TextPortSpec& t) {
+  return t.name + " (" + t.causality + ", " + std::to_string(t.size) + " x " + t.type() + ")";
+}
+
 }  // namespace builder_detail
 
 using namespace builder_detail;

@@ -103,6 +103,7 @@ class GraphBuilder {
   bool add_subsystem(SubsystemConfig sc);
   bool create_fmu_subsystem(Node& node, const SubsystemConfig& sc, const LoadedPlugin& p, const FmuModel& fmu,
                             json& fmu_params);
+  void add_fmu_port_terms(Node& node, const FmuModel& fmu, const json& fmu_params);
   bool create_ode_subsystem(Node& node, const SubsystemConfig& sc);
   bool create_multibody_subsystem(Node& node, const SubsystemConfig& sc);
   bool fixed_step_ok(const SubsystemConfig& sc);
