@@ -34,10 +34,10 @@ function subsystemOf(column) {
   return dot < 0 ? '(host)' : column.slice(0, dot);
 }
 
-// The name a run's column is plotted under: its own, or for a sweep's reference the run column
-// it is compared with (reference_columns.json: "crane.s" for the reference's "reference.s").
-function plottedName(run, column) {
-  return (run.plotted_as && run.plotted_as[column]) || column;
+// The names a run's column is plotted under: its own, or for a sweep's reference every run
+// column it is compared with (reference_columns.json: "crane.s" for the reference's "reference.s").
+function plottedNames(run, column) {
+  return (run.plotted_as && run.plotted_as[column]) || [column];
 }
 
 // Plot groups: subsystem -> unit -> [{run, column index, name plotted under, column}], in the
@@ -47,19 +47,25 @@ function groupColumns(runs) {
   runs.forEach((run) => {
     const units = (run.summary && run.summary.column_units) || {};
     run.table.names.forEach((column, k) => {
-      const name = plottedName(run, column), sub = subsystemOf(name), unit = units[column] || '?';
-      if (!groups.has(sub)) groups.set(sub, new Map());
-      const byUnit = groups.get(sub);
-      if (!byUnit.has(unit)) byUnit.set(unit, []);
-      byUnit.get(unit).push({ run, k, name, column });
+      const unit = units[column] || '?';
+      plottedNames(run, column).forEach((name) => {
+        const sub = subsystemOf(name);
+        if (!groups.has(sub)) groups.set(sub, new Map());
+        const byUnit = groups.get(sub);
+        if (!byUnit.has(unit)) byUnit.set(unit, []);
+        byUnit.get(unit).push({ run, k, name, column });
+      });
     });
   });
   return groups;
 }
 
-// y of series (run, column k) minus the base run's column plotted under the same name, at the same times.
+// y of series (run, column k) minus the base run's column plotted under the same name, at the same times:
+// the column reference_columns.json compares with it, else the one of that name.
 function difference(run, k, base, name) {
-  const kb = base.table.names.findIndex((c) => plottedName(base, c) === name);
+  const names = base.table.names, as = base.plotted_as || {};
+  const mapped = names.findIndex((c) => (as[c] || []).includes(name));
+  const kb = mapped >= 0 ? mapped : names.indexOf(name);
   if (kb < 0) return null;
   const t = run.table.time, y = run.table.column(k), tb = base.table.time, yb = base.table.column(kb);
   const d = new Float64Array(t.length);

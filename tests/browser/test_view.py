@@ -84,7 +84,9 @@ def make_runs():
     spec = {"format": 1, "title": "two masses, macro step", "manifest": os.path.join(SOURCE, "manifests/two_mass.json"),
             "reference": {"manifest": os.path.join(SOURCE, "manifests/two_mass.json"),
                           "set": {"/coupling/macro_step": 0.01, "/subsystems/slow/step": 0.01},
-                          "columns": {"fast.x": "fast.x", "slow.x": "slow.x"}},
+                          # one reference column compared with two run columns: drawn with both
+                          "columns": {"fast.x": "fast.x", "slow.x": "slow.x",
+                                      "fast.v": "slow.v", "slow.v": "slow.v"}},
             "axes": [{"name": "H", "pointers": ["/coupling/macro_step", "/subsystems/slow/step"], "values": [0.1, 0.2]}],
             "step_axis": "H", "usable_error": 1.0, "output": sweep}
     with open(os.path.join(out, "sweep.json"), "w") as f:
@@ -112,13 +114,17 @@ def check_sweep_series(page, sweep, what):
 
 
 def check_compared_columns(page, compared):
-    """A reference column of another name is drawn in its run column's plot (reference_columns.json)."""
+    """A reference column is drawn in the plot of each run column it is compared with
+    (reference_columns.json), once per run column, even where the names differ."""
     for run_column, ref_column in compared.items():
         ref = [s for s in page["series"] if s["run"] == "reference" and s["name"] == ref_column]
         runs = [s for s in page["series"] if s["run"] != "reference" and s["name"] == run_column]
-        check(len(ref) == 1 and ref[0]["plottedAs"] == run_column,
-              f"reference {ref_column}: plotted as {[s['plottedAs'] for s in ref]}, expected {run_column}")
-        check(runs and all(ref and s["plot"] == ref[0]["plot"] for s in runs),
+        mine = [s for s in ref if s["plottedAs"] == run_column]
+        want = sum(1 for r in compared.values() if r == ref_column)
+        check(len(ref) == want and len(mine) == 1,
+              f"reference {ref_column}: plotted as {[s['plottedAs'] for s in ref]}, expected {run_column} once "
+              f"among {want}")
+        check(runs and all(mine and s["plot"] == mine[0]["plot"] for s in runs),
               f"reference {ref_column} and the runs' {run_column} are in different plots")
 
 
@@ -249,7 +255,9 @@ def main():
         page = open_page(browser, "file://" + reports["sweep"], "sweep.png")
         check_sweep_series(page, sweep, "sweep report")
         check(len(page["runs"]) == 3, f"sweep report: runs {page['runs']}, expected the reference and 2 runs")
-        check_difference(browser, page, sweep)
+        compared = json.load(open(os.path.join(sweep, "reference_columns.json")))
+        check_compared_columns(page, compared)
+        check_difference(browser, page, sweep, compared)
         page = open_page(browser, "file://" + reports["crane"], "crane_sweep.png")
         compared = json.load(open(os.path.join(crane, "reference_columns.json")))
         check(compared == {"crane.s": "reference.s"}, f"crane sweep: reference_columns.json is {compared}")

@@ -35,19 +35,20 @@ json read_summary(const fs::path& folder) {
   return read_object(folder / "summary.json", "a run's summary");
 }
 
-// reference_columns.json of a sweep (run column -> reference column), turned round: the
-// reference's columns plotted with the runs' columns they are compared with.
-std::map<std::string, std::string> reference_plotted_as(const fs::path& sweep) {
+// reference_columns.json of a sweep (run column -> reference column), turned round: each
+// reference column with every run column it is compared with, where some name differs.
+std::map<std::string, std::vector<std::string>> reference_plotted_as(const fs::path& sweep) {
   const fs::path file = sweep / "reference_columns.json";
-  std::map<std::string, std::string> as;
+  std::map<std::string, std::vector<std::string>> as;
   if (!fs::is_regular_file(file)) return as;
   const json compared = read_object(file, "run column -> reference column");
   for (const auto& [run, ref] : compared.items()) {
     if (!ref.is_string())
       throw std::invalid_argument(file.string() + ": /" + pointer_escape(run) + ": expected a column name, found " +
                                   type_name(ref));
-    if (ref.get<std::string>() != run) as[ref.get<std::string>()] = run;
+    as[ref.get<std::string>()].push_back(run);
   }
+  std::erase_if(as, [](const auto& e) { return e.second == std::vector<std::string>{e.first}; });
   return as;
 }
 

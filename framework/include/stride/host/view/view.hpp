@@ -33,9 +33,9 @@ struct ViewRun {
   json summary;        // summary.json
   int sweep = -1;      // index into ViewFolders::sweeps, -1 for a run given by itself
   int sweep_run = -1;  // the run's number in sweep.csv (-1: the reference or no sweep)
-  // Columns plotted under another run's name: a sweep's reference column -> the run column it is
-  // compared with (the sweep's reference_columns.json, where the names differ).
-  std::map<std::string, std::string> plotted_as;
+  // Columns plotted under other runs' names: a sweep's reference column -> the run columns it is
+  // compared with (the sweep's reference_columns.json turned round, where a name differs).
+  std::map<std::string, std::vector<std::string>> plotted_as;
 };
 
 // A sweep folder: sweep.csv (the table) and stability.md (the stability summary).
