@@ -33,8 +33,8 @@ namespace {
 using namespace stride;
 using namespace stride::host;
 
-// An FMU's String and Binary variables: no ports, yet connected (String to String, Binary to
-// Binary, element by element) and recorded by name.
+// An FMU's String and Binary variables, its ports beside the numeric ones: connected String to
+// String, Binary to Binary (element by element), recorded by name.
 void describe_text_variables(const FmuModel& fmu, const json& params) {
   const auto vars = fmu.text_ports(params);
   if (vars.empty()) return;

@@ -51,8 +51,8 @@ class FmuPlugin final : public Plugin, public FmuModel {
   std::vector<ArrayElementName> element_names() const override;
   std::vector<PortSpec> ports(const json& parameters = json::object(),
                               const std::vector<std::string>& observed = {}) const override;
-  // String and Binary variables (inputs, outputs, parameters, others a record may name): no
-  // ports, yet connected and recorded by name.
+  // String and Binary variables (inputs, outputs, parameters, others a record may name) as the
+  // subsystem's ports beside its numeric ones.
   std::vector<TextPortSpec> text_ports(const json& parameters = json::object()) const override;
   // Model exchange when an integrator is named; instantiation and initialization at t0 are
   // probed first (probe.hpp).
